@@ -1,0 +1,148 @@
+/**
+ * Error classes shared by every layer. Each area has one base class with a
+ * string `code`; the native `cause` carries what went wrong underneath.
+ *
+ * This module is pure and has no dependencies, so the server toolkit can
+ * share it with the client side.
+ */
+
+/** Codes carried by {@link PromptError} and its subclasses. */
+export type PromptErrorCode = 'prompt-validation' | 'prompt-render';
+
+/** Base class of errors raised while building or rendering prompts. */
+export class PromptError extends Error {
+  override readonly name: string = 'PromptError';
+  constructor(
+    readonly code: PromptErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * A prompt, section or tool definition breaks a rule. Raised at creation
+ * time (`PromptTemplate.create`, `Tool.create`, section constructors), never
+ * during a conversation.
+ */
+export class PromptValidationError extends PromptError {
+  override readonly name: string = 'PromptValidationError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('prompt-validation', message, options);
+  }
+}
+
+/** Rendering failed: a placeholder has no value, or params do not parse. */
+export class PromptRenderError extends PromptError {
+  override readonly name: string = 'PromptRenderError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('prompt-render', message, options);
+  }
+}
+
+/** Codes carried by {@link McpError} and its subclasses. */
+export type McpErrorCode =
+  'mcp-config' | 'mcp-connection' | 'mcp-tool' | 'mcp-timeout' | 'mcp-schema' | 'mcp-fatal-tool';
+
+/** Base class of every MCP-related error. */
+export class McpError extends Error {
+  override readonly name: string = 'McpError';
+  constructor(
+    readonly code: McpErrorCode,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
+}
+
+/** A server configuration is invalid; raised before anything is started. */
+export class McpConfigError extends McpError {
+  override readonly name: string = 'McpConfigError';
+  constructor(
+    /** Dotted path of the offending field, e.g. `servers[0].name`. */
+    readonly field: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super('mcp-config', message, options);
+  }
+}
+
+/** A server could not be reached, or its connection was lost for good. */
+export class McpConnectionError extends McpError {
+  override readonly name: string = 'McpConnectionError';
+  constructor(
+    readonly serverName: string,
+    /** Transport type, e.g. `stdio` — never the URL's credentials or headers. */
+    readonly transport: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super('mcp-connection', message, options);
+  }
+}
+
+/** A tool call failed at the protocol level. */
+export class McpToolError extends McpError {
+  override readonly name: string = 'McpToolError';
+  constructor(
+    readonly serverName: string,
+    readonly toolName: string,
+    message: string,
+    readonly rpcError?: {
+      readonly code: number;
+      readonly message: string;
+      readonly data?: unknown;
+    },
+    options?: ErrorOptions,
+  ) {
+    super('mcp-tool', message, options);
+  }
+}
+
+/** A request did not complete within the server's `timeoutMs`. */
+export class McpTimeoutError extends McpError {
+  override readonly name: string = 'McpTimeoutError';
+  constructor(
+    readonly serverName: string,
+    readonly timeoutMs: number,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super('mcp-timeout', message, options);
+  }
+}
+
+/** A server's tool schema or name cannot be bridged safely. */
+export class McpSchemaError extends McpError {
+  override readonly name: string = 'McpSchemaError';
+  constructor(
+    readonly serverName: string,
+    readonly toolName: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super('mcp-schema', `tool "${toolName}" of server "${serverName}": ${reason}`, options);
+  }
+}
+
+/** Text prefix that marks a tool error as fatal (infrastructure failure). */
+export const FATAL_PREFIX = '[FATAL] ';
+
+/**
+ * A tool reported an infrastructure failure (its error text began with
+ * `[FATAL] `). Thrown by `invokeTool` after rollback and after `ToolInvoked`
+ * is published; the agent run should stop.
+ */
+export class McpFatalToolError extends McpError {
+  override readonly name: string = 'McpFatalToolError';
+  constructor(
+    readonly toolName: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super('mcp-fatal-tool', message, options);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * mcp-sections: typed prompt sections for LLM agents, with safe,
+ * session-aware MCP server integration.
+ *
+ * Every public name is listed here; `test/public-api.test.ts` pins the list.
+ */
+
+// Errors and sensitivity (shared with the server toolkit).
+export {
+  FATAL_PREFIX,
+  McpConfigError,
+  McpConnectionError,
+  McpError,
+  McpFatalToolError,
+  McpSchemaError,
+  McpTimeoutError,
+  McpToolError,
+  PromptError,
+  PromptRenderError,
+  PromptValidationError,
+} from './core/errors.js';
+export type { McpErrorCode, PromptErrorCode } from './core/errors.js';
+export {
+  DATA_SENSITIVITY_LEVELS,
+  PRIVATE_DATA_META_KEY,
+  isDataSensitivity,
+  maxSensitivity,
+  sensitivityRank,
+} from './core/sensitivity.js';
+export type { DataSensitivity, PrivateDataMarker } from './core/sensitivity.js';
+
+// Session runtime.
+export { InProcessEventBus } from './runtime/event-bus.js';
+export type {
+  DispatchResult,
+  EventBus,
+  EventClass,
+  EventHandler,
+  Unsubscribe,
+} from './runtime/event-bus.js';
+export { defineEvent } from './runtime/define-event.js';
+export type { EventConstructor } from './runtime/define-event.js';
+export { PromptRendered, SensitivityEscalated, ToolInvoked } from './runtime/events.js';
+export type {
+  PromptRenderedInit,
+  SensitivityEscalatedInit,
+  ToolInvokedInit,
+  ToolSource,
+} from './runtime/events.js';
+export { PrivateData } from './runtime/private-data.js';
+export type { PrivateDataState } from './runtime/private-data.js';
+export { ResourceRegistry } from './runtime/resources.js';
+export type { ResourceKey } from './runtime/resources.js';
+export { Session, SessionSnapshot } from './runtime/session.js';
+export type { SessionOptions, SliceOptions } from './runtime/session.js';
+export { Slice } from './runtime/slice.js';
+export type { SliceReducer } from './runtime/slice.js';
+
+// Tools.
+export { invokeTool } from './tools/invoke-tool.js';
+export type { InvokeToolOptions } from './tools/invoke-tool.js';
+export { MAX_TOOL_DESCRIPTION_LENGTH, TOOL_NAME_PATTERN, Tool } from './tools/tool.js';
+export type {
+  JsonSchema,
+  ToolAnnotations,
+  ToolHandler,
+  ToolOptions,
+  ToolOrigin,
+} from './tools/tool.js';
+export type { ToolContext } from './tools/tool-context.js';
+export { ToolResult } from './tools/tool-result.js';
+
+// Prompts.
+export { MarkdownSection } from './prompt/markdown-section.js';
+export type { MarkdownSectionOptions } from './prompt/markdown-section.js';
+export { Prompt } from './prompt/prompt.js';
+export type { RenderOptions } from './prompt/prompt.js';
+export { PromptTemplate } from './prompt/prompt-template.js';
+export type { PromptTemplateOptions } from './prompt/prompt-template.js';
+export { RenderedPrompt } from './prompt/rendered-prompt.js';
+export type { ToolDefinition } from './prompt/rendered-prompt.js';
+export { SECTION_KEY_PATTERN, Section } from './prompt/section.js';
+export type {
+  ParamsSchema,
+  SectionEnabledContext,
+  SectionOptions,
+  SectionRenderContext,
+} from './prompt/section.js';

@@ -1,0 +1,84 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { DataSensitivity } from '../core/sensitivity.js';
+
+/** Start a server as a child process and speak MCP over its stdin/stdout. */
+export interface StdioTransportConfig {
+  readonly type: 'stdio';
+  readonly command: string;
+  readonly args?: readonly string[];
+  readonly cwd?: string;
+}
+
+/** The legacy HTTP+SSE transport (deprecated by the MCP spec, still common). */
+export interface SseTransportConfig {
+  readonly type: 'sse';
+  readonly url: string;
+  /** Sent on every request, e.g. `Authorization`. Never logged or published. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Streamable HTTP, the recommended remote transport. */
+export interface StreamableHttpTransportConfig {
+  readonly type: 'streamable-http';
+  readonly url: string;
+  /** Sent on every request, e.g. `Authorization`. Never logged or published. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Fall back to SSE when the first POST is answered with 404 or 405.
+   * @default true
+   */
+  readonly sseFallback?: boolean;
+}
+
+/** An SDK server in this process, not yet connected (tests, embedding). */
+export interface InMemoryTransportConfig {
+  readonly type: 'in-memory';
+  readonly server: McpServer | Server;
+}
+
+/** How to reach a server; discriminated by `type`. */
+export type McpTransportConfig =
+  | StdioTransportConfig
+  | SseTransportConfig
+  | StreamableHttpTransportConfig
+  | InMemoryTransportConfig;
+
+/** What a tool may do, for the isolation ratchet. */
+export type ToolPermission = 'read' | 'write' | 'connect';
+
+/** Where a server's calls go once the session holds private data. */
+export interface McpIsolationConfig {
+  /**
+   * The isolated deployment of the same server (no network). Without it, a
+   * stdio server is restarted in a network namespace with a fresh HOME.
+   */
+  readonly transport?: McpTransportConfig;
+  /**
+   * The sensitivity at which calls switch to the isolated connection.
+   * @default 'confidential'
+   */
+  readonly at?: DataSensitivity;
+}
+
+/** One MCP server plugged into an `McpIntegrationSection`. */
+export interface McpServerConfig {
+  /** Identifier, `^[a-z][a-z0-9_-]{0,31}$`. */
+  readonly name: string;
+  readonly transport: McpTransportConfig;
+  /** Prefix of bridged tool names. @default name */
+  readonly toolPrefix?: string;
+  /** Original tool names to keep; applied before `disabledTools`. */
+  readonly enabledTools?: readonly string[];
+  /** Original tool names to drop; applied after `enabledTools`. */
+  readonly disabledTools?: readonly string[];
+  /** Per-request timeout. @default 30_000 */
+  readonly timeoutMs?: number;
+  /** Extra environment for a stdio child (added to the parent's). Never logged. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly isolation?: McpIsolationConfig;
+  /** Permissions by original tool name; unlisted tools infer `connect` from `openWorldHint`. */
+  readonly permissions?: Readonly<Record<string, readonly ToolPermission[]>>;
+  /** A successful call of one of these tools raises the session to the given level. */
+  readonly sensitiveTools?: Readonly<Record<string, DataSensitivity>>;
+}

@@ -1,0 +1,66 @@
+import type { z } from 'zod';
+import { PromptValidationError } from '../core/errors.js';
+import {
+  type ParamsSchema,
+  Section,
+  type SectionOptions,
+  type SectionRenderContext,
+} from './section.js';
+import {
+  type TemplatePart,
+  dedent,
+  fillTemplate,
+  parseTemplate,
+  placeholderNames,
+} from './template-text.js';
+
+/** Options of {@link MarkdownSection}. */
+export interface MarkdownSectionOptions<
+  P extends ParamsSchema | undefined = undefined,
+> extends SectionOptions<P> {
+  /** Markdown with `${field}` placeholders; dedented and trimmed. `$$` is a literal `$`. */
+  readonly template: string;
+}
+
+/**
+ * A section whose body is a markdown template filled from its params.
+ *
+ * @example
+ * const Params = z.object({ user: z.string() });
+ * new MarkdownSection({ key: 'greeting', title: 'Greeting', params: Params,
+ *   template: 'Hello ${user}.' });
+ */
+export class MarkdownSection<P extends ParamsSchema | undefined = undefined> extends Section<P> {
+  readonly template: string;
+  readonly #parts: readonly TemplatePart[];
+
+  constructor(options: MarkdownSectionOptions<P>) {
+    super(options);
+    if (typeof options.template !== 'string') {
+      throw new PromptValidationError(`section "${options.key}": template must be a string`);
+    }
+    this.template = dedent(options.template);
+    this.#parts = parseTemplate(this.template, `section "${options.key}"`);
+  }
+
+  override validate(): void {
+    const fields = this.params === undefined ? [] : Object.keys(this.params.shape);
+    for (const name of placeholderNames(this.#parts)) {
+      if (!fields.includes(name)) {
+        const expected =
+          fields.length === 0 ? 'the section has no params' : `params fields: ${fields.join(', ')}`;
+        throw new PromptValidationError(
+          `section "${this.key}": placeholder "\${${name}}" names no params field (${expected})`,
+        );
+      }
+    }
+  }
+
+  override renderBody(
+    params: P extends ParamsSchema ? z.output<P> : undefined,
+    context: SectionRenderContext,
+  ): string {
+    const values = (params ?? {}) as Record<string, unknown>;
+    return fillTemplate(this.#parts, values, `section "${context.path}"`);
+  }
+}

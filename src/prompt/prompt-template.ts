@@ -1,0 +1,85 @@
+import { PromptValidationError } from '../core/errors.js';
+import { SECTION_KEY_PATTERN, type Section } from './section.js';
+
+/** Options of {@link PromptTemplate.create}. */
+export interface PromptTemplateOptions {
+  /** Namespace, e.g. the agent's name; same rule as section keys. */
+  readonly ns: string;
+  /** Key of the prompt within its namespace. */
+  readonly key: string;
+  /** Human-readable name. */
+  readonly name?: string;
+  readonly sections: readonly Section[];
+}
+
+/**
+ * A validated, immutable tree of sections. Every rule is checked here, at
+ * creation, so a bad prompt never reaches a conversation.
+ */
+export class PromptTemplate {
+  readonly ns: string;
+  readonly key: string;
+  readonly name: string | undefined;
+  readonly sections: readonly Section[];
+
+  private constructor(options: PromptTemplateOptions) {
+    this.ns = options.ns;
+    this.key = options.key;
+    this.name = options.name;
+    this.sections = Object.freeze([...options.sections]);
+    Object.freeze(this);
+  }
+
+  /**
+   * Validates the tree and creates the template: keys match
+   * `^[a-z0-9][a-z0-9._-]{0,63}$` and are unique among siblings, every
+   * placeholder names a params field, tool names are unique across the prompt.
+   *
+   * @throws PromptValidationError quoting the offending value.
+   */
+  static create(options: PromptTemplateOptions): PromptTemplate {
+    checkKey(options.ns, 'prompt namespace');
+    checkKey(options.key, 'prompt key');
+    if (options.sections.length === 0) {
+      throw new PromptValidationError(`prompt "${options.ns}/${options.key}" has no sections`);
+    }
+    const toolOwners = new Map<string, string>();
+    const visit = (sections: readonly Section[], parentPath: string): void => {
+      const siblings = new Set<string>();
+      for (const section of sections) {
+        checkKey(
+          section.key,
+          parentPath === '' ? 'section key' : `section key under "${parentPath}"`,
+        );
+        const path = parentPath === '' ? section.key : `${parentPath}.${section.key}`;
+        if (siblings.has(section.key)) {
+          throw new PromptValidationError(
+            `section key "${section.key}" is used twice under "${parentPath || '(root)'}"`,
+          );
+        }
+        siblings.add(section.key);
+        section.validate();
+        for (const tool of section.toolsAtCreation()) {
+          const owner = toolOwners.get(tool.name);
+          if (owner !== undefined) {
+            throw new PromptValidationError(
+              `tool name "${tool.name}" is used twice in the prompt (sections "${owner}" and "${path}")`,
+            );
+          }
+          toolOwners.set(tool.name, path);
+        }
+        visit(section.children, path);
+      }
+    };
+    visit(options.sections, '');
+    return new PromptTemplate(options);
+  }
+}
+
+function checkKey(key: unknown, what: string): void {
+  if (typeof key !== 'string' || !SECTION_KEY_PATTERN.test(key)) {
+    throw new PromptValidationError(
+      `${what} ${JSON.stringify(key)} must match ${SECTION_KEY_PATTERN.source}`,
+    );
+  }
+}

@@ -1,0 +1,127 @@
+import type { z } from 'zod';
+import { PromptRenderError } from '../core/errors.js';
+import { PromptRendered } from '../runtime/events.js';
+import type { Session } from '../runtime/session.js';
+import type { Tool } from '../tools/tool.js';
+import type { PromptTemplate } from './prompt-template.js';
+import { RenderedPrompt } from './rendered-prompt.js';
+import type { ParamsSchema, Section } from './section.js';
+
+/** Options of {@link Prompt.render}. */
+export interface RenderOptions {
+  /** Passed to sections and `enabled` predicates; `PromptRendered` is published on it. */
+  readonly session?: Session;
+}
+
+/**
+ * A template with bound params, ready to render.
+ *
+ * @example
+ * const text = new Prompt(template).bind(Params, { user: 'Ada' }).render().text;
+ */
+export class Prompt {
+  readonly template: PromptTemplate;
+  readonly #bound = new Map<ParamsSchema, unknown>();
+
+  constructor(template: PromptTemplate) {
+    this.template = template;
+  }
+
+  /**
+   * Binds a value for every section whose params type is `schema`; binding
+   * the same schema again replaces the value.
+   *
+   * @throws PromptRenderError when `value` does not parse.
+   */
+  bind<S extends ParamsSchema>(schema: S, value: z.input<S>): this {
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) {
+      throw new PromptRenderError(`bound params do not parse: ${parsed.error.message}`, {
+        cause: parsed.error,
+      });
+    }
+    this.#bound.set(schema, parsed.data);
+    return this;
+  }
+
+  /**
+   * Renders enabled sections depth first, numbered, each as heading, blank
+   * line, body, joined by blank lines.
+   *
+   * @throws PromptRenderError for a missing value or params that do not parse.
+   */
+  render(options: RenderOptions = {}): RenderedPrompt {
+    const blocks: string[] = [];
+    const tools: Tool[] = [];
+    const owners = new Map<string, string>();
+    const { session } = options;
+
+    const visit = (
+      sections: readonly Section[],
+      depth: number,
+      prefix: string,
+      parentPath: string,
+    ): void => {
+      let index = 0;
+      for (const section of sections) {
+        const path = parentPath === '' ? section.key : `${parentPath}.${section.key}`;
+        const params = this.#resolveParams(section, path);
+        if (!section.isEnabled(params, session === undefined ? {} : { session })) continue;
+        index += 1;
+        const number = prefix === '' ? String(index) : `${prefix}.${index}`;
+        const heading = `${'#'.repeat(depth + 2)} ${number}. ${section.title} (${path})`;
+        const body = section
+          .renderBody(params as never, {
+            depth,
+            number,
+            path,
+            ...(session === undefined ? {} : { session }),
+          })
+          .trim();
+        blocks.push(body.length === 0 ? heading : `${heading}\n\n${body}`);
+        for (const tool of section.tools()) {
+          const owner = owners.get(tool.name);
+          if (owner !== undefined) {
+            throw new PromptRenderError(
+              `tool name "${tool.name}" is offered twice (sections "${owner}" and "${path}")`,
+            );
+          }
+          owners.set(tool.name, path);
+          tools.push(tool);
+        }
+        visit(section.children, depth + 1, number, path);
+      }
+    };
+    visit(this.template.sections, 0, '', '');
+
+    const rendered = new RenderedPrompt(blocks.join('\n\n'), Object.freeze(tools));
+    if (session !== undefined) {
+      session.dispatch(
+        new PromptRendered({
+          ns: this.template.ns,
+          key: this.template.key,
+          ...(this.template.name === undefined ? {} : { name: this.template.name }),
+          text: rendered.text,
+          toolNames: Object.freeze(tools.map((t) => t.name)),
+          sessionId: session.sessionId,
+          createdAt: new Date(),
+        }),
+      );
+    }
+    return rendered;
+  }
+
+  #resolveParams(section: Section, path: string): unknown {
+    const schema = section.params;
+    if (schema === undefined) return undefined;
+    if (this.#bound.has(schema)) return this.#bound.get(schema);
+    const candidate = section.defaultParams ?? {};
+    const parsed = schema.safeParse(candidate);
+    if (parsed.success) return parsed.data;
+    const source = section.defaultParams === undefined ? "the schema's defaults" : 'defaultParams';
+    throw new PromptRenderError(
+      `section "${path}": no params bound, and ${source} do not parse: ${parsed.error.message}`,
+      { cause: parsed.error },
+    );
+  }
+}

@@ -1,0 +1,104 @@
+import type { z } from 'zod';
+import type { Session } from '../runtime/session.js';
+import type { Tool } from '../tools/tool.js';
+
+/** Section keys: `^[a-z0-9][a-z0-9._-]{0,63}$`. */
+export const SECTION_KEY_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+
+/** A zod object schema used as a section's params type. */
+export type ParamsSchema = z.ZodObject;
+
+/** What a section knows while it renders. */
+export interface SectionRenderContext {
+  /** 0 for a top-level section. */
+  readonly depth: number;
+  /** Heading number without the trailing dot, e.g. `1.2`. */
+  readonly number: string;
+  /** Dotted path of keys from the root, e.g. `parent.child`. */
+  readonly path: string;
+  readonly session?: Session;
+}
+
+/** Given to an `enabled` predicate. */
+export interface SectionEnabledContext {
+  readonly session?: Session;
+}
+
+/** Options shared by every section. */
+export interface SectionOptions<P extends ParamsSchema | undefined = undefined> {
+  /** `^[a-z0-9][a-z0-9._-]{0,63}$`, unique among siblings. */
+  readonly key: string;
+  readonly title: string;
+  /** The section's params type; placeholders must name its fields. */
+  readonly params?: P;
+  /** Used when no value is bound for `params`. */
+  readonly defaultParams?: P extends ParamsSchema ? z.input<P> : never;
+  readonly children?: readonly Section[];
+  /** When it returns false the section, its subtree and its tools are skipped. @default always */
+  readonly enabled?: (
+    params: P extends ParamsSchema ? z.output<P> : undefined,
+    context: SectionEnabledContext,
+  ) => boolean;
+  /** Tools offered to the model while this section is rendered. */
+  readonly tools?: readonly Tool[];
+  /** Whether prompt overrides may replace this section's text. @default false */
+  readonly acceptsOverrides?: boolean;
+}
+
+type EnabledPredicate = (params: never, context: SectionEnabledContext) => boolean;
+
+/**
+ * A node of a prompt: a heading, a body and children, with optional params
+ * and tools. Subclasses implement {@link Section.renderBody}.
+ */
+export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema | undefined> {
+  readonly key: string;
+  readonly title: string;
+  readonly params: P | undefined;
+  readonly defaultParams: unknown;
+  readonly children: readonly Section[];
+  readonly acceptsOverrides: boolean;
+  readonly #enabled: EnabledPredicate | undefined;
+  readonly #tools: readonly Tool[];
+
+  protected constructor(options: SectionOptions<P>) {
+    this.key = options.key;
+    this.title = options.title;
+    this.params = options.params;
+    this.defaultParams = options.defaultParams;
+    this.children = Object.freeze([...(options.children ?? [])]);
+    this.acceptsOverrides = options.acceptsOverrides ?? false;
+    this.#enabled = options.enabled as EnabledPredicate | undefined;
+    this.#tools = Object.freeze([...(options.tools ?? [])]);
+  }
+
+  /** Whether the section is rendered, given its resolved params. */
+  isEnabled(params: unknown, context: SectionEnabledContext): boolean {
+    return this.#enabled === undefined ? true : this.#enabled(params as never, context);
+  }
+
+  /** The tools this section offers. */
+  tools(): readonly Tool[] {
+    return this.#tools;
+  }
+
+  /**
+   * The tools known when the prompt template is created, for its checks.
+   * Sections whose tools arrive later (MCP) return what they have so far.
+   */
+  toolsAtCreation(): readonly Tool[] {
+    return this.tools();
+  }
+
+  /**
+   * Checks the section's own definition; called by `PromptTemplate.create`.
+   * @throws PromptValidationError
+   */
+  validate(): void {}
+
+  /** The body text, without the heading. */
+  abstract renderBody(
+    params: P extends ParamsSchema ? z.output<P> : undefined,
+    context: SectionRenderContext,
+  ): string;
+}

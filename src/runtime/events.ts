@@ -1,0 +1,54 @@
+import { defineEvent } from './define-event.js';
+import type { DataSensitivity } from '../core/sensitivity.js';
+
+/** Where a tool came from. */
+export type ToolSource = 'native' | 'mcp';
+
+/** Fields of {@link ToolInvoked}. */
+export interface ToolInvokedInit {
+  readonly toolName: string;
+  readonly params: unknown;
+  readonly result: { readonly message: string; readonly value: unknown; readonly success: boolean };
+  readonly source: ToolSource;
+  /** MCP server name, for MCP tools. */
+  readonly mcpServer?: string;
+  /** The tool's name on its MCP server (the wire name), for MCP tools. */
+  readonly originalName?: string;
+  readonly callId: string;
+  readonly sessionId: string;
+  readonly createdAt: Date;
+  readonly durationMs: number;
+}
+
+/**
+ * Published once for every tool invocation, whatever its outcome: bad
+ * arguments, a refused call, a failure or a success.
+ */
+export class ToolInvoked extends defineEvent<ToolInvokedInit>() {}
+
+/** Fields of {@link PromptRendered}. */
+export interface PromptRenderedInit {
+  readonly ns: string;
+  readonly key: string;
+  readonly name?: string;
+  readonly text: string;
+  readonly toolNames: readonly string[];
+  readonly sessionId: string;
+  readonly createdAt: Date;
+}
+
+/** Published when a prompt is rendered with a session. */
+export class PromptRendered extends defineEvent<PromptRenderedInit>() {}
+
+/** Fields of {@link SensitivityEscalated}. */
+export interface SensitivityEscalatedInit {
+  readonly sessionId: string;
+  readonly previous: DataSensitivity;
+  readonly sensitivity: DataSensitivity;
+  /** The dataset whose addition raised the level. */
+  readonly dataset: string;
+  readonly createdAt: Date;
+}
+
+/** Published every time a session's sensitivity rises. */
+export class SensitivityEscalated extends defineEvent<SensitivityEscalatedInit>() {}

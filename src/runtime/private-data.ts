@@ -1,0 +1,110 @@
+import {
+  type DataSensitivity,
+  atLeast,
+  isDataSensitivity,
+  maxSensitivity,
+  sensitivityRank,
+} from '../core/sensitivity.js';
+
+/** A frozen view of a session's private-data state. */
+export interface PrivateDataState {
+  readonly hasPrivateData: boolean;
+  /** The highest level ever added; `public` when nothing was. */
+  readonly sensitivity: DataSensitivity;
+  /** Every dataset added, with the highest level it was added at. */
+  readonly datasets: Readonly<Record<string, DataSensitivity>>;
+}
+
+/** Called after every rise of the level. */
+export type EscalationListener = (
+  previous: DataSensitivity,
+  next: DataSensitivity,
+  dataset: string,
+) => void;
+
+/**
+ * The one-way private-data ratchet of a session. The level is the maximum
+ * ever added; no method lowers it and session `restore()` does not touch it.
+ */
+export class PrivateData {
+  #sensitivity: DataSensitivity = 'public';
+  #datasets = new Map<string, DataSensitivity>();
+  #version = 0;
+  readonly #onEscalate: EscalationListener;
+
+  /** @internal Created by `Session`. */
+  constructor(onEscalate: EscalationListener) {
+    this.#onEscalate = onEscalate;
+  }
+
+  /** True once any dataset has been added. */
+  get hasPrivateData(): boolean {
+    return this.#datasets.size > 0;
+  }
+
+  /** The highest level ever added. */
+  get sensitivity(): DataSensitivity {
+    return this.#sensitivity;
+  }
+
+  /** Datasets and their levels. */
+  get datasets(): ReadonlyMap<string, DataSensitivity> {
+    return this.#datasets;
+  }
+
+  /** Grows by one each time the state changes; cheap change detection. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /**
+   * Records that `name` entered the session at `sensitivity`. Re-adding a
+   * dataset at a higher level raises it; a lower level changes nothing.
+   *
+   * @throws TypeError when `name` is empty or `sensitivity` is not a level.
+   */
+  add(name: string, sensitivity: DataSensitivity = 'confidential'): void {
+    if (typeof name !== 'string' || name.length === 0) {
+      throw new TypeError(`dataset name ${JSON.stringify(name)} must be a non-empty string`);
+    }
+    if (!isDataSensitivity(sensitivity)) {
+      throw new TypeError(
+        `sensitivity ${JSON.stringify(sensitivity)} must be one of public, internal, confidential, secret`,
+      );
+    }
+    const known = this.#datasets.get(name);
+    if (known !== undefined && atLeast(known, sensitivity)) return;
+    this.#datasets.set(
+      name,
+      known === undefined ? sensitivity : maxSensitivity(known, sensitivity),
+    );
+    this.#version += 1;
+    this.#raise(sensitivity, name);
+  }
+
+  /**
+   * Merges a state read from elsewhere (a store, another worker) as a
+   * maximum: nothing already known is lowered.
+   */
+  merge(state: PrivateDataState): void {
+    for (const [name, level] of Object.entries(state.datasets)) this.add(name, level);
+    if (isDataSensitivity(state.sensitivity)) this.#raise(state.sensitivity, 'merged state');
+  }
+
+  #raise(level: DataSensitivity, dataset: string): void {
+    const previous = this.#sensitivity;
+    if (sensitivityRank(level) <= sensitivityRank(previous)) return;
+    this.#sensitivity = level;
+    this.#version += 1;
+    this.#onEscalate(previous, level, dataset);
+  }
+
+  /** A frozen copy of the state. */
+  toJSON(): PrivateDataState {
+    return Object.freeze({
+      hasPrivateData: this.hasPrivateData,
+      sensitivity: this.#sensitivity,
+      datasets: Object.freeze(Object.fromEntries(this.#datasets)),
+    });
+  }
+}

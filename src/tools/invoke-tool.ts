@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { FATAL_PREFIX, McpFatalToolError } from '../core/errors.js';
+import { ToolInvoked } from '../runtime/events.js';
+import type { ResourceRegistry } from '../runtime/resources.js';
+import type { Session } from '../runtime/session.js';
+import type { Tool } from './tool.js';
+import type { ToolContext } from './tool-context.js';
+import { ToolResult } from './tool-result.js';
+
+/** Options of {@link invokeTool}. */
+export interface InvokeToolOptions {
+  readonly session: Session;
+  /** Cancels the call; it reaches the handler as `context.signal`. */
+  readonly signal?: AbortSignal;
+  /** @default session.resources */
+  readonly resources?: ResourceRegistry;
+  readonly prompt?: { readonly ns: string; readonly key: string };
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/**
+ * Runs a tool the one safe way:
+ * 1. parse `rawArgs` with the tool's schema — on failure, an error result
+ *    naming each bad field, and the handler is not called;
+ * 2. snapshot the session;
+ * 3. run the handler with the caller's `signal`;
+ * 4. on `success: false` or a throw, restore the snapshot (a throw becomes
+ *    an error result);
+ * 5. publish `ToolInvoked` — always;
+ * 6. return the result.
+ *
+ * @throws McpFatalToolError, only, when the tool failed with a message that
+ *   starts with `[FATAL] ` (after rollback and after `ToolInvoked`).
+ */
+export async function invokeTool<S extends z.ZodType, R>(
+  tool: Tool<S, R>,
+  rawArgs: unknown,
+  options: InvokeToolOptions,
+): Promise<ToolResult<R | null>> {
+  const { session } = options;
+  const startedAt = performance.now();
+  const createdAt = new Date();
+  const callId = randomUUID();
+
+  const parsed = tool.params.safeParse(rawArgs);
+  let params: unknown = rawArgs;
+  let result: ToolResult<R | null>;
+  let fatal: McpFatalToolError | undefined;
+
+  if (!parsed.success) {
+    result = ToolResult.error(describeIssues(tool.name, parsed.error.issues));
+  } else {
+    params = parsed.data;
+    const snapshot = session.snapshot();
+    const signal = options.signal ?? NEVER_ABORTED;
+    const context: ToolContext = {
+      session,
+      signal,
+      resources: options.resources ?? session.resources,
+      callId,
+      ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+    };
+    try {
+      result = await tool.handler(parsed.data, context);
+      if (!ToolResult.is(result)) {
+        result = ToolResult.error(
+          `tool "${tool.name}" returned ${describeValue(result)}, not a ToolResult`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof McpFatalToolError) fatal = error;
+      result = ToolResult.error(errorMessage(error, signal));
+    }
+    if (!result.success) session.restore(snapshot);
+  }
+
+  if (!result.success && fatal === undefined && result.message.startsWith(FATAL_PREFIX)) {
+    fatal = new McpFatalToolError(tool.name, result.message.slice(FATAL_PREFIX.length));
+  }
+
+  const origin = tool.origin;
+  session.dispatch(
+    new ToolInvoked({
+      toolName: tool.name,
+      params,
+      result,
+      source: origin.kind,
+      ...(origin.kind === 'mcp'
+        ? { mcpServer: origin.server, originalName: origin.originalName }
+        : {}),
+      callId,
+      sessionId: session.sessionId,
+      createdAt,
+      durationMs: performance.now() - startedAt,
+    }),
+  );
+
+  if (fatal !== undefined) throw fatal;
+  return result;
+}
+
+function describeIssues(toolName: string, issues: readonly z.core.$ZodIssue[]): string {
+  const parts = issues.map((issue) => {
+    const path = issue.path.length === 0 ? '(arguments)' : issue.path.map(String).join('.');
+    return `${path}: ${issue.message}`;
+  });
+  return `invalid arguments for tool "${toolName}": ${parts.join('; ')}`;
+}
+
+function errorMessage(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) {
+    const reason: unknown = signal.reason;
+    return `cancelled: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`;
+  }
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+function describeValue(value: unknown): string {
+  return value === null ? 'null' : typeof value;
+}

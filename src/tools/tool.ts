@@ -1,0 +1,120 @@
+import { z } from 'zod';
+import { PromptValidationError } from '../core/errors.js';
+import type { ToolContext } from './tool-context.js';
+import type { ToolResult } from './tool-result.js';
+
+/** Tool names: lower-case letters, digits, `_` and `-`, 1–64 characters. */
+export const TOOL_NAME_PATTERN = /^[a-z0-9_-]{1,64}$/;
+
+/** Longest tool description, after trimming. */
+export const MAX_TOOL_DESCRIPTION_LENGTH = 200;
+
+/** A JSON Schema object as sent to an LLM API. */
+export type JsonSchema = Readonly<Record<string, unknown>>;
+
+/** Hints about a tool's behaviour (the MCP tool annotations). */
+export interface ToolAnnotations {
+  readonly title?: string;
+  readonly readOnlyHint?: boolean;
+  readonly destructiveHint?: boolean;
+  readonly idempotentHint?: boolean;
+  readonly openWorldHint?: boolean;
+}
+
+/** Where a tool comes from; MCP tools name their server and wire name. */
+export type ToolOrigin =
+  | { readonly kind: 'native' }
+  | { readonly kind: 'mcp'; readonly server: string; readonly originalName: string };
+
+/** Handler of a tool: validated params in, result out. */
+export type ToolHandler<P, R> = (
+  params: P,
+  context: ToolContext,
+) => ToolResult<R> | Promise<ToolResult<R>>;
+
+/** Options of {@link Tool.create}. */
+export interface ToolOptions<S extends z.ZodType, R> {
+  /** `^[a-z0-9_-]{1,64}$`. */
+  readonly name: string;
+  /** 1–200 characters after trimming. */
+  readonly description: string;
+  /** Validates the arguments before the handler runs. */
+  readonly params: S;
+  readonly handler: ToolHandler<z.output<S>, R>;
+  /**
+   * The JSON Schema shown to the model. @default derived from `params`
+   * with `z.toJSONSchema` (MCP tools pass the server's schema unchanged).
+   */
+  readonly inputSchema?: JsonSchema;
+  readonly annotations?: ToolAnnotations;
+  /** @default { kind: 'native' } */
+  readonly origin?: ToolOrigin;
+}
+
+const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
+
+/**
+ * A callable tool with validated arguments. Run it with `invokeTool`, which
+ * adds validation, rollback and the `ToolInvoked` event.
+ *
+ * @example
+ * const add = Tool.create({
+ *   name: 'add',
+ *   description: 'Adds two numbers',
+ *   params: z.object({ a: z.number(), b: z.number() }),
+ *   handler: ({ a, b }) => ToolResult.ok(a + b),
+ * });
+ */
+export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly params: S;
+  readonly handler: ToolHandler<z.output<S>, R>;
+  readonly annotations: ToolAnnotations;
+  readonly origin: ToolOrigin;
+  #inputSchema: JsonSchema | undefined;
+
+  private constructor(options: ToolOptions<S, R>, description: string) {
+    this.name = options.name;
+    this.description = description;
+    this.params = options.params;
+    this.handler = options.handler;
+    this.annotations = Object.freeze({ ...options.annotations });
+    this.origin = options.origin ?? NATIVE;
+    this.#inputSchema = options.inputSchema;
+    Object.freeze(this);
+  }
+
+  /**
+   * Validates and creates a tool.
+   * @throws PromptValidationError quoting a bad name or description.
+   */
+  static create<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
+    const { name } = options;
+    if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+      throw new PromptValidationError(
+        `tool name ${JSON.stringify(name)} must match ${TOOL_NAME_PATTERN.source}`,
+      );
+    }
+    const description = typeof options.description === 'string' ? options.description.trim() : '';
+    if (description.length === 0 || description.length > MAX_TOOL_DESCRIPTION_LENGTH) {
+      throw new PromptValidationError(
+        `description of tool "${name}" must be 1-${MAX_TOOL_DESCRIPTION_LENGTH} characters after trimming, ` +
+          `got ${description.length}: ${JSON.stringify(description)}`,
+      );
+    }
+    if (!(options.params instanceof z.ZodType)) {
+      throw new PromptValidationError(`params of tool "${name}" must be a zod schema`);
+    }
+    return new Tool(options, description);
+  }
+
+  /** The JSON Schema of the arguments, as given to an LLM API. */
+  get inputSchema(): JsonSchema {
+    // Computed on first use: most native tools are never listed.
+    this.#inputSchema ??= Object.freeze(
+      z.toJSONSchema(this.params, { io: 'input', unrepresentable: 'any' }) as JsonSchema,
+    );
+    return this.#inputSchema;
+  }
+}
