@@ -86,3 +86,56 @@ export type {
   SectionOptions,
   SectionRenderContext,
 } from './prompt/section.js';
+
+// MCP integration.
+export { McpConnectionPool } from './mcp/connection-pool.js';
+export type { PooledConnection } from './mcp/connection-pool.js';
+export type {
+  ElicitationHandler,
+  RootsHandler,
+  SamplingHandler,
+  ServerRequestContext,
+} from './mcp/client-handlers.js';
+export { DEFAULT_TIMEOUT_MS, SERVER_NAME_PATTERN, validateServerConfigs } from './mcp/config.js';
+export type {
+  InMemoryTransportConfig,
+  McpIsolationConfig,
+  McpServerConfig,
+  McpTransportConfig,
+  SseTransportConfig,
+  StdioTransportConfig,
+  StreamableHttpTransportConfig,
+  ToolPermission,
+} from './mcp/config-types.js';
+export {
+  McpIsolationFailed,
+  McpSectionIsolated,
+  McpServerConnected,
+  McpServerDisconnected,
+  McpServerUnavailable,
+  McpToolProgress,
+  McpToolsChanged,
+  McpToolTimedOut,
+} from './mcp/events.js';
+export type { ExecuteOptions, ExecuteRequest } from './mcp/execute.js';
+export type { McpToolValue } from './mcp/result-mapping.js';
+export type { RetryOptions } from './mcp/retry-policy.js';
+export {
+  DEFAULT_MCP_SECTION_KEY,
+  DEFAULT_MCP_SECTION_TITLE,
+  McpIntegrationSection,
+} from './mcp/section.js';
+export type { McpIntegrationSectionOptions } from './mcp/section.js';
+export type { McpTool } from './mcp/bridge-tool.js';
+export type { ConnectionState, ReconnectPolicy } from './mcp/server-connection.js';
+
+// Text-protocol helpers.
+export {
+  ToolNameError,
+  classifyError,
+  normalizeToolName,
+  parseActionInput,
+  splitToolName,
+  wasNeverDelivered,
+} from './executor/index.js';
+export type { RetryClass } from './executor/index.js';

@@ -60,7 +60,7 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
     params: P extends ParamsSchema ? z.output<P> : undefined,
     context: SectionRenderContext,
   ): string {
-    const values = (params ?? {}) as Record<string, unknown>;
+    const values = params ?? {};
     return fillTemplate(this.#parts, values, `section "${context.path}"`);
   }
 }

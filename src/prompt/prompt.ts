@@ -36,9 +36,12 @@ export class Prompt {
   bind<S extends ParamsSchema>(schema: S, value: z.input<S>): this {
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
-      throw new PromptRenderError(`bound params do not parse: ${parsed.error.message}`, {
-        cause: parsed.error,
-      });
+      throw new PromptRenderError(
+        `bound params do not parse: ${summarizeIssues(parsed.error.issues)}`,
+        {
+          cause: parsed.error,
+        },
+      );
     }
     this.#bound.set(schema, parsed.data);
     return this;
@@ -115,13 +118,28 @@ export class Prompt {
     const schema = section.params;
     if (schema === undefined) return undefined;
     if (this.#bound.has(schema)) return this.#bound.get(schema);
-    const candidate = section.defaultParams ?? {};
-    const parsed = schema.safeParse(candidate);
+    const failures: string[] = [];
+    let cause: unknown;
+    if (section.defaultParams !== undefined) {
+      const parsed = schema.safeParse(section.defaultParams);
+      if (parsed.success) return parsed.data;
+      failures.push(`defaultParams do not parse: ${summarizeIssues(parsed.error.issues)}`);
+      cause = parsed.error;
+    }
+    const parsed = schema.safeParse({});
     if (parsed.success) return parsed.data;
-    const source = section.defaultParams === undefined ? "the schema's defaults" : 'defaultParams';
-    throw new PromptRenderError(
-      `section "${path}": no params bound, and ${source} do not parse: ${parsed.error.message}`,
-      { cause: parsed.error },
-    );
+    failures.push(`the schema's defaults do not parse: ${summarizeIssues(parsed.error.issues)}`);
+    throw new PromptRenderError(`section "${path}": no params bound; ${failures.join('; ')}`, {
+      cause: cause ?? parsed.error,
+    });
   }
+}
+
+function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => {
+      const field = issue.path.length === 0 ? '(params)' : issue.path.map(String).join('.');
+      return `${field}: ${issue.message}`;
+    })
+    .join(', ');
 }

@@ -68,7 +68,7 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
     this.defaultParams = options.defaultParams;
     this.children = Object.freeze([...(options.children ?? [])]);
     this.acceptsOverrides = options.acceptsOverrides ?? false;
-    this.#enabled = options.enabled as EnabledPredicate | undefined;
+    this.#enabled = options.enabled;
     this.#tools = Object.freeze([...(options.tools ?? [])]);
   }
 

@@ -7,8 +7,9 @@ const PLACEHOLDER_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export type TemplatePart = { readonly text: string } | { readonly placeholder: string };
 
 /**
- * Removes the indentation common to every non-blank line, then trims, so
- * templates can be written indented inside code.
+ * Removes the indentation common to every non-blank line, empties
+ * whitespace-only lines, then trims, so templates can be written indented
+ * inside code.
  */
 export function dedent(text: string): string {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
@@ -18,8 +19,9 @@ export function dedent(text: string): string {
     indent = Math.min(indent, line.length - line.trimStart().length);
   }
   const cut = Number.isFinite(indent) ? indent : 0;
+  // Whitespace-only lines become empty, so a blank line in the output is truly blank.
   return lines
-    .map((line) => line.slice(Math.min(cut, line.length - line.trimStart().length)))
+    .map((line) => (line.trim().length === 0 ? '' : line.slice(cut)))
     .join('\n')
     .trim();
 }
@@ -92,6 +94,10 @@ export function fillTemplate(
 
 function formatValue(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value as number | boolean | bigint);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return String(value);
+  }
+  // Objects and arrays read best as JSON; what JSON cannot show is named by its type.
+  const json: string | undefined = JSON.stringify(value);
+  return json ?? typeof value;
 }

@@ -47,9 +47,9 @@ export class PrivateData {
     return this.#sensitivity;
   }
 
-  /** Datasets and their levels. */
+  /** Datasets and their levels; a copy, so changing it cannot lower the ratchet. */
   get datasets(): ReadonlyMap<string, DataSensitivity> {
-    return this.#datasets;
+    return new Map(this.#datasets);
   }
 
   /** Grows by one each time the state changes; cheap change detection. */

@@ -45,10 +45,6 @@ export class Slice<S> {
    * `eventClass`. Returns a function that removes it.
    */
   on<E extends object>(eventClass: EventClass<E>, reducer: SliceReducer<S, E>): () => void {
-    return this.#host.addReducer(
-      this.name,
-      eventClass as EventClass<object>,
-      reducer as SliceReducer<unknown, object>,
-    );
+    return this.#host.addReducer(this.name, eventClass, reducer as SliceReducer<unknown, object>);
   }
 }

@@ -44,13 +44,13 @@ export async function invokeTool<S extends z.ZodType, R>(
   const createdAt = new Date();
   const callId = randomUUID();
 
-  const parsed = tool.params.safeParse(rawArgs);
+  const parsed = await parseArguments(tool, rawArgs);
   let params: unknown = rawArgs;
   let result: ToolResult<R | null>;
   let fatal: McpFatalToolError | undefined;
 
   if (!parsed.success) {
-    result = ToolResult.error(describeIssues(tool.name, parsed.error.issues));
+    result = ToolResult.error(parsed.message);
   } else {
     params = parsed.data;
     const snapshot = session.snapshot();
@@ -101,6 +101,29 @@ export async function invokeTool<S extends z.ZodType, R>(
   return result;
 }
 
+type ParsedArguments<T> =
+  | { readonly success: true; readonly data: T }
+  | { readonly success: false; readonly message: string };
+
+async function parseArguments<S extends z.ZodType>(
+  tool: Tool<S, unknown>,
+  rawArgs: unknown,
+): Promise<ParsedArguments<z.output<S>>> {
+  try {
+    // Async parsing also accepts schemas with async refinements, on which the
+    // synchronous `safeParse` throws instead of returning a result.
+    const parsed = await tool.params.safeParseAsync(rawArgs);
+    if (parsed.success) return { success: true, data: parsed.data };
+    return { success: false, message: describeIssues(tool.name, parsed.error.issues) };
+  } catch (error) {
+    // A transform or refinement that throws is a failure of the call, not of the caller.
+    return {
+      success: false,
+      message: `invalid arguments for tool "${tool.name}": ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
 function describeIssues(toolName: string, issues: readonly z.core.$ZodIssue[]): string {
   const parts = issues.map((issue) => {
     const path = issue.path.length === 0 ? '(arguments)' : issue.path.map(String).join('.');
@@ -112,7 +135,8 @@ function describeIssues(toolName: string, issues: readonly z.core.$ZodIssue[]): 
 function errorMessage(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) {
     const reason: unknown = signal.reason;
-    return `cancelled: ${reason instanceof Error ? reason.message : String(reason ?? 'aborted')}`;
+    if (reason instanceof Error) return `cancelled: ${reason.message}`;
+    return `cancelled: ${typeof reason === 'string' && reason.length > 0 ? reason : 'aborted'}`;
   }
   if (error instanceof Error) return error.message;
   return String(error);

@@ -1,0 +1,100 @@
+/**
+ * The main demo: `npm run demo`.
+ *
+ * Starts the reference MCP server `@modelcontextprotocol/server-everything`
+ * over stdio from node_modules, builds a prompt with a markdown section and
+ * an MCP section, prints the prompt with its tool inventory, then invokes two
+ * tools — one succeeds, one is refused by validation before it reaches the
+ * server — printing each `ToolInvoked` event as it arrives.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, resolve } from 'node:path';
+import { z } from 'zod';
+import {
+  MarkdownSection,
+  McpIntegrationSection,
+  Prompt,
+  PromptTemplate,
+  Session,
+  ToolInvoked,
+  invokeTool,
+} from '../src/index.js';
+
+/** Path of a package's `bin` script, found through node_modules. */
+function binScript(packageName: string): string {
+  const manifestPath = createRequire(import.meta.url).resolve(`${packageName}/package.json`);
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
+    bin: Record<string, string>;
+  };
+  return resolve(dirname(manifestPath), Object.values(manifest.bin)[0] ?? 'dist/index.js');
+}
+
+const session = new Session();
+session.bus.subscribe(ToolInvoked, (event) => {
+  const outcome = event.result.success ? 'ok' : 'error';
+  console.log(
+    `\n[event] ToolInvoked ${event.toolName} (${event.source}, server ${event.mcpServer ?? '-'}, wire name ${event.originalName ?? '-'}): ${outcome} in ${event.durationMs.toFixed(1)} ms`,
+  );
+  console.log(`        ${event.result.message}`);
+});
+
+await using mcp = new McpIntegrationSection({
+  servers: [
+    {
+      name: 'everything',
+      transport: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [binScript('@modelcontextprotocol/server-everything'), 'stdio'],
+      },
+      enabledTools: ['echo', 'get-sum', 'get-tiny-image'],
+    },
+  ],
+  session,
+});
+await mcp.connect();
+
+const Task = z.object({ task: z.string() });
+const template = PromptTemplate.create({
+  ns: 'demo',
+  key: 'quickstart',
+  sections: [
+    new MarkdownSection({
+      key: 'instructions',
+      title: 'Instructions',
+      params: Task,
+      template: `
+        You are a careful assistant. Your task: \${task}
+        Use the external tools below when they help.
+      `,
+    }),
+    mcp,
+  ],
+});
+
+const rendered = new Prompt(template)
+  .bind(Task, { task: 'add two numbers and echo the result' })
+  .render({ session });
+console.log('=== Rendered prompt ===\n');
+console.log(rendered.text);
+console.log('\n=== Tool definitions sent to the model ===\n');
+for (const definition of rendered.toolDefinitions()) {
+  console.log(`${definition.name}: ${JSON.stringify(definition.inputSchema)}`);
+}
+
+const byName = new Map(rendered.tools.map((tool) => [tool.name, tool]));
+const echo = byName.get('everything_echo');
+const sum = byName.get('everything_get-sum');
+if (echo === undefined || sum === undefined)
+  throw new Error('server-everything did not list echo and get-sum');
+
+console.log('\n=== Calling everything_echo (valid arguments) ===');
+const ok = await invokeTool(echo, { message: 'hello from mcp-sections' }, { session });
+console.log(`result: success=${ok.success} message=${JSON.stringify(ok.message)}`);
+
+console.log(
+  '\n=== Calling everything_get-sum with a string for "a" (refused before the server) ===',
+);
+const refused = await invokeTool(sum, { a: 'one', b: 2 }, { session });
+console.log(`result: success=${refused.success} message=${JSON.stringify(refused.message)}`);

@@ -1,0 +1,218 @@
+import { McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
+import { readPrivateDataMarker } from '../core/sensitivity.js';
+import { connectRefusal, resolvePermissions } from '../isolation/permissions.js';
+import type { Session } from '../runtime/session.js';
+import { Tool, type ToolAnnotations } from '../tools/tool.js';
+import type { ToolContext } from '../tools/tool-context.js';
+import { ToolResult } from '../tools/tool-result.js';
+import { McpToolProgress, McpToolTimedOut } from './events.js';
+import { mapCallResult, type McpToolValue } from './result-mapping.js';
+import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
+import { createInputValidator } from './schema/index.js';
+import type { McpToolDescription } from './server-connection.js';
+import type { ServerRoute } from './server-route.js';
+import { bridgedDescription } from './tool-naming.js';
+
+/** A bridged MCP tool: params are the server's JSON object arguments. */
+export type McpTool = Tool<z.ZodType<Record<string, unknown>>, McpToolValue | null>;
+
+/** What a bridged tool needs from its section. */
+export interface BridgeContext {
+  readonly session: Session;
+  readonly route: ServerRoute;
+  readonly retry: Required<RetryOptions>;
+}
+
+/**
+ * Makes a {@link Tool} for one MCP tool. Its validator is built from the
+ * server's JSON Schema when the tool is first called (and cached by schema
+ * content), so listing a server with many tools stays cheap; the original
+ * schema is kept unchanged for `toolDefinitions()`.
+ */
+export function bridgeTool(
+  description: McpToolDescription,
+  bridgedName: string,
+  context: BridgeContext,
+): McpTool {
+  const { route, session } = context;
+  const serverName = route.name;
+  const original = description.name;
+  const annotations = toAnnotations(description);
+  const permissions = resolvePermissions(route.config.permissions?.[original], annotations);
+  const sensitiveLevel = route.config.sensitiveTools?.[original];
+  const ids = { serverName, toolName: original };
+  const params = z.lazy(() => validatorOrRefusal(description.inputSchema, ids));
+
+  const callServer = async (
+    args: Record<string, unknown>,
+    tool: ToolContext,
+  ): Promise<ToolResult<McpToolValue | null>> => {
+    const refusal = connectRefusal(bridgedName, permissions, session.privateData.hasPrivateData);
+    if (refusal !== undefined) return ToolResult.error(refusal);
+    const connection = await route.connectionFor(session.privateData.sensitivity);
+    // A second check: the switch above may have waited while another call escalated.
+    const lateRefusal = connectRefusal(
+      bridgedName,
+      permissions,
+      session.privateData.hasPrivateData,
+    );
+    if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
+    const raw = await route.track(() =>
+      connection.callTool(original, args, {
+        signal: tool.signal,
+        onProgress: (progress) => {
+          session.dispatch(
+            new McpToolProgress({
+              sessionId: session.sessionId,
+              serverName,
+              toolName: bridgedName,
+              originalName: original,
+              callId: tool.callId,
+              progress: progress.progress,
+              ...(progress.total === undefined ? {} : { total: progress.total }),
+              ...(progress.message === undefined ? {} : { message: progress.message }),
+              createdAt: new Date(),
+            }),
+          );
+        },
+      }),
+    );
+    // The server's word that private data entered counts even on a failed call.
+    const marker = readPrivateDataMarker(raw._meta);
+    if (marker !== undefined) session.privateData.add(marker.dataset, marker.sensitivity);
+    const result = mapCallResult(raw);
+    if (result.success && sensitiveLevel !== undefined) {
+      session.privateData.add(`${serverName}.${original}`, sensitiveLevel);
+    }
+    return result;
+  };
+
+  return Tool.create({
+    name: bridgedName,
+    description: bridgedDescription(serverName, original, description.description),
+    params,
+    inputSchema: description.inputSchema,
+    annotations,
+    origin: { kind: 'mcp', server: serverName, originalName: original },
+    handler: async (args, tool) => {
+      const fail = (error: unknown, note?: string): ToolResult<null> => {
+        const result = failure(error, {
+          session,
+          serverName,
+          bridgedName,
+          original,
+          callId: tool.callId,
+          signal: tool.signal,
+        });
+        return ToolResult.error(
+          route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
+        );
+      };
+      try {
+        return await callServer(args, tool);
+      } catch (error) {
+        if (!context.retry.enabled || tool.signal.aborted) return fail(error);
+        const decision = decideRetry(error, annotations);
+        if (!decision.retry) return fail(error, decision.note);
+        try {
+          await sleep(retryDelayMs(context.retry), tool.signal);
+          if (decision.newSession) await route.renewSession();
+          return await callServer(args, tool);
+        } catch (second) {
+          return fail(second, 'retried once');
+        }
+      }
+    },
+  });
+}
+
+function validatorOrRefusal(
+  schema: unknown,
+  ids: { serverName: string; toolName: string },
+): z.ZodType<Record<string, unknown>> {
+  try {
+    return createInputValidator(schema, ids);
+  } catch (error) {
+    // Fail closed: a schema we cannot honour refuses every call, with the reason.
+    const reason = error instanceof Error ? error.message : String(error);
+    return z.record(z.string(), z.unknown()).superRefine((_value, ctx) => {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the tool's input schema cannot be used: ${reason}`,
+      });
+    });
+  }
+}
+
+function toAnnotations(description: McpToolDescription): ToolAnnotations {
+  const source = description.annotations ?? {};
+  const out: { -readonly [K in keyof ToolAnnotations]: ToolAnnotations[K] } = {};
+  if (typeof source.title === 'string') out.title = source.title;
+  if (typeof source.readOnlyHint === 'boolean') out.readOnlyHint = source.readOnlyHint;
+  if (typeof source.destructiveHint === 'boolean') out.destructiveHint = source.destructiveHint;
+  if (typeof source.idempotentHint === 'boolean') out.idempotentHint = source.idempotentHint;
+  if (typeof source.openWorldHint === 'boolean') out.openWorldHint = source.openWorldHint;
+  return out;
+}
+
+interface FailureContext {
+  readonly session: Session;
+  readonly serverName: string;
+  readonly bridgedName: string;
+  readonly original: string;
+  readonly callId: string;
+  readonly signal: AbortSignal;
+}
+
+/** Turns what a call threw into an error result (and an event for timeouts). */
+function failure(error: unknown, context: FailureContext): ToolResult<null> {
+  const { session, serverName, original } = context;
+  if (error instanceof McpTimeoutError) {
+    session.dispatch(
+      new McpToolTimedOut({
+        sessionId: session.sessionId,
+        serverName,
+        toolName: context.bridgedName,
+        originalName: original,
+        callId: context.callId,
+        timeoutMs: error.timeoutMs,
+        createdAt: new Date(),
+      }),
+    );
+    return ToolResult.error(error.message);
+  }
+  if (context.signal.aborted) {
+    const reason: unknown = context.signal.reason;
+    const why =
+      reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
+    return ToolResult.error(`tool "${original}" of server "${serverName}" was cancelled: ${why}`);
+  }
+  if (error instanceof McpConnectionError) return ToolResult.error(error.message);
+  if (error instanceof RpcError) {
+    return ToolResult.error(
+      `server "${serverName}" refused tool "${original}" (JSON-RPC error ${error.code}): ${stripRpcPrefix(error.message)}`,
+    );
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return ToolResult.error(`tool "${original}" of server "${serverName}" failed: ${message}`);
+}
+
+function stripRpcPrefix(message: string): string {
+  return message.replace(/^MCP error -?\d+: /, '');
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,87 @@
+import type { DataSensitivity } from '../core/sensitivity.js';
+import { defineEvent } from '../runtime/define-event.js';
+
+/** A server connection is ready (also after a reconnect). */
+export class McpServerConnected extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly transport: string;
+  /** Which of the server's connections: the normal one or the isolated one. */
+  readonly endpoint: 'normal' | 'isolated';
+  readonly toolCount: number;
+  readonly reconnect: boolean;
+  readonly createdAt: Date;
+}>() {}
+
+/** A server connection closed; `expected` is false when it was lost. */
+export class McpServerDisconnected extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly endpoint: 'normal' | 'isolated';
+  readonly expected: boolean;
+  readonly reason?: string;
+  readonly createdAt: Date;
+}>() {}
+
+/** A server could not be connected (after retries, or at `connect()`). */
+export class McpServerUnavailable extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly transport: string;
+  readonly reason: string;
+  readonly createdAt: Date;
+}>() {}
+
+/** A server's tool list changed and the section's tools were rebuilt. */
+export class McpToolsChanged extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly toolNames: readonly string[];
+  readonly createdAt: Date;
+}>() {}
+
+/** A server reported progress on a call in flight. */
+export class McpToolProgress extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly toolName: string;
+  readonly originalName: string;
+  readonly callId: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+  readonly createdAt: Date;
+}>() {}
+
+/** A call ran past its server's `timeoutMs` and was cancelled. */
+export class McpToolTimedOut extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly toolName: string;
+  readonly originalName: string;
+  readonly callId: string;
+  readonly timeoutMs: number;
+  readonly createdAt: Date;
+}>() {}
+
+/** A server's calls were switched to its isolated endpoint, for good. */
+export class McpSectionIsolated extends defineEvent<{
+  readonly sessionId: string;
+  readonly sectionKey: string;
+  readonly serverName: string;
+  /** `endpoint` for an isolated deployment, `sandbox` for a restarted stdio server. */
+  readonly mode: 'endpoint' | 'sandbox';
+  readonly sensitivity: DataSensitivity;
+  readonly createdAt: Date;
+}>() {}
+
+/** Isolation could not be set up; calls to the server fail closed. */
+export class McpIsolationFailed extends defineEvent<{
+  readonly sessionId: string;
+  readonly sectionKey: string;
+  readonly serverName: string;
+  readonly reason: string;
+  readonly createdAt: Date;
+}>() {}

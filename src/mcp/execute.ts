@@ -1,0 +1,88 @@
+import { parseActionInput } from '../executor/action-input.js';
+import { normalizeToolName, splitToolName } from '../executor/tool-name.js';
+import type { Session } from '../runtime/session.js';
+import { invokeTool } from '../tools/invoke-tool.js';
+import type { Tool } from '../tools/tool.js';
+import { ToolResult } from '../tools/tool-result.js';
+
+/** A tool call as a text-protocol agent writes it. */
+export interface ExecuteRequest {
+  /** `server.tool`, `server__tool` or the bridged name (`server_tool`). */
+  readonly name: string;
+  /** An object, or text parsed with `parseActionInput`. @default {} */
+  readonly arguments?: string | Readonly<Record<string, unknown>>;
+}
+
+/** Options of {@link executeByName}. */
+export interface ExecuteOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Finds the tool a text-protocol agent named and invokes it. Routing
+ * problems come back as error results that list what is available.
+ */
+export async function executeByName(
+  tools: readonly Tool[],
+  servers: readonly { readonly name: string; readonly prefix: string }[],
+  request: ExecuteRequest,
+  session: Session,
+  options: ExecuteOptions = {},
+): Promise<ToolResult> {
+  const found = findTool(tools, servers, String(request.name ?? '').trim());
+  if (typeof found === 'string') return invokeFailure(found);
+  const args =
+    typeof request.arguments === 'string'
+      ? parseActionInput(request.arguments)
+      : (request.arguments ?? {});
+  return invokeTool(found, args, {
+    session,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+function findTool(
+  tools: readonly Tool[],
+  servers: readonly { readonly name: string; readonly prefix: string }[],
+  name: string,
+): Tool | string {
+  const exact = tools.find((tool) => tool.name === name);
+  if (exact !== undefined) return exact;
+  const normalized = normalizeToolName(name);
+  if (!normalized.includes('.')) {
+    return `unknown tool ${JSON.stringify(name)}; available tools: ${list(tools.map((tool) => tool.name))}`;
+  }
+  let parts: { server: string; tool: string };
+  try {
+    parts = splitToolName(normalized);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const server = servers.find(
+    (entry) => entry.name === parts.server || entry.prefix === parts.server,
+  );
+  if (server === undefined) {
+    return `unknown server ${JSON.stringify(parts.server)} in ${JSON.stringify(name)}; available servers: ${list(servers.map((s) => s.name))}`;
+  }
+  const ofServer = tools.filter(
+    (tool) => tool.origin.kind === 'mcp' && tool.origin.server === server.name,
+  );
+  const tool = ofServer.find(
+    (candidate) => candidate.origin.kind === 'mcp' && candidate.origin.originalName === parts.tool,
+  );
+  if (tool !== undefined) return tool;
+  const names = ofServer.map((candidate) =>
+    candidate.origin.kind === 'mcp'
+      ? `${server.name}.${candidate.origin.originalName}`
+      : candidate.name,
+  );
+  return `server "${server.name}" has no tool ${JSON.stringify(parts.tool)}; available tools: ${list(names)}`;
+}
+
+function list(names: readonly string[]): string {
+  return names.length === 0 ? '(none)' : names.join(', ');
+}
+
+function invokeFailure(message: string): Promise<ToolResult> {
+  return Promise.resolve(ToolResult.error(message));
+}

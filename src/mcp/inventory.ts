@@ -1,0 +1,57 @@
+import type { Tool } from '../tools/tool.js';
+
+/** A server's tools, for the inventory. */
+export interface InventoryServer {
+  readonly name: string;
+  readonly tools: readonly Tool[];
+}
+
+/** A server that failed to connect, and why. */
+export interface UnavailableServer {
+  readonly name: string;
+  readonly reason: string;
+}
+
+/** The text that opens the default inventory. */
+export const INVENTORY_INTRO = 'The following external tools are available via MCP:';
+
+/**
+ * One block per server: a sub-heading one level below the section's own
+ * heading, then one bullet per tool.
+ */
+export function renderToolsByServer(servers: readonly InventoryServer[], depth: number): string {
+  const hashes = '#'.repeat(depth + 3);
+  return servers
+    .map((server) => {
+      const lines =
+        server.tools.length === 0
+          ? ['- (no tools)']
+          : server.tools.map((tool) => `- \`${tool.name}\` - ${tool.description}`);
+      return `${hashes} ${server.name}\n\n${lines.join('\n')}`;
+    })
+    .join('\n\n');
+}
+
+/** The default body: the intro line and the tools by server. */
+export function renderDefaultInventory(servers: readonly InventoryServer[], depth: number): string {
+  if (servers.length === 0) return '';
+  return `${INVENTORY_INTRO}\n\n${renderToolsByServer(servers, depth)}`;
+}
+
+/** The warning block for servers that failed to initialize, sorted by name. */
+export function renderUnavailable(servers: readonly UnavailableServer[], depth: number): string {
+  if (servers.length === 0) return '';
+  const sorted = [...servers].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [
+    `${'#'.repeat(depth + 2)} Unavailable MCP Servers`,
+    '',
+    'The following servers failed to initialize and their tools are NOT available:',
+    ...sorted.map((server) => `- **${server.name}**: ${oneLine(server.reason)}`),
+    '',
+    'Do not attempt to use tools from these servers.',
+  ].join('\n');
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}

@@ -1,0 +1,63 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolResult } from '../tools/tool-result.js';
+
+/** What a bridged MCP tool's result `value` holds. */
+export interface McpToolValue {
+  /** The content blocks, unchanged: text, images, audio, resources, links. */
+  readonly content: CallToolResult['content'];
+  readonly structuredContent?: Readonly<Record<string, unknown>>;
+  readonly _meta?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Maps an MCP `tools/call` result to a {@link ToolResult}: `isError` gives a
+ * failure whose message is the text content; otherwise success, with every
+ * content block (and `structuredContent`) kept in `value`.
+ */
+export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> {
+  const value: McpToolValue = Object.freeze({
+    content: result.content,
+    ...(result.structuredContent === undefined
+      ? {}
+      : { structuredContent: result.structuredContent }),
+    ...(result._meta === undefined ? {} : { _meta: result._meta }),
+  });
+  const message = describeContent(result);
+  if (result.isError === true) {
+    return ToolResult.error(
+      message.length > 0 ? message : 'the tool reported an error without a message',
+      value,
+    );
+  }
+  return ToolResult.ok(value, message.length > 0 ? message : 'OK');
+}
+
+/** The text a model sees for a result: text blocks, and a short note per other block. */
+export function describeContent(result: CallToolResult): string {
+  const parts: string[] = [];
+  for (const block of result.content) {
+    switch (block.type) {
+      case 'text':
+        parts.push(block.text);
+        break;
+      case 'image':
+      case 'audio':
+        parts.push(
+          `[${block.type}: ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`,
+        );
+        break;
+      case 'resource': {
+        const resource = block.resource;
+        parts.push('text' in resource ? resource.text : `[resource: ${resource.uri}]`);
+        break;
+      }
+      case 'resource_link':
+        parts.push(`[resource link: ${block.uri}${block.name ? ` (${block.name})` : ''}]`);
+        break;
+    }
+  }
+  if (parts.length === 0 && result.structuredContent !== undefined) {
+    parts.push(JSON.stringify(result.structuredContent));
+  }
+  return parts.join('\n');
+}

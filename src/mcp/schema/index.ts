@@ -1,0 +1,217 @@
+/**
+ * Run-time validators for MCP tool input schemas (JSON Schema sent by an
+ * untrusted server). See `docs/schemas.md` for the design.
+ *
+ * @example
+ * ```ts
+ * const params = createInputValidator(tool.inputSchema, { serverName: 'github', toolName: 'search' });
+ * const result = params.safeParse({ query: 'zod' });
+ * ```
+ */
+import { z } from 'zod';
+import { McpSchemaError } from '../../core/errors.js';
+import { analyzeSchema, type SchemaAnalysis } from './analyze.js';
+import { cacheKeyOf, SchemaCache, DEFAULT_SCHEMA_CACHE_SIZE, type SchemaCacheStats } from './cache.js';
+import {
+  createJsonSchemaEngine,
+  createZodEngine,
+  type EngineKind,
+  type ValidationEngine,
+} from './convert.js';
+import { describeTyped, type ArgumentPath } from './issues.js';
+import { canonicalJsonText, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
+
+export { DEFAULT_SCHEMA_CACHE_SIZE };
+export type { SchemaCacheStats, EngineKind };
+
+/** Names the tool a schema belongs to, for error messages. */
+export interface ToolSchemaIds {
+  readonly serverName: string;
+  readonly toolName: string;
+}
+
+/**
+ * A validator of a tool's arguments. On success it returns the arguments
+ * object it was given, unchanged: nothing is stripped, coerced or defaulted.
+ */
+export type InputValidator = z.ZodType<Record<string, unknown>>;
+
+/** How an {@link InputValidator} checks arguments. */
+export interface InputValidatorInfo {
+  /** `zod` (converted by `z.fromJSONSchema`) or `json-schema` (@cfworker/json-schema). */
+  readonly engine: EngineKind;
+  /** False until the first parse: the zod conversion is deferred until then. */
+  readonly built: boolean;
+  /** Why the zod path was not taken, e.g. `"if" at #/properties/a`; empty on the zod path. */
+  readonly reasons: readonly string[];
+}
+
+const cache = new SchemaCache<InputValidator>(DEFAULT_SCHEMA_CACHE_SIZE);
+const engines = new WeakMap<InputValidator, LazyEngine>();
+
+/**
+ * Builds (or takes from the cache) the validator of a tool's `inputSchema`.
+ *
+ * The schema is analysed at once — so a schema that cannot be honoured is
+ * refused here — but converted to zod only when the validator is first used.
+ * Validators are cached by schema content (keys sorted), so a second tool,
+ * section or reconnect with the same schema gets the same validator object.
+ * The input schema is never modified.
+ *
+ * @param schema - the tool's `inputSchema`, as the server sent it.
+ * @param ids - the server and tool, named in errors only (never cached).
+ * @throws {McpSchemaError} when the schema is not a JSON object, its
+ * top-level `type` is not `"object"`, a `$ref` is remote or does not resolve
+ * inside the schema, or a keyword is malformed or unsupported.
+ */
+export function createInputValidator(schema: unknown, ids: ToolSchemaIds): InputValidator {
+  if (!isJsonObject(schema)) {
+    throw new McpSchemaError(
+      ids.serverName,
+      ids.toolName,
+      `the input schema must be a JSON object with "type": "object", received ${describeTyped(schema)}`,
+    );
+  }
+  let text: string;
+  try {
+    text = canonicalJsonText(schema);
+  } catch (error) {
+    throw schemaError(error, ids);
+  }
+  const key = cacheKeyOf(text);
+  const cached = cache.get(key);
+  if (cached !== undefined) {
+    if ('rejection' in cached) throw new McpSchemaError(ids.serverName, ids.toolName, cached.rejection);
+    return cached.validator;
+  }
+  let analysis: SchemaAnalysis;
+  try {
+    // A private copy from the canonical text: the analysis edits it, and the
+    // validator library annotates it, while the caller's schema stays as sent.
+    analysis = analyzeSchema(JSON.parse(text) as JsonObject);
+  } catch (error) {
+    const failure = schemaError(error, ids);
+    if (error instanceof SchemaProblem) cache.set(key, { rejection: error.message });
+    throw failure;
+  }
+  const validator = createValidator(new LazyEngine(analysis));
+  cache.set(key, { validator });
+  return validator;
+}
+
+/** Drops every cached validator and zeroes the counters (tests, benchmarks). */
+export function clearSchemaCache(): void {
+  cache.clear();
+}
+
+/** Counters of the validator cache: hits, misses, conversions, evictions. */
+export function schemaCacheStats(): SchemaCacheStats {
+  return cache.stats();
+}
+
+/**
+ * The canonical JSON text of a schema (object keys sorted at every level):
+ * equal for schemas that differ only in key order. The cache keys on its hash.
+ * @throws {TypeError} when the value is not plain JSON (a cycle, a function,
+ * a non-finite number, a class instance).
+ */
+export function schemaCanonicalKey(schema: unknown): string {
+  try {
+    return canonicalJsonText(schema);
+  } catch (error) {
+    throw new TypeError(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+/**
+ * How a validator from {@link createInputValidator} checks arguments, or
+ * `undefined` for any other value. Does not trigger the deferred conversion.
+ */
+export function inputValidatorInfo(validator: unknown): InputValidatorInfo | undefined {
+  const engine = engines.get(validator as InputValidator);
+  return engine?.info();
+}
+
+function schemaError(error: unknown, ids: ToolSchemaIds): McpSchemaError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new McpSchemaError(ids.serverName, ids.toolName, reason, { cause: error });
+}
+
+/**
+ * Builds the zod-path engine on first use. Until then it holds the analysis,
+ * which is also the fallback if `fromJSONSchema` throws.
+ */
+class LazyEngine {
+  private engine: ValidationEngine | undefined;
+  private analysis: SchemaAnalysis | undefined;
+  private readonly reasons: readonly string[];
+
+  constructor(analysis: SchemaAnalysis) {
+    this.reasons = analysis.zodObstacles;
+    if (analysis.zodObstacles.length > 0) {
+      // Building this one is cheap (the analysis already dereferenced the schema).
+      this.engine = createJsonSchemaEngine(analysis);
+      cache.count('jsonSchemaBuilds');
+    } else {
+      this.analysis = analysis;
+    }
+  }
+
+  get(): ValidationEngine {
+    if (this.engine !== undefined) return this.engine;
+    const analysis = this.analysis;
+    if (analysis === undefined) throw new Error('validator has neither an engine nor a schema');
+    try {
+      this.engine = createZodEngine(analysis);
+      cache.count('zodConversions');
+    } catch {
+      // The analysis found no obstacle, so this is a converter limit we did not
+      // foresee; the JSON Schema validator is exact, so use it instead.
+      this.engine = createJsonSchemaEngine(analysis);
+      cache.count('zodFailures');
+      cache.count('jsonSchemaBuilds');
+    }
+    this.analysis = undefined;
+    return this.engine;
+  }
+
+  info(): InputValidatorInfo {
+    const kind: EngineKind = this.engine?.kind ?? (this.reasons.length > 0 ? 'json-schema' : 'zod');
+    return { engine: kind, built: this.engine !== undefined, reasons: this.reasons };
+  }
+}
+
+function createValidator(lazy: LazyEngine): InputValidator {
+  const validator = z.custom<Record<string, unknown>>().check((payload) => {
+    const value: unknown = payload.value;
+    if (!isJsonObject(value)) {
+      payload.issues.push({
+        code: 'custom',
+        input: value,
+        path: [],
+        message: `the arguments must be an object; received ${describeTyped(value)}`,
+        params: { keyword: 'type' },
+      });
+      return;
+    }
+    let problems: readonly { path: ArgumentPath; keyword: string; message: string }[];
+    try {
+      problems = lazy.get().check(value);
+    } catch (error) {
+      // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
+      const reason = error instanceof Error ? error.message : String(error);
+      problems = [{ path: [], keyword: 'error', message: `the arguments could not be validated: ${reason}` }];
+    }
+    for (const problem of problems) {
+      payload.issues.push({
+        code: 'custom',
+        input: value,
+        path: [...problem.path],
+        message: problem.message,
+        params: { keyword: problem.keyword },
+      });
+    }
+  });
+  engines.set(validator, lazy);
+  return validator;
+}

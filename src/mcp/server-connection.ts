@@ -1,0 +1,455 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  CallToolResultSchema,
+  type CallToolResult,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  ListRootsRequestSchema,
+  ListToolsResultSchema,
+  McpError as RpcError,
+  type Progress,
+  type Tool as McpToolDescription,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
+import { capabilitiesFor, type ClientHandlers } from './client-handlers.js';
+import type { McpTransportConfig } from './config-types.js';
+import type { SecretRedactor } from './redact.js';
+import { type CommandWrapper, createTransport, type TransportHandle } from './transport-factory.js';
+
+export type { McpToolDescription };
+
+/** Lifecycle of one connection. */
+export type ConnectionState =
+  'idle' | 'connecting' | 'connected' | 'reconnecting' | 'failed' | 'closed';
+
+/** Which of a server's deployments a connection reaches. */
+export type Endpoint = 'normal' | 'isolated';
+
+/** Reconnection after a lost connection. */
+export interface ReconnectPolicy {
+  /** @default 3 */
+  readonly attempts: number;
+  /** Delay before the first try, doubled each time. @default 250 */
+  readonly baseDelayMs: number;
+}
+
+/** Default {@link ReconnectPolicy}. */
+export const DEFAULT_RECONNECT: ReconnectPolicy = Object.freeze({ attempts: 3, baseDelayMs: 250 });
+
+/** What a connection tells its owner. */
+export interface ConnectionListener {
+  connected?(info: { transport: string; toolCount: number; reconnect: boolean }): void;
+  disconnected?(info: { expected: boolean; reason?: string }): void;
+  failed?(info: { reason: string }): void;
+  toolsChanged?(tools: readonly McpToolDescription[]): void;
+}
+
+/** Options of {@link McpServerConnection}. */
+export interface ServerConnectionOptions {
+  readonly serverName: string;
+  readonly endpoint: Endpoint;
+  readonly transport: McpTransportConfig;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly redactor: SecretRedactor;
+  readonly handlers?: ClientHandlers;
+  readonly wrapCommand?: CommandWrapper;
+  readonly reconnect?: ReconnectPolicy;
+  readonly listener?: ConnectionListener;
+  readonly clientInfo?: { readonly name: string; readonly version: string };
+}
+
+/** Options of {@link McpServerConnection.callTool}. */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+  /** @default the server's `timeoutMs` */
+  readonly timeoutMs?: number;
+  readonly onProgress?: (progress: Progress) => void;
+}
+
+const MAX_LIST_PAGES = 1_000;
+const STDERR_TAIL_CHARS = 2_000;
+const CLIENT_INFO = { name: 'mcp-sections', version: '0.1.0' };
+
+/**
+ * One MCP client connection to one server endpoint: connects, lists tools
+ * (following `nextCursor`), calls tools with timeout, cancellation and
+ * progress, follows `tools/list_changed`, and reconnects when the
+ * connection is lost. Every message it produces is redacted.
+ */
+export class McpServerConnection {
+  readonly serverName: string;
+  readonly endpoint: Endpoint;
+  #state: ConnectionState = 'idle';
+  #tools: readonly McpToolDescription[] = Object.freeze([]);
+  #client: Client | undefined;
+  #handle: TransportHandle | undefined;
+  #transportType: string;
+  #useSseFallback = false;
+  #stderrTail = '';
+  #lastError: string | undefined;
+  #pending: Promise<void> | undefined;
+  #refreshing: Promise<void> | undefined;
+  #refreshAgain = false;
+  readonly #options: ServerConnectionOptions;
+  readonly #listeners = new Set<ConnectionListener>();
+
+  constructor(options: ServerConnectionOptions) {
+    this.#options = options;
+    if (options.listener !== undefined) this.#listeners.add(options.listener);
+    this.serverName = options.serverName;
+    this.endpoint = options.endpoint;
+    this.#transportType = options.transport.type;
+  }
+
+  /** Adds a listener (a pool shares one connection among sections); returns its remover. */
+  addListener(listener: ConnectionListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Current lifecycle state. */
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** The tools the server listed, unchanged. */
+  get tools(): readonly McpToolDescription[] {
+    return this.#tools;
+  }
+
+  /** The transport in use (`sse` after a fallback from streamable HTTP). */
+  get transportType(): string {
+    return this.#transportType;
+  }
+
+  /** The last connection error, redacted. */
+  get lastError(): string | undefined {
+    return this.#lastError;
+  }
+
+  /** Process id of a stdio server, while it runs. */
+  get pid(): number | null {
+    return this.#handle?.pid() ?? null;
+  }
+
+  /**
+   * Connects and lists the tools.
+   * @throws McpConnectionError when the server cannot be reached.
+   */
+  async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#state === 'connected') return;
+    if (this.#pending !== undefined) return this.#pending;
+    if (this.#state === 'closed') throw this.#error('the connection was closed');
+    this.#state = 'connecting';
+    this.#pending = this.#open(false, options.signal).finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  /** Lists every tool, page by page; also refreshes {@link tools}. */
+  async listTools(options: { signal?: AbortSignal } = {}): Promise<readonly McpToolDescription[]> {
+    return this.#list(await this.#ready(), options.signal);
+  }
+
+  async #list(
+    client: Client,
+    signal: AbortSignal | undefined,
+  ): Promise<readonly McpToolDescription[]> {
+    const tools: McpToolDescription[] = [];
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
+      const result = await client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        ListToolsResultSchema,
+        { timeout: this.#options.timeoutMs, ...(signal ? { signal } : {}) },
+      );
+      tools.push(...result.tools);
+      cursor = result.nextCursor;
+      if (cursor === undefined) break;
+      if (seen.has(cursor))
+        throw this.#error(`tools/list repeated the cursor ${JSON.stringify(cursor)}`);
+      seen.add(cursor);
+    }
+    this.#tools = Object.freeze(tools);
+    return this.#tools;
+  }
+
+  /**
+   * Calls a tool by its wire name.
+   * @throws McpTimeoutError after the timeout (the server is told to cancel);
+   *   McpConnectionError when not connected; the SDK's McpError for
+   *   JSON-RPC errors; the signal's reason when aborted.
+   */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions = {},
+  ): Promise<CallToolResult> {
+    const client = await this.#ready();
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    try {
+      return await client.request(
+        { method: 'tools/call', params: { name, arguments: args } },
+        CallToolResultSchema,
+        {
+          timeout: timeoutMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+        },
+      );
+    } catch (error) {
+      if (error instanceof RpcError && error.code === Number(ErrorCode.RequestTimeout)) {
+        throw new McpTimeoutError(
+          this.serverName,
+          timeoutMs,
+          `tool "${name}" of server "${this.serverName}" timed out after ${timeoutMs} ms`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  /** Sends a ping; resolves when the server answers. */
+  async ping(options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<void> {
+    const client = await this.#ready();
+    await client.ping({
+      timeout: options.timeoutMs ?? this.#options.timeoutMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  }
+
+  /** Drops the current connection, if any, and connects again. */
+  async reconnect(): Promise<void> {
+    if (this.#state === 'closed') throw this.#error('the connection was closed');
+    if (this.#pending !== undefined) return this.#pending;
+    this.#state = 'reconnecting';
+    this.#pending = this.#retryOpen().finally(() => {
+      this.#pending = undefined;
+    });
+    return this.#pending;
+  }
+
+  /** Closes the connection and its transport; idempotent. */
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    const wasOpen = this.#client !== undefined;
+    this.#state = 'closed';
+    await this.#teardown();
+    if (wasOpen) this.#emit('disconnected', { expected: true });
+  }
+
+  async #ready(): Promise<Client> {
+    if (this.#pending !== undefined) await this.#pending.catch(() => undefined);
+    if (this.#state === 'connected' && this.#client !== undefined) return this.#client;
+    if (this.#state === 'failed') {
+      throw this.#error(
+        `the server is unavailable${this.#lastError ? `: ${this.#lastError}` : ''}`,
+      );
+    }
+    if (this.#state === 'closed') throw this.#error('the connection was closed');
+    throw this.#error('not connected; call connect() first');
+  }
+
+  async #open(reconnect: boolean, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.#openOnce(signal);
+    } catch (error) {
+      const fallback =
+        !this.#useSseFallback &&
+        this.#options.transport.type === 'streamable-http' &&
+        this.#options.transport.sseFallback !== false &&
+        error instanceof StreamableHTTPError &&
+        (error.code === 404 || error.code === 405);
+      if (!fallback) throw this.#connectFailure(error);
+      // Only "this endpoint does not speak streamable HTTP" justifies the
+      // legacy transport; 401/403 and network errors never do.
+      this.#useSseFallback = true;
+      try {
+        await this.#openOnce(signal);
+      } catch (sseError) {
+        throw this.#connectFailure(sseError);
+      }
+    }
+    this.#state = 'connected';
+    this.#lastError = undefined;
+    this.#emit('connected', {
+      transport: this.#transportType,
+      toolCount: this.#tools.length,
+      reconnect,
+    });
+  }
+
+  async #openOnce(signal?: AbortSignal): Promise<void> {
+    await this.#teardown();
+    this.#stderrTail = '';
+    const handlers = this.#options.handlers ?? {};
+    const client = new Client(this.#options.clientInfo ?? CLIENT_INFO, {
+      capabilities: capabilitiesFor(handlers),
+    });
+    this.#installHandlers(client, handlers);
+    const handle = await createTransport(this.#options.transport, {
+      ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
+      ...(this.#options.wrapCommand === undefined
+        ? {}
+        : { wrapCommand: this.#options.wrapCommand }),
+      useSseFallback: this.#useSseFallback,
+      onStderr: (chunk) => {
+        this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+      },
+    });
+    this.#client = client;
+    this.#handle = handle;
+    this.#transportType = handle.type;
+    client.onclose = () => this.#onClientClosed(client);
+    try {
+      await client.connect(handle.transport, {
+        timeout: this.#options.timeoutMs,
+        ...(signal ? { signal } : {}),
+      });
+      await this.#list(client, signal);
+    } catch (error) {
+      await this.#teardown();
+      throw error;
+    }
+  }
+
+  #installHandlers(client: Client, handlers: ClientHandlers): void {
+    const serverName = this.serverName;
+    const { elicitation, sampling, roots } = handlers;
+    if (elicitation !== undefined) {
+      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+        elicitation(request.params, { serverName, signal: extra.signal }),
+      );
+    }
+    if (sampling !== undefined) {
+      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+        sampling(request.params, { serverName, signal: extra.signal }),
+      );
+    }
+    if (roots !== undefined) {
+      client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => ({
+        roots: [...(await roots({ serverName, signal: extra.signal }))],
+      }));
+    }
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      this.#refreshTools();
+    });
+  }
+
+  #emit<K extends keyof ConnectionListener>(
+    kind: K,
+    info: Parameters<NonNullable<ConnectionListener[K]>>[0],
+  ): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        (listener[kind] as ((value: typeof info) => void) | undefined)?.(info);
+      } catch {
+        // A listener's failure must not break the connection's own bookkeeping.
+      }
+    }
+  }
+
+  #refreshTools(): void {
+    if (this.#refreshing !== undefined) {
+      this.#refreshAgain = true;
+      return;
+    }
+    this.#refreshing = (async () => {
+      do {
+        this.#refreshAgain = false;
+        try {
+          const tools = await this.listTools();
+          this.#emit('toolsChanged', tools);
+        } catch {
+          // A lost connection is reported by onclose; the next connect lists again.
+          return;
+        }
+      } while (this.#refreshAgain);
+    })().finally(() => {
+      this.#refreshing = undefined;
+    });
+  }
+
+  #onClientClosed(client: Client): void {
+    if (client !== this.#client) return; // an old client, already replaced
+    this.#client = undefined;
+    if (this.#state !== 'connected') return; // closing on purpose, or still connecting
+    const reason = this.#describeExit('the connection was lost');
+    this.#lastError = reason;
+    this.#emit('disconnected', { expected: false, reason });
+    this.#state = 'reconnecting';
+    this.#pending = this.#retryOpen().finally(() => {
+      this.#pending = undefined;
+    });
+    // Waiters observe the outcome through #ready(); nothing else awaits this.
+    this.#pending.catch(() => undefined);
+  }
+
+  async #retryOpen(): Promise<void> {
+    const policy = this.#options.reconnect ?? DEFAULT_RECONNECT;
+    let lastError: unknown;
+    for (let attempt = 0; attempt < policy.attempts; attempt += 1) {
+      await delay(policy.baseDelayMs * 2 ** attempt);
+      if (this.#state === 'closed') throw this.#error('the connection was closed');
+      try {
+        await this.#open(true);
+        return;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    if (this.#state === 'closed') throw this.#error('the connection was closed');
+    this.#state = 'failed';
+    const reason = `gave up after ${policy.attempts} reconnection attempts: ${this.#options.redactor.message(lastError)}`;
+    this.#lastError = reason;
+    this.#emit('failed', { reason });
+    throw this.#error(reason, lastError);
+  }
+
+  async #teardown(): Promise<void> {
+    const client = this.#client;
+    const handle = this.#handle;
+    this.#client = undefined;
+    this.#handle = undefined;
+    if (client !== undefined) await client.close().catch(() => undefined);
+    else if (handle !== undefined) await handle.transport.close().catch(() => undefined);
+    if (handle !== undefined) await handle.dispose().catch(() => undefined);
+  }
+
+  #connectFailure(error: unknown): McpConnectionError {
+    if (this.#state !== 'closed') this.#state = 'failed';
+    const reason = this.#describeExit(this.#options.redactor.message(error));
+    this.#lastError = reason;
+    return this.#error(`cannot connect: ${reason}`, error);
+  }
+
+  #describeExit(reason: string): string {
+    const tail = this.#options.redactor.redact(this.#stderrTail.trim());
+    if (tail.length === 0) return reason;
+    const lastLines = tail.split('\n').slice(-5).join('\n');
+    return `${reason} (server stderr: ${lastLines})`;
+  }
+
+  #error(message: string, cause?: unknown): McpConnectionError {
+    // The cause may hold secrets (a URL with a token, headers): keep only a redacted copy.
+    const options =
+      cause === undefined ? undefined : { cause: new Error(this.#options.redactor.message(cause)) };
+    return new McpConnectionError(
+      this.serverName,
+      this.#transportType,
+      `server "${this.serverName}" (${this.#transportType}${this.endpoint === 'isolated' ? ', isolated' : ''}): ${this.#options.redactor.redact(message)}`,
+      options,
+    );
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,337 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { McpConnectionError } from '../core/errors.js';
+import { atLeast, type DataSensitivity } from '../core/sensitivity.js';
+import { sandboxedCommand, sandboxSupport } from '../isolation/sandbox.js';
+import { canonicalJson } from './canonical-json.js';
+import { McpConnectionPool } from './connection-pool.js';
+import type { ClientHandlers } from './client-handlers.js';
+import type { McpServerConfig } from './config-types.js';
+import { DEFAULT_TIMEOUT_MS } from './config.js';
+import type { SecretRedactor } from './redact.js';
+import type { CommandWrapper } from './transport-factory.js';
+import {
+  type ConnectionListener,
+  type Endpoint,
+  McpServerConnection,
+  type McpToolDescription,
+  type ReconnectPolicy,
+} from './server-connection.js';
+
+/** How a server is isolated once the session reaches its threshold. */
+export type IsolationMode = 'endpoint' | 'sandbox';
+
+/** What a route tells its section. */
+export interface RouteListener {
+  connection(endpoint: Endpoint): ConnectionListener;
+  isolated(mode: IsolationMode): void;
+  isolationFailed(reason: string): void;
+}
+
+/** Options of {@link ServerRoute}. */
+export interface ServerRouteOptions {
+  readonly config: McpServerConfig;
+  readonly redactor: SecretRedactor;
+  readonly handlers: ClientHandlers;
+  readonly reconnect?: ReconnectPolicy;
+  readonly listener: RouteListener;
+  /** Share connections with other sections of the session. */
+  readonly pool?: McpConnectionPool;
+}
+
+/**
+ * Everything a section holds for one server: its normal connection, its
+ * isolated one (a second deployment, or the same stdio server restarted in
+ * a sandbox), and the one-way switch between them.
+ */
+export class ServerRoute {
+  readonly config: McpServerConfig;
+  readonly timeoutMs: number;
+  /** The level at which calls switch, or undefined without isolation. */
+  readonly isolateAt: DataSensitivity | undefined;
+  readonly mode: IsolationMode | undefined;
+  #normal: McpServerConnection;
+  #isolated: McpServerConnection | undefined;
+  #switched = false;
+  #switching: Promise<void> | undefined;
+  #failClosed: string | undefined;
+  #sandboxHome: string | undefined;
+  #inflight = 0;
+  readonly #releases = new Map<McpServerConnection, () => Promise<void>>();
+  #drained: (() => void) | undefined;
+  readonly #options: ServerRouteOptions;
+
+  constructor(options: ServerRouteOptions) {
+    const { config } = options;
+    this.#options = options;
+    this.config = config;
+    this.timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.isolateAt =
+      config.isolation === undefined ? undefined : (config.isolation.at ?? 'confidential');
+    this.mode =
+      config.isolation === undefined
+        ? undefined
+        : config.isolation.transport !== undefined
+          ? 'endpoint'
+          : 'sandbox';
+    this.#normal = this.#connection('normal', config.transport);
+    if (config.isolation?.transport !== undefined) {
+      this.#isolated = this.#connection('isolated', config.isolation.transport);
+    }
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  /** True once calls go to the isolated endpoint or sandbox. */
+  get switched(): boolean {
+    return this.#switched;
+  }
+
+  /** Why calls fail closed, when they do. */
+  get failClosedReason(): string | undefined {
+    return this.#failClosed;
+  }
+
+  /** `text` without this server's secrets. */
+  redact(text: string): string {
+    return this.#options.redactor.redact(text);
+  }
+
+  /** The connection calls use now. */
+  get active(): McpServerConnection {
+    return this.#switched && this.#isolated !== undefined ? this.#isolated : this.#normal;
+  }
+
+  /** The server's tools as listed by the active connection. */
+  get tools(): readonly McpToolDescription[] {
+    return this.active.tools;
+  }
+
+  /**
+   * Opens the normal connection and, for an isolated deployment, the
+   * isolated one too, so the switch needs no reconnection; checks that both
+   * offer the same tools.
+   *
+   * @throws McpConnectionError when the normal connection cannot be opened.
+   */
+  async connect(signal?: AbortSignal): Promise<void> {
+    const isolated = this.#isolated;
+    const [normal, second] = await Promise.allSettled([
+      this.#normal.connect(signal ? { signal } : {}),
+      isolated?.connect(signal ? { signal } : {}),
+    ]);
+    if (normal.status === 'rejected') {
+      if (isolated !== undefined) await this.#release(isolated);
+      throw normal.reason;
+    }
+    if (isolated === undefined) return;
+    if (second.status === 'rejected') {
+      this.#failClose(
+        `the isolated endpoint cannot be reached: ${this.#options.redactor.message(second.reason)}`,
+      );
+      return;
+    }
+    const difference = compareToolLists(this.#normal.tools, isolated.tools);
+    if (difference !== undefined)
+      this.#failClose(`the isolated endpoint does not offer the same tools: ${difference}`);
+  }
+
+  /** Starts the switch when `sensitivity` reached the threshold; never switches back. */
+  noteSensitivity(sensitivity: DataSensitivity): void {
+    if (this.isolateAt === undefined || this.#switched || !atLeast(sensitivity, this.isolateAt))
+      return;
+    this.#switched = true;
+    this.#switching = this.#switch();
+    // Callers observe failures through failClosedReason; nothing else awaits this.
+    this.#switching.catch(() => undefined);
+  }
+
+  /**
+   * The connection for the next call, after any switch in progress.
+   * @throws McpConnectionError when the server fails closed.
+   */
+  async connectionFor(sensitivity: DataSensitivity): Promise<McpServerConnection> {
+    this.noteSensitivity(sensitivity);
+    if (this.#switching !== undefined) await this.#switching;
+    if (this.#failClosed !== undefined) {
+      throw new McpConnectionError(
+        this.name,
+        this.active.transportType,
+        `calls to server "${this.name}" are refused (fail closed): ${this.#failClosed}`,
+      );
+    }
+    return this.active;
+  }
+
+  /**
+   * Makes sure the next call runs on a fresh MCP session: waits for a
+   * reconnection already under way, or starts one.
+   */
+  async renewSession(): Promise<void> {
+    const connection = this.active;
+    const wasReconnecting = connection.state === 'reconnecting';
+    if (wasReconnecting) await connection.connect().catch(() => undefined);
+    if (wasReconnecting && isConnected(connection)) return;
+    await connection.reconnect();
+  }
+
+  /** Runs `call` counted as in flight, so a sandbox restart waits for it. */
+  async track<T>(call: () => Promise<T>): Promise<T> {
+    this.#inflight += 1;
+    try {
+      return await call();
+    } finally {
+      this.#inflight -= 1;
+      if (this.#inflight === 0) this.#drained?.();
+    }
+  }
+
+  /** Closes every connection; idempotent. */
+  async close(): Promise<void> {
+    await Promise.all([
+      this.#release(this.#normal),
+      this.#isolated && this.#release(this.#isolated),
+    ]);
+    if (this.#sandboxHome !== undefined) {
+      await rm(this.#sandboxHome, { recursive: true, force: true }).catch(() => undefined);
+      this.#sandboxHome = undefined;
+    }
+  }
+
+  async #switch(): Promise<void> {
+    if (this.#failClosed !== undefined) {
+      this.#options.listener.isolationFailed(this.#failClosed);
+      return;
+    }
+    if (this.mode === 'endpoint') {
+      this.#options.listener.isolated('endpoint');
+      return;
+    }
+    // Sandbox: restart the stdio server with no network and a fresh HOME.
+    if (this.config.transport.type !== 'stdio') {
+      this.#failClose(
+        `a ${this.config.transport.type} server needs isolation.transport to be isolated`,
+      );
+      this.#options.listener.isolationFailed(this.#failClosed ?? '');
+      return;
+    }
+    const support = sandboxSupport();
+    if (!support.available) {
+      this.#failClose(
+        `this host cannot sandbox a stdio server: ${support.reason ?? 'unknown reason'}`,
+      );
+      this.#options.listener.isolationFailed(this.#failClosed ?? '');
+      return;
+    }
+    await this.#waitForInflight();
+    const home = await mkdtemp(join(tmpdir(), `mcp-sections-${this.name}-home-`));
+    this.#sandboxHome = home;
+    const sandboxed = this.#connection('isolated', this.config.transport, (line) =>
+      sandboxedCommand(line, home, support),
+    );
+    await this.#release(this.#normal);
+    try {
+      await sandboxed.connect();
+    } catch (error) {
+      await this.#release(sandboxed);
+      this.#failClose(
+        `the sandboxed server did not start: ${this.#options.redactor.message(error)}`,
+      );
+      this.#options.listener.isolationFailed(this.#failClosed ?? '');
+      return;
+    }
+    this.#isolated = sandboxed;
+    this.#options.listener.isolated('sandbox');
+  }
+
+  async #waitForInflight(): Promise<void> {
+    if (this.#inflight === 0) return;
+    // Calls in flight finish on the old process; a bound keeps a hung call from blocking forever.
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.timeoutMs);
+      this.#drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#drained = undefined;
+  }
+
+  #failClose(reason: string): void {
+    this.#failClosed ??= this.#options.redactor.redact(reason);
+  }
+
+  #connection(
+    endpoint: Endpoint,
+    transport: McpServerConfig['transport'],
+    wrapCommand?: CommandWrapper,
+  ): McpServerConnection {
+    const { config } = this;
+    const create = (): McpServerConnection =>
+      new McpServerConnection({
+        serverName: config.name,
+        endpoint,
+        transport,
+        timeoutMs: this.timeoutMs,
+        redactor: this.#options.redactor,
+        handlers: this.#options.handlers,
+        ...(config.env === undefined ? {} : { env: config.env }),
+        ...(wrapCommand === undefined ? {} : { wrapCommand }),
+        ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
+      });
+    const pool = this.#options.pool;
+    // A sandboxed restart belongs to this route alone; everything else may be shared.
+    const borrowed =
+      pool === undefined || wrapCommand !== undefined
+        ? { connection: create(), release: (): Promise<void> => Promise.resolve() }
+        : pool.acquire(
+            McpConnectionPool.keyOf(config.name, endpoint, transport, config.env),
+            create,
+          );
+    const { connection } = borrowed;
+    const removeListener = connection.addListener(this.#options.listener.connection(endpoint));
+    const owned = pool === undefined || wrapCommand !== undefined;
+    this.#releases.set(connection, async () => {
+      if (owned) await connection.close(); // its listener still hears the expected close
+      removeListener();
+      if (!owned) await borrowed.release();
+    });
+    return connection;
+  }
+
+  async #release(connection: McpServerConnection): Promise<void> {
+    const release = this.#releases.get(connection);
+    this.#releases.delete(connection);
+    if (release !== undefined) await release();
+  }
+}
+
+/** Describes how two tool lists differ in names or input schemas, or undefined. */
+function compareToolLists(
+  normal: readonly McpToolDescription[],
+  isolated: readonly McpToolDescription[],
+): string | undefined {
+  const index = new Map(isolated.map((tool) => [tool.name, canonicalJson(tool.inputSchema)]));
+  const missing: string[] = [];
+  const changed: string[] = [];
+  for (const tool of normal) {
+    const other = index.get(tool.name);
+    if (other === undefined) missing.push(tool.name);
+    else if (other !== canonicalJson(tool.inputSchema)) changed.push(tool.name);
+    index.delete(tool.name);
+  }
+  const extra = [...index.keys()];
+  const parts = [
+    missing.length > 0 ? `missing ${missing.join(', ')}` : '',
+    extra.length > 0 ? `extra ${extra.join(', ')}` : '',
+    changed.length > 0 ? `different input schema for ${changed.join(', ')}` : '',
+  ].filter((part) => part.length > 0);
+  return parts.length === 0 ? undefined : parts.join('; ');
+}
+
+function isConnected(connection: McpServerConnection): boolean {
+  return connection.state === 'connected';
+}

@@ -1,0 +1,110 @@
+import type { Readable } from 'node:stream';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpTransportConfig, StdioTransportConfig } from './config-types.js';
+
+/** A command line, possibly rewritten to run inside a sandbox. */
+export interface CommandLine {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** Rewrites a stdio server's command line, e.g. to run it without network. */
+export type CommandWrapper = (line: CommandLine) => CommandLine;
+
+/** Options of {@link createTransport}. */
+export interface TransportOptions {
+  /** Extra environment for stdio children, on top of the parent's. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly wrapCommand?: CommandWrapper;
+  /** Called with each chunk a stdio child writes to stderr. */
+  readonly onStderr?: (chunk: string) => void;
+  /** For `streamable-http`: use the legacy SSE client on the same URL instead. */
+  readonly useSseFallback?: boolean;
+}
+
+/** A transport ready for `client.connect`, plus what is needed to clean it up. */
+export interface TransportHandle {
+  readonly transport: Transport;
+  /** The transport type actually used (`sse` after a fallback). */
+  readonly type: string;
+  /** Called after the client closes, e.g. to close an in-memory server. */
+  readonly dispose: () => Promise<void>;
+  /** The child's pid, for stdio. */
+  readonly pid: () => number | null;
+}
+
+/** Builds the SDK client transport for one server endpoint. */
+export async function createTransport(
+  config: McpTransportConfig,
+  options: TransportOptions = {},
+): Promise<TransportHandle> {
+  switch (config.type) {
+    case 'stdio':
+      return stdioTransport(config, options);
+    case 'sse':
+      return httpHandle(
+        new SSEClientTransport(new URL(config.url), requestInit(config.headers)),
+        'sse',
+      );
+    case 'streamable-http':
+      if (options.useSseFallback === true) {
+        return httpHandle(
+          new SSEClientTransport(new URL(config.url), requestInit(config.headers)),
+          'sse',
+        );
+      }
+      return httpHandle(
+        new StreamableHTTPClientTransport(new URL(config.url), requestInit(config.headers)),
+        'streamable-http',
+      );
+    case 'in-memory': {
+      const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+      const server = config.server;
+      await server.connect(serverSide);
+      return {
+        transport: clientSide,
+        type: 'in-memory',
+        dispose: () => server.close(),
+        pid: () => null,
+      };
+    }
+  }
+}
+
+function stdioTransport(config: StdioTransportConfig, options: TransportOptions): TransportHandle {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  Object.assign(env, options.env);
+  let line: CommandLine = { command: config.command, args: config.args ?? [], env };
+  if (options.wrapCommand !== undefined) line = options.wrapCommand(line);
+  const transport = new StdioClientTransport({
+    command: line.command,
+    args: [...line.args],
+    env: { ...line.env },
+    stderr: 'pipe',
+    ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+  });
+  // With stderr 'pipe', the SDK hands out a PassThrough before spawning; reading it
+  // keeps a chatty server from blocking on a full pipe.
+  const stderr = transport.stderr as Readable | null;
+  if (stderr !== null) {
+    stderr.setEncoding('utf8');
+    stderr.on('data', (chunk: string) => options.onStderr?.(chunk));
+  }
+  return { transport, type: 'stdio', dispose: () => Promise.resolve(), pid: () => transport.pid };
+}
+
+function httpHandle(transport: Transport, type: string): TransportHandle {
+  return { transport, type, dispose: () => Promise.resolve(), pid: () => null };
+}
+
+function requestInit(headers: Readonly<Record<string, string>> | undefined): {
+  requestInit?: RequestInit;
+} {
+  return headers === undefined ? {} : { requestInit: { headers: { ...headers } } };
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import {
+  McpConfigError,
+  McpConnectionError,
+  McpError,
+  McpFatalToolError,
+  McpSchemaError,
+  McpTimeoutError,
+  McpToolError,
+  PromptError,
+  PromptRenderError,
+  PromptValidationError,
+} from '../src/index.js';
+
+describe('public API', () => {
+  // The public surface changes on purpose only: adding or removing an export
+  // means editing this list in the same change.
+  it('exports exactly these runtime names', async () => {
+    expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+      'DATA_SENSITIVITY_LEVELS',
+      'DEFAULT_MCP_SECTION_KEY',
+      'DEFAULT_MCP_SECTION_TITLE',
+      'DEFAULT_TIMEOUT_MS',
+      'FATAL_PREFIX',
+      'InProcessEventBus',
+      'MAX_TOOL_DESCRIPTION_LENGTH',
+      'MarkdownSection',
+      'McpConfigError',
+      'McpConnectionError',
+      'McpConnectionPool',
+      'McpError',
+      'McpFatalToolError',
+      'McpIntegrationSection',
+      'McpIsolationFailed',
+      'McpSchemaError',
+      'McpSectionIsolated',
+      'McpServerConnected',
+      'McpServerDisconnected',
+      'McpServerUnavailable',
+      'McpTimeoutError',
+      'McpToolError',
+      'McpToolProgress',
+      'McpToolTimedOut',
+      'McpToolsChanged',
+      'PRIVATE_DATA_META_KEY',
+      'PrivateData',
+      'Prompt',
+      'PromptError',
+      'PromptRenderError',
+      'PromptRendered',
+      'PromptTemplate',
+      'PromptValidationError',
+      'RenderedPrompt',
+      'ResourceRegistry',
+      'SECTION_KEY_PATTERN',
+      'SERVER_NAME_PATTERN',
+      'Section',
+      'SensitivityEscalated',
+      'Session',
+      'SessionSnapshot',
+      'Slice',
+      'TOOL_NAME_PATTERN',
+      'Tool',
+      'ToolInvoked',
+      'ToolNameError',
+      'ToolResult',
+      'classifyError',
+      'defineEvent',
+      'invokeTool',
+      'isDataSensitivity',
+      'maxSensitivity',
+      'normalizeToolName',
+      'parseActionInput',
+      'sensitivityRank',
+      'splitToolName',
+      'validateServerConfigs',
+      'wasNeverDelivered',
+    ]);
+  });
+
+  describe('error classes', () => {
+    it.each([
+      [new McpConfigError('servers[0].name', 'bad name'), 'McpConfigError', 'mcp-config'],
+      [
+        new McpConnectionError('github', 'stdio', 'refused'),
+        'McpConnectionError',
+        'mcp-connection',
+      ],
+      [new McpToolError('github', 'search', 'failed'), 'McpToolError', 'mcp-tool'],
+      [new McpTimeoutError('github', 30_000, 'slow'), 'McpTimeoutError', 'mcp-timeout'],
+      [new McpSchemaError('github', 'search', 'bad $ref'), 'McpSchemaError', 'mcp-schema'],
+      [new McpFatalToolError('search', 'disk gone'), 'McpFatalToolError', 'mcp-fatal-tool'],
+    ])('%s is an McpError with its name and code', (error, name, code) => {
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toBeInstanceOf(Error);
+      expect(error.name).toBe(name);
+      expect(error.code).toBe(code);
+    });
+
+    it.each([
+      [new PromptValidationError('bad key'), 'PromptValidationError', 'prompt-validation'],
+      [new PromptRenderError('no value'), 'PromptRenderError', 'prompt-render'],
+    ])('%s is a PromptError with its name and code', (error, name, code) => {
+      expect(error).toBeInstanceOf(PromptError);
+      expect(error).not.toBeInstanceOf(McpError);
+      expect(error.name).toBe(name);
+      expect(error.code).toBe(code);
+    });
+
+    it('keep the native cause', () => {
+      const cause = new Error('ECONNREFUSED');
+      expect(new McpConnectionError('github', 'sse', 'refused', { cause }).cause).toBe(cause);
+    });
+
+    it('McpSchemaError says which tool of which server and why', () => {
+      expect(new McpSchemaError('github', 'search', 'remote $ref').message).toBe(
+        'tool "search" of server "github": remote $ref',
+      );
+    });
+  });
+});

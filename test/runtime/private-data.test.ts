@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { SensitivityEscalated, Session } from '../../src/index.js';
+
+function watched(): { session: Session; rises: SensitivityEscalated[] } {
+  const session = new Session({ sessionId: 'pd' });
+  const rises: SensitivityEscalated[] = [];
+  session.bus.subscribe(SensitivityEscalated, (event) => rises.push(event));
+  return { session, rises };
+}
+
+describe('session.privateData', () => {
+  it('starts public with no datasets', () => {
+    const { privateData } = new Session();
+    expect(privateData.hasPrivateData).toBe(false);
+    expect(privateData.sensitivity).toBe('public');
+    expect([...privateData.datasets]).toEqual([]);
+  });
+
+  it('adds a dataset as confidential by default', () => {
+    const { session } = watched();
+    session.privateData.add('crm');
+    expect(session.privateData.hasPrivateData).toBe(true);
+    expect(session.privateData.sensitivity).toBe('confidential');
+    expect([...session.privateData.datasets]).toEqual([['crm', 'confidential']]);
+  });
+
+  it('is the maximum level ever added; a lower one does not lower it', () => {
+    const { session } = watched();
+    session.privateData.add('payroll', 'secret');
+    session.privateData.add('wiki', 'internal');
+    expect(session.privateData.sensitivity).toBe('secret');
+    expect([...session.privateData.datasets]).toEqual([
+      ['payroll', 'secret'],
+      ['wiki', 'internal'],
+    ]);
+  });
+
+  it('raises the level when a dataset is added again at a higher level, never lowers a dataset', () => {
+    const { session } = watched();
+    session.privateData.add('crm', 'internal');
+    session.privateData.add('crm', 'secret');
+    session.privateData.add('crm', 'public');
+    expect(session.privateData.sensitivity).toBe('secret');
+    expect(session.privateData.datasets.get('crm')).toBe('secret');
+  });
+
+  it('is kept by restore()', () => {
+    const { session } = watched();
+    session.privateData.add('crm', 'internal');
+    const snapshot = session.snapshot();
+    session.privateData.add('payroll', 'secret');
+    session.restore(snapshot);
+    expect(session.privateData.sensitivity).toBe('secret');
+    expect(session.privateData.datasets.get('payroll')).toBe('secret');
+  });
+
+  it('publishes SensitivityEscalated exactly once per rise', () => {
+    const { session, rises } = watched();
+    session.privateData.add('wiki', 'internal');
+    session.privateData.add('notes', 'internal');
+    session.privateData.add('crm');
+    session.privateData.add('crm', 'internal');
+    session.privateData.add('payroll', 'secret');
+    session.privateData.add('payroll', 'secret');
+
+    expect(
+      rises.map(({ previous, sensitivity, dataset, sessionId }) => ({
+        previous,
+        sensitivity,
+        dataset,
+        sessionId,
+      })),
+    ).toEqual([
+      { previous: 'public', sensitivity: 'internal', dataset: 'wiki', sessionId: 'pd' },
+      { previous: 'internal', sensitivity: 'confidential', dataset: 'crm', sessionId: 'pd' },
+      { previous: 'confidential', sensitivity: 'secret', dataset: 'payroll', sessionId: 'pd' },
+    ]);
+    expect(rises[0]!.createdAt).toBeInstanceOf(Date);
+  });
+
+  it('publishes nothing for a public dataset, which is still recorded', () => {
+    const { session, rises } = watched();
+    session.privateData.add('docs', 'public');
+    expect(rises).toEqual([]);
+    expect(session.privateData.hasPrivateData).toBe(true);
+    expect(session.privateData.sensitivity).toBe('public');
+  });
+
+  it('cannot be lowered through the datasets it hands out', () => {
+    const { session } = watched();
+    session.privateData.add('payroll', 'secret');
+    const datasets = session.privateData.datasets as Map<string, string>;
+    datasets.clear();
+    expect(session.privateData.hasPrivateData).toBe(true);
+    expect(session.privateData.datasets.get('payroll')).toBe('secret');
+  });
+
+  it('rejects an empty dataset name or an unknown level, quoting the value', () => {
+    const { privateData } = new Session();
+    expect(() => privateData.add('')).toThrow('dataset name "" must be a non-empty string');
+    expect(() => privateData.add('x', 'top-secret' as never)).toThrow(
+      'sensitivity "top-secret" must be one of public, internal, confidential, secret',
+    );
+    expect(privateData.hasPrivateData).toBe(false);
+  });
+
+  it('merges state from elsewhere as a maximum', () => {
+    const { session, rises } = watched();
+    session.privateData.add('payroll', 'secret');
+    session.privateData.merge({
+      hasPrivateData: true,
+      sensitivity: 'internal',
+      datasets: { payroll: 'public', wiki: 'internal' },
+    });
+    expect(session.privateData.sensitivity).toBe('secret');
+    expect(Object.fromEntries(session.privateData.datasets)).toEqual({
+      payroll: 'secret',
+      wiki: 'internal',
+    });
+    expect(rises).toHaveLength(1);
+  });
+
+  it('serializes to a frozen plain object', () => {
+    const { session } = watched();
+    session.privateData.add('crm');
+    const state = session.privateData.toJSON();
+    expect(JSON.parse(JSON.stringify(session.privateData))).toEqual({
+      hasPrivateData: true,
+      sensitivity: 'confidential',
+      datasets: { crm: 'confidential' },
+    });
+    expect(Object.isFrozen(state)).toBe(true);
+    expect(Object.isFrozen(state.datasets)).toBe(true);
+  });
+});

@@ -1,0 +1,468 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  McpFatalToolError,
+  ResourceRegistry,
+  Session,
+  Tool,
+  ToolInvoked,
+  ToolResult,
+  invokeTool,
+  type Slice,
+  type ToolContext,
+  type ToolHandler,
+} from '../../src/index.js';
+
+interface Ledger {
+  readonly entries: readonly string[];
+}
+
+interface Fixture {
+  readonly session: Session;
+  readonly ledger: Slice<Ledger>;
+  readonly events: ToolInvoked[];
+}
+
+function fixture(): Fixture {
+  const session = new Session({ sessionId: 'session-1' });
+  const ledger = session.slice<Ledger>('ledger', { initial: { entries: ['opening'] } });
+  const events: ToolInvoked[] = [];
+  session.bus.subscribe(ToolInvoked, (event) => events.push(event));
+  return { session, ledger, events };
+}
+
+const Entry = z.object({ text: z.string().min(1), count: z.number().int().default(1) });
+
+/** A tool that appends to the ledger, then returns whatever `finish` returns. */
+function writer(
+  finish: (context: ToolContext) => ToolResult | Promise<ToolResult>,
+): Tool<typeof Entry> {
+  const handler: ToolHandler<z.output<typeof Entry>, unknown> = (params, context) => {
+    context.session.slice<Ledger>('ledger').update((draft) => {
+      for (let i = 0; i < params.count; i += 1) draft.entries.push(params.text);
+    });
+    return finish(context);
+  };
+  return Tool.create({
+    name: 'write',
+    description: 'Writes to the ledger',
+    params: Entry,
+    handler,
+  });
+}
+
+describe('invokeTool', () => {
+  describe('argument validation', () => {
+    it('returns an error result naming the bad field, without calling the handler', async () => {
+      const { session, ledger, events } = fixture();
+      let called = false;
+      const tool = writer(() => {
+        called = true;
+        return ToolResult.ok(null);
+      });
+
+      const result = await invokeTool(tool, { text: 'hi', count: 'many' }, { session });
+
+      expect(result.success).toBe(false);
+      expect(result.message).toMatch(/^invalid arguments for tool "write": count: /);
+      expect(result.message).not.toContain('text');
+      expect(called).toBe(false);
+      expect(ledger.get().entries).toEqual(['opening']);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({
+        toolName: 'write',
+        params: { text: 'hi', count: 'many' },
+        result,
+      });
+    });
+
+    it('names every failing field', async () => {
+      const { session } = fixture();
+      const result = await invokeTool(
+        writer(() => ToolResult.ok(null)),
+        { text: '', count: 1.5 },
+        {
+          session,
+        },
+      );
+      expect(result.message).toContain('text: ');
+      expect(result.message).toContain('count: ');
+    });
+
+    it('reports arguments that are not an object at all', async () => {
+      const { session } = fixture();
+      const result = await invokeTool(
+        writer(() => ToolResult.ok(null)),
+        'text=hi',
+        { session },
+      );
+      expect(result.message).toMatch(/^invalid arguments for tool "write": \(arguments\): /);
+    });
+
+    it('accepts schemas with async refinements', async () => {
+      const { session } = fixture();
+      const tool = Tool.create({
+        name: 'check',
+        description: 'Checks a name',
+        params: z.object({
+          name: z.string().refine((name) => Promise.resolve(name !== 'taken'), 'is taken'),
+        }),
+        handler: ({ name }) => ToolResult.ok(name),
+      });
+      expect(await invokeTool(tool, { name: 'free' }, { session })).toMatchObject({
+        success: true,
+        value: 'free',
+      });
+      expect(await invokeTool(tool, { name: 'taken' }, { session })).toMatchObject({
+        success: false,
+        message: 'invalid arguments for tool "check": name: is taken',
+      });
+    });
+
+    it('turns a throwing transform into an error result', async () => {
+      const { session, events } = fixture();
+      const tool = Tool.create({
+        name: 'parse',
+        description: 'Parses',
+        params: z.object({ raw: z.string().transform((raw) => JSON.parse(raw) as unknown) }),
+        handler: () => ToolResult.ok(null),
+      });
+      const result = await invokeTool(tool, { raw: '{' }, { session });
+      expect(result.success).toBe(false);
+      expect(result.message).toMatch(/^invalid arguments for tool "parse": /);
+      expect(events).toHaveLength(1);
+    });
+  });
+
+  describe('rollback', () => {
+    it('keeps the state changes of a successful call', async () => {
+      const { session, ledger } = fixture();
+      const result = await invokeTool(
+        writer(() => ToolResult.ok('written')),
+        { text: 'a', count: 2 },
+        {
+          session,
+        },
+      );
+      expect(result).toMatchObject({ success: true, value: 'written', message: 'OK' });
+      expect(ledger.get().entries).toEqual(['opening', 'a', 'a']);
+    });
+
+    it('restores the snapshot when the handler returns success: false', async () => {
+      const { session, ledger } = fixture();
+      const before = ledger.get();
+      const result = await invokeTool(
+        writer(() => ToolResult.error('quota exceeded')),
+        {
+          text: 'a',
+        },
+        { session },
+      );
+      expect(result).toMatchObject({ success: false, message: 'quota exceeded' });
+      expect(ledger.get()).toBe(before);
+    });
+
+    it('turns a thrown error into an error result and restores the snapshot', async () => {
+      const { session, ledger, events } = fixture();
+      const before = ledger.get();
+      const result = await invokeTool(
+        writer(() => {
+          throw new Error('database is locked');
+        }),
+        { text: 'a' },
+        { session },
+      );
+      expect(result).toMatchObject({ success: false, message: 'database is locked', value: null });
+      expect(ledger.get()).toBe(before);
+      expect(events.map((e) => e.result)).toEqual([result]);
+    });
+
+    it('handles a rejected promise like a throw', async () => {
+      const { session, ledger } = fixture();
+      const before = ledger.get();
+      const result = await invokeTool(
+        writer(() => Promise.reject(new Error('timed out upstream'))),
+        { text: 'a' },
+        { session },
+      );
+      expect(result).toMatchObject({ success: false, message: 'timed out upstream' });
+      expect(ledger.get()).toBe(before);
+    });
+
+    it('gives an error result and restores state when the handler returns a non-ToolResult', async () => {
+      const { session, ledger } = fixture();
+      const before = ledger.get();
+      const lookalike = { message: 'OK', value: 1, success: true };
+      const result = await invokeTool(
+        writer(() => lookalike as unknown as ToolResult),
+        { text: 'a' },
+        { session },
+      );
+      expect(result).toMatchObject({
+        success: false,
+        message: 'tool "write" returned object, not a ToolResult',
+      });
+      expect(ledger.get()).toBe(before);
+
+      const nothing = await invokeTool(
+        writer(() => undefined as unknown as ToolResult),
+        { text: 'a' },
+        { session },
+      );
+      expect(nothing.message).toBe('tool "write" returned undefined, not a ToolResult');
+    });
+
+    it('does not restore private data with the slices', async () => {
+      const { session } = fixture();
+      const tool = writer((context) => {
+        context.session.privateData.add('payroll', 'secret');
+        return ToolResult.error('failed after reading');
+      });
+      await invokeTool(tool, { text: 'a' }, { session });
+      expect(session.privateData.sensitivity).toBe('secret');
+    });
+  });
+
+  describe('the fatal tier', () => {
+    it('rolls back, publishes ToolInvoked, then throws McpFatalToolError without the prefix', async () => {
+      const { session, ledger, events } = fixture();
+      const before = ledger.get();
+      const seenAtPublish: Ledger[] = [];
+      session.bus.subscribe(ToolInvoked, () => seenAtPublish.push(ledger.get()));
+
+      const call = invokeTool(
+        writer(() => ToolResult.error('[FATAL] disk gone')),
+        { text: 'a' },
+        {
+          session,
+        },
+      );
+
+      const error = await call.then(
+        () => undefined,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).toBeInstanceOf(McpFatalToolError);
+      expect(error).toMatchObject({ message: 'disk gone', toolName: 'write' });
+      expect(ledger.get()).toBe(before);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.result).toMatchObject({ success: false, message: '[FATAL] disk gone' });
+      expect(seenAtPublish).toEqual([before]);
+    });
+
+    it('treats a thrown error whose message starts with [FATAL] the same way', async () => {
+      const { session, ledger, events } = fixture();
+      const before = ledger.get();
+      await expect(
+        invokeTool(
+          writer(() => {
+            throw new Error('[FATAL] volume unmounted');
+          }),
+          { text: 'a' },
+          { session },
+        ),
+      ).rejects.toThrow(new McpFatalToolError('write', 'volume unmounted'));
+      expect(ledger.get()).toBe(before);
+      expect(events).toHaveLength(1);
+    });
+
+    it('rethrows an McpFatalToolError thrown by the handler as is', async () => {
+      const { session, events } = fixture();
+      const fatal = new McpFatalToolError('write', 'out of memory');
+      await expect(
+        invokeTool(
+          writer(() => {
+            throw fatal;
+          }),
+          { text: 'a' },
+          { session },
+        ),
+      ).rejects.toBe(fatal);
+      expect(events[0]!.result).toMatchObject({ success: false, message: 'out of memory' });
+    });
+
+    it('leaves other errors retryable: FATAL elsewhere in the text is not fatal', async () => {
+      const { session } = fixture();
+      const result = await invokeTool(
+        writer(() => ToolResult.error('not [FATAL] really')),
+        {
+          text: 'a',
+        },
+        { session },
+      );
+      expect(result).toMatchObject({ success: false, message: 'not [FATAL] really' });
+    });
+  });
+
+  describe('cancellation', () => {
+    it('passes the caller’s aborted signal to the handler', async () => {
+      const { session } = fixture();
+      const controller = new AbortController();
+      controller.abort(new Error('user pressed stop'));
+      let seen: AbortSignal | undefined;
+      await invokeTool(
+        writer((context) => {
+          seen = context.signal;
+          return ToolResult.ok(null);
+        }),
+        { text: 'a' },
+        { session, signal: controller.signal },
+      );
+      expect(seen).toBe(controller.signal);
+      expect(seen!.aborted).toBe(true);
+    });
+
+    it('reports a call cancelled while running as cancelled, and rolls back', async () => {
+      const { session, ledger } = fixture();
+      const before = ledger.get();
+      const controller = new AbortController();
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => (started = resolve));
+      const tool = writer(
+        ({ signal }) =>
+          new Promise<ToolResult>((_resolve, reject) => {
+            signal.addEventListener('abort', () => reject(signal.reason as Error));
+            started();
+          }),
+      );
+
+      const call = invokeTool(tool, { text: 'a' }, { session, signal: controller.signal });
+      await running;
+      expect(ledger.get().entries).toEqual(['opening', 'a']);
+      controller.abort(new Error('user pressed stop'));
+
+      expect(await call).toMatchObject({ success: false, message: 'cancelled: user pressed stop' });
+      expect(ledger.get()).toBe(before);
+    });
+
+    it('gives the handler a signal that is not aborted when the caller passes none', async () => {
+      const { session } = fixture();
+      let seen: AbortSignal | undefined;
+      await invokeTool(
+        writer((context) => {
+          seen = context.signal;
+          return ToolResult.ok(null);
+        }),
+        { text: 'a' },
+        { session },
+      );
+      expect(seen).toBeInstanceOf(AbortSignal);
+      expect(seen!.aborted).toBe(false);
+    });
+  });
+
+  describe('context and event', () => {
+    class Clock {
+      now(): number {
+        return 42;
+      }
+    }
+
+    it('gives the handler the session, resources and the callId of the event', async () => {
+      const { session, events } = fixture();
+      session.resources.set(Clock, new Clock());
+      const contexts: ToolContext[] = [];
+      await invokeTool(
+        writer((context) => {
+          contexts.push(context);
+          return ToolResult.ok(context.resources.require(Clock).now());
+        }),
+        { text: 'a' },
+        { session },
+      );
+
+      const [context] = contexts;
+      expect(context!.session).toBe(session);
+      expect(context!.resources).toBe(session.resources);
+      expect(context!.callId).toBe(events[0]!.callId);
+      expect(context).not.toHaveProperty('prompt');
+      expect(events[0]!.result.value).toBe(42);
+    });
+
+    it('uses the resources and prompt given in the options', async () => {
+      const { session } = fixture();
+      const resources = new ResourceRegistry();
+      const contexts: ToolContext[] = [];
+      await invokeTool(
+        writer((context) => {
+          contexts.push(context);
+          return ToolResult.ok(null);
+        }),
+        { text: 'a' },
+        { session, resources, prompt: { ns: 'agent', key: 'main' } },
+      );
+      expect(contexts[0]!.resources).toBe(resources);
+      expect(contexts[0]!.prompt).toEqual({ ns: 'agent', key: 'main' });
+    });
+
+    it('gives each call its own callId', async () => {
+      const { session, events } = fixture();
+      const tool = writer(() => ToolResult.ok(null));
+      await invokeTool(tool, { text: 'a' }, { session });
+      await invokeTool(tool, { text: 'b' }, { session });
+      expect(events).toHaveLength(2);
+      expect(events[0]!.callId).not.toBe(events[1]!.callId);
+    });
+
+    it('publishes the parsed params, the result and where the tool came from', async () => {
+      const { session, events } = fixture();
+      const result = await invokeTool(
+        writer(() => ToolResult.ok('done')),
+        { text: 'a' },
+        {
+          session,
+        },
+      );
+      const [event] = events;
+      expect(event).toBeInstanceOf(ToolInvoked);
+      expect(event).toMatchObject({
+        toolName: 'write',
+        params: { text: 'a', count: 1 },
+        source: 'native',
+        sessionId: 'session-1',
+      });
+      expect(event!.result).toBe(result);
+      expect(event).not.toHaveProperty('mcpServer');
+      expect(event!.createdAt).toBeInstanceOf(Date);
+      expect(event!.durationMs).toBeGreaterThanOrEqual(0);
+      expect(Object.isFrozen(event)).toBe(true);
+    });
+
+    it('names the server and the original name for MCP tools', async () => {
+      const { session, events } = fixture();
+      const bridged = Tool.create({
+        name: 'files_read_file',
+        description: 'Reads a file',
+        params: z.object({ path: z.string() }),
+        origin: { kind: 'mcp', server: 'files', originalName: 'read_file' },
+        handler: () => ToolResult.ok(''),
+      });
+      await invokeTool(bridged, { path: 'a.txt' }, { session });
+      expect(events[0]).toMatchObject({
+        toolName: 'files_read_file',
+        source: 'mcp',
+        mcpServer: 'files',
+        originalName: 'read_file',
+      });
+    });
+
+    it('runs ToolInvoked reducers, so slices can record calls', async () => {
+      const { session } = fixture();
+      const calls = session.slice('calls', { initial: { names: [] as string[] } });
+      calls.on(ToolInvoked, (draft, event) => {
+        draft.names.push(`${event.toolName}:${event.result.success}`);
+      });
+      await invokeTool(
+        writer(() => ToolResult.ok(null)),
+        { text: 'a' },
+        { session },
+      );
+      await invokeTool(
+        writer(() => ToolResult.error('no')),
+        { text: 'a' },
+        { session },
+      );
+      expect(calls.get().names).toEqual(['write:true', 'write:false']);
+    });
+  });
+});

@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { PromptValidationError, Tool, ToolResult, type ToolOptions } from '../../src/index.js';
+
+const base: ToolOptions<z.ZodObject, null> = {
+  name: 'echo',
+  description: 'Echoes its input',
+  params: z.object({}),
+  handler: () => ToolResult.ok(null),
+};
+
+/** Runs `Tool.create`, expecting a PromptValidationError, and returns its message. */
+function rejection(overrides: Partial<ToolOptions<z.ZodObject, null>>): string {
+  try {
+    Tool.create({ ...base, ...overrides });
+  } catch (error) {
+    expect(error).toBeInstanceOf(PromptValidationError);
+    return (error as PromptValidationError).message;
+  }
+  throw new Error('expected a PromptValidationError, nothing was thrown');
+}
+
+describe('Tool.create', () => {
+  describe('name', () => {
+    it.each(['a', 'read_file', 'get-page', '0x', 'x'.repeat(64)])('accepts %s', (name) => {
+      expect(Tool.create({ ...base, name }).name).toBe(name);
+    });
+
+    it('rejects a name of 65 characters, quoting it', () => {
+      const name = 'x'.repeat(65);
+      expect(rejection({ name })).toBe(`tool name "${name}" must match ^[a-z0-9_-]{1,64}$`);
+    });
+
+    it('rejects a name with capitals, quoting it', () => {
+      expect(rejection({ name: 'readFile' })).toBe(
+        'tool name "readFile" must match ^[a-z0-9_-]{1,64}$',
+      );
+    });
+
+    it.each(['', 'read.file', 'read file', 'café'])('rejects %j', (name) => {
+      expect(rejection({ name })).toContain(JSON.stringify(name));
+    });
+  });
+
+  describe('description', () => {
+    it('is stored trimmed', () => {
+      expect(Tool.create({ ...base, description: '\n  Echoes.  \n' }).description).toBe('Echoes.');
+    });
+
+    it('accepts exactly 200 characters after trimming', () => {
+      const description = 'd'.repeat(200);
+      expect(Tool.create({ ...base, description: `  ${description}  ` }).description).toBe(
+        description,
+      );
+    });
+
+    it('rejects an empty description, quoting it', () => {
+      expect(rejection({ description: '' })).toBe(
+        'description of tool "echo" must be 1-200 characters after trimming, got 0: ""',
+      );
+    });
+
+    it('rejects a description that is blank after trimming', () => {
+      expect(rejection({ description: ' \n\t ' })).toContain('got 0: ""');
+    });
+
+    it('rejects a description of 201 characters, quoting it', () => {
+      const description = 'd'.repeat(201);
+      expect(rejection({ description })).toBe(
+        `description of tool "echo" must be 1-200 characters after trimming, got 201: "${description}"`,
+      );
+    });
+  });
+
+  it('rejects params that are not a zod schema', () => {
+    expect(rejection({ params: { type: 'object' } as never })).toBe(
+      'params of tool "echo" must be a zod schema',
+    );
+  });
+
+  it('is frozen and native by default', () => {
+    const echo = Tool.create(base);
+    expect(Object.isFrozen(echo)).toBe(true);
+    expect(echo.origin).toEqual({ kind: 'native' });
+    expect(echo.annotations).toEqual({});
+  });
+
+  it('derives the input schema from params unless one is given', () => {
+    const derived = Tool.create({ ...base, params: z.object({ text: z.string() }) });
+    expect(derived.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string' } },
+      required: ['text'],
+    });
+    const given = { type: 'object', properties: { q: { type: 'string' } } } as const;
+    expect(Tool.create({ ...base, inputSchema: given }).inputSchema).toBe(given);
+  });
+});
+
+describe('ToolResult', () => {
+  it('ok() defaults its message to OK', () => {
+    expect(ToolResult.ok(3)).toMatchObject({ message: 'OK', value: 3, success: true });
+    expect(ToolResult.ok('x', 'done')).toMatchObject({
+      message: 'done',
+      value: 'x',
+      success: true,
+    });
+  });
+
+  it('error() defaults its value to null', () => {
+    expect(ToolResult.error('nope')).toMatchObject({
+      message: 'nope',
+      value: null,
+      success: false,
+    });
+    expect(ToolResult.error('nope', { code: 7 })).toMatchObject({ value: { code: 7 } });
+  });
+
+  it('is frozen, and is() tells results from look-alikes', () => {
+    const result = ToolResult.ok(1);
+    expect(Object.isFrozen(result)).toBe(true);
+    expect(ToolResult.is(result)).toBe(true);
+    expect(ToolResult.is({ message: 'OK', value: 1, success: true })).toBe(false);
+  });
+});
