@@ -316,7 +316,9 @@ export class McpIntegrationSection extends Section<undefined> {
   }
 
   #markUnavailable(route: ServerRoute, error: unknown): void {
-    const reason = route.redact(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    // The block already names the server: drop the error's own `server "x" (transport): ` lead.
+    const reason = route.redact(message.replace(/^server "[^"]*" \([^)]*\): /, ''));
     this.#unavailable.set(route.name, reason);
     this.session.dispatch(
       new McpServerUnavailable({

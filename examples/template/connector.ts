@@ -1,0 +1,193 @@
+/**
+ * Data access of the template server: files in the caller's workspace,
+ * sample records, sample sensitive datasets and plain HTTP fetches.
+ *
+ * A connector knows nothing of MCP: no SDK import, no permissions, no
+ * result sizing. The tools in `tools.ts` wrap these functions and add those.
+ * Paths are agent paths (`/workspace/...`) and go through
+ * `workspaceToHostPath`, which also keeps every session in its own directory.
+ */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { DataSensitivity } from '../../src/core/sensitivity.js';
+import { ToolRetryError } from '../../src/server/errors.js';
+import { workspaceToHostPath } from '../../src/server/workspace.js';
+
+/** Largest file `readWorkspaceFile` reads. */
+export const MAX_READ_BYTES = 10 * 1024 * 1024;
+/** Largest response body `fetchText` keeps. */
+export const MAX_FETCH_BYTES = 1024 * 1024;
+/** How long `fetchText` waits. */
+export const FETCH_TIMEOUT_MS = 10_000;
+
+/**
+ * Reads a UTF-8 file of the caller's workspace.
+ *
+ * @throws {ToolRetryError} when the file is missing, a directory or too large.
+ * @throws {WorkspacePathError} for a path outside the workspace.
+ */
+export async function readWorkspaceFile(workspacePath: string): Promise<string> {
+  const host = await workspaceToHostPath(workspacePath);
+  const info = await stat(host).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') {
+      throw new ToolRetryError(
+        `no file at ${workspacePath}; check the path or write the file first`,
+      );
+    }
+    throw error;
+  });
+  if (info.isDirectory()) throw new ToolRetryError(`${workspacePath} is a directory, not a file`);
+  if (info.size > MAX_READ_BYTES) {
+    throw new ToolRetryError(
+      `${workspacePath} is ${info.size} bytes; files up to ${MAX_READ_BYTES} bytes can be read`,
+    );
+  }
+  return readFile(host, 'utf8');
+}
+
+/**
+ * Writes a UTF-8 file in the caller's workspace, creating its directories.
+ *
+ * @returns The number of characters written.
+ * @throws {ToolRetryError} when the path names a directory.
+ * @throws {WorkspacePathError} for a path outside the workspace.
+ */
+export async function writeWorkspaceFile(workspacePath: string, content: string): Promise<number> {
+  const host = await workspaceToHostPath(workspacePath);
+  await mkdir(path.dirname(host), { recursive: true });
+  try {
+    await writeFile(host, content, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
+      throw new ToolRetryError(`${workspacePath} is a directory; give a file path`);
+    }
+    throw error;
+  }
+  return content.length;
+}
+
+/** One record of the public sample catalogue. */
+export interface CatalogueRecord {
+  readonly id: number;
+  readonly name: string;
+  readonly category: string;
+  readonly city: string;
+}
+
+const CATEGORIES = ['hardware', 'software', 'service', 'training'] as const;
+const CITIES = ['Lisbon', 'Oslo', 'Nairobi', 'Lima', 'Osaka', 'Tunis'] as const;
+
+/** 500 made-up, public records: enough for a result that needs `contextResult`. */
+const CATALOGUE: readonly CatalogueRecord[] = Object.freeze(
+  Array.from({ length: 500 }, (_, i) =>
+    Object.freeze({
+      id: i + 1,
+      name: `item-${String(i + 1).padStart(3, '0')}`,
+      category: CATEGORIES[i % CATEGORIES.length] ?? 'hardware',
+      city: CITIES[i % CITIES.length] ?? 'Lisbon',
+    }),
+  ),
+);
+
+/** Records whose name, category or city contains `query` (case-insensitive). */
+export function searchCatalogue(query: string): readonly CatalogueRecord[] {
+  const needle = query.trim().toLowerCase();
+  return CATALOGUE.filter((record) =>
+    [record.name, record.category, record.city].some((field) =>
+      field.toLowerCase().includes(needle),
+    ),
+  );
+}
+
+/** A sensitive sample dataset and its level. */
+export interface SensitiveDataset {
+  readonly name: string;
+  readonly sensitivity: DataSensitivity;
+  readonly rows: readonly Readonly<Record<string, string | number>>[];
+}
+
+const DATASETS: Readonly<Record<string, SensitiveDataset>> = Object.freeze({
+  patient_records: {
+    name: 'patient_records',
+    sensitivity: 'confidential',
+    rows: [
+      { patient: 'P-001', age: 54, diagnosis: 'hypertension' },
+      { patient: 'P-002', age: 31, diagnosis: 'asthma' },
+      { patient: 'P-003', age: 67, diagnosis: 'type 2 diabetes' },
+    ],
+  },
+  salary_bands: {
+    name: 'salary_bands',
+    sensitivity: 'secret',
+    rows: [
+      { band: 'L1', min: 42000, max: 55000 },
+      { band: 'L2', min: 55000, max: 71000 },
+    ],
+  },
+});
+
+/**
+ * Loads a sample sensitive dataset (all data is made up).
+ *
+ * @throws {ToolRetryError} for an unknown name, listing the known ones.
+ */
+export function loadDataset(name: string): SensitiveDataset {
+  const dataset = Object.hasOwn(DATASETS, name) ? DATASETS[name] : undefined;
+  if (dataset === undefined) {
+    throw new ToolRetryError(
+      `no dataset named ${JSON.stringify(name)}; known: ${Object.keys(DATASETS).join(', ')}`,
+    );
+  }
+  return dataset;
+}
+
+/**
+ * GETs `url` and returns its body as text (at most `MAX_FETCH_BYTES`).
+ *
+ * @throws {ToolRetryError} for a non-http(s) URL or an HTTP error status.
+ * @throws the network error when the host cannot be reached — in the
+ *   isolated deployment, that is every host.
+ */
+export async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ToolRetryError(
+      `${JSON.stringify(url)} is not an absolute URL such as https://example.com/`,
+    );
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ToolRetryError(`only http: and https: URLs can be fetched, got ${parsed.protocol}`);
+  }
+  const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const response = await fetch(parsed, {
+    signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
+    redirect: 'follow',
+  });
+  if (!response.ok) {
+    await response.body?.cancel();
+    throw new ToolRetryError(`${parsed.origin} answered HTTP ${response.status}`);
+  }
+  return readCapped(response, MAX_FETCH_BYTES);
+}
+
+/** Reads at most `maxBytes` of a body, then stops the download. */
+async function readCapped(response: Response, maxBytes: number): Promise<string> {
+  if (response.body === null) return '';
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+    if (size >= maxBytes) {
+      await reader.cancel();
+      break;
+    }
+  }
+  const decoder = new TextDecoder();
+  return decoder.decode(Buffer.concat(chunks).subarray(0, maxBytes));
+}
