@@ -1,0 +1,86 @@
+/**
+ * `${VAR}` expansion in configuration values, everywhere: in strings nested
+ * in maps and in lists. Keys are left alone.
+ *
+ * - `${NAME}`: the variable's value; an unset variable is an error naming
+ *   it, so a missing secret fails at load time, not as a confusing 401 later.
+ * - `${NAME:-default}`: the default when the variable is unset or empty.
+ * - `$$`: a literal `$`.
+ */
+import { McpConfigError } from '../core/errors.js';
+
+/** Variables available to expansion. */
+export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
+
+const REFERENCE = /\$\$|\$\{([^}]*)\}|\$\{/g;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Expands every string inside `value`.
+ *
+ * @param field - Dotted path of `value`, for errors (e.g. `mcp_servers.github`).
+ * @param source - The file, for errors.
+ * @throws {McpConfigError} naming the field and the variable when a variable
+ *   is unset or a reference is malformed. Values are never quoted in errors.
+ * @example
+ * ```ts
+ * expandEnv({ args: ['--token', '${TOKEN}'] }, { TOKEN: 't' }, 'mcp_servers.x', 'config.yaml');
+ * // { args: ['--token', 't'] }
+ * ```
+ */
+export function expandEnv(
+  value: unknown,
+  env: EnvironmentVariables,
+  field: string,
+  source: string,
+): unknown {
+  if (typeof value === 'string') return expandString(value, env, field, source);
+  if (Array.isArray(value)) {
+    return value.map((item: unknown, index) => expandEnv(item, env, `${field}[${index}]`, source));
+  }
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] = expandEnv(item, env, `${field}.${key}`, source);
+    }
+    return out;
+  }
+  return value;
+}
+
+function expandString(
+  text: string,
+  env: EnvironmentVariables,
+  field: string,
+  source: string,
+): string {
+  return text.replace(REFERENCE, (match, inner: string | undefined) => {
+    if (match === '$$') return '$';
+    if (inner === undefined) {
+      throw new McpConfigError(
+        field,
+        `${source}: ${field}: "\${" is not closed; write \${NAME} or $$ for a literal $`,
+      );
+    }
+    const separator = inner.indexOf(':-');
+    const name = separator < 0 ? inner : inner.slice(0, separator);
+    if (!NAME.test(name)) {
+      throw new McpConfigError(
+        field,
+        `${source}: ${field}: \${${name}} is not a variable reference; names match [A-Za-z_][A-Za-z0-9_]*`,
+      );
+    }
+    const current = env[name];
+    if (separator >= 0) {
+      return current === undefined || current === '' ? inner.slice(separator + 2) : current;
+    }
+    if (current === undefined) {
+      throw new McpConfigError(
+        field,
+        `${source}: ${field}: environment variable ${name} is not set; set it in the environment ` +
+          `or in .env beside the config file, or write \${${name}:-default}`,
+      );
+    }
+    return current;
+  });
+}
