@@ -1,10 +1,12 @@
-import { McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { readPrivateDataMarker } from '../core/sensitivity.js';
 import { connectRefusal, resolvePermissions } from '../isolation/permissions.js';
 import type { Session } from '../runtime/session.js';
+import { describeError } from '../runtime/store/errors.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
+import { NEVER_ABORTED } from '../tools/invoke-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolProgress, McpToolTimedOut } from './events.js';
@@ -49,6 +51,9 @@ export function bridgeTool(
     args: Record<string, unknown>,
     tool: ToolContext,
   ): Promise<ToolResult<McpToolValue | null>> => {
+    // Escalations other workers stored for this session count before anything is decided.
+    const unsynced = await syncWithStore(session, serverName, original, tool.signal);
+    if (unsynced !== undefined) return unsynced;
     const refusal = connectRefusal(bridgedName, permissions, session.privateData.hasPrivateData);
     if (refusal !== undefined) return ToolResult.error(refusal);
     const connection = await route.connectionFor(session.privateData.sensitivity);
@@ -61,7 +66,8 @@ export function bridgeTool(
     if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
     const raw = await route.track(() =>
       connection.callTool(original, args, {
-        signal: tool.signal,
+        // Nothing can abort the default signal: do not make the SDK listen to it.
+        ...(tool.signal === NEVER_ABORTED ? {} : { signal: tool.signal }),
         onProgress: (progress) => {
           session.dispatch(
             new McpToolProgress({
@@ -86,7 +92,9 @@ export function bridgeTool(
     if (result.success && sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, sensitiveLevel);
     }
-    return result;
+    // The escalation is in the store before the call returns, or the call fails.
+    const unrecorded = await recordEscalation(session, serverName, original, tool.signal);
+    return unrecorded ?? result;
   };
 
   return Tool.create({
@@ -113,12 +121,16 @@ export function bridgeTool(
       try {
         return await callServer(args, tool);
       } catch (error) {
-        if (!context.retry.enabled || tool.signal.aborted) return fail(error);
+        // A route that fails closed stays closed: sending again (or reconnecting) cannot help.
+        if (!context.retry.enabled || tool.signal.aborted || route.failClosedReason !== undefined)
+          return fail(error);
         const decision = decideRetry(error, annotations);
         if (!decision.retry) return fail(error, decision.note);
+        // Taken now: the connection may reconnect by itself during the wait.
+        const failedSession = route.active.sessionsOpened;
         try {
           await sleep(retryDelayMs(context.retry), tool.signal);
-          if (decision.newSession) await route.renewSession();
+          if (decision.newSession) await route.renewSession(failedSession);
           return await callServer(args, tool);
         } catch (second) {
           return fail(second, 'retried once');
@@ -126,6 +138,53 @@ export function bridgeTool(
       }
     },
   });
+}
+
+/**
+ * Brings the session level with its store before a call: merges what other
+ * workers stored (cheap when nothing changed) and writes an escalation an
+ * earlier call could not record. Fails closed: an error result when the
+ * store cannot be reached, since the call might otherwise go to the normal
+ * endpoint of a session another worker has escalated.
+ */
+async function syncWithStore(
+  session: Session,
+  serverName: string,
+  original: string,
+  signal: AbortSignal,
+): Promise<ToolResult<null> | undefined> {
+  try {
+    await session.syncFromStore({ signal });
+  } catch (error) {
+    return ToolResult.error(
+      `tool "${original}" of server "${serverName}" was not called: the session store could not be read to check for escalations by other workers: ${describeError(error)}`,
+    );
+  }
+  return recordEscalation(session, serverName, original, signal, 'was not called');
+}
+
+/**
+ * Writes a pending escalation to the session's store. When that fails the
+ * local state stays raised (so this process isolates anyway), the
+ * escalation stays pending for the next call, and the call reports the
+ * failure instead of its result.
+ */
+async function recordEscalation(
+  session: Session,
+  serverName: string,
+  original: string,
+  signal: AbortSignal,
+  outcome = 'ran',
+): Promise<ToolResult<null> | undefined> {
+  if (!session.hasPendingPrivateData) return undefined;
+  try {
+    await session.flushPrivateData({ signal });
+    return undefined;
+  } catch (error) {
+    return ToolResult.error(
+      `tool "${original}" of server "${serverName}" ${outcome}, but the session store could not record the escalation to "${session.privateData.sensitivity}": ${describeError(error)}; this process keeps the session isolated and records the escalation on the next call`,
+    );
+  }
 }
 
 function validatorOrRefusal(
@@ -190,6 +249,17 @@ function failure(error: unknown, context: FailureContext): ToolResult<null> {
     return ToolResult.error(`tool "${original}" of server "${serverName}" was cancelled: ${why}`);
   }
   if (error instanceof McpConnectionError) return ToolResult.error(error.message);
+  if (
+    error instanceof RpcError &&
+    error.code === Number(ErrorCode.ConnectionClosed) &&
+    stripRpcPrefix(error.message) === 'Connection closed'
+  ) {
+    // The SDK's own error for a connection that went away: no answer, so no refusal.
+    // (Servers may use -32000 for errors of their own; those keep the wording below.)
+    return ToolResult.error(
+      `tool "${original}" of server "${serverName}" lost its connection: ${stripRpcPrefix(error.message)}`,
+    );
+  }
   if (error instanceof RpcError) {
     return ToolResult.error(
       `server "${serverName}" refused tool "${original}" (JSON-RPC error ${error.code}): ${stripRpcPrefix(error.message)}`,

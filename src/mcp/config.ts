@@ -104,8 +104,15 @@ function validateServerConfig(value: unknown, at: string): void {
         `${JSON.stringify(isolation.at)} must be public, internal, confidential or secret`,
       );
     }
-    if (isolation.transport !== undefined)
+    const serverType = (value.transport as McpTransportConfig).type;
+    if (isolation.transport !== undefined) {
       validateTransport(isolation.transport, `${at}.isolation.transport`);
+    } else if (serverType !== 'stdio') {
+      fail(
+        `${at}.isolation.transport`,
+        `is required for a ${serverType} server: only stdio servers can be sandboxed`,
+      );
+    }
   }
 }
 

@@ -58,6 +58,7 @@ export class ServerRoute {
   #failClosed: string | undefined;
   #sandboxHome: string | undefined;
   #inflight = 0;
+  #closed = false;
   readonly #releases = new Map<McpServerConnection, () => Promise<void>>();
   #drained: (() => void) | undefined;
   readonly #options: ServerRouteOptions;
@@ -90,9 +91,9 @@ export class ServerRoute {
     return this.#switched;
   }
 
-  /** Why calls fail closed, when they do. */
+  /** Why calls fail closed, when they do (only once switched: before, the normal connection serves). */
   get failClosedReason(): string | undefined {
-    return this.#failClosed;
+    return this.#switched ? this.#failClosed : undefined;
   }
 
   /** `text` without this server's secrets. */
@@ -156,7 +157,8 @@ export class ServerRoute {
   async connectionFor(sensitivity: DataSensitivity): Promise<McpServerConnection> {
     this.noteSensitivity(sensitivity);
     if (this.#switching !== undefined) await this.#switching;
-    if (this.#failClosed !== undefined) {
+    // A broken isolated endpoint found at connect() matters from the switch on.
+    if (this.#switched && this.#failClosed !== undefined) {
       throw new McpConnectionError(
         this.name,
         this.active.transportType,
@@ -168,13 +170,17 @@ export class ServerRoute {
 
   /**
    * Makes sure the next call runs on a fresh MCP session: waits for a
-   * reconnection already under way, or starts one.
+   * reconnection already under way, or starts one. `failedSession` is the
+   * active connection's `sessionsOpened` when the call failed: a connection
+   * that has reconnected by itself since then is not torn down again.
    */
-  async renewSession(): Promise<void> {
+  async renewSession(failedSession?: number): Promise<void> {
     const connection = this.active;
     const wasReconnecting = connection.state === 'reconnecting';
     if (wasReconnecting) await connection.connect().catch(() => undefined);
     if (wasReconnecting && isConnected(connection)) return;
+    const renewed = failedSession !== undefined && connection.sessionsOpened > failedSession;
+    if (renewed && isConnected(connection)) return;
     await connection.reconnect();
   }
 
@@ -191,6 +197,11 @@ export class ServerRoute {
 
   /** Closes every connection; idempotent. */
   async close(): Promise<void> {
+    this.#closed = true;
+    // A sandbox restart under way must not start a process after this: stop
+    // its wait for calls in flight and let it see the flag before releasing.
+    this.#drained?.();
+    await this.#switching?.catch(() => undefined);
     await Promise.all([
       this.#release(this.#normal),
       this.#isolated && this.#release(this.#isolated),
@@ -211,9 +222,10 @@ export class ServerRoute {
       return;
     }
     // Sandbox: restart the stdio server with no network and a fresh HOME.
+    // (Config validation already refuses other transports without isolation.transport.)
     if (this.config.transport.type !== 'stdio') {
       this.#failClose(
-        `a ${this.config.transport.type} server needs isolation.transport to be isolated`,
+        `server "${this.name}" (${this.config.transport.type}) has no isolation.transport, and only stdio servers can be sandboxed`,
       );
       this.#options.listener.isolationFailed(this.#failClosed ?? '');
       return;
@@ -227,8 +239,10 @@ export class ServerRoute {
       return;
     }
     await this.#waitForInflight();
+    if (this.#closed) return;
     const home = await mkdtemp(join(tmpdir(), `mcp-sections-${this.name}-home-`));
     this.#sandboxHome = home;
+    if (this.#closed) return;
     const sandboxed = this.#connection('isolated', this.config.transport, (line) =>
       sandboxedCommand(line, home, support),
     );

@@ -1,0 +1,209 @@
+/**
+ * A stdio server configured with `isolation: {}` (no isolated transport) is
+ * restarted with `unshare` inside an empty network namespace, with a fresh
+ * HOME and the same working directory, once the session holds private data.
+ * On a host that cannot do that, its calls fail closed instead.
+ */
+import { readlinkSync } from 'node:fs';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  McpIntegrationSection,
+  McpIsolationFailed,
+  McpSectionIsolated,
+  McpServerConnected,
+  Session,
+  ToolInvoked,
+} from '../../src/index.js';
+import { sandboxSupport } from '../../src/isolation/sandbox.js';
+import { call, collect, jsonOf, netProbeServerPath } from '../fixtures/isolation/helpers.js';
+import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
+
+const support = sandboxSupport();
+
+interface ProbeOutcome {
+  readonly connected: boolean;
+  readonly code?: string;
+}
+
+interface WhoAmI {
+  readonly pid: number;
+  readonly netns: string | null;
+  readonly cwd: string;
+}
+
+/** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
+interface Listener {
+  readonly port: number;
+  accepted(): number;
+  close(): Promise<void>;
+}
+
+async function listen(): Promise<Listener> {
+  let accepted = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return {
+    port: address.port,
+    accepted: () => accepted,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('sandboxed stdio server', () => {
+  let before: number[];
+  let workdir: string;
+  let listener: Listener;
+  let session: Session;
+  let section: McpIntegrationSection;
+
+  beforeEach(async () => {
+    before = childPids();
+    workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
+    listener = await listen();
+    session = new Session({ sessionId: 'sandbox-session' });
+    section = new McpIntegrationSection({
+      key: 'mcp.probe',
+      session,
+      servers: [
+        {
+          name: 'probe',
+          transport: {
+            type: 'stdio',
+            command: process.execPath,
+            args: [netProbeServerPath],
+            cwd: workdir,
+          },
+          isolation: {},
+          timeoutMs: 15_000,
+        },
+      ],
+    });
+    await section.connect();
+  });
+
+  afterEach(async () => {
+    await section.disconnect();
+    await listener.close();
+    await rm(workdir, { recursive: true, force: true });
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  });
+
+  const probe = async (): Promise<ProbeOutcome> =>
+    jsonOf<ProbeOutcome>(
+      await call(section, 'probe_probe', { host: '127.0.0.1', port: listener.port }),
+    );
+
+  it.runIf(support.available)(
+    'restarts the server without network and with a fresh HOME once private data arrives',
+    async () => {
+      const isolated = collect(session, McpSectionIsolated);
+      const connected = collect(session, McpServerConnected);
+
+      // Before: the normal process reaches the listener and shares our namespace.
+      expect(await probe()).toEqual({ connected: true });
+      expect(listener.accepted()).toBe(1);
+      const homeBefore = jsonOf<{ home: string | null }>(await call(section, 'probe_home')).home;
+      const first = jsonOf<WhoAmI>(await call(section, 'probe_whoami'));
+      expect(first.netns).toBe(readlinkSync('/proc/self/ns/net'));
+      expect(first.cwd).toBe(workdir);
+      expect(
+        (await call(section, 'probe_write', { path: 'note.txt', content: 'kept' })).success,
+      ).toBe(true);
+
+      session.privateData.add('x');
+
+      // After: a new process, in another network namespace, that cannot connect.
+      const outcome = await probe();
+      expect(outcome.connected).toBe(false);
+      expect(outcome.code).toMatch(/^E[A-Z]+$/);
+      expect(listener.accepted()).toBe(1);
+
+      const second = jsonOf<WhoAmI>(await call(section, 'probe_whoami'));
+      expect(second.pid).not.toBe(first.pid);
+      expect(second.netns).not.toBeNull();
+      expect(second.netns).not.toBe(first.netns);
+      expect(second.cwd).toBe(workdir);
+      await waitFor(() => !isAlive(first.pid), {
+        timeoutMs: 5_000,
+        description: `the unsandboxed server (pid ${first.pid}) to exit`,
+      });
+
+      const homeAfter = jsonOf<{ home: string | null }>(await call(section, 'probe_home')).home;
+      expect(homeAfter).not.toBe(homeBefore);
+      expect(homeAfter).toMatch(/mcp-sections-probe-home-/);
+      expect(path.dirname(homeAfter ?? '')).toBe(tmpdir());
+
+      // The working directory was kept: the file written before is still there.
+      expect(jsonOf(await call(section, 'probe_read', { path: 'note.txt' }))).toEqual({
+        content: 'kept',
+      });
+      expect(await readFile(path.join(workdir, 'note.txt'), 'utf8')).toBe('kept');
+
+      expect(isolated).toHaveLength(1);
+      expect(isolated[0]).toMatchObject({
+        sessionId: 'sandbox-session',
+        sectionKey: 'mcp.probe',
+        serverName: 'probe',
+        mode: 'sandbox',
+        sensitivity: 'confidential',
+      });
+      expect(connected.map((event) => event.endpoint)).toEqual(['isolated']);
+      expect(section.isolated).toBe(true);
+      expect(section.isolatedServers).toEqual(['probe']);
+
+      // disconnect() removes the sandbox's HOME (checked here, the hook disconnects again).
+      await section.disconnect();
+      await expect(access(homeAfter ?? '')).rejects.toThrow(/ENOENT/);
+    },
+  );
+
+  it.runIf(support.available)('leaves no process behind when disconnected mid-switch', async () => {
+    const isolated = collect(session, McpSectionIsolated);
+    session.privateData.add('x');
+    // The restart has started (the route switched synchronously); close before it is done.
+    expect(section.isolatedServers).toEqual(['probe']);
+    await section.disconnect();
+    expect(await expectNoNewChildren(before)).toEqual([]);
+    expect(isolated).toHaveLength(0);
+  });
+
+  it.skipIf(support.available)(
+    'fails closed, saying why, when this host cannot sandbox',
+    async () => {
+      const failed = collect(session, McpIsolationFailed);
+      const invoked = collect(session, ToolInvoked);
+      expect(await probe()).toEqual({ connected: true });
+
+      session.privateData.add('x');
+
+      const result = await call(section, 'probe_probe', { host: '127.0.0.1', port: listener.port });
+      expect(result.success).toBe(false);
+      expect(result.message).toContain('fail closed');
+      expect(result.message).toContain('this host cannot sandbox a stdio server');
+      expect(result.message).toContain(support.reason ?? '');
+      expect(listener.accepted()).toBe(1);
+      expect(failed).toHaveLength(1);
+      expect(failed[0]?.reason).toContain('cannot sandbox');
+      expect(invoked.at(-1)?.result.success).toBe(false);
+    },
+  );
+});
