@@ -118,6 +118,13 @@ export {
   McpToolTimedOut,
 } from './mcp/events.js';
 export type { ExecuteOptions, ExecuteRequest } from './mcp/execute.js';
+export {
+  DEFAULT_HEALTH_INTERVAL_MS,
+  DEFAULT_HEALTH_TIMEOUT_MS,
+  McpHealthMonitor,
+  McpServerHealthChanged,
+} from './mcp/health-monitor.js';
+export type { McpHealthMonitorOptions, McpServerHealth } from './mcp/health-monitor.js';
 export type { McpToolValue } from './mcp/result-mapping.js';
 export type { RetryOptions } from './mcp/retry-policy.js';
 export {
@@ -127,7 +134,11 @@ export {
 } from './mcp/section.js';
 export type { McpIntegrationSectionOptions } from './mcp/section.js';
 export type { McpTool } from './mcp/bridge-tool.js';
-export type { ConnectionState, ReconnectPolicy } from './mcp/server-connection.js';
+export type {
+  ConnectionState,
+  McpToolDescription,
+  ReconnectPolicy,
+} from './mcp/server-connection.js';
 
 // Text-protocol helpers.
 export {

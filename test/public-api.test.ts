@@ -18,6 +18,8 @@ describe('public API', () => {
   it('exports exactly these runtime names', async () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'DATA_SENSITIVITY_LEVELS',
+      'DEFAULT_HEALTH_INTERVAL_MS',
+      'DEFAULT_HEALTH_TIMEOUT_MS',
       'DEFAULT_MCP_SECTION_KEY',
       'DEFAULT_MCP_SECTION_TITLE',
       'DEFAULT_TIMEOUT_MS',
@@ -30,12 +32,14 @@ describe('public API', () => {
       'McpConnectionPool',
       'McpError',
       'McpFatalToolError',
+      'McpHealthMonitor',
       'McpIntegrationSection',
       'McpIsolationFailed',
       'McpSchemaError',
       'McpSectionIsolated',
       'McpServerConnected',
       'McpServerDisconnected',
+      'McpServerHealthChanged',
       'McpServerUnavailable',
       'McpTimeoutError',
       'McpToolError',

@@ -48,7 +48,10 @@ function findTool(
 ): Tool | string {
   const exact = tools.find((tool) => tool.name === name);
   if (exact !== undefined) return exact;
-  const normalized = normalizeToolName(name);
+  // A known server whose own name contains `__` (or `.`-free prefixes) wins over the generic split.
+  const known = knownServerPrefix(servers, name);
+  const normalized =
+    known === undefined ? normalizeToolName(name) : `${known.server}.${known.rest}`;
   if (!normalized.includes('.')) {
     return `unknown tool ${JSON.stringify(name)}; available tools: ${list(tools.map((tool) => tool.name))}`;
   }
@@ -77,6 +80,23 @@ function findTool(
       : candidate.name,
   );
   return `server "${server.name}" has no tool ${JSON.stringify(parts.tool)}; available tools: ${list(names)}`;
+}
+
+function knownServerPrefix(
+  servers: readonly { readonly name: string; readonly prefix: string }[],
+  name: string,
+): { server: string; rest: string } | undefined {
+  const candidates = servers
+    .flatMap((entry) => [entry.name, entry.prefix])
+    .sort((a, b) => b.length - a.length);
+  for (const server of candidates) {
+    for (const separator of ['.', '__']) {
+      if (name.startsWith(server + separator)) {
+        return { server, rest: name.slice(server.length + separator.length) };
+      }
+    }
+  }
+  return undefined;
 }
 
 function list(names: readonly string[]): string {

@@ -73,6 +73,8 @@ export interface CallOptions {
 const MAX_LIST_PAGES = 1_000;
 const STDERR_TAIL_CHARS = 2_000;
 const CLIENT_INFO = { name: 'mcp-sections', version: '0.1.0' };
+/** The handshake also waits for a stdio child to start: a short call timeout must not fail it. */
+const MIN_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * One MCP client connection to one server endpoint: connects, lists tools
@@ -89,6 +91,7 @@ export class McpServerConnection {
   #handle: TransportHandle | undefined;
   #transportType: string;
   #useSseFallback = false;
+  #sessionsOpened = 0;
   #stderrTail = '';
   #lastError: string | undefined;
   #pending: Promise<void> | undefined;
@@ -124,6 +127,11 @@ export class McpServerConnection {
   /** The transport in use (`sse` after a fallback from streamable HTTP). */
   get transportType(): string {
     return this.#transportType;
+  }
+
+  /** How many MCP sessions this connection has opened; a larger number means a newer session. */
+  get sessionsOpened(): number {
+    return this.#sessionsOpened;
   }
 
   /** The last connection error, redacted. */
@@ -193,18 +201,30 @@ export class McpServerConnection {
   ): Promise<CallToolResult> {
     const client = await this.#ready();
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    // The SDK adds an 'abort' listener to the signal of every request and never
+    // removes it: on a long-lived caller signal that is one closure kept per
+    // call. It gets a per-call signal instead, linked while the call runs.
+    const caller = options.signal;
+    const link = caller === undefined || caller.aborted ? undefined : new AbortController();
+    const unlink = link && caller && linkSignal(caller, link);
     try {
       return await client.request(
         { method: 'tools/call', params: { name, arguments: args } },
         CallToolResultSchema,
         {
           timeout: timeoutMs,
-          ...(options.signal ? { signal: options.signal } : {}),
+          ...(caller ? { signal: link?.signal ?? caller } : {}),
           ...(options.onProgress ? { onprogress: options.onProgress } : {}),
         },
       );
     } catch (error) {
-      if (error instanceof RpcError && error.code === Number(ErrorCode.RequestTimeout)) {
+      // The SDK also rejects an aborted call with RequestTimeout (wrapping the
+      // abort reason): only a call whose signal is not aborted really timed out.
+      if (
+        options.signal?.aborted !== true &&
+        error instanceof RpcError &&
+        error.code === Number(ErrorCode.RequestTimeout)
+      ) {
         throw new McpTimeoutError(
           this.serverName,
           timeoutMs,
@@ -213,6 +233,8 @@ export class McpServerConnection {
         );
       }
       throw error;
+    } finally {
+      unlink?.();
     }
   }
 
@@ -278,6 +300,7 @@ export class McpServerConnection {
       }
     }
     this.#state = 'connected';
+    this.#sessionsOpened += 1;
     this.#lastError = undefined;
     this.#emit('connected', {
       transport: this.#transportType,
@@ -310,7 +333,7 @@ export class McpServerConnection {
     client.onclose = () => this.#onClientClosed(client);
     try {
       await client.connect(handle.transport, {
-        timeout: this.#options.timeoutMs,
+        timeout: Math.max(this.#options.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
         ...(signal ? { signal } : {}),
       });
       await this.#list(client, signal);
@@ -452,4 +475,11 @@ export class McpServerConnection {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Aborts `link` with `caller`'s reason when `caller` aborts; returns the unlinker. */
+function linkSignal(caller: AbortSignal, link: AbortController): () => void {
+  const onAbort = (): void => link.abort(caller.reason);
+  caller.addEventListener('abort', onAbort, { once: true });
+  return () => caller.removeEventListener('abort', onAbort);
 }

@@ -309,9 +309,11 @@ export class ServerRoute {
     const removeListener = connection.addListener(this.#options.listener.connection(endpoint));
     const owned = pool === undefined || wrapCommand !== undefined;
     this.#releases.set(connection, async () => {
-      if (owned) await connection.close(); // its listener still hears the expected close
+      // The listener still hears the expected close, whether this route closes the
+      // connection or releases the pool's last hold on it (then the pool closes it).
+      if (owned) await connection.close();
+      else await borrowed.release();
       removeListener();
-      if (!owned) await borrowed.release();
     });
     return connection;
   }

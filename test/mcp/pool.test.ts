@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { McpConnectionError } from '../../src/core/errors.js';
+import type { McpServerConfig } from '../../src/mcp/config-types.js';
+import { McpConnectionPool } from '../../src/mcp/connection-pool.js';
+import { McpIntegrationSection } from '../../src/mcp/section.js';
+import { Session } from '../../src/runtime/session.js';
+import { invokeTool } from '../../src/tools/invoke-tool.js';
+import { Tool } from '../../src/tools/tool.js';
+import { ToolResult } from '../../src/tools/tool-result.js';
+import {
+  type CountingHttpServer,
+  startCountingHttpServer,
+} from '../fixtures/resilience/counting-http-server.js';
+import { waitFor } from '../support/processes.js';
+
+let server: CountingHttpServer;
+const sections: McpIntegrationSection[] = [];
+
+beforeEach(async () => {
+  server = await startCountingHttpServer();
+});
+
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section.disconnect()));
+  await server.close();
+});
+
+function config(): McpServerConfig {
+  return { name: 'counting', transport: { type: 'streamable-http', url: server.url } };
+}
+
+function section(session: Session, pool?: McpConnectionPool): McpIntegrationSection {
+  const created = new McpIntegrationSection({
+    servers: [config()],
+    session,
+    ...(pool === undefined ? {} : { pool }),
+  });
+  sections.push(created);
+  return created;
+}
+
+/** A native tool that reaches the MCP server through the session's pool. */
+const relay = Tool.create({
+  name: 'relay',
+  description: 'Sends a message to the counting server through the pooled connection',
+  params: z.object({ text: z.string() }),
+  handler: async ({ text }, context) => {
+    const pool = context.resources.get(McpConnectionPool);
+    if (pool === undefined) return ToolResult.error('no MCP connection pool in this session');
+    const result = await pool.callTool('counting', 'echo', { message: text });
+    const first = result.content[0];
+    return ToolResult.ok(null, first?.type === 'text' ? first.text : '(no text)');
+  },
+});
+
+describe('McpConnectionPool', () => {
+  it('is what two sections of one session share by default: one connection per server', async () => {
+    const session = new Session();
+    const a = section(session);
+    const b = section(session);
+    await Promise.all([a.connect(), b.connect()]);
+    expect(server.initializes).toBe(1);
+    const pool = session.resources.get(McpConnectionPool);
+    expect(pool?.size).toBe(1);
+    expect(await a.execute({ name: 'counting.echo', arguments: 'message: a' })).toMatchObject({
+      success: true,
+      message: 'echo: a',
+    });
+    expect(await b.execute({ name: 'counting.echo', arguments: 'message: b' })).toMatchObject({
+      success: true,
+      message: 'echo: b',
+    });
+    expect(server.initializes).toBe(1);
+    expect(server.echoes).toBe(2);
+  });
+
+  it('is not shared between sessions unless given', async () => {
+    await section(new Session()).connect();
+    await section(new Session()).connect();
+    expect(server.initializes).toBe(2);
+  });
+
+  it('given to sections of two sessions, opens one connection for both', async () => {
+    const pool = new McpConnectionPool();
+    const first = new Session();
+    const second = new Session();
+    await section(first, pool).connect();
+    await section(second, pool).connect();
+    expect(server.initializes).toBe(1);
+    expect(pool.size).toBe(1);
+    // The first section that used it registered it for its session.
+    expect(first.resources.get(McpConnectionPool)).toBe(pool);
+  });
+
+  it('lets a native tool call an MCP server through context.resources', async () => {
+    const session = new Session();
+    await section(session).connect();
+    const result = await invokeTool(relay, { text: 'from a native tool' }, { session });
+    expect(result).toMatchObject({ success: true, message: 'echo: from a native tool' });
+    expect(server.echoes).toBe(1);
+    expect(server.initializes).toBe(1);
+  });
+
+  it('keeps the shared connection while one section holds it and closes it after the last', async () => {
+    const session = new Session();
+    const a = section(session);
+    const b = section(session);
+    await a.connect();
+    await b.connect();
+    await waitFor(() => server.openStreams === 1, {
+      timeoutMs: 5_000,
+      description: 'the client to open its SSE stream',
+    });
+    const pool = session.resources.require(McpConnectionPool);
+    const connection = pool.get('counting');
+
+    await a.disconnect();
+    expect(pool.size).toBe(1);
+    expect(connection?.state).toBe('connected');
+    expect(
+      await b.execute({ name: 'counting.echo', arguments: 'message: still here' }),
+    ).toMatchObject({ success: true, message: 'echo: still here' });
+    expect(await invokeTool(relay, { text: 'native' }, { session })).toMatchObject({
+      success: true,
+    });
+    expect(server.initializes).toBe(1);
+    expect(server.openStreams).toBe(1);
+
+    await b.disconnect();
+    expect(pool.size).toBe(0);
+    expect(connection?.state).toBe('closed');
+    await waitFor(() => server.openStreams === 0, {
+      timeoutMs: 5_000,
+      description: 'the server to see the client go',
+    });
+    await expect(pool.callTool('counting', 'echo', { message: 'x' })).rejects.toThrow(
+      new McpConnectionError(
+        'counting',
+        'none',
+        'no pooled connection to server "counting"; pooled servers: (none)',
+      ),
+    );
+    expect(await invokeTool(relay, { text: 'late' }, { session })).toMatchObject({
+      success: false,
+      message: 'no pooled connection to server "counting"; pooled servers: (none)',
+    });
+  });
+});
