@@ -72,7 +72,11 @@ export interface McpServerConfig {
   readonly enabledTools?: readonly string[];
   /** Original tool names to drop; applied after `enabledTools`. */
   readonly disabledTools?: readonly string[];
-  /** Per-request timeout. @default 30_000 */
+  /**
+   * Timeout of each request (`tools/call`, `tools/list`, ping). The initial
+   * handshake, which also covers starting a stdio child, waits at least 10 s.
+   * @default 30_000
+   */
   readonly timeoutMs?: number;
   /** Extra environment for a stdio child (added to the parent's). Never logged. */
   readonly env?: Readonly<Record<string, string>>;

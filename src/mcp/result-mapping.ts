@@ -42,9 +42,7 @@ export function describeContent(result: CallToolResult): string {
         break;
       case 'image':
       case 'audio':
-        parts.push(
-          `[${block.type}: ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`,
-        );
+        parts.push(`[${block.type}: ${block.mimeType}, ${decodedLength(block.data)} bytes]`);
         break;
       case 'resource': {
         const resource = block.resource;
@@ -60,4 +58,10 @@ export function describeContent(result: CallToolResult): string {
     parts.push(JSON.stringify(result.structuredContent));
   }
   return parts.join('\n');
+}
+
+/** Bytes a base64 text decodes to: 3 per 4 characters, less the `=` padding. */
+function decodedLength(base64: string): number {
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
 }

@@ -8,6 +8,7 @@
 import { dereference, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import {
   escapePointerSegment,
+  hasJsonType,
   isJsonObject,
   SchemaProblem,
   type JsonObject,
@@ -121,7 +122,12 @@ const OBJECT_KEYWORDS = [
 const ARRAY_KEYWORDS = ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems'];
 const STRING_KEYWORDS = ['minLength', 'pattern'];
 const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
-const TYPED_KEYWORDS = [...OBJECT_KEYWORDS, ...ARRAY_KEYWORDS, ...STRING_KEYWORDS, ...NUMBER_KEYWORDS];
+const TYPED_KEYWORDS = [
+  ...OBJECT_KEYWORDS,
+  ...ARRAY_KEYWORDS,
+  ...STRING_KEYWORDS,
+  ...NUMBER_KEYWORDS,
+];
 
 /** Keywords that constrain a value (as opposed to annotations). */
 const ASSERTING_KEYWORDS = new Set<string>([
@@ -194,6 +200,8 @@ class Analyzer {
   private readonly dynamicRefNodes: Visit[] = [];
   private readonly anchors = new Map<string, string[]>();
   private nestedResources = 0;
+  /** Nodes zod turns into an intersection (see `checkIntersections`). */
+  private readonly intersections: Visit[] = [];
   /** Cleared once `dereference` has run: later edits could not reach the lookup. */
   private beforeDereference = true;
 
@@ -215,6 +223,7 @@ class Analyzer {
       });
     }
     const refTargets = this.resolveRefs(lookup);
+    this.checkIntersections(refTargets);
     return {
       document: this.root,
       draft: this.draft,
@@ -256,7 +265,9 @@ class Analyzer {
     const push = (value: JsonValue | undefined, at: string, inherited?: TypeSpec): void => {
       if (value === undefined || typeof value === 'boolean') return;
       if (!isJsonObject(value)) {
-        throw new SchemaProblem(`expected a schema (an object or a boolean) at ${at}, received ${kindOf(value)}`);
+        throw new SchemaProblem(
+          `expected a schema (an object or a boolean) at ${at}, received ${kindOf(value)}`,
+        );
       }
       stack.push({ node: value, pointer: at, inherited });
     };
@@ -327,7 +338,10 @@ class Analyzer {
     const type = node['type'];
     if (type !== undefined) {
       const names = Array.isArray(type) ? type : [type];
-      if (names.length === 0 || names.some((name) => typeof name !== 'string' || !TYPE_NAMES.has(name))) {
+      if (
+        names.length === 0 ||
+        names.some((name) => typeof name !== 'string' || !TYPE_NAMES.has(name))
+      ) {
         throw new SchemaProblem(
           `"type" at ${pointer} must be one of ${[...TYPE_NAMES].join(', ')} or a non-empty list of them, received ${JSON.stringify(type)}`,
         );
@@ -337,11 +351,16 @@ class Analyzer {
     if (required !== undefined) checkStringList(required, `${pointer}/required`);
     const enumValues = node['enum'];
     if (enumValues !== undefined && !Array.isArray(enumValues)) {
-      throw new SchemaProblem(`"enum" at ${pointer} must be an array, received ${kindOf(enumValues)}`);
+      throw new SchemaProblem(
+        `"enum" at ${pointer} must be an array, received ${kindOf(enumValues)}`,
+      );
     }
     for (const keyword of NON_NEGATIVE_INTEGER_KEYWORDS) {
       const value = node[keyword];
-      if (value !== undefined && !(typeof value === 'number' && Number.isInteger(value) && value >= 0)) {
+      if (
+        value !== undefined &&
+        !(typeof value === 'number' && Number.isInteger(value) && value >= 0)
+      ) {
         throw new SchemaProblem(
           `"${keyword}" at ${pointer} must be a non-negative integer, received ${JSON.stringify(value)}`,
         );
@@ -350,7 +369,9 @@ class Analyzer {
     for (const keyword of ['minimum', 'maximum'] as const) {
       const value = node[keyword];
       if (value !== undefined && typeof value !== 'number') {
-        throw new SchemaProblem(`"${keyword}" at ${pointer} must be a number, received ${JSON.stringify(value)}`);
+        throw new SchemaProblem(
+          `"${keyword}" at ${pointer} must be a number, received ${JSON.stringify(value)}`,
+        );
       }
     }
     for (const keyword of ['exclusiveMinimum', 'exclusiveMaximum'] as const) {
@@ -359,21 +380,29 @@ class Analyzer {
       const ok = this.draft === '4' ? typeof value === 'boolean' : typeof value === 'number';
       if (value !== undefined && !ok) {
         const expected = this.draft === '4' ? 'a boolean (draft-04)' : 'a number';
-        throw new SchemaProblem(`"${keyword}" at ${pointer} must be ${expected}, received ${JSON.stringify(value)}`);
+        throw new SchemaProblem(
+          `"${keyword}" at ${pointer} must be ${expected}, received ${JSON.stringify(value)}`,
+        );
       }
     }
     const multipleOf = node['multipleOf'];
     if (multipleOf !== undefined && !(typeof multipleOf === 'number' && multipleOf > 0)) {
-      throw new SchemaProblem(`"multipleOf" at ${pointer} must be a number above 0, received ${JSON.stringify(multipleOf)}`);
+      throw new SchemaProblem(
+        `"multipleOf" at ${pointer} must be a number above 0, received ${JSON.stringify(multipleOf)}`,
+      );
     }
     const uniqueItems = node['uniqueItems'];
     if (uniqueItems !== undefined && typeof uniqueItems !== 'boolean') {
-      throw new SchemaProblem(`"uniqueItems" at ${pointer} must be a boolean, received ${JSON.stringify(uniqueItems)}`);
+      throw new SchemaProblem(
+        `"uniqueItems" at ${pointer} must be a boolean, received ${JSON.stringify(uniqueItems)}`,
+      );
     }
     const dependentRequired = node['dependentRequired'];
     if (dependentRequired !== undefined) {
       if (!isJsonObject(dependentRequired)) {
-        throw new SchemaProblem(`"dependentRequired" at ${pointer} must be an object of string lists`);
+        throw new SchemaProblem(
+          `"dependentRequired" at ${pointer} must be an object of string lists`,
+        );
       }
       for (const [name, list] of Object.entries(dependentRequired)) {
         checkStringList(list, `${pointer}/dependentRequired/${escapePointerSegment(name)}`);
@@ -385,7 +414,9 @@ class Analyzer {
     for (const keyword of ['$id', '$anchor', '$dynamicAnchor'] as const) {
       const value = node[keyword];
       if (value !== undefined && typeof value !== 'string') {
-        throw new SchemaProblem(`"${keyword}" at ${pointer} must be a string, received ${JSON.stringify(value)}`);
+        throw new SchemaProblem(
+          `"${keyword}" at ${pointer} must be a string, received ${JSON.stringify(value)}`,
+        );
       }
     }
     if (this.draft !== '4' && this.beforeDereference && typeof node['id'] === 'string') {
@@ -408,30 +439,42 @@ class Analyzer {
     const ref = node['$ref'];
     if (ref !== undefined) {
       if (typeof ref !== 'string') {
-        throw new SchemaProblem(`"$ref" at ${pointer} must be a string, received ${JSON.stringify(ref)}`);
+        throw new SchemaProblem(
+          `"$ref" at ${pointer} must be a string, received ${JSON.stringify(ref)}`,
+        );
       }
       requireLocal('$ref', ref, pointer);
       this.refNodes.push(node);
-      const siblings = Object.keys(node).filter((key) => key !== '$ref' && ASSERTING_KEYWORDS.has(key));
+      const siblings = Object.keys(node).filter(
+        (key) => key !== '$ref' && ASSERTING_KEYWORDS.has(key),
+      );
       if (siblings.length > 0) {
         // Draft 7 ignores them, 2020-12 applies them; zod's converter always ignores them.
-        this.obstacle(`"$ref" beside ${siblings.map((key) => `"${key}"`).join(', ')} at ${pointer}`);
+        this.obstacle(
+          `"$ref" beside ${siblings.map((key) => `"${key}"`).join(', ')} at ${pointer}`,
+        );
       }
     }
     const dynamicRef = node['$dynamicRef'];
     if (dynamicRef !== undefined) {
       if (typeof dynamicRef !== 'string') {
-        throw new SchemaProblem(`"$dynamicRef" at ${pointer} must be a string, received ${JSON.stringify(dynamicRef)}`);
+        throw new SchemaProblem(
+          `"$dynamicRef" at ${pointer} must be a string, received ${JSON.stringify(dynamicRef)}`,
+        );
       }
       requireLocal('$dynamicRef', dynamicRef, pointer);
       if (!this.beforeDereference) {
-        throw new SchemaProblem(`"$dynamicRef" at ${pointer} sits where only a $ref leads; it is not supported there`);
+        throw new SchemaProblem(
+          `"$dynamicRef" at ${pointer} sits where only a $ref leads; it is not supported there`,
+        );
       }
       this.dynamicRefNodes.push(visit);
     }
     const recursiveRef = node['$recursiveRef'];
     if (recursiveRef !== undefined && recursiveRef !== '#') {
-      throw new SchemaProblem(`"$recursiveRef" at ${pointer} must be "#", received ${JSON.stringify(recursiveRef)}`);
+      throw new SchemaProblem(
+        `"$recursiveRef" at ${pointer} must be "#", received ${JSON.stringify(recursiveRef)}`,
+      );
     }
   }
 
@@ -439,11 +482,15 @@ class Analyzer {
     const pattern = node['pattern'];
     if (pattern !== undefined) {
       if (typeof pattern !== 'string') {
-        throw new SchemaProblem(`"pattern" at ${pointer} must be a string, received ${JSON.stringify(pattern)}`);
+        throw new SchemaProblem(
+          `"pattern" at ${pointer} must be a string, received ${JSON.stringify(pattern)}`,
+        );
       }
       const usable = unicodePattern(pattern);
       if (usable === undefined) {
-        throw new SchemaProblem(`"pattern" at ${pointer} is not a valid regular expression: ${JSON.stringify(pattern)}`);
+        throw new SchemaProblem(
+          `"pattern" at ${pointer} is not a valid regular expression: ${JSON.stringify(pattern)}`,
+        );
       }
       // The validator reads patterns when validating, so this edit may follow `dereference`.
       if (usable !== pattern) node['pattern'] = usable;
@@ -474,7 +521,8 @@ class Analyzer {
     if (Array.isArray(node['items'])) this.obstacle(`array-form "items" at ${pointer}`);
     const minLength = node['minLength'];
     // zod counts UTF-16 units, JSON Schema counts code points; they agree on 0 and 1.
-    if (typeof minLength === 'number' && minLength > 1) this.obstacle(`"minLength" above 1 at ${pointer}`);
+    if (typeof minLength === 'number' && minLength > 1)
+      this.obstacle(`"minLength" above 1 at ${pointer}`);
     const pattern = node['pattern'];
     if (typeof pattern === 'string' && !isModeIndependentPattern(pattern)) {
       this.obstacle(`"pattern" whose meaning depends on the Unicode flag at ${pointer}`);
@@ -485,7 +533,9 @@ class Analyzer {
       const values = hasEnum ? (node['enum'] as JsonValue[]) : [node['const'] ?? null];
       if (hasEnum && hasConst) this.obstacle(`"enum" beside "const" at ${pointer}`);
       if (values.some((value) => typeof value === 'object' && value !== null)) {
-        this.obstacle(`"${hasEnum ? 'enum' : 'const'}" with an object or array value at ${pointer}`);
+        this.obstacle(
+          `"${hasEnum ? 'enum' : 'const'}" with an object or array value at ${pointer}`,
+        );
       }
       const others = TYPED_KEYWORDS.filter((key) => node[key] !== undefined);
       if (others.length > 0) {
@@ -495,12 +545,39 @@ class Analyzer {
       const typed = TYPED_KEYWORDS.find((key) => node[key] !== undefined);
       // zod's converter reads a schema without "type" as "anything" and drops these.
       if (typed !== undefined) this.obstacle(`"${typed}" without "type" at ${pointer}`);
+      const compositions = SCHEMA_LIST_KEYWORDS.filter((key) => node[key] !== undefined);
+      // Without a type it keeps only the last of anyOf/oneOf/allOf instead of all of them.
+      if (compositions.length > 1)
+        this.obstacle(`${compositions.join(' beside ')} without "type" at ${pointer}`);
+    }
+    const typed =
+      node['type'] !== undefined || visit.inherited !== undefined || hasEnum || hasConst;
+    if (
+      node['allOf'] !== undefined ||
+      (typed && (node['anyOf'] !== undefined || node['oneOf'] !== undefined))
+    ) {
+      this.intersections.push(visit);
     }
     for (const name of propertyNames(node)) {
       // Names on Object.prototype: zod finds them on every object and validates the inherited value.
       if (name in Object.prototype) {
         this.obstacle(`property ${JSON.stringify(name)} (an Object.prototype name) at ${pointer}`);
         break;
+      }
+    }
+  }
+
+  /**
+   * zod reports a key that a strict object (`additionalProperties: false`)
+   * rejects inside an intersection only when *both* sides reject it, so that
+   * strict objects compose; JSON Schema's `allOf` rejects it if either does.
+   * An intersection is every `allOf`, and every typed `anyOf`/`oneOf` (zod
+   * intersects the type with the union).
+   */
+  private checkIntersections(refTargets: ReadonlyMap<JsonObject, SchemaNode>): void {
+    for (const { node, pointer } of this.intersections) {
+      if (hasStrictOperand(node, refTargets, new Set())) {
+        this.obstacle(`"additionalProperties": false under allOf/anyOf/oneOf at ${pointer}`);
       }
     }
   }
@@ -516,7 +593,12 @@ class Analyzer {
       const name = ref.slice(1);
       const targets = this.anchors.get(name) ?? [];
       const target = targets[0];
-      if (this.nestedResources > 0 || targets.length !== 1 || target === undefined || node['$ref'] !== undefined) {
+      if (
+        this.nestedResources > 0 ||
+        targets.length !== 1 ||
+        target === undefined ||
+        node['$ref'] !== undefined
+      ) {
         throw new SchemaProblem(
           `"$dynamicRef" ${JSON.stringify(ref)} at ${pointer} is only supported in a single-resource schema with exactly one anchor of that name and no "$ref" beside it`,
         );
@@ -547,7 +629,11 @@ class Analyzer {
       if (earlier === undefined) {
         // Reachable only through this reference (e.g. under an unknown keyword): check it too.
         this.walk({ node: resolved, pointer: `${ref} (via ${at})`, inherited: undefined });
-      } else if (earlier.inherited !== undefined && resolved['type'] === undefined && resolved !== this.root) {
+      } else if (
+        earlier.inherited !== undefined &&
+        resolved['type'] === undefined &&
+        resolved !== this.root
+      ) {
         this.obstacle(`"$ref" into an untyped composition branch at ${earlier.pointer}`);
       }
       if (resolved === this.root && this.root['type'] === undefined) {
@@ -556,6 +642,55 @@ class Analyzer {
     }
     return targets;
   }
+}
+
+/**
+ * Whether an intersection operand — the node itself or, through
+ * composition keywords and `$ref`, one of its branches — is an object schema
+ * whose extra keys are refused.
+ */
+function hasStrictOperand(
+  node: SchemaNode,
+  refTargets: ReadonlyMap<JsonObject, SchemaNode>,
+  seen: Set<JsonObject>,
+): boolean {
+  if (typeof node === 'boolean' || seen.has(node)) return false;
+  seen.add(node);
+  const target = refTargets.get(node);
+  if (target !== undefined && hasStrictOperand(target, refTargets, seen)) return true;
+  const additional = node['additionalProperties'];
+  if (additional !== undefined && refusesAll(additional as SchemaNode, refTargets, new Set()))
+    return true;
+  for (const keyword of SCHEMA_LIST_KEYWORDS) {
+    const branches = node[keyword];
+    if (!Array.isArray(branches)) continue;
+    if (branches.some((branch) => hasStrictOperand(branch as SchemaNode, refTargets, seen)))
+      return true;
+  }
+  return false;
+}
+
+/** Whether zod converts `node` to `never` (as `false`, or an enum left empty). */
+function refusesAll(
+  node: SchemaNode,
+  refTargets: ReadonlyMap<JsonObject, SchemaNode>,
+  seen: Set<JsonObject>,
+): boolean {
+  if (typeof node === 'boolean') return !node;
+  if (seen.has(node)) return false;
+  seen.add(node);
+  const target = refTargets.get(node);
+  if (target !== undefined) return refusesAll(target, refTargets, seen);
+  const listed = node['enum'] ?? (node['const'] === undefined ? undefined : [node['const']]);
+  if (!Array.isArray(listed)) return false;
+  const type = node['type'];
+  const names = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;
+  // A value of another type is dropped from zod's copy; erring towards "refuses" only costs the zod path.
+  return names === undefined
+    ? listed.length === 0
+    : !listed.some((value) =>
+        names.some((name) => typeof name === 'string' && hasJsonType(value, name)),
+      );
 }
 
 function requireLocal(keyword: string, ref: string, pointer: string): void {

@@ -87,7 +87,8 @@ export class SchemaCache<V> {
   /** Drops every entry and zeroes the counters. */
   clear(): void {
     this.entries.clear();
-    for (const name of Object.keys(this.counts) as (keyof typeof this.counts)[]) this.counts[name] = 0;
+    for (const name of Object.keys(this.counts) as (keyof typeof this.counts)[])
+      this.counts[name] = 0;
   }
 
   /** A snapshot of the counters. */

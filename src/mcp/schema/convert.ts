@@ -6,7 +6,12 @@
 import { validate, type Schema } from '@cfworker/json-schema';
 import { z } from 'zod';
 import type { SchemaAnalysis, SchemaNode } from './analyze.js';
-import { decodeLocation, problemsFromOutputUnits, problemsFromZod, type ArgumentProblem } from './issues.js';
+import {
+  decodeLocation,
+  problemsFromOutputUnits,
+  problemsFromZod,
+  type ArgumentProblem,
+} from './issues.js';
 import { isJsonObject, type JsonValue } from './json.js';
 import { buildZodDocument } from './zod-document.js';
 
@@ -60,7 +65,8 @@ export function createZodEngine(analysis: SchemaAnalysis): ValidationEngine {
 export function createJsonSchemaEngine(analysis: SchemaAnalysis): ValidationEngine {
   const { document, draft, lookup } = analysis;
   const root = document as Schema;
-  const locate = (location: string): SchemaNode | JsonValue | undefined => locateSchema(analysis, location);
+  const locate = (location: string): SchemaNode | JsonValue | undefined =>
+    locateSchema(analysis, location);
   return {
     kind: 'json-schema',
     check(value) {
@@ -71,7 +77,10 @@ export function createJsonSchemaEngine(analysis: SchemaAnalysis): ValidationEngi
 }
 
 /** The schema value at a validator `keywordLocation`, following `$ref`. */
-function locateSchema(analysis: SchemaAnalysis, location: string): SchemaNode | JsonValue | undefined {
+function locateSchema(
+  analysis: SchemaAnalysis,
+  location: string,
+): SchemaNode | JsonValue | undefined {
   let current: JsonValue | undefined = analysis.document;
   for (const segment of decodeLocation(location)) {
     if (segment === '$ref' && isJsonObject(current)) {
@@ -79,7 +88,8 @@ function locateSchema(analysis: SchemaAnalysis, location: string): SchemaNode | 
       continue;
     }
     if (Array.isArray(current)) current = current[Number(segment)];
-    else if (isJsonObject(current)) current = Object.hasOwn(current, segment) ? current[segment] : undefined;
+    else if (isJsonObject(current))
+      current = Object.hasOwn(current, segment) ? current[segment] : undefined;
     else return undefined;
   }
   return current;

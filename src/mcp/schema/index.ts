@@ -11,7 +11,12 @@
 import { z } from 'zod';
 import { McpSchemaError } from '../../core/errors.js';
 import { analyzeSchema, type SchemaAnalysis } from './analyze.js';
-import { cacheKeyOf, SchemaCache, DEFAULT_SCHEMA_CACHE_SIZE, type SchemaCacheStats } from './cache.js';
+import {
+  cacheKeyOf,
+  SchemaCache,
+  DEFAULT_SCHEMA_CACHE_SIZE,
+  type SchemaCacheStats,
+} from './cache.js';
 import {
   createJsonSchemaEngine,
   createZodEngine,
@@ -81,7 +86,8 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
   const key = cacheKeyOf(text);
   const cached = cache.get(key);
   if (cached !== undefined) {
-    if ('rejection' in cached) throw new McpSchemaError(ids.serverName, ids.toolName, cached.rejection);
+    if ('rejection' in cached)
+      throw new McpSchemaError(ids.serverName, ids.toolName, cached.rejection);
     return cached.validator;
   }
   let analysis: SchemaAnalysis;
@@ -200,7 +206,9 @@ function createValidator(lazy: LazyEngine): InputValidator {
     } catch (error) {
       // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
       const reason = error instanceof Error ? error.message : String(error);
-      problems = [{ path: [], keyword: 'error', message: `the arguments could not be validated: ${reason}` }];
+      problems = [
+        { path: [], keyword: 'error', message: `the arguments could not be validated: ${reason}` },
+      ];
     }
     for (const problem of problems) {
       payload.issues.push({

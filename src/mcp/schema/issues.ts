@@ -61,7 +61,8 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   if (typeof value !== 'object') return typeof value;
-  if (Array.isArray(value)) return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
+  if (Array.isArray(value))
+    return `an array of ${value.length} item${value.length === 1 ? '' : 's'}`;
   return 'an object';
 }
 
@@ -102,6 +103,22 @@ function show(value: unknown): string {
   return JSON.stringify(value) ?? 'nothing';
 }
 
+/**
+ * One problem per path and keyword: zod can report a tuple's length twice,
+ * and a summary may restate what its details say.
+ */
+function toProblems(findings: readonly Finding[]): ArgumentProblem[] {
+  const seen = new Set<string>();
+  const problems: ArgumentProblem[] = [];
+  for (const finding of findings) {
+    const key = `${finding.keyword} ${JSON.stringify(finding.path)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    problems.push(toProblem(finding));
+  }
+  return problems;
+}
+
 function toProblem(finding: Finding): ArgumentProblem {
   return {
     path: finding.path,
@@ -127,7 +144,9 @@ function alternativesFinding(
   alternatives: readonly (readonly Finding[])[],
 ): Finding {
   const firsts = alternatives.map((findings) => (findings.length === 1 ? findings[0] : undefined));
-  if (firsts.every((f) => f?.keyword === 'type' && f.expected !== undefined && samePath(f.path, path))) {
+  if (
+    firsts.every((f) => f?.keyword === 'type' && f.expected !== undefined && samePath(f.path, path))
+  ) {
     const expected = firsts.flatMap((f) => f?.expected ?? []);
     return typeFinding(path, expected, value);
   }
@@ -166,17 +185,27 @@ const SAFE_INTEGER_BOUND = Number.MAX_SAFE_INTEGER;
  * Problems from zod issues. Parse with `reportInput: true` so each issue
  * carries the value it judged.
  */
-export function problemsFromZod(issues: readonly z.core.$ZodIssue[], root: unknown): ArgumentProblem[] {
-  return zodFindings(issues, [], root).map(toProblem);
+export function problemsFromZod(
+  issues: readonly z.core.$ZodIssue[],
+  root: unknown,
+): ArgumentProblem[] {
+  return toProblems(zodFindings(issues, [], root));
 }
 
-function zodFindings(issues: readonly z.core.$ZodIssue[], base: ArgumentPath, root: unknown): Finding[] {
+function zodFindings(
+  issues: readonly z.core.$ZodIssue[],
+  base: ArgumentPath,
+  root: unknown,
+): Finding[] {
   return issues.flatMap((issue) => zodFinding(issue, base, root));
 }
 
 function zodFinding(issue: z.core.$ZodIssue, base: ArgumentPath, root: unknown): Finding[] {
   const path: ArgumentPath = [...base, ...issue.path.map(toSegment)];
   const value = 'input' in issue ? issue.input : valueAt(root, path);
+  // Arguments are JSON, so "nothing" at a path means a missing property or item.
+  if (value === undefined && path.length > 0)
+    return [invalidTypeFinding(path, 'nonoptional', value)];
   switch (issue.code) {
     case 'invalid_type':
       return [invalidTypeFinding(path, issue.expected, value)];
@@ -186,10 +215,20 @@ function zodFinding(issue: z.core.$ZodIssue, base: ArgumentPath, root: unknown):
     case 'invalid_format':
       if (issue.format === 'regex' && 'pattern' in issue && typeof issue.pattern === 'string') {
         return [
-          { path, keyword: 'pattern', predicate: `must match ${issue.pattern}; received ${describeValue(value)}` },
+          {
+            path,
+            keyword: 'pattern',
+            predicate: `must match ${issue.pattern}; received ${describeValue(value)}`,
+          },
         ];
       }
-      return [{ path, keyword: 'format', predicate: `must be a valid ${issue.format}; received ${describeValue(value)}` }];
+      return [
+        {
+          path,
+          keyword: 'format',
+          predicate: `must be a valid ${issue.format}; received ${describeValue(value)}`,
+        },
+      ];
     case 'invalid_value':
       return [enumFinding(path, issue.values, value)];
     case 'unrecognized_keys':
@@ -200,7 +239,13 @@ function zodFinding(issue: z.core.$ZodIssue, base: ArgumentPath, root: unknown):
       }));
     case 'invalid_union': {
       if (issue.errors.length === 0) {
-        return [{ path, keyword: 'oneOf', predicate: 'must match exactly one alternative, but matches more than one' }];
+        return [
+          {
+            path,
+            keyword: 'oneOf',
+            predicate: 'must match exactly one alternative, but matches more than one',
+          },
+        ];
       }
       // zod reports each alternative's issues relative to the union's own path.
       const alternatives = issue.errors.map((list) => zodFindings(list, path, root));
@@ -234,7 +279,11 @@ function invalidTypeFinding(path: ArgumentPath, expected: string, value: unknown
   if (value === undefined && path.length > 0) {
     const last = path[path.length - 1];
     if (typeof last === 'number') {
-      return { path: path.slice(0, -1), keyword: 'minItems', predicate: `must have an item at index ${last}` };
+      return {
+        path: path.slice(0, -1),
+        keyword: 'minItems',
+        predicate: `must have an item at index ${last}`,
+      };
     }
     return { path, keyword: 'required', predicate: 'is required' };
   }
@@ -279,16 +328,27 @@ function sizeFinding(
         };
       }
       const operator = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
-      const keyword = small ? (issue.inclusive ? 'minimum' : 'exclusiveMinimum') : issue.inclusive ? 'maximum' : 'exclusiveMaximum';
+      const keyword = small
+        ? issue.inclusive
+          ? 'minimum'
+          : 'exclusiveMinimum'
+        : issue.inclusive
+          ? 'maximum'
+          : 'exclusiveMaximum';
       return { path, keyword, predicate: `must be ${operator} ${bound}; received ${received}` };
     }
   }
 }
 
 function enumFinding(path: ArgumentPath, values: readonly unknown[], value: unknown): Finding {
-  if (values.length === 0) return { path, keyword: 'enum', predicate: 'is not allowed here (the schema lists no value)' };
+  if (values.length === 0)
+    return { path, keyword: 'enum', predicate: 'is not allowed here (the schema lists no value)' };
   if (values.length === 1) {
-    return { path, keyword: 'const', predicate: `must be ${listValues(values)}; received ${describeValue(value)}` };
+    return {
+      path,
+      keyword: 'const',
+      predicate: `must be ${listValues(values)}; received ${describeValue(value)}`,
+    };
   }
   return {
     path,
@@ -301,6 +361,27 @@ function enumFinding(path: ArgumentPath, values: readonly unknown[], value: unkn
 
 /** Finds the schema at a validator `keywordLocation`, following `$ref`. */
 export type SchemaLocator = (keywordLocation: string) => SchemaNode | JsonValue | undefined;
+
+/** Leaf keywords whose sentence quotes the schema's value for them. */
+const SCHEMA_VALUED = new Set([
+  'required',
+  'dependentRequired',
+  'dependencies',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+]);
 
 /** Keywords whose error only says a subschema failed; the subschema's own errors follow. */
 const CONTAINER_KEYWORDS = new Set([
@@ -337,7 +418,7 @@ export function problemsFromOutputUnits(
 ): ArgumentProblem[] {
   const prepared = prepareUnits(units);
   const reader = new UnitReader(prepared, instance, locate);
-  return reader.read(() => true).map(toProblem);
+  return toProblems(reader.read(() => true));
 }
 
 /**
@@ -350,7 +431,11 @@ function prepareUnits(units: readonly OutputUnit[]): Unit[] {
   for (const unit of units) {
     const previous = out[out.length - 1];
     if (unit.keyword === 'false' && previous !== undefined) {
-      out.push({ ...unit, keywordLocation: `${previous.keywordLocation}/false`, parentKeyword: previous.keyword });
+      out.push({
+        ...unit,
+        keywordLocation: `${previous.keywordLocation}/false`,
+        parentKeyword: previous.keyword,
+      });
     } else {
       out.push(unit);
     }
@@ -361,6 +446,8 @@ function prepareUnits(units: readonly OutputUnit[]): Unit[] {
 class UnitReader {
   private index = 0;
   private readonly reported = new Set<string>();
+  /** Property names standing in for values while `propertyNames` errors are read. */
+  private readonly names = new Map<string, string>();
 
   constructor(
     private readonly units: readonly Unit[],
@@ -371,12 +458,25 @@ class UnitReader {
   /** Reads units while `belongs` holds for the next one. */
   read(belongs: (unit: Unit) => boolean): Finding[] {
     const findings: Finding[] = [];
-    for (let unit = this.units[this.index]; unit !== undefined && belongs(unit); unit = this.units[this.index]) {
+    for (
+      let unit = this.units[this.index];
+      unit !== undefined && belongs(unit);
+      unit = this.units[this.index]
+    ) {
       this.index++;
       if (unit.keyword === 'anyOf' || unit.keyword === 'oneOf') {
         findings.push(this.alternatives(unit, this.readBranches(unit)));
       } else if (unit.keyword === 'contains' || unit.keyword === 'propertyNames') {
         const prefix = `${unit.keywordLocation}/`;
+        const first = this.units[this.index];
+        if (
+          unit.keyword === 'propertyNames' &&
+          first?.keywordLocation.startsWith(prefix) === true
+        ) {
+          // The inner errors judge the property's *name*, located at the property.
+          const name = decodeLocation(first.instanceLocation).pop();
+          if (name !== undefined) this.names.set(first.instanceLocation, name);
+        }
         const inner = this.read((next) => next.keywordLocation.startsWith(prefix));
         findings.push(this.subschemaFinding(unit, inner));
       } else if (unit.keyword === 'dependencies' && this.startsChildren(unit)) {
@@ -392,7 +492,11 @@ class UnitReader {
   private readBranches(unit: Unit): Finding[][] {
     const prefix = `${unit.keywordLocation}/`;
     const branches: Finding[][] = [];
-    for (let next = this.units[this.index]; next?.keywordLocation.startsWith(prefix); next = this.units[this.index]) {
+    for (
+      let next = this.units[this.index];
+      next?.keywordLocation.startsWith(prefix);
+      next = this.units[this.index]
+    ) {
       const branch = next.keywordLocation.slice(prefix.length).split('/')[0] ?? '';
       const branchPrefix = `${prefix}${branch}/`;
       const before = this.index;
@@ -412,7 +516,11 @@ class UnitReader {
     const path = this.pathOf(unit.instanceLocation);
     const matches = /\((\d+) matches\)/.exec(unit.error)?.[1];
     if (matches !== undefined && Number(matches) > 1) {
-      return { path, keyword: 'oneOf', predicate: `must match exactly one alternative, but matches ${matches}` };
+      return {
+        path,
+        keyword: 'oneOf',
+        predicate: `must match exactly one alternative, but matches ${matches}`,
+      };
     }
     return alternativesFinding(path, unit.keyword, valueAt(this.instance, path), branches);
   }
@@ -423,23 +531,38 @@ class UnitReader {
       // The inner errors are about the name, located at the property itself.
       const child = inner[0];
       const detail = child === undefined ? '' : `: ${child.predicate}`;
-      return { path: child?.path ?? path, keyword: 'propertyNames', predicate: `is not an allowed property name${detail}` };
+      return {
+        path: child?.path ?? path,
+        keyword: 'propertyNames',
+        predicate: `is not an allowed property name${detail}`,
+      };
     }
-    return { path, keyword: 'contains', predicate: 'must contain at least one item that matches the "contains" schema' };
+    return {
+      path,
+      keyword: 'contains',
+      predicate: 'must contain at least one item that matches the "contains" schema',
+    };
   }
 
   private leafFindings(unit: Unit): Finding[] {
     const path = this.pathOf(unit.instanceLocation);
-    const value = valueAt(this.instance, path);
+    const name = this.names.get(unit.instanceLocation);
+    const value = name ?? valueAt(this.instance, path);
     const parent = this.locate(parentLocation(unit.keywordLocation));
     const node = isJsonObject(parent) ? parent : undefined;
     const keywordValue = node?.[unit.keyword];
     const once = `${unit.keyword} ${unit.instanceLocation} ${unit.keywordLocation}`;
+    if (unit.keyword === 'type') {
+      // The validator's text lists the expected names: `... Expected "a", "b".`
+      const listed = /Expected (".*")\.$/.exec(unit.error)?.[1] ?? '';
+      const expected = [...listed.matchAll(/"([a-z]+)"/g)].map((match) => match[1] ?? '');
+      return [typeFinding(path, expected, value)];
+    }
+    if (keywordValue === undefined && SCHEMA_VALUED.has(unit.keyword)) {
+      // The schema could not be located (e.g. behind $recursiveRef): use the validator's words.
+      return [{ path, keyword: unit.keyword, predicate: `is invalid: ${unit.error}` }];
+    }
     switch (unit.keyword) {
-      case 'type': {
-        const expected = Array.isArray(keywordValue) ? keywordValue.map(String) : [show(keywordValue)];
-        return [typeFinding(path, expected, value)];
-      }
       case 'false':
         return [{ path, keyword: 'false', predicate: falsePredicate(unit.parentKeyword) }];
       case 'required':
@@ -453,7 +576,13 @@ class UnitReader {
       case 'enum':
         return [enumFinding(path, Array.isArray(keywordValue) ? keywordValue : [], value)];
       case 'const':
-        return [{ path, keyword: 'const', predicate: `must be ${listValues([keywordValue])}; received ${describeValue(value)}` }];
+        return [
+          {
+            path,
+            keyword: 'const',
+            predicate: `must be ${listValues([keywordValue])}; received ${describeValue(value)}`,
+          },
+        ];
       case 'minimum':
       case 'maximum':
       case 'exclusiveMinimum':
@@ -480,7 +609,13 @@ class UnitReader {
           },
         ];
       case 'multipleOf':
-        return [{ path, keyword: 'multipleOf', predicate: `must be a multiple of ${show(keywordValue)}; received ${describeValue(value)}` }];
+        return [
+          {
+            path,
+            keyword: 'multipleOf',
+            predicate: `must be a multiple of ${show(keywordValue)}; received ${describeValue(value)}`,
+          },
+        ];
       case 'minItems':
       case 'maxItems': {
         const small = unit.keyword === 'minItems';
@@ -518,7 +653,13 @@ class UnitReader {
         return [{ path, keyword: 'not', predicate: 'must not match the schema under "not"' }];
       case 'minContains':
       case 'maxContains':
-        return [{ path, keyword: unit.keyword, predicate: `does not hold the right number of matching items: ${unit.error}` }];
+        return [
+          {
+            path,
+            keyword: unit.keyword,
+            predicate: `does not hold the right number of matching items: ${unit.error}`,
+          },
+        ];
       default:
         return [{ path, keyword: unit.keyword, predicate: `is invalid: ${unit.error}` }];
     }
@@ -529,7 +670,8 @@ class UnitReader {
     const path: (string | number)[] = [];
     let current = this.instance;
     for (const segment of segments) {
-      const index = Array.isArray(current) && /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : undefined;
+      const index =
+        Array.isArray(current) && /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : undefined;
       path.push(index ?? segment);
       current =
         typeof current === 'object' && current !== null
@@ -599,9 +741,17 @@ function boundFinding(
   const exclusive4 = (bound: string): boolean => node?.[bound] === true;
   switch (keyword) {
     case 'minimum':
-      return { path, keyword, predicate: `must be ${exclusive4('exclusiveMinimum') ? '>' : '>='} ${show(own)}; received ${received}` };
+      return {
+        path,
+        keyword,
+        predicate: `must be ${exclusive4('exclusiveMinimum') ? '>' : '>='} ${show(own)}; received ${received}`,
+      };
     case 'maximum':
-      return { path, keyword, predicate: `must be ${exclusive4('exclusiveMaximum') ? '<' : '<='} ${show(own)}; received ${received}` };
+      return {
+        path,
+        keyword,
+        predicate: `must be ${exclusive4('exclusiveMaximum') ? '<' : '<='} ${show(own)}; received ${received}`,
+      };
     case 'exclusiveMinimum':
       return { path, keyword, predicate: `must be > ${show(own)}; received ${received}` };
     default:

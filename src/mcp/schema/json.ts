@@ -40,78 +40,112 @@ export function isJsonObject(value: unknown): value is JsonObject {
  * skipped, as `JSON.stringify` does.
  */
 export function canonicalJsonText(value: unknown): string {
-  const parts: string[] = [];
-  writeCanonical(value, parts, new Set<object>(), '#', 0);
-  return parts.join('');
+  return new CanonicalWriter().write(value);
 }
 
-function writeCanonical(
-  value: unknown,
-  out: string[],
-  ancestors: Set<object>,
-  at: string,
-  depth: number,
-): void {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      out.push(JSON.stringify(value));
-      return;
-    case 'number':
-      if (!Number.isFinite(value)) {
-        throw new SchemaProblem(`schema holds the number ${String(value)} at ${at}; JSON numbers must be finite`);
+class CanonicalWriter {
+  private text = '';
+  /** Keys and indexes down to the current value; made into a pointer only for errors. */
+  private readonly path: (string | number)[] = [];
+  private readonly ancestors = new Set<object>();
+
+  write(value: unknown): string {
+    this.value(value);
+    return this.text;
+  }
+
+  private value(value: unknown): void {
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        this.text += JSON.stringify(value);
+        return;
+      case 'number':
+        if (!Number.isFinite(value)) {
+          throw this.problem(`holds the number ${String(value)}; JSON numbers must be finite`);
+        }
+        this.text += JSON.stringify(value);
+        return;
+      case 'object':
+        if (value === null) this.text += 'null';
+        else this.container(value);
+        return;
+      default:
+        throw this.problem(`holds a ${typeof value}; expected plain JSON`);
+    }
+  }
+
+  private container(value: object): void {
+    if (this.path.length >= MAX_SCHEMA_DEPTH) {
+      throw this.problem(`nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+    }
+    if (this.ancestors.has(value)) {
+      throw this.problem('is cyclic; use $defs and $ref for recursion');
+    }
+    this.ancestors.add(value);
+    if (Array.isArray(value)) {
+      this.text += '[';
+      for (let i = 0; i < value.length; i++) {
+        if (i > 0) this.text += ',';
+        const item: unknown = value[i];
+        this.path.push(i);
+        // JSON.stringify writes null for holes and undefined items; so do we.
+        if (item === undefined) this.text += 'null';
+        else this.value(item);
+        this.path.pop();
       }
-      out.push(JSON.stringify(value));
-      return;
+      this.text += ']';
+    } else {
+      const proto: unknown = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        throw this.problem('holds a non-plain object; expected plain JSON');
+      }
+      const record = value as Record<string, unknown>;
+      this.text += '{';
+      let first = true;
+      for (const key of Object.keys(record).sort()) {
+        const item = record[key];
+        if (item === undefined) continue;
+        this.text += `${first ? '' : ','}${JSON.stringify(key)}:`;
+        first = false;
+        this.path.push(key);
+        this.value(item);
+        this.path.pop();
+      }
+      this.text += '}';
+    }
+    this.ancestors.delete(value);
+  }
+
+  private problem(what: string): SchemaProblem {
+    const pointer = `#${this.path.map((segment) => `/${escapePointerSegment(String(segment))}`).join('')}`;
+    const shown = pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer;
+    return new SchemaProblem(`schema ${what} (at ${shown})`);
+  }
+}
+
+/**
+ * Whether `value` is of the JSON Schema type `name` (`integer` is a number
+ * with no fractional part).
+ */
+export function hasJsonType(value: JsonValue, name: string): boolean {
+  switch (name) {
+    case 'null':
+      return value === null;
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'array':
+      return Array.isArray(value);
     case 'object':
-      break;
+      return isJsonObject(value);
     default:
-      throw new SchemaProblem(`schema holds a ${typeof value} at ${at}; expected plain JSON`);
+      return typeof value === name;
   }
-  if (value === null) {
-    out.push('null');
-    return;
-  }
-  if (depth >= MAX_SCHEMA_DEPTH) {
-    throw new SchemaProblem(`schema nests deeper than ${MAX_SCHEMA_DEPTH} levels at ${at}`);
-  }
-  if (ancestors.has(value)) {
-    throw new SchemaProblem(`schema is cyclic at ${at}; use $defs and $ref for recursion`);
-  }
-  ancestors.add(value);
-  if (Array.isArray(value)) {
-    out.push('[');
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) out.push(',');
-      const item: unknown = value[i];
-      // JSON.stringify writes null for holes and undefined items; so do we.
-      if (item === undefined) out.push('null');
-      else writeCanonical(item, out, ancestors, `${at}/${i}`, depth + 1);
-    }
-    out.push(']');
-  } else {
-    const proto: unknown = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) {
-      throw new SchemaProblem(`schema holds a non-plain object at ${at}; expected plain JSON`);
-    }
-    const record = value as Record<string, unknown>;
-    out.push('{');
-    let first = true;
-    for (const key of Object.keys(record).sort()) {
-      const item = record[key];
-      if (item === undefined) continue;
-      if (!first) out.push(',');
-      first = false;
-      out.push(JSON.stringify(key), ':');
-      writeCanonical(item, out, ancestors, `${at}/${escapePointerSegment(key)}`, depth + 1);
-    }
-    out.push('}');
-  }
-  ancestors.delete(value);
 }
 
 /** Escapes one JSON Pointer segment (RFC 6901): `~` → `~0`, `/` → `~1`. */
 export function escapePointerSegment(segment: string): string {
+  if (!segment.includes('~') && !segment.includes('/')) return segment;
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 

@@ -5,7 +5,7 @@
  * it handles. Used only for schemas whose analysis found no zod obstacle.
  */
 import type { SchemaAnalysis, SchemaNode } from './analyze.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { hasJsonType, isJsonObject, type JsonObject, type JsonValue } from './json.js';
 
 /** Keywords copied as they are (values already checked by the analysis). */
 const PLAIN_KEYWORDS = [
@@ -60,6 +60,8 @@ class ZodDocumentBuilder {
     for (let target = this.pending.shift(); target !== undefined; target = this.pending.shift()) {
       defs[this.names.get(target) ?? ''] = this.copy(target, undefined);
     }
+    guardRequired(root, root, defs);
+    for (const def of Object.values(defs)) guardRequired(def, root, defs);
     // Pin the dialect: the copy uses 2020-12 spellings whatever the server wrote.
     root['$schema'] = 'https://json-schema.org/draft/2020-12/schema';
     if (Object.keys(defs).length > 0) root['$defs'] = defs;
@@ -74,7 +76,12 @@ class ZodDocumentBuilder {
     if (type !== undefined) out['type'] = typeof type === 'string' ? type : [...type];
     const listed = node['enum'] ?? (node['const'] === undefined ? undefined : [node['const']]);
     if (Array.isArray(listed)) {
-      out['enum'] = type === undefined ? listed : listed.filter((value) => hasType(value, type));
+      out['enum'] =
+        type === undefined
+          ? listed
+          : listed.filter((value) =>
+              (typeof type === 'string' ? [type] : type).some((name) => hasJsonType(value, name)),
+            );
     } else {
       this.copyAssertions(node, out, type);
     }
@@ -93,7 +100,8 @@ class ZodDocumentBuilder {
       if (value !== undefined) out[keyword] = value;
     }
     const additional = node['additionalProperties'];
-    const additionalCopy = additional === undefined ? undefined : this.copy(additional as SchemaNode, undefined);
+    const additionalCopy =
+      additional === undefined ? undefined : this.copy(additional as SchemaNode, undefined);
     if (additionalCopy !== undefined) out['additionalProperties'] = additionalCopy;
     const properties = node['properties'];
     const required = node['required'];
@@ -106,7 +114,8 @@ class ZodDocumentBuilder {
       }
       if (Array.isArray(required)) {
         for (const name of required) {
-          if (typeof name === 'string' && !Object.hasOwn(shape, name)) shape[name] = additionalCopy ?? true;
+          if (typeof name === 'string' && !Object.hasOwn(shape, name))
+            shape[name] = additionalCopy ?? true;
         }
       }
       out['properties'] = shape;
@@ -138,24 +147,78 @@ class ZodDocumentBuilder {
   }
 }
 
-function includesType(type: TypeSpec | undefined, name: string): boolean {
-  return type !== undefined && (typeof type === 'string' ? type === name : type.includes(name));
+/** Accepts any JSON value, but not a missing one. */
+const ANY_PRESENT_VALUE: JsonObject = {
+  type: ['string', 'number', 'boolean', 'null', 'array', 'object'],
+};
+
+/**
+ * Wraps each required property whose schema could accept "nothing" as
+ * `allOf: [any present value, schema]`. zod treats a property as optional when
+ * its schema is "optional-in" — a union of `true` and a guarded object, for
+ * one — and then lets a missing required property pass. Found by the
+ * fidelity property test.
+ */
+function guardRequired(node: JsonValue, root: JsonObject, defs: JsonObject): void {
+  if (Array.isArray(node)) {
+    for (const item of node) guardRequired(item, root, defs);
+    return;
+  }
+  if (!isJsonObject(node)) return;
+  const properties = node['properties'];
+  const required = node['required'];
+  if (isJsonObject(properties) && Array.isArray(required)) {
+    for (const name of required) {
+      if (typeof name !== 'string') continue;
+      const sub = properties[name];
+      if (sub !== undefined && acceptsNothing(sub, root, defs, new Set())) {
+        properties[name] = { allOf: [ANY_PRESENT_VALUE, sub] };
+      }
+    }
+  }
+  const prefixItems = node['prefixItems'];
+  const minItems = node['minItems'];
+  if (Array.isArray(prefixItems) && typeof minItems === 'number') {
+    // Likewise a tuple position below minItems: zod fills a missing one with
+    // `undefined` and then counts the filled-in array against minItems.
+    for (let i = 0; i < Math.min(minItems, prefixItems.length); i++) {
+      const item = prefixItems[i];
+      if (item !== undefined && acceptsNothing(item, root, defs, new Set())) {
+        prefixItems[i] = { allOf: [ANY_PRESENT_VALUE, item] };
+      }
+    }
+  }
+  for (const [key, value] of Object.entries(node)) {
+    // `enum` holds data, and `$defs` are guarded by the caller, once each.
+    if (key !== 'enum' && key !== '$defs' && typeof value === 'object')
+      guardRequired(value, root, defs);
+  }
 }
 
-function hasType(value: JsonValue, type: TypeSpec): boolean {
-  const names = typeof type === 'string' ? [type] : type;
-  return names.some((name) => {
-    switch (name) {
-      case 'null':
-        return value === null;
-      case 'integer':
-        return typeof value === 'number' && Number.isInteger(value);
-      case 'array':
-        return Array.isArray(value);
-      case 'object':
-        return isJsonObject(value);
-      default:
-        return typeof value === name;
-    }
-  });
+/** Whether zod's conversion of `node` could accept `undefined`. */
+function acceptsNothing(
+  node: JsonValue,
+  root: JsonObject,
+  defs: JsonObject,
+  seen: Set<JsonValue>,
+): boolean {
+  if (typeof node === 'boolean') return node;
+  if (!isJsonObject(node) || seen.has(node)) return false;
+  seen.add(node);
+  const ref = node['$ref'];
+  if (typeof ref === 'string') {
+    const target = ref === '#' ? root : defs[ref.slice('#/$defs/'.length)];
+    return target !== undefined && acceptsNothing(target, root, defs, seen);
+  }
+  if (node['type'] !== undefined || node['enum'] !== undefined) return false;
+  const anyOf = node['anyOf'] ?? node['oneOf'];
+  if (Array.isArray(anyOf)) return anyOf.some((branch) => acceptsNothing(branch, root, defs, seen));
+  const allOf = node['allOf'];
+  if (Array.isArray(allOf))
+    return allOf.every((branch) => acceptsNothing(branch, root, defs, seen));
+  return true;
+}
+
+function includesType(type: TypeSpec | undefined, name: string): boolean {
+  return type !== undefined && (typeof type === 'string' ? type === name : type.includes(name));
 }

@@ -1,0 +1,106 @@
+/**
+ * The rendered tool inventory and the "Unavailable MCP Servers" block.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Tool, ToolResult } from '../../src/index.js';
+import {
+  INVENTORY_INTRO,
+  renderDefaultInventory,
+  renderToolsByServer,
+  renderUnavailable,
+} from '../../src/mcp/inventory.js';
+
+function tool(name: string, description: string): Tool {
+  return Tool.create({
+    name,
+    description,
+    params: z.object({}),
+    handler: () => ToolResult.ok(null),
+  });
+}
+
+const SERVERS = [
+  { name: 'everything', tools: [tool('everything_echo', 'Echoes back the input')] },
+  {
+    name: 'github',
+    tools: [tool('github_search', 'Searches code'), tool('github_open', 'Opens an issue')],
+  },
+];
+
+describe('renderDefaultInventory', () => {
+  it('matches the SPEC example at depth 0', () => {
+    expect(renderDefaultInventory(SERVERS.slice(0, 1), 0)).toBe(
+      [
+        'The following external tools are available via MCP:',
+        '',
+        '### everything',
+        '',
+        '- `everything_echo` - Echoes back the input',
+      ].join('\n'),
+    );
+  });
+
+  it('lists every server in order, sub-headings one level below the section', () => {
+    expect(renderDefaultInventory(SERVERS, 1)).toBe(
+      [
+        INVENTORY_INTRO,
+        '',
+        '#### everything',
+        '',
+        '- `everything_echo` - Echoes back the input',
+        '',
+        '#### github',
+        '',
+        '- `github_search` - Searches code',
+        '- `github_open` - Opens an issue',
+      ].join('\n'),
+    );
+  });
+
+  it('is empty without servers', () => {
+    expect(renderDefaultInventory([], 0)).toBe('');
+  });
+});
+
+describe('renderToolsByServer', () => {
+  it('says so when a server has no tools', () => {
+    expect(renderToolsByServer([{ name: 'empty', tools: [] }], 0)).toBe(
+      '### empty\n\n- (no tools)',
+    );
+  });
+});
+
+describe('renderUnavailable', () => {
+  it('renders the exact block, servers sorted by name', () => {
+    expect(
+      renderUnavailable(
+        [
+          { name: 'slack', reason: 'timed out' },
+          { name: 'github', reason: 'connection refused' },
+        ],
+        0,
+      ),
+    ).toBe(
+      [
+        '## Unavailable MCP Servers',
+        '',
+        'The following servers failed to initialize and their tools are NOT available:',
+        '- **github**: connection refused',
+        '- **slack**: timed out',
+        '',
+        'Do not attempt to use tools from these servers.',
+      ].join('\n'),
+    );
+  });
+
+  it('keeps each reason on one line and follows the depth', () => {
+    const text = renderUnavailable([{ name: 'x', reason: 'first\n  second\tthird ' }], 1);
+    expect(text.split('\n')[0]).toBe('### Unavailable MCP Servers');
+    expect(text).toContain('- **x**: first second third\n');
+  });
+
+  it('is empty when every server is available', () => {
+    expect(renderUnavailable([], 0)).toBe('');
+  });
+});

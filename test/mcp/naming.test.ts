@@ -1,0 +1,247 @@
+/**
+ * Bridged tool names and descriptions: prefixes, allow and block lists, the
+ * deterministic mapping of invalid names (the wire keeps the original),
+ * collisions, and the 200-character description limit.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_TOOL_DESCRIPTION_LENGTH,
+  McpConnectionError,
+  McpIntegrationSection,
+  McpSchemaError,
+  Prompt,
+  PromptTemplate,
+  Session,
+  TOOL_NAME_PATTERN,
+  invokeTool,
+  type McpServerConfig,
+} from '../../src/index.js';
+import { bridgedDescription, bridgedToolName, isToolSelected } from '../../src/mcp/tool-naming.js';
+import { rawToolServer, toolNamed, type RawTool } from '../support/mcp-fixtures.js';
+
+function shortHash(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, 8);
+}
+
+function objectTool(name: string, description?: string): RawTool {
+  return {
+    name,
+    inputSchema: { type: 'object', properties: { id: { type: 'string' } } },
+    ...(description === undefined ? {} : { description }),
+  };
+}
+
+function config(overrides: Partial<McpServerConfig> = {}): McpServerConfig {
+  return {
+    name: 'srv',
+    transport: { type: 'stdio', command: 'node' },
+    ...overrides,
+  };
+}
+
+describe('bridgedToolName', () => {
+  it('joins prefix and original with an underscore when that is a valid name', () => {
+    expect(bridgedToolName('github', 'search_code')).toBe('github_search_code');
+    expect(bridgedToolName('everything', 'get-sum')).toBe('everything_get-sum');
+  });
+
+  it('maps an invalid name deterministically to a valid one with a hash of the original', () => {
+    const mapped = bridgedToolName('crm', 'Get User!');
+    expect(mapped).toBe(`crm_get_user__${shortHash('Get User!')}`);
+    expect(mapped).toMatch(TOOL_NAME_PATTERN);
+    expect(bridgedToolName('crm', 'Get User!')).toBe(mapped);
+  });
+
+  it('keeps different originals apart even when they clean up to the same text', () => {
+    const a = bridgedToolName('crm', 'Get User!');
+    const b = bridgedToolName('crm', 'get user?');
+    expect(a).not.toBe(b);
+    expect(b).toMatch(TOOL_NAME_PATTERN);
+  });
+
+  it('cuts names that would be longer than 64 characters', () => {
+    const original = 'a'.repeat(80);
+    const mapped = bridgedToolName('prefix', original);
+    expect(mapped).toHaveLength(64);
+    expect(mapped).toMatch(TOOL_NAME_PATTERN);
+    expect(mapped.endsWith(`_${shortHash(original)}`)).toBe(true);
+    expect(bridgedToolName('prefix', 'x'.repeat(57))).toBe(`prefix_${'x'.repeat(57)}`);
+  });
+
+  it('maps non-ASCII names', () => {
+    const mapped = bridgedToolName('i18n', 'übersetzen');
+    expect(mapped).toMatch(TOOL_NAME_PATTERN);
+    expect(mapped).toBe(`i18n__bersetzen_${shortHash('übersetzen')}`);
+  });
+});
+
+describe('isToolSelected', () => {
+  it('keeps everything without lists', () => {
+    expect(isToolSelected(config(), 'anything')).toBe(true);
+  });
+
+  it('applies enabledTools first, then disabledTools', () => {
+    const both = config({ enabledTools: ['a', 'b'], disabledTools: ['b', 'c'] });
+    expect(['a', 'b', 'c', 'd'].filter((name) => isToolSelected(both, name))).toEqual(['a']);
+    const blockOnly = config({ disabledTools: ['b'] });
+    expect(['a', 'b', 'c'].filter((name) => isToolSelected(blockOnly, name))).toEqual(['a', 'c']);
+    const none = config({ enabledTools: [] });
+    expect(isToolSelected(none, 'a')).toBe(false);
+  });
+});
+
+describe('bridgedDescription', () => {
+  it('cuts a long description to 200 characters', () => {
+    const long = 'word '.repeat(100);
+    const cut = bridgedDescription('srv', 'tool', long);
+    expect(cut).toHaveLength(MAX_TOOL_DESCRIPTION_LENGTH);
+    expect(cut.endsWith('…')).toBe(true);
+    expect(long.startsWith(cut.slice(0, -1))).toBe(true);
+  });
+
+  it('keeps a description of exactly 200 characters', () => {
+    const exact = 'x'.repeat(MAX_TOOL_DESCRIPTION_LENGTH);
+    expect(bridgedDescription('srv', 'tool', exact)).toBe(exact);
+  });
+
+  it('collapses whitespace and names the tool when the server gives none', () => {
+    expect(bridgedDescription('srv', 'tool', '  Reads\n\n  a   file ')).toBe('Reads a file');
+    expect(bridgedDescription('srv', 'tool', undefined)).toBe('Tool "tool" of MCP server "srv"');
+    expect(bridgedDescription('srv', 'tool', '   ')).toBe('Tool "tool" of MCP server "srv"');
+  });
+});
+
+describe('names in a connected section', () => {
+  it('applies enabledTools then disabledTools, and toolPrefix', async () => {
+    const raw = rawToolServer(['alpha', 'beta', 'gamma', 'delta'].map((name) => objectTool(name)));
+    await using section = new McpIntegrationSection({
+      servers: [
+        {
+          name: 'srv',
+          toolPrefix: 'x',
+          enabledTools: ['alpha', 'beta', 'gamma'],
+          disabledTools: ['beta', 'delta'],
+          transport: { type: 'in-memory', server: raw.server },
+        },
+      ],
+      session: new Session(),
+    });
+    await section.connect();
+    expect(section.tools().map((tool) => tool.name)).toEqual(['x_alpha', 'x_gamma']);
+  });
+
+  it('maps an invalid server name to a valid one and calls the server by the original', async () => {
+    const raw = rawToolServer([objectTool('Get User!', 'Finds a user'), objectTool('list')]);
+    const session = new Session();
+    await using section = new McpIntegrationSection({
+      servers: [{ name: 'crm', transport: { type: 'in-memory', server: raw.server } }],
+      session,
+    });
+    await section.connect();
+    const mapped = `crm_get_user__${shortHash('Get User!')}`;
+    expect(section.tools().map((tool) => tool.name)).toEqual([mapped, 'crm_list']);
+    const tool = toolNamed(section, mapped);
+    expect(tool.origin).toEqual({ kind: 'mcp', server: 'crm', originalName: 'Get User!' });
+
+    const result = await invokeTool(tool, { id: '42' }, { session });
+    expect(result).toMatchObject({ success: true, message: 'called Get User!' });
+    expect(raw.calls).toEqual([{ name: 'Get User!', arguments: { id: '42' } }]);
+
+    // The same mapping on another connection: deterministic.
+    const again = rawToolServer([objectTool('Get User!')]);
+    await using other = new McpIntegrationSection({
+      servers: [{ name: 'crm', transport: { type: 'in-memory', server: again.server } }],
+      session: new Session(),
+    });
+    await other.connect();
+    expect(other.tools().map((candidate) => candidate.name)).toEqual([mapped]);
+  });
+
+  it('cuts descriptions to 200 characters for the tool and its definition', async () => {
+    const long = `Finds things. ${'More detail. '.repeat(30)}`;
+    const raw = rawToolServer([objectTool('find', long)]);
+    const session = new Session();
+    await using section = new McpIntegrationSection({
+      servers: [{ name: 'srv', transport: { type: 'in-memory', server: raw.server } }],
+      session,
+    });
+    await section.connect();
+    const tool = toolNamed(section, 'srv_find');
+    expect(tool.description).toHaveLength(MAX_TOOL_DESCRIPTION_LENGTH);
+    expect(tool.description.startsWith('Finds things. More detail.')).toBe(true);
+    const template = PromptTemplate.create({ ns: 'test', key: 'names', sections: [section] });
+    const [definition] = new Prompt(template).render({ session }).toolDefinitions();
+    expect(definition?.description).toBe(tool.description);
+  });
+
+  it('two tools of one server mapping to the same name: McpSchemaError at connect', async () => {
+    const mappedOriginal = 'Foo';
+    const clash = `foo_${shortHash(mappedOriginal)}`;
+    const raw = rawToolServer([objectTool(mappedOriginal), objectTool(clash)]);
+    const section = new McpIntegrationSection({
+      servers: [{ name: 'srv', transport: { type: 'in-memory', server: raw.server } }],
+      session: new Session(),
+    });
+    const error = await section.connect().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(McpSchemaError);
+    expect(error).toMatchObject({ serverName: 'srv', toolName: clash });
+    expect((error as McpSchemaError).reason).toContain(`"srv_${clash}"`);
+    expect((error as McpSchemaError).reason).toContain(`"${mappedOriginal}"`);
+    expect(section.connected).toBe(false);
+    expect(() => section.tools()).toThrow(McpConnectionError);
+    await section.disconnect();
+  });
+
+  it('two servers with the same prefix and tool: McpSchemaError at connect', async () => {
+    const first = rawToolServer([objectTool('search')]);
+    const second = rawToolServer([objectTool('search')]);
+    let closed = 0;
+    first.server.onclose = () => (closed += 1);
+    second.server.onclose = () => (closed += 1);
+    const section = new McpIntegrationSection({
+      servers: [
+        {
+          name: 'one',
+          toolPrefix: 'shared',
+          transport: { type: 'in-memory', server: first.server },
+        },
+        {
+          name: 'two',
+          toolPrefix: 'shared',
+          transport: { type: 'in-memory', server: second.server },
+        },
+      ],
+      session: new Session(),
+    });
+    const error = await section.connect().then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect(error).toBeInstanceOf(McpSchemaError);
+    expect(error).toMatchObject({ serverName: 'two', toolName: 'search' });
+    expect((error as McpSchemaError).reason).toMatch(/"shared_search".*server "one"/);
+    // Both connections were closed again.
+    expect(closed).toBe(2);
+
+    // A different prefix for one of them resolves it.
+    const third = rawToolServer([objectTool('search')]);
+    const fourth = rawToolServer([objectTool('search')]);
+    await using fixed = new McpIntegrationSection({
+      servers: [
+        {
+          name: 'one',
+          toolPrefix: 'shared',
+          transport: { type: 'in-memory', server: third.server },
+        },
+        { name: 'two', transport: { type: 'in-memory', server: fourth.server } },
+      ],
+      session: new Session(),
+    });
+    await fixed.connect();
+    expect(fixed.tools().map((tool) => tool.name)).toEqual(['shared_search', 'two_search']);
+  });
+});

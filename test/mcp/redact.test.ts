@@ -1,0 +1,93 @@
+/**
+ * SecretRedactor: env values, header values, bearer tokens, URL credentials
+ * and query values are masked wherever they appear.
+ */
+import { describe, expect, it } from 'vitest';
+import type { McpServerConfig } from '../../src/index.js';
+import { SecretRedactor } from '../../src/mcp/redact.js';
+
+describe('SecretRedactor', () => {
+  it('masks every occurrence of each secret', () => {
+    const redactor = new SecretRedactor(['hunter2']);
+    expect(redactor.redact('pw hunter2, again hunter2.')).toBe('pw ***, again ***.');
+  });
+
+  it('masks the longest secret first, so a secret containing another is masked whole', () => {
+    const redactor = new SecretRedactor(['abc', 'abcdef']);
+    expect(redactor.redact('token=abcdef')).toBe('token=***');
+  });
+
+  it('ignores secrets shorter than 3 characters (they would mask ordinary text)', () => {
+    const redactor = new SecretRedactor(['a', 'on', 'off']);
+    expect(redactor.redact('a connection, on and off')).toBe('a connection, on and ***');
+  });
+
+  it('redacts error messages and plain values', () => {
+    const redactor = new SecretRedactor(['s3cret']);
+    expect(redactor.message(new Error('bad key s3cret'))).toBe('bad key ***');
+    expect(redactor.message('raw s3cret')).toBe('raw ***');
+  });
+
+  describe('forServer', () => {
+    it('collects env values', () => {
+      const config: McpServerConfig = {
+        name: 'x',
+        transport: { type: 'stdio', command: 'node' },
+        env: { API_TOKEN: 'env-token-1', REGION: 'eu-west-1' },
+      };
+      const redactor = SecretRedactor.forServer(config);
+      expect(redactor.redact('using env-token-1 in eu-west-1')).toBe('using *** in ***');
+    });
+
+    it('collects header values and the token after a scheme', () => {
+      const config: McpServerConfig = {
+        name: 'x',
+        transport: {
+          type: 'streamable-http',
+          url: 'https://example.com/mcp',
+          headers: { Authorization: 'Bearer tok-12345', 'X-Api-Key': 'key-67890' },
+        },
+      };
+      const redactor = SecretRedactor.forServer(config);
+      expect(redactor.redact('sent Bearer tok-12345')).toBe('sent ***');
+      expect(redactor.redact('token tok-12345 alone')).toBe('token *** alone');
+      expect(redactor.redact('key-67890')).toBe('***');
+    });
+
+    it('collects URL credentials, raw and decoded, and query values', () => {
+      const config: McpServerConfig = {
+        name: 'x',
+        transport: {
+          type: 'sse',
+          url: 'https://al%40ice:p%40ss-word@example.com/sse?token=query-secret&mode=fast',
+        },
+      };
+      const redactor = SecretRedactor.forServer(config);
+      expect(redactor.redact('user al@ice / al%40ice')).toBe('user *** / ***');
+      expect(redactor.redact('pw p@ss-word / p%40ss-word')).toBe('pw *** / ***');
+      expect(redactor.redact('GET /sse?token=query-secret&mode=fast')).toBe(
+        'GET /sse?token=***&mode=***',
+      );
+    });
+
+    it('collects the secrets of the isolation transport too', () => {
+      const config: McpServerConfig = {
+        name: 'x',
+        transport: { type: 'stdio', command: 'node' },
+        isolation: {
+          transport: {
+            type: 'streamable-http',
+            url: 'http://127.0.0.1:9/mcp',
+            headers: { Authorization: 'Bearer isolated-token' },
+          },
+        },
+      };
+      expect(SecretRedactor.forServer(config).redact('isolated-token')).toBe('***');
+    });
+
+    it('finds nothing to mask in a config without secrets', () => {
+      const config: McpServerConfig = { name: 'x', transport: { type: 'stdio', command: 'node' } };
+      expect(SecretRedactor.forServer(config).redact('node server.js')).toBe('node server.js');
+    });
+  });
+});
