@@ -104,7 +104,7 @@ function validateServerConfig(value: unknown, at: string): void {
         `${JSON.stringify(isolation.at)} must be public, internal, confidential or secret`,
       );
     }
-    const serverType = (value.transport as McpTransportConfig).type;
+    const serverType = value.transport.type;
     if (isolation.transport !== undefined) {
       validateTransport(isolation.transport, `${at}.isolation.transport`);
     } else if (serverType !== 'stdio') {

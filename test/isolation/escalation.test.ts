@@ -4,7 +4,6 @@ import { z } from 'zod';
 import {
   McpConfigError,
   McpIntegrationSection,
-  McpIsolationFailed,
   PRIVATE_DATA_META_KEY,
   SensitivityEscalated,
   Session,
