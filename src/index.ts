@@ -150,3 +150,48 @@ export {
   wasNeverDelivered,
 } from './executor/index.js';
 export type { RetryClass } from './executor/index.js';
+
+// Ecosystem: LLM API tool formats, config files, code generation, telemetry.
+export { toAiSdkTools } from './ecosystem/ai-sdk.js';
+export type { AiSdkTool, AiSdkToolOutput, ToAiSdkToolsOptions } from './ecosystem/ai-sdk.js';
+export {
+  invokeFromAnthropic,
+  toAnthropicToolResult,
+  toAnthropicTools,
+} from './ecosystem/anthropic.js';
+export type {
+  AnthropicInputSchema,
+  AnthropicTool,
+  AnthropicToolResultBlock,
+  AnthropicToolUse,
+} from './ecosystem/anthropic.js';
+export { generateToolBindings } from './ecosystem/codegen.js';
+export type {
+  GeneratedBindings,
+  GeneratedToolBinding,
+  GenerateToolBindingsOptions,
+} from './ecosystem/codegen.js';
+export { loadMcpJson, normalizeServerName } from './ecosystem/mcp-json.js';
+export type { LoadMcpJsonOptions } from './ecosystem/mcp-json.js';
+export { openAIStrictIssues } from './ecosystem/openai-strict.js';
+export { invokeFromOpenAI, toOpenAIToolMessage, toOpenAITools } from './ecosystem/openai.js';
+export type {
+  OpenAIFunctionTool,
+  OpenAIToolCall,
+  OpenAIToolMessage,
+  ToOpenAIToolsOptions,
+} from './ecosystem/openai.js';
+export { SECRET_MASK, isSecretArgumentName } from './ecosystem/secret-arguments.js';
+export { loadServerConfigs } from './ecosystem/server-configs.js';
+export type { LoadServerConfigsOptions } from './ecosystem/server-configs.js';
+export { TRACER_NAME, instrumentSession } from './ecosystem/telemetry.js';
+export type {
+  InstrumentSessionOptions,
+  SessionInstrumentation,
+  ToolLookup,
+} from './ecosystem/telemetry.js';
+export { PROVIDER_TOOL_NAME_PATTERN } from './ecosystem/tool-source.js';
+export type {
+  ProviderInvokeOptions,
+  ToolSource as ProviderToolSource,
+} from './ecosystem/tool-source.js';

@@ -1,0 +1,257 @@
+/**
+ * The commands of the `mcp-sections` CLI: `inspect`, `call` and `codegen`.
+ * Each connects for the command only and disconnects on every path.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { generateToolBindings } from '../ecosystem/codegen.js';
+import { parseActionInput } from '../executor/action-input.js';
+import { Prompt } from '../prompt/prompt.js';
+import { PromptTemplate } from '../prompt/prompt-template.js';
+import { ToolInvoked } from '../runtime/events.js';
+import type { Tool } from '../tools/tool.js';
+import { withSection, describeTransport, type OpenedSection } from './connect.js';
+import { describeArguments } from './describe-arguments.js';
+import { CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import type { Progress } from './spinner.js';
+
+/** What every command gets. */
+export interface CommandContext {
+  readonly io: CliIo;
+  readonly progress: Progress;
+  readonly signal: AbortSignal;
+  readonly json: boolean;
+}
+
+/** `inspect <config>`: connect, render the section, list every tool with its arguments. */
+export function inspectCommand(configPath: string, context: CommandContext): Promise<ExitCode> {
+  const { io } = context;
+  return withSection(
+    configPath,
+    { ...context, onConnectError: 'report' },
+    (opened): Promise<ExitCode> => {
+      const report = inspectReport(opened);
+      if (context.json) {
+        io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      } else {
+        io.stdout.write(inspectText(report));
+      }
+      for (const server of opened.section.unavailableServers) {
+        io.stderr.write(
+          `error: server "${server.name}" is unavailable: ${oneLine(server.reason)}\n`,
+        );
+      }
+      return Promise.resolve(
+        opened.section.unavailableServers.length > 0 ? EXIT_CODES.connection : EXIT_CODES.ok,
+      );
+    },
+  );
+}
+
+/** The `inspect --json` document. */
+export interface InspectReport {
+  readonly servers: readonly {
+    readonly name: string;
+    readonly transport: string;
+    readonly status: 'connected' | 'unavailable';
+    readonly reason?: string;
+    readonly toolCount: number;
+  }[];
+  /** The rendered section, as the model reads it. */
+  readonly prompt: string;
+  readonly tools: readonly {
+    readonly name: string;
+    readonly server?: string;
+    readonly originalName?: string;
+    readonly description: string;
+    readonly arguments: ReturnType<typeof describeArguments>;
+    readonly inputSchema: unknown;
+    readonly annotations: Tool['annotations'];
+  }[];
+}
+
+function inspectReport({ section, session, servers }: OpenedSection): InspectReport {
+  const template = PromptTemplate.create({
+    ns: 'mcp-sections',
+    key: 'inspect',
+    sections: [section],
+  });
+  const rendered = new Prompt(template).render({ session });
+  const unavailable = new Map(
+    section.unavailableServers.map((server) => [server.name, server.reason]),
+  );
+  const tools = rendered.tools;
+  return {
+    servers: servers.map((server) => {
+      const reason = unavailable.get(server.name);
+      return {
+        name: server.name,
+        transport: describeTransport(server.transport),
+        status: reason === undefined ? 'connected' : 'unavailable',
+        ...(reason === undefined ? {} : { reason }),
+        toolCount: tools.filter(
+          (tool) => tool.origin.kind === 'mcp' && tool.origin.server === server.name,
+        ).length,
+      };
+    }),
+    prompt: rendered.text,
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      ...(tool.origin.kind === 'mcp'
+        ? { server: tool.origin.server, originalName: tool.origin.originalName }
+        : {}),
+      description: tool.description,
+      arguments: describeArguments(tool.inputSchema),
+      inputSchema: tool.inputSchema,
+      annotations: tool.annotations,
+    })),
+  };
+}
+
+function inspectText(report: InspectReport): string {
+  const lines: string[] = ['Servers'];
+  const width = Math.max(...report.servers.map((server) => server.name.length));
+  for (const server of report.servers) {
+    const status =
+      server.status === 'connected'
+        ? `connected, ${server.toolCount} tool${server.toolCount === 1 ? '' : 's'}`
+        : `unavailable: ${oneLine(server.reason ?? '')}`;
+    lines.push(`  ${server.name.padEnd(width)}  ${server.transport}  ${status}`);
+  }
+  lines.push(
+    '',
+    'Prompt section',
+    ...report.prompt.split('\n').map((line) => (line === '' ? '' : `  ${line}`)),
+  );
+  lines.push('', `Tools (${report.tools.length})`);
+  for (const tool of report.tools) {
+    const wire = tool.server === undefined ? '' : `  (${tool.server}.${tool.originalName ?? ''})`;
+    lines.push(`  ${tool.name}${wire}`, `    ${tool.description}`);
+    if (tool.arguments.length === 0) lines.push('    (no arguments)');
+    for (const argument of tool.arguments) {
+      const facts = [argument.type, argument.required ? 'required' : 'optional'];
+      if (argument.default !== undefined) facts.push(`default ${argument.default}`);
+      const description = argument.description === undefined ? '' : ` - ${argument.description}`;
+      lines.push(`    - ${argument.name}: ${facts.join(', ')}${description}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `call <config> <tool> [args]`: validate and invoke one tool by
+ * `server.tool`, `server__tool` or its bridged name, with arguments as JSON
+ * or ActionInput text (`-` reads them from stdin).
+ */
+export async function callCommand(
+  configPath: string,
+  toolName: string,
+  argsText: string | undefined,
+  context: CommandContext,
+): Promise<ExitCode> {
+  const { io } = context;
+  const text = argsText === '-' ? await readStdin(io) : argsText;
+  const args = text === undefined ? {} : parseActionInput(text);
+  return withSection(
+    configPath,
+    { ...context, onConnectError: 'report' },
+    async ({ section, session }): Promise<ExitCode> => {
+      let invoked: ToolInvoked | undefined;
+      const unsubscribe = session.bus.subscribe(ToolInvoked, (event) => {
+        invoked ??= event;
+      });
+      let result;
+      try {
+        result = await section.execute(
+          { name: toolName, arguments: args },
+          { signal: context.signal },
+        );
+      } finally {
+        unsubscribe();
+      }
+      if (invoked === undefined) {
+        // Nothing ran: the name did not lead to a tool.
+        const unavailable = section.unavailableServers;
+        if (unavailable.length > 0) {
+          const names = unavailable.map((server) => server.name).join(', ');
+          throw new CliError(
+            EXIT_CODES.connection,
+            `${oneLine(result.message)} (unavailable servers: ${names})`,
+          );
+        }
+        throw new CliError(EXIT_CODES.usage, oneLine(result.message));
+      }
+      const name = invoked.toolName;
+      if (context.json) {
+        const document = {
+          tool: name,
+          success: result.success,
+          message: result.message,
+          value: result.value,
+        };
+        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      } else if (result.success) {
+        io.stdout.write(result.message.endsWith('\n') ? result.message : `${result.message}\n`);
+      }
+      if (result.success) return EXIT_CODES.ok;
+      io.stderr.write(`error: ${oneLine(result.message)}\n`);
+      // Refused by the validator means the command line was wrong; the tool never ran.
+      const tool = section.tools().find((candidate) => candidate.name === name);
+      const valid = tool === undefined || (await tool.params.safeParseAsync(args)).success;
+      return valid ? EXIT_CODES.toolError : EXIT_CODES.usage;
+    },
+  );
+}
+
+/** `codegen <config> [-o file]`: typed zod bindings for every tool. */
+export function codegenCommand(
+  configPath: string,
+  output: string | undefined,
+  context: CommandContext,
+): Promise<ExitCode> {
+  const { io } = context;
+  return withSection(
+    configPath,
+    { ...context, onConnectError: 'throw' },
+    async ({ section, servers }): Promise<ExitCode> => {
+      const generated = generateToolBindings(section.tools(), {
+        header: [
+          `Source: ${path.basename(configPath)} (servers: ${servers.map((server) => server.name).join(', ')}).`,
+        ],
+      });
+      if (output === undefined || output === '-') {
+        io.stdout.write(generated.source);
+      } else {
+        const file = path.resolve(output);
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, generated.source, 'utf8');
+      }
+      const inexact = generated.tools.filter((tool) => !tool.exact);
+      for (const tool of inexact) {
+        const more = tool.issues.length > 1 ? ` (and ${tool.issues.length - 1} more)` : '';
+        io.stderr.write(
+          `warning: ${tool.toolName}: typed as Record<string, unknown>: ${tool.issues[0] ?? ''}${more}\n`,
+        );
+      }
+      if (output !== undefined && output !== '-') {
+        const count = generated.tools.length;
+        io.stderr.write(
+          `wrote ${output}: ${count} tool${count === 1 ? '' : 's'}, ${count - inexact.length} exact\n`,
+        );
+      }
+      return EXIT_CODES.ok;
+    },
+  );
+}
+
+async function readStdin(io: CliIo): Promise<string> {
+  if (io.stdin === undefined)
+    throw new CliError(EXIT_CODES.usage, 'no stdin to read arguments from');
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of io.stdin) {
+    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}

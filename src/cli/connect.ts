@@ -1,0 +1,111 @@
+/**
+ * Loading a config file and connecting its servers for one CLI command,
+ * with progress on stderr and errors mapped to exit codes.
+ */
+import path from 'node:path';
+import { loadServerConfigs } from '../ecosystem/server-configs.js';
+import type { McpServerConfig, McpTransportConfig } from '../mcp/config-types.js';
+import { McpIntegrationSection } from '../mcp/section.js';
+import { Session } from '../runtime/session.js';
+import { asCliError, CliError, EXIT_CODES } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import type { Progress } from './spinner.js';
+
+/** A connected section and what it was made from. */
+export interface OpenedSection {
+  readonly section: McpIntegrationSection;
+  readonly session: Session;
+  readonly servers: readonly McpServerConfig[];
+}
+
+/** Options of {@link withSection}. */
+export interface WithSectionOptions {
+  readonly io: CliIo;
+  readonly progress: Progress;
+  readonly signal: AbortSignal;
+  /** `report` keeps going with the servers that connected. */
+  readonly onConnectError: 'throw' | 'report';
+}
+
+/**
+ * Loads `configPath`, connects every server, runs `use`, and disconnects on
+ * every path (so no server process outlives the command).
+ *
+ * @throws CliError with exit code 3 for a config error, 4 for a connection error.
+ */
+export async function withSection<T>(
+  configPath: string,
+  options: WithSectionOptions,
+  use: (opened: OpenedSection) => Promise<T>,
+): Promise<T> {
+  const servers = await loadConfigs(configPath, options);
+  if (servers.length === 0) {
+    throw new CliError(EXIT_CODES.config, `${configPath}: no servers are configured`);
+  }
+  const session = new Session();
+  let section: McpIntegrationSection;
+  try {
+    section = new McpIntegrationSection({
+      servers,
+      session,
+      onConnectError: options.onConnectError,
+    });
+  } catch (error) {
+    throw asCliError(error);
+  }
+  try {
+    options.progress.start(`connecting to ${servers.map(describeServer).join(', ')}`);
+    try {
+      await section.connect({ signal: options.signal });
+    } finally {
+      options.progress.stop();
+    }
+    options.signal.throwIfAborted();
+    return await use({ section, session, servers });
+  } catch (error) {
+    throw asCliError(error, options.signal);
+  } finally {
+    await section.disconnect();
+  }
+}
+
+async function loadConfigs(
+  configPath: string,
+  options: WithSectionOptions,
+): Promise<McpServerConfig[]> {
+  try {
+    return await loadServerConfigs(path.resolve(configPath), {
+      env: options.io.env,
+      signal: options.signal,
+    });
+  } catch (error) {
+    throw asCliError(error, options.signal);
+  }
+}
+
+/** `everything (stdio)`: the name and transport type, never a URL, header or env value. */
+export function describeServer(server: McpServerConfig): string {
+  return `${server.name} (${server.transport.type})`;
+}
+
+/**
+ * Where a transport goes, without secrets: the command's base name for
+ * stdio, the URL's origin and path (no credentials, no query) for HTTP.
+ */
+export function describeTransport(transport: McpTransportConfig): string {
+  switch (transport.type) {
+    case 'stdio':
+      return `stdio: ${path.basename(transport.command)}`;
+    case 'sse':
+    case 'streamable-http': {
+      try {
+        const url = new URL(transport.url);
+        return `${transport.type}: ${url.origin}${url.pathname}`;
+      } catch {
+        return transport.type;
+      }
+    }
+    case 'in-memory':
+      return 'in-memory';
+  }
+}

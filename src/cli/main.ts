@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * The `mcp-sections` executable. See `run.ts` for the commands and
+ * `exit-codes.ts` for what the exit status means.
+ */
+import { EXIT_CODES } from './exit-codes.js';
+import { runCli } from './run.js';
+
+const controller = new AbortController();
+let interrupts = 0;
+const onSignal = (signal: NodeJS.Signals): void => {
+  interrupts += 1;
+  // A second interrupt means "now": the first one is already disconnecting.
+  if (interrupts > 1) process.exit(EXIT_CODES.interrupted);
+  controller.abort(new Error(`received ${signal}`));
+};
+process.on('SIGINT', onSignal);
+process.on('SIGTERM', onSignal);
+// A closed pipe (`mcp-sections inspect cfg.json | head`) is not an error of ours.
+process.stdout.on('error', () => undefined);
+
+const code = await runCli(
+  process.argv.slice(2),
+  { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env },
+  { signal: controller.signal },
+);
+await Promise.all([flush(process.stdout), flush(process.stderr)]);
+// Servers are disconnected by now; exit without waiting for idle sockets to time out.
+process.exit(code);
+
+function flush(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.writableLength === 0) resolve();
+    else stream.write('', () => resolve());
+  });
+}

@@ -1,0 +1,167 @@
+/**
+ * Command-line parsing and dispatch for `mcp-sections`, separate from the
+ * process (`main.ts`) so that tests can run it with their own streams.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type * as Commands from './commands.js';
+import type { CommandContext } from './commands.js';
+import { asCliError, CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
+import type { CliIo } from './io.js';
+import { createProgress, SILENT_PROGRESS } from './spinner.js';
+
+/** The text of `mcp-sections --help`. */
+export const HELP = `Usage: mcp-sections <command> [options]
+
+Commands:
+  inspect <config>              Connect, render the MCP section and list every tool
+                                with its arguments
+  call <config> <tool> [args]   Validate and invoke one tool, named server.tool,
+                                server__tool or by its bridged name; args are JSON
+                                or ActionInput text ("message: hi"), - reads stdin
+  codegen <config> [-o file]    Write typed bindings (a zod schema and a TypeScript
+                                type per tool); stdout without -o
+
+Config files:
+  *.json         an "mcpServers" object, as in .mcp.json or claude_desktop_config.json
+  *.yaml, *.yml  an "mcp_servers" section, as in config.yaml
+
+Options:
+  --json          print one JSON document on stdout (inspect, call)
+  -o, --output    file to write (codegen)
+  -q, --quiet     no progress on stderr
+  -h, --help      show this help
+  -V, --version   print the version
+
+Exit codes:
+  0  ok
+  1  the tool returned an error result
+  2  usage error: bad command line, unknown tool, or arguments the tool's
+     validator refuses (the tool is not run)
+  3  config error
+  4  connection error
+  130 interrupted
+`;
+
+const OPTIONS = {
+  json: { type: 'boolean' },
+  output: { type: 'string', short: 'o' },
+  quiet: { type: 'boolean', short: 'q' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+} as const;
+
+/** Options of {@link runCli}. */
+export interface RunCliOptions {
+  /** Aborts the command (SIGINT, SIGTERM); servers are disconnected first. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Runs one `mcp-sections` command line and resolves with its exit code.
+ * Errors go to stderr as one line (`error: ...`); it never throws.
+ */
+export async function runCli(
+  argv: readonly string[],
+  io: CliIo,
+  options: RunCliOptions = {},
+): Promise<ExitCode> {
+  const signal = options.signal ?? new AbortController().signal;
+  try {
+    const code = await dispatch(argv, io, signal);
+    // A command cut short by an interrupt says so, whatever failed on the way out.
+    return signal.aborted && code !== EXIT_CODES.ok ? EXIT_CODES.interrupted : code;
+  } catch (error) {
+    const mapped = asCliError(error, signal);
+    if (mapped instanceof CliError) {
+      io.stderr.write(`error: ${oneLine(mapped.message)}\n`);
+      return mapped.exitCode;
+    }
+    const message = mapped instanceof Error ? mapped.message : String(mapped);
+    io.stderr.write(`error: ${oneLine(message)}\n`);
+    return EXIT_CODES.toolError;
+  }
+}
+
+async function dispatch(
+  argv: readonly string[],
+  io: CliIo,
+  signal: AbortSignal,
+): Promise<ExitCode> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw usage(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) {
+    io.stdout.write(HELP);
+    return EXIT_CODES.ok;
+  }
+  if (values.version === true) {
+    io.stdout.write(`${version()}\n`);
+    return EXIT_CODES.ok;
+  }
+  const [command, ...operands] = positionals;
+  if (command === undefined) throw usage('missing command');
+  const context: CommandContext = {
+    io,
+    signal,
+    json: values.json === true,
+    progress: values.quiet === true ? SILENT_PROGRESS : createProgress(io.stderr),
+  };
+  const [config, tool, ...rest] = operands;
+  // Loaded only for a command: `--help` and usage errors stay quick.
+  const load = (): Promise<typeof Commands> => import('./commands.js');
+  switch (command) {
+    case 'inspect':
+      refuse(command, values.output !== undefined, '-o/--output');
+      if (config === undefined || operands.length > 1) throw usage('inspect takes one config file');
+      return (await load()).inspectCommand(config, context);
+    case 'call':
+      refuse(command, values.output !== undefined, '-o/--output');
+      if (config === undefined || tool === undefined)
+        throw usage('call takes a config file and a tool name');
+      // Several words after the tool name are one ActionInput text: `call cfg t message: hi`.
+      return (await load()).callCommand(
+        config,
+        tool,
+        rest.length === 0 ? undefined : rest.join(' '),
+        context,
+      );
+    case 'codegen':
+      refuse(command, values.json === true, '--json');
+      if (config === undefined || operands.length > 1) throw usage('codegen takes one config file');
+      return (await load()).codegenCommand(config, values.output, context);
+    default:
+      throw usage(`unknown command ${JSON.stringify(command)}; expected inspect, call or codegen`);
+  }
+}
+
+function refuse(command: string, given: boolean, option: string): void {
+  if (given) throw usage(`${option} does not apply to ${command}`);
+}
+
+function usage(message: string): CliError {
+  return new CliError(EXIT_CODES.usage, `${message} (run mcp-sections --help)`);
+}
+
+/** The package version, from the package.json above this file (in `src/` or `dist/src/`). */
+function version(): string {
+  let url = new URL('.', import.meta.url);
+  for (let depth = 0; depth < 5; depth += 1) {
+    try {
+      const manifest = JSON.parse(readFileSync(new URL('package.json', url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
+      if (manifest.name === 'mcp-sections' && typeof manifest.version === 'string')
+        return manifest.version;
+    } catch {
+      // Not here; look one directory up.
+    }
+    url = new URL('..', url);
+  }
+  return 'unknown';
+}

@@ -1,0 +1,284 @@
+/**
+ * Prepares a tool's input schema for `json-schema-to-zod` and decides
+ * whether the generated zod schema would give the same verdicts as the
+ * run-time validator. The converter is faithful for a subset of JSON Schema
+ * and silently loosens the rest (`$ref` becomes `z.any()`, `if`/`then` is
+ * dropped, `anyOf` beside `type` is ignored, ...), so anything outside that
+ * subset is reported, and the generated binding says it is not exact rather
+ * than pretending.
+ *
+ * What changes before conversion, keeping verdicts:
+ * - local `$ref`s are inlined (a recursive one is reported);
+ * - annotations are dropped, and so are `format` (the run-time validator
+ *   treats it as an annotation too) and `default` (the server applies
+ *   defaults; a default must not make a missing required field pass);
+ * - the root gets `"type": "object"` when it has none (arguments are always
+ *   an object).
+ */
+
+type JsonObject = Record<string, unknown>;
+
+/** A schema ready for `json-schema-to-zod`, and why it would not be exact (empty when it is). */
+export interface CodegenSchema {
+  readonly schema: JsonObject;
+  readonly issues: readonly string[];
+}
+
+const ANNOTATIONS = new Set([
+  'description',
+  'title',
+  'default',
+  'examples',
+  'format',
+  'readOnly',
+  'writeOnly',
+  'deprecated',
+  '$comment',
+  '$schema',
+  '$id',
+  'contentEncoding',
+  'contentMediaType',
+]);
+const KEYWORDS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
+  object: ['properties', 'required', 'additionalProperties'],
+  array: ['items', 'minItems', 'maxItems'],
+  string: ['minLength', 'maxLength', 'pattern'],
+  number: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+  integer: ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'],
+};
+const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+const MAX_DEPTH = 64;
+
+/**
+ * A copy of `schema` for the converter, with the reasons (JSON Pointers) it
+ * cannot be converted exactly. The input is not changed.
+ */
+export function prepareCodegenSchema(schema: unknown): CodegenSchema {
+  const issues: string[] = [];
+  if (!isObject(schema)) {
+    return { schema: { type: 'object' }, issues: ['#: the input schema is not an object'] };
+  }
+  const walker = new Walker(schema, issues);
+  // Arguments are always an object, so an untyped root is read as one.
+  const typed = schema['type'] === undefined ? { ...schema, type: 'object' } : schema;
+  if (typed['type'] !== 'object') issues.push('#: the root "type" is not "object"');
+  const prepared = walker.node(typed, '#', 0, []);
+  return { schema: isObject(prepared) ? prepared : { type: 'object' }, issues };
+}
+
+class Walker {
+  constructor(
+    private readonly root: JsonObject,
+    private readonly issues: string[],
+  ) {}
+
+  node(node: unknown, pointer: string, depth: number, refs: readonly string[]): unknown {
+    if (typeof node === 'boolean') return node;
+    if (!isObject(node)) {
+      this.issues.push(`${pointer}: not a schema`);
+      return true;
+    }
+    if (depth > MAX_DEPTH) {
+      this.issues.push(`${pointer}: nested too deeply`);
+      return true;
+    }
+    const ref = node['$ref'];
+    if (ref !== undefined) return this.reference(node, ref, pointer, depth, refs);
+
+    const out: JsonObject = {};
+    const types = typeNames(node['type']);
+    if (node['type'] !== undefined) {
+      if (types === undefined) this.issues.push(`${pointer}: "type" is not a list of JSON types`);
+      else out['type'] = node['type'];
+    }
+    const allowed = new Set(['type', 'enum', 'const', 'anyOf', '$defs', 'definitions']);
+    for (const type of types ?? [])
+      for (const keyword of KEYWORDS_BY_TYPE[type] ?? []) allowed.add(keyword);
+
+    for (const [keyword, value] of Object.entries(node)) {
+      if (keyword === 'type' || keyword === '$defs' || keyword === 'definitions') continue;
+      if (keyword === 'description') {
+        if (typeof value === 'string') out[keyword] = value;
+        continue;
+      }
+      if (ANNOTATIONS.has(keyword) || keyword.startsWith('x-')) continue;
+      if (!allowed.has(keyword)) {
+        const untyped =
+          types === undefined &&
+          Object.values(KEYWORDS_BY_TYPE).some((list) => list.includes(keyword));
+        this.issues.push(
+          untyped
+            ? `${pointer}: "${keyword}" on a schema without "type"`
+            : `${pointer}: "${keyword}" is not converted exactly`,
+        );
+        continue;
+      }
+      out[keyword] = this.keyword(
+        keyword,
+        value,
+        node,
+        `${pointer}/${escape(keyword)}`,
+        depth,
+        refs,
+      );
+    }
+    if (node['anyOf'] !== undefined) {
+      const siblings = Object.keys(out).filter((key) => key !== 'anyOf' && key !== 'description');
+      if (siblings.length > 0)
+        this.issues.push(`${pointer}: "anyOf" beside ${siblings.join(', ')}`);
+    }
+    for (const keyword of ['enum', 'const'] as const) {
+      if (node[keyword] === undefined) continue;
+      const values = keyword === 'enum' ? node[keyword] : [node[keyword]];
+      if (!Array.isArray(values) || !values.every(isPrimitive)) {
+        this.issues.push(
+          `${pointer}: "${keyword}" with values other than strings, numbers, booleans and null`,
+        );
+      } else if (
+        types !== undefined &&
+        !values.every((value) => types.some((type) => isOfType(value, type)))
+      ) {
+        this.issues.push(`${pointer}: "${keyword}" values that "type" refuses`);
+      }
+    }
+    return out;
+  }
+
+  private keyword(
+    keyword: string,
+    value: unknown,
+    node: JsonObject,
+    pointer: string,
+    depth: number,
+    refs: readonly string[],
+  ): unknown {
+    switch (keyword) {
+      case 'properties': {
+        if (!isObject(value)) {
+          this.issues.push(`${pointer}: not an object`);
+          return {};
+        }
+        const entries = Object.entries(value).map(([name, sub]): [string, unknown] => {
+          if (name === '__proto__') this.issues.push(`${pointer}: a property named "__proto__"`);
+          return [name, this.node(sub, `${pointer}/${escape(name)}`, depth + 1, refs)];
+        });
+        return Object.fromEntries(entries);
+      }
+      case 'required': {
+        const properties = isObject(node['properties']) ? node['properties'] : {};
+        if (!Array.isArray(value) || !value.every((name) => typeof name === 'string')) {
+          this.issues.push(`${pointer}: not a list of names`);
+          return [];
+        }
+        const unknown = value.filter((name) => !Object.hasOwn(properties, name));
+        if (unknown.length > 0) {
+          this.issues.push(`${pointer}: requires ${unknown.join(', ')} without a property schema`);
+        }
+        return value;
+      }
+      case 'additionalProperties':
+        return this.node(value, pointer, depth + 1, refs);
+      case 'items':
+        if (Array.isArray(value)) {
+          this.issues.push(`${pointer}: tuple "items" (an array)`);
+          return true;
+        }
+        return this.node(value, pointer, depth + 1, refs);
+      case 'anyOf':
+        if (!Array.isArray(value) || value.length === 0) {
+          this.issues.push(`${pointer}: not a non-empty list`);
+          return [true];
+        }
+        return value.map((branch: unknown, index) =>
+          this.node(branch, `${pointer}/${index}`, depth + 1, refs),
+        );
+      case 'exclusiveMinimum':
+      case 'exclusiveMaximum':
+        if (typeof value !== 'number') this.issues.push(`${pointer}: a boolean (draft-04) form`);
+        return value;
+      default:
+        return value;
+    }
+  }
+
+  private reference(
+    node: JsonObject,
+    ref: unknown,
+    pointer: string,
+    depth: number,
+    refs: readonly string[],
+  ): unknown {
+    if (typeof ref !== 'string' || !(ref === '#' || ref.startsWith('#/'))) {
+      this.issues.push(`${pointer}: "$ref" ${JSON.stringify(ref)} is not local`);
+      return true;
+    }
+    const siblings = Object.keys(node).filter(
+      (key) => key !== '$ref' && !ANNOTATIONS.has(key) && !key.startsWith('x-'),
+    );
+    if (siblings.length > 0) {
+      this.issues.push(`${pointer}: "$ref" beside ${siblings.join(', ')}`);
+      return true;
+    }
+    if (refs.includes(ref)) {
+      this.issues.push(`${pointer}: recursive "$ref" ${ref}`);
+      return true;
+    }
+    const target = resolvePointer(this.root, ref);
+    if (target === undefined) {
+      this.issues.push(`${pointer}: "$ref" ${ref} does not resolve`);
+      return true;
+    }
+    const inlined = this.node(target, pointer, depth + 1, [...refs, ref]);
+    if (isObject(inlined) && typeof node['description'] === 'string') {
+      return { ...inlined, description: node['description'] };
+    }
+    return inlined;
+  }
+}
+
+function resolvePointer(root: JsonObject, ref: string): unknown {
+  if (ref === '#') return root;
+  let current: unknown = root;
+  for (const raw of ref.slice(2).split('/')) {
+    const segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(current)) current = current[Number(segment)];
+    else if (isObject(current) && Object.hasOwn(current, segment)) current = current[segment];
+    else return undefined;
+  }
+  return current;
+}
+
+function typeNames(type: unknown): readonly string[] | undefined {
+  if (type === undefined) return undefined;
+  const names = Array.isArray(type) ? type : [type];
+  if (
+    names.length === 0 ||
+    !names.every((name) => typeof name === 'string' && TYPE_NAMES.has(name))
+  ) {
+    return undefined;
+  }
+  return names as string[];
+}
+
+function isOfType(value: unknown, type: string): boolean {
+  switch (type) {
+    case 'null':
+      return value === null;
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    default:
+      return typeof value === type;
+  }
+}
+
+function isPrimitive(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function escape(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}

@@ -1,0 +1,108 @@
+/**
+ * What the provider formats read tools from, and how a call coming back from
+ * a model finds its tool and runs it. Shared by the OpenAI, Anthropic and AI
+ * SDK formats.
+ */
+import { PromptValidationError } from '../core/errors.js';
+import type { Session } from '../runtime/session.js';
+import { invokeTool } from '../tools/invoke-tool.js';
+import type { Tool } from '../tools/tool.js';
+import { ToolResult } from '../tools/tool-result.js';
+
+/**
+ * Tools to offer a model: a `RenderedPrompt` (its `tools`), or a plain list
+ * of tools.
+ */
+export type ToolSource = { readonly tools: readonly Tool[] } | readonly Tool[];
+
+/** Options of the `invokeFrom*` helpers. */
+export interface ProviderInvokeOptions {
+  /** The session the call belongs to (validation, rollback, `ToolInvoked`). */
+  readonly session: Session;
+  /** Cancels the call. */
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Tool names the OpenAI and Anthropic APIs accept. Every `Tool` name
+ * (`^[a-z0-9_-]{1,64}$`) already matches, so names go out unchanged and a
+ * call coming back is routed by the same name.
+ */
+export const PROVIDER_TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** The tools of a source, in order. */
+export function toolsOf(source: ToolSource): readonly Tool[] {
+  return isToolList(source) ? source : source.tools;
+}
+
+function isToolList(source: ToolSource): source is readonly Tool[] {
+  return Array.isArray(source);
+}
+
+/**
+ * The name a provider API is given for a tool.
+ * @throws PromptValidationError when the name does not fit the provider's rule
+ *   (only possible for an object that bypassed `Tool.create`).
+ */
+export function providerToolName(tool: Tool, provider: string): string {
+  if (!PROVIDER_TOOL_NAME_PATTERN.test(tool.name)) {
+    throw new PromptValidationError(
+      `tool name ${JSON.stringify(tool.name)} cannot be sent to ${provider}: ` +
+        `it must match ${PROVIDER_TOOL_NAME_PATTERN.source}`,
+    );
+  }
+  return tool.name;
+}
+
+/**
+ * Runs the tool a model named, with arguments the model wrote, through
+ * `invokeTool` (validation by the tool's own validator, rollback,
+ * `ToolInvoked`). An unknown name is an error result listing the tools.
+ */
+export async function invokeByName(
+  source: ToolSource,
+  name: string,
+  args: unknown,
+  options: ProviderInvokeOptions,
+): Promise<ToolResult> {
+  const tools = toolsOf(source);
+  const tool = tools.find((candidate) => candidate.name === name);
+  if (tool === undefined) {
+    const available = tools.map((candidate) => candidate.name).join(', ') || '(none)';
+    return ToolResult.error(`unknown tool ${JSON.stringify(name)}; available tools: ${available}`);
+  }
+  return invokeTool(tool, args, {
+    session: options.session,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+}
+
+/** The fields of a `ToolResult` the model's text is made from. */
+export interface ResultLike {
+  readonly success: boolean;
+  readonly message: string;
+  readonly value: unknown;
+}
+
+/**
+ * The text a model is shown for a result: the message, plus the value as
+ * JSON when the message alone would hide it (a native tool's `ok(value)`
+ * carries its data in `value` and says only "OK"). MCP tools' messages
+ * already render their content.
+ */
+export function resultText(tool: Tool | undefined, result: ResultLike): string {
+  if (!result.success || tool?.origin.kind === 'mcp') return result.message;
+  const { value } = result;
+  if (value === null || value === undefined) return result.message;
+  const json = safeJson(value);
+  if (json === undefined) return result.message;
+  return result.message === 'OK' ? json : `${result.message}\n${json}`;
+}
+
+function safeJson(value: unknown): string | undefined {
+  try {
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}

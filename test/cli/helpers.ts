@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** The repository root. */
+export const repo = path.resolve(import.meta.dirname, '../..');
+const tsx = path.join(repo, 'node_modules', '.bin', 'tsx');
+const main = path.join(repo, 'src', 'cli', 'main.ts');
+
+/** What a CLI run printed and how it ended. */
+export interface CliRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** A CLI process and how it will end. */
+export interface StartedCli {
+  readonly child: ChildProcess;
+  readonly done: Promise<CliRun>;
+}
+
+/** Starts `mcp-sections <args>` as its own process (through tsx), stdin closed unless given. */
+export function startCliProcess(
+  args: readonly string[],
+  options: { stdin?: string } = {},
+): StartedCli {
+  const child = spawn(tsx, [main, ...args], { cwd: repo, stdio: ['pipe', 'pipe', 'pipe'] });
+  const done = new Promise<CliRun>((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+  child.stdin.end(options.stdin ?? '');
+  return { child, done };
+}
+
+/** Runs `mcp-sections <args>` to the end. */
+export function runCliProcess(
+  args: readonly string[],
+  options: { stdin?: string } = {},
+): Promise<CliRun> {
+  return startCliProcess(args, options).done;
+}
+
+/**
+ * Pids of live processes whose environment holds `NAME=value`. A server the
+ * CLI started (and should have stopped) is found this way even after the CLI
+ * exited and the server was re-parented away from the test process.
+ */
+export function processesWithEnv(name: string, value: string): number[] {
+  const needle = `${name}=${value}`;
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (/\) [ZX] /.test(stat)) continue;
+      const environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+      if (environ.includes(needle)) found.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
