@@ -6,12 +6,9 @@
 import { validate, type Schema } from '@cfworker/json-schema';
 import { z } from 'zod';
 import type { SchemaAnalysis, SchemaNode } from './analyze.js';
-import {
-  decodeLocation,
-  problemsFromOutputUnits,
-  problemsFromZod,
-  type ArgumentProblem,
-} from './issues.js';
+import type { ArgumentProblem } from './issues.js';
+import { decodeLocation, problemsFromOutputUnits } from './output-units.js';
+import { problemsFromZod } from './zod-issues.js';
 import { isJsonObject, type JsonValue } from './json.js';
 import { buildZodDocument } from './zod-document.js';
 
