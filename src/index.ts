@@ -54,6 +54,42 @@ export type { ResourceKey } from './runtime/resources.js';
 export { Session, SessionSnapshot } from './runtime/session.js';
 export type { SessionOptions, SliceOptions } from './runtime/session.js';
 export { Slice } from './runtime/slice.js';
+
+// Session stores.
+export { SessionStoreError } from './runtime/store/errors.js';
+export type { SessionStoreErrorCode } from './runtime/store/errors.js';
+export { serializeEvent } from './runtime/store/event-serialization.js';
+export type {
+  RemoteSessionEvent,
+  SerializedSessionEvent,
+} from './runtime/store/event-serialization.js';
+export {
+  DEFAULT_FILE_LOCK_TIMEOUT_MS,
+  DEFAULT_STALE_LOCK_MS,
+  FileSessionStore,
+  defaultSessionDirectory,
+  sessionFileName,
+} from './runtime/store/file-session-store.js';
+export type { FileSessionStoreOptions } from './runtime/store/file-session-store.js';
+export type { JsonValue } from './runtime/store/json-value.js';
+export {
+  DEFAULT_EVENT_STREAM_MAX_LENGTH,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  DEFAULT_REDIS_KEY_PREFIX,
+  DEFAULT_REDIS_URL,
+  RedisSessionStore,
+} from './runtime/store/redis-session-store.js';
+export type {
+  RedisSessionStoreOptions,
+  RemoteUnsubscribe,
+  SubscribeRemoteOptions,
+} from './runtime/store/redis-session-store.js';
+export type {
+  SessionStore,
+  StoreCallOptions,
+  StoredSession,
+  VersionedPrivateData,
+} from './runtime/store/session-store.js';
 export type { SliceReducer } from './runtime/slice.js';
 
 // Tools.

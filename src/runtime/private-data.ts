@@ -31,10 +31,16 @@ export class PrivateData {
   #datasets = new Map<string, DataSensitivity>();
   #version = 0;
   readonly #onEscalate: EscalationListener;
+  readonly #onChange: (() => void) | undefined;
 
-  /** @internal Created by `Session`. */
-  constructor(onEscalate: EscalationListener) {
+  /**
+   * @internal Created by `Session`. `onChange` runs after every change of
+   * the state (a new dataset, a higher level), escalating or not; the
+   * session's store uses it to persist the change.
+   */
+  constructor(onEscalate: EscalationListener, onChange?: () => void) {
     this.#onEscalate = onEscalate;
+    this.#onChange = onChange;
   }
 
   /** True once any dataset has been added. */
@@ -80,6 +86,7 @@ export class PrivateData {
     );
     this.#version += 1;
     this.#raise(sensitivity, name);
+    this.#onChange?.();
   }
 
   /**
@@ -88,15 +95,19 @@ export class PrivateData {
    */
   merge(state: PrivateDataState): void {
     for (const [name, level] of Object.entries(state.datasets)) this.add(name, level);
-    if (isDataSensitivity(state.sensitivity)) this.#raise(state.sensitivity, 'merged state');
+    if (isDataSensitivity(state.sensitivity) && this.#raise(state.sensitivity, 'merged state')) {
+      this.#onChange?.();
+    }
   }
 
-  #raise(level: DataSensitivity, dataset: string): void {
+  /** Raises the level to `level` when higher; true when it rose. */
+  #raise(level: DataSensitivity, dataset: string): boolean {
     const previous = this.#sensitivity;
-    if (sensitivityRank(level) <= sensitivityRank(previous)) return;
+    if (sensitivityRank(level) <= sensitivityRank(previous)) return false;
     this.#sensitivity = level;
     this.#version += 1;
     this.#onEscalate(previous, level, dataset);
+    return true;
   }
 
   /** A frozen copy of the state. */

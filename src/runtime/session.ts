@@ -10,6 +10,10 @@ import { SensitivityEscalated } from './events.js';
 import { PrivateData } from './private-data.js';
 import { ResourceRegistry } from './resources.js';
 import { Slice, type SliceHost, type SliceReducer } from './slice.js';
+import { SessionStoreError } from './store/errors.js';
+import { assertJsonValue } from './store/json-value.js';
+import { SessionPersistence } from './store/session-persistence.js';
+import type { SessionStore } from './store/session-store.js';
 
 /** Options of {@link Session}. */
 export interface SessionOptions {
@@ -19,12 +23,35 @@ export interface SessionOptions {
   readonly sessionId?: string;
   /** Shared objects for tool handlers. @default an empty registry */
   readonly resources?: ResourceRegistry;
+  /**
+   * Where the private-data state and the persistent slices outlive the
+   * process. The stored state is loaded at once; use `Session.open` (or
+   * `await session.ready`) before relying on it.
+   * @default none: nothing is persisted
+   */
+  readonly store?: SessionStore;
+  /**
+   * Also append every event of this session to the store's event stream,
+   * so other processes can follow it (`RedisSessionStore.subscribeRemote`).
+   * @default false
+   */
+  readonly mirrorEvents?: boolean;
+  /** Cancels loading the stored state. */
+  readonly signal?: AbortSignal;
 }
 
 /** Options of {@link Session.slice}. */
 export interface SliceOptions<S> {
   /** Value of a new slice; omit to get an existing slice. */
   readonly initial: S;
+  /**
+   * Keep the slice in the session's store: `session.flush()` writes it and
+   * a session opened later with the same id starts from the stored value
+   * instead of `initial`. Its values must be JSON data; an update that makes
+   * it anything else throws.
+   * @default false
+   */
+  readonly persistent?: boolean;
 }
 
 type SliceState = Readonly<Record<string, unknown>>;
@@ -67,6 +94,15 @@ export class Session {
   readonly resources: ResourceRegistry;
   /** The one-way sensitivity ratchet; `restore()` never lowers it. */
   readonly privateData: PrivateData;
+  /**
+   * Settles once the stored state is loaded; rejects with a
+   * `SessionStoreError` (`session-not-loaded`) when it cannot be. Resolved
+   * at once without a store.
+   */
+  readonly ready: Promise<void>;
+
+  readonly #persistence: SessionPersistence | undefined;
+  readonly #persistent = new Set<string>();
 
   readonly #immer = new Immer({ autoFreeze: true });
   #state: SliceState = Object.freeze({});
@@ -94,21 +130,124 @@ export class Session {
     },
   };
 
+  /**
+   * Creates a session. With a `store`, loading starts at once and
+   * `ready` settles when it is done; prefer {@link Session.open}, which
+   * resolves only with a loaded session.
+   *
+   * @throws TypeError when `mirrorEvents` is set and the store keeps no event stream.
+   */
   constructor(options: SessionOptions = {}) {
     this.sessionId = options.sessionId ?? randomUUID();
     this.bus = options.bus ?? new InProcessEventBus();
     this.resources = options.resources ?? new ResourceRegistry();
-    this.privateData = new PrivateData((previous, sensitivity, dataset) => {
-      this.bus.dispatch(
-        new SensitivityEscalated({
-          sessionId: this.sessionId,
-          previous,
-          sensitivity,
-          dataset,
-          createdAt: new Date(),
-        }),
-      );
-    });
+    this.privateData = new PrivateData(
+      (previous, sensitivity, dataset) => {
+        this.bus.dispatch(
+          new SensitivityEscalated({
+            sessionId: this.sessionId,
+            previous,
+            sensitivity,
+            dataset,
+            createdAt: new Date(),
+          }),
+        );
+      },
+      () => this.#persistence?.scheduleFlush(),
+    );
+    const { store } = options;
+    if (store === undefined) {
+      this.#persistence = undefined;
+      this.ready = Promise.resolve();
+      return;
+    }
+    if (options.mirrorEvents === true && store.appendEvent === undefined) {
+      throw new TypeError('mirrorEvents needs a store with an event stream (RedisSessionStore)');
+    }
+    const persistence = new SessionPersistence(
+      {
+        sessionId: this.sessionId,
+        privateData: this.privateData,
+        persistentSlices: () =>
+          new Map([...this.#persistent].map((name) => [name, this.#host.read(name)])),
+      },
+      store,
+      options.signal,
+    );
+    this.#persistence = persistence;
+    this.ready = persistence.ready;
+    if (options.mirrorEvents === true) this.bus.subscribeAll((event) => persistence.mirror(event));
+  }
+
+  /**
+   * Creates a session and loads what its store holds for `sessionId`: the
+   * private-data state (so a resumed session starts at the stored
+   * sensitivity or higher) and the persistent slices. The way to open a
+   * session with a store.
+   *
+   * @throws SessionStoreError `session-not-loaded` when the store cannot be read.
+   * @example
+   * const session = await Session.open({ sessionId: 'conv-42', store: new FileSessionStore() });
+   */
+  static async open(options: SessionOptions = {}): Promise<Session> {
+    const session = new Session(options);
+    await session.ready;
+    return session;
+  }
+
+  /** The store this session persists to, if any. */
+  get store(): SessionStore | undefined {
+    return this.#persistence?.store;
+  }
+
+  /** True once the stored state has been loaded (always true without a store). */
+  get loaded(): boolean {
+    return this.#persistence?.loaded ?? true;
+  }
+
+  /**
+   * True while the private-data state holds an escalation the store has not
+   * recorded yet (never true without a store). It stays true after a failed
+   * flush; the next flush retries it.
+   */
+  get hasPendingPrivateData(): boolean {
+    return this.#persistence?.pending ?? false;
+  }
+
+  /**
+   * Writes what the store is missing: the private-data state when it
+   * changed, then the persistent slices that changed. Application code that
+   * calls `privateData.add` should await this before it reports the result
+   * (MCP calls do it themselves). A no-op without a store.
+   *
+   * @throws SessionStoreError when the store cannot be written; the
+   *   escalation stays pending and the next flush retries it.
+   */
+  async flush(options: { readonly signal?: AbortSignal } = {}): Promise<void> {
+    await this.#persistence?.flush(options.signal);
+  }
+
+  /**
+   * Writes the private-data state to the store when it holds an escalation
+   * the store has not recorded; persistent slices are left for `flush()`.
+   * MCP tool calls await this before they return.
+   *
+   * @throws SessionStoreError when the store cannot be written; the
+   *   escalation stays pending.
+   */
+  async flushPrivateData(options: { readonly signal?: AbortSignal } = {}): Promise<void> {
+    await this.#persistence?.flushPrivateData(options.signal);
+  }
+
+  /**
+   * Merges escalations that other processes stored for this session. Cheap
+   * when nothing changed: one version read, and a full read only when the
+   * version moved. MCP tool calls await this before choosing a connection.
+   *
+   * @throws SessionStoreError when the store cannot be read.
+   */
+  async syncFromStore(options: { readonly signal?: AbortSignal } = {}): Promise<void> {
+    await this.#persistence?.sync(options.signal);
   }
 
   /**
@@ -117,6 +256,9 @@ export class Session {
    *
    * @throws Error when the slice does not exist and no initial value is given,
    *   or when it exists and an initial value is given again.
+   * @throws SessionStoreError `session-not-loaded` for a persistent slice of
+   *   a session whose store has not been loaded yet.
+   * @throws TypeError when a persistent slice's value is not JSON data.
    */
   slice<S>(name: string, options?: SliceOptions<S>): Slice<S> {
     const existing = this.#slices.get(name);
@@ -127,7 +269,24 @@ export class Session {
     if (options === undefined) {
       throw new Error(`slice "${name}" does not exist; pass { initial } to create it`);
     }
-    const initial = this.#immer.produce(options.initial, () => undefined);
+    let start: unknown = options.initial;
+    if (options.persistent === true) {
+      const persistence = this.#persistence;
+      if (persistence !== undefined && !persistence.loaded) {
+        throw new SessionStoreError(
+          'session-not-loaded',
+          `persistent slice "${name}" of session "${this.sessionId}" was asked for before the stored state was loaded; open the session with await Session.open(...)`,
+        );
+      }
+      assertJsonValue(options.initial, `slice "${name}"`);
+      const stored = persistence?.storedSlice(name);
+      if (stored !== undefined) start = stored.value;
+      this.#persistent.add(name);
+    }
+    const initial = this.#immer.produce(start, () => undefined) as S;
+    if (options.persistent === true && start !== options.initial) {
+      this.#persistence?.markSaved(name, initial);
+    }
     this.#initials.set(name, initial);
     this.#write(name, initial);
     const slice = new Slice<S>(name, this.#host);
@@ -183,6 +342,7 @@ export class Session {
 
   #write(name: string, value: unknown): void {
     if (Object.hasOwn(this.#state, name) && this.#state[name] === value) return;
+    if (this.#persistent.has(name)) assertJsonValue(value, `slice "${name}"`);
     this.#state = Object.freeze({ ...this.#state, [name]: value });
   }
 }

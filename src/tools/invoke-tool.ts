@@ -18,7 +18,11 @@ export interface InvokeToolOptions {
   readonly prompt?: { readonly ns: string; readonly key: string };
 }
 
-const NEVER_ABORTED = new AbortController().signal;
+/**
+ * @internal The `context.signal` of calls made without a signal. It never
+ * aborts, so code passing a signal on (e.g. to the SDK) may leave it out.
+ */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
 
 /**
  * Runs a tool the one safe way:

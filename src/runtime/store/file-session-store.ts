@@ -1,0 +1,418 @@
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import type { PrivateDataState } from '../private-data.js';
+import { STORE_DIRECTORY_MODE, isErrno, writeFileAtomic } from './atomic-write.js';
+import { SessionStoreError, describeError } from './errors.js';
+import { withFileLock } from './file-lock.js';
+import type { JsonValue } from './json-value.js';
+import {
+  EMPTY_PRIVATE_DATA,
+  SENSITIVITY_LEVELS,
+  type SessionStore,
+  type StoreCallOptions,
+  type StoredSession,
+  type VersionedPrivateData,
+  coversPrivateData,
+  mergePrivateDataStates,
+  privateDataState,
+} from './session-store.js';
+
+/** Default of {@link FileSessionStoreOptions.lockTimeoutMs}. */
+export const DEFAULT_FILE_LOCK_TIMEOUT_MS = 5_000;
+/** Default of {@link FileSessionStoreOptions.staleLockMs}. */
+export const DEFAULT_STALE_LOCK_MS = 30_000;
+
+/** Options of {@link FileSessionStore}. */
+export interface FileSessionStoreOptions {
+  /**
+   * Absolute directory that holds one file per session. Created with mode
+   * 0700 when missing; tightened to 0700 when it exists with wider bits.
+   * @default defaultSessionDirectory()
+   */
+  readonly directory?: string;
+  /**
+   * Directories the agent can read or write (its workspaces). The store
+   * refuses a `directory` inside any of them, so the agent cannot lower its
+   * own session's sensitivity by editing a file.
+   * @default []
+   */
+  readonly workspaceRoots?: readonly string[];
+  /**
+   * How long a write waits for another process's lock on the same session,
+   * in milliseconds.
+   * @default DEFAULT_FILE_LOCK_TIMEOUT_MS
+   */
+  readonly lockTimeoutMs?: number;
+  /**
+   * A lock older than this is broken even when its owner cannot be checked
+   * (another host, a reused pid), in milliseconds. A lock whose owner process
+   * on this host has exited is broken at once.
+   * @default DEFAULT_STALE_LOCK_MS
+   */
+  readonly staleLockMs?: number;
+}
+
+/**
+ * The directory sessions are stored in by default: `$XDG_STATE_HOME/mcp-sections/sessions`,
+ * or `~/.local/state/mcp-sections/sessions` — per user, outside any project
+ * or workspace.
+ */
+export function defaultSessionDirectory(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = homedir(),
+): string {
+  const state = env['XDG_STATE_HOME'];
+  const base =
+    state !== undefined && path.isAbsolute(state) ? state : path.join(home, '.local', 'state');
+  return path.join(base, 'mcp-sections', 'sessions');
+}
+
+/**
+ * The name of the file that holds `sessionId`: the SHA-256 of the id, so
+ * that no id (`../../etc`, `a/b`, a NUL) can name a path outside the
+ * directory, and ids of any length fit a file name.
+ */
+export function sessionFileName(sessionId: string): string {
+  return `${createHash('sha256').update(sessionId, 'utf8').digest('hex')}.json`;
+}
+
+const FORMAT = 1;
+/** Bytes read by `version()`: the record starts with its format and version. */
+const VERSION_PREFIX_BYTES = 64;
+const VERSION_PREFIX = /^\{"format":1,"version":(\d+),/;
+
+const levelSchema = z.enum(SENSITIVITY_LEVELS);
+const recordSchema = z.object({
+  format: z.literal(FORMAT),
+  version: z.number().int().nonnegative(),
+  sessionId: z.string(),
+  privateData: z.object({
+    sensitivity: levelSchema,
+    datasets: z.record(z.string(), levelSchema),
+  }),
+  slices: z.record(z.string(), z.unknown()),
+});
+
+interface SessionRecord {
+  readonly version: number;
+  readonly sessionId: string;
+  readonly privateData: PrivateDataState;
+  readonly slices: Readonly<Record<string, JsonValue>>;
+}
+
+/**
+ * The embedded session store: one JSON file per session in a per-user
+ * directory outside every workspace. Files are written atomically (temporary
+ * file, fsync, rename, fsync of the directory) with mode 0600; every
+ * read-modify-write holds a lock file, so concurrent processes merge their
+ * escalations instead of overwriting them.
+ *
+ * @example
+ * const store = new FileSessionStore({ workspaceRoots: [workspace] });
+ * const session = await Session.open({ sessionId, store });
+ */
+export class FileSessionStore implements SessionStore {
+  /** The absolute directory that holds the session files. */
+  readonly directory: string;
+  readonly #workspaceRoots: readonly string[];
+  readonly #lockTimeoutMs: number;
+  readonly #staleLockMs: number;
+  #prepared: Promise<void> | undefined;
+  readonly #queues = new Map<string, Promise<unknown>>();
+  #closed = false;
+
+  /**
+   * @throws SessionStoreError `store-config` when `directory` is relative or
+   *   inside one of `workspaceRoots`.
+   */
+  constructor(options: FileSessionStoreOptions = {}) {
+    const directory = options.directory ?? defaultSessionDirectory();
+    if (!path.isAbsolute(directory)) {
+      throw new SessionStoreError(
+        'store-config',
+        `session directory "${directory}" must be an absolute path outside every workspace`,
+      );
+    }
+    this.directory = path.resolve(directory);
+    this.#workspaceRoots = (options.workspaceRoots ?? []).map((root) => path.resolve(root));
+    for (const root of this.#workspaceRoots) assertOutside(this.directory, root);
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_FILE_LOCK_TIMEOUT_MS;
+    this.#staleLockMs = options.staleLockMs ?? DEFAULT_STALE_LOCK_MS;
+  }
+
+  /** The absolute path of the file that holds `sessionId` (it may not exist yet). */
+  pathOf(sessionId: string): string {
+    return path.join(this.directory, sessionFileName(checkSessionId(sessionId)));
+  }
+
+  async load(
+    sessionId: string,
+    options: StoreCallOptions = {},
+  ): Promise<StoredSession | undefined> {
+    const file = await this.#prepare(sessionId, options);
+    const record = await this.#read(file, sessionId, options.signal);
+    return record === undefined ? undefined : Object.freeze({ ...record });
+  }
+
+  async readPrivateData(
+    sessionId: string,
+    options: StoreCallOptions = {},
+  ): Promise<VersionedPrivateData> {
+    const file = await this.#prepare(sessionId, options);
+    const record = await this.#read(file, sessionId, options.signal);
+    return versioned(record?.version ?? 0, record?.privateData ?? EMPTY_PRIVATE_DATA);
+  }
+
+  /** Reads only the first bytes of the session's file. */
+  async version(sessionId: string, options: StoreCallOptions = {}): Promise<number> {
+    const file = await this.#prepare(sessionId, options);
+    let prefix: string;
+    try {
+      const handle = await open(file, 'r');
+      try {
+        const buffer = Buffer.alloc(VERSION_PREFIX_BYTES);
+        const { bytesRead } = await handle.read(buffer, 0, VERSION_PREFIX_BYTES, 0);
+        prefix = buffer.subarray(0, bytesRead).toString('utf8');
+      } finally {
+        await handle.close();
+      }
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return 0;
+      throw this.#ioError('read', sessionId, error);
+    }
+    const match = VERSION_PREFIX.exec(prefix);
+    if (match?.[1] !== undefined) return Number(match[1]);
+    // Not written by this version of the store: read it whole.
+    return (await this.#read(file, sessionId, options.signal))?.version ?? 0;
+  }
+
+  async mergePrivateData(
+    sessionId: string,
+    state: PrivateDataState,
+    options: StoreCallOptions = {},
+  ): Promise<VersionedPrivateData> {
+    const file = await this.#prepare(sessionId, options);
+    const incoming = privateDataState(state.sensitivity, state.datasets);
+    return this.#update(file, sessionId, options, (current) => {
+      const before = current?.privateData ?? EMPTY_PRIVATE_DATA;
+      if (coversPrivateData(before, incoming)) return undefined;
+      return {
+        version: (current?.version ?? 0) + 1,
+        sessionId,
+        privateData: mergePrivateDataStates(before, incoming),
+        slices: current?.slices ?? {},
+      };
+    }).then((record) => versioned(record.version, record.privateData));
+  }
+
+  async saveSlices(
+    sessionId: string,
+    slices: Readonly<Record<string, JsonValue>>,
+    options: StoreCallOptions = {},
+  ): Promise<void> {
+    if (Object.keys(slices).length === 0) return;
+    const file = await this.#prepare(sessionId, options);
+    await this.#update(file, sessionId, options, (current) => ({
+      version: current?.version ?? 0,
+      sessionId,
+      privateData: current?.privateData ?? EMPTY_PRIVATE_DATA,
+      slices: { ...current?.slices, ...slices },
+    }));
+  }
+
+  async delete(sessionId: string, options: StoreCallOptions = {}): Promise<void> {
+    const file = await this.#prepare(sessionId, options);
+    await this.#locked(file, options, async () => {
+      await unlink(file).catch((error: unknown) => {
+        if (!isErrno(error, 'ENOENT')) throw this.#ioError('delete', sessionId, error);
+      });
+    });
+  }
+
+  /** Marks the store closed; it holds no open handles between calls. Idempotent. */
+  close(): Promise<void> {
+    this.#closed = true;
+    return Promise.resolve();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Checks the id and the directory; returns the session's file. */
+  async #prepare(sessionId: string, options: StoreCallOptions): Promise<string> {
+    if (this.#closed) {
+      throw new SessionStoreError('store-closed', `session store ${this.directory} is closed`);
+    }
+    options.signal?.throwIfAborted();
+    const file = this.pathOf(sessionId);
+    this.#prepared ??= this.#prepareDirectory();
+    await this.#prepared;
+    return file;
+  }
+
+  async #prepareDirectory(): Promise<void> {
+    try {
+      await mkdir(this.directory, { recursive: true, mode: STORE_DIRECTORY_MODE });
+      // Symbolic links must not smuggle the directory into a workspace.
+      const real = await realpath(this.directory);
+      for (const root of this.#workspaceRoots) {
+        assertOutside(real, await realpath(root).catch(() => root));
+      }
+      const info = await stat(real);
+      if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
+        throw new SessionStoreError(
+          'store-config',
+          `session directory ${this.directory} belongs to uid ${info.uid}, not to this user; choose a directory of your own`,
+        );
+      }
+      if ((info.mode & 0o077) !== 0) await chmod(real, STORE_DIRECTORY_MODE);
+    } catch (error) {
+      this.#prepared = undefined;
+      if (error instanceof SessionStoreError) throw error;
+      throw new SessionStoreError(
+        'store-unavailable',
+        `session directory ${this.directory} cannot be prepared: ${describeError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #read(
+    file: string,
+    sessionId: string,
+    signal: AbortSignal | undefined,
+  ): Promise<SessionRecord | undefined> {
+    let text: string;
+    try {
+      text = await readFile(file, {
+        encoding: 'utf8',
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      if (signal?.aborted === true) throw error;
+      throw this.#ioError('read', sessionId, error);
+    }
+    let parsed: z.infer<typeof recordSchema>;
+    try {
+      parsed = recordSchema.parse(JSON.parse(text));
+    } catch (error) {
+      throw new SessionStoreError(
+        'store-corrupt',
+        `session file ${file} cannot be read back: ${describeError(error)}`,
+        { cause: error },
+      );
+    }
+    if (parsed.sessionId !== sessionId) {
+      throw new SessionStoreError(
+        'store-corrupt',
+        `session file ${file} holds session ${JSON.stringify(parsed.sessionId)}, not ${JSON.stringify(sessionId)}`,
+      );
+    }
+    return {
+      version: parsed.version,
+      sessionId,
+      privateData: privateDataState(parsed.privateData.sensitivity, parsed.privateData.datasets),
+      slices: Object.freeze(parsed.slices as Record<string, JsonValue>),
+    };
+  }
+
+  /**
+   * Read-modify-write under the session's lock. `change` returns the new
+   * record, or undefined to leave the file as it is.
+   */
+  async #update(
+    file: string,
+    sessionId: string,
+    options: StoreCallOptions,
+    change: (current: SessionRecord | undefined) => SessionRecord | undefined,
+  ): Promise<SessionRecord> {
+    return this.#locked(file, options, async () => {
+      const current = await this.#read(file, sessionId, options.signal);
+      const next = change(current);
+      if (next === undefined) return current ?? emptyRecord(sessionId);
+      try {
+        await writeFileAtomic(file, serializeRecord(next));
+      } catch (error) {
+        throw this.#ioError('write', sessionId, error);
+      }
+      return next;
+    });
+  }
+
+  /** Runs `fn` under the file lock, after the calls of this store already waiting for it. */
+  #locked<T>(file: string, options: StoreCallOptions, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(file) ?? Promise.resolve();
+    const run = previous.then(() =>
+      withFileLock(
+        `${file}.lock`,
+        {
+          timeoutMs: this.#lockTimeoutMs,
+          staleMs: this.#staleLockMs,
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        },
+        fn,
+      ),
+    );
+    const tail = run.catch(() => undefined);
+    this.#queues.set(file, tail);
+    void tail.then(() => {
+      if (this.#queues.get(file) === tail) this.#queues.delete(file);
+    });
+    return run;
+  }
+
+  #ioError(action: string, sessionId: string, error: unknown): SessionStoreError {
+    if (error instanceof SessionStoreError) return error;
+    return new SessionStoreError(
+      'store-unavailable',
+      `could not ${action} session ${JSON.stringify(sessionId)} in ${this.directory}: ${describeError(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+function versioned(version: number, privateData: PrivateDataState): VersionedPrivateData {
+  return Object.freeze({ version, privateData });
+}
+
+function emptyRecord(sessionId: string): SessionRecord {
+  return { version: 0, sessionId, privateData: EMPTY_PRIVATE_DATA, slices: {} };
+}
+
+/** The record's text; `format` and `version` come first so `version()` reads a few bytes. */
+function serializeRecord(record: SessionRecord): string {
+  return `${JSON.stringify({
+    format: FORMAT,
+    version: record.version,
+    sessionId: record.sessionId,
+    privateData: {
+      sensitivity: record.privateData.sensitivity,
+      datasets: record.privateData.datasets,
+    },
+    slices: record.slices,
+  })}\n`;
+}
+
+function checkSessionId(sessionId: string): string {
+  if (typeof sessionId !== 'string' || sessionId.length === 0) {
+    throw new TypeError(`session id ${JSON.stringify(sessionId)} must be a non-empty string`);
+  }
+  return sessionId;
+}
+
+function assertOutside(directory: string, root: string): void {
+  const relative = path.relative(root, directory);
+  const outside =
+    relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative);
+  if (!outside) {
+    throw new SessionStoreError(
+      'store-config',
+      `session directory ${directory} is inside workspace ${root}; the agent could edit its own session state — choose a directory outside every workspace`,
+    );
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Lua scripts of the Redis session store. Each runs atomically on the
+ * server, so concurrent workers cannot interleave a read and a write.
+ *
+ * Layout, per session (the `{…}` hash tag keeps a session's keys on one
+ * cluster slot):
+ * - `<prefix>:{<id>}:private` — hash: `level` and `d:<dataset>` → level name
+ * - `<prefix>:{<id>}:version` — integer, INCR'd by every merge that raised something
+ * - `<prefix>:{<id>}:slices`  — hash: slice name → JSON
+ * - `<prefix>:{<id>}:events`  — stream of mirrored events
+ */
+import { createHash } from 'node:crypto';
+
+/** A script and its SHA-1, for EVALSHA. */
+export interface LuaScript {
+  readonly source: string;
+  readonly sha: string;
+}
+
+function script(source: string): LuaScript {
+  return Object.freeze({ source, sha: createHash('sha1').update(source).digest('hex') });
+}
+
+/**
+ * Max-merge. KEYS: private, version. ARGV: level, then dataset/level pairs.
+ * A stored level the script does not know counts as the highest, so a
+ * damaged value is never overwritten downwards. Returns `{ version, HGETALL private }`.
+ */
+export const MERGE_PRIVATE_DATA = script(`
+local ranks = { public = 0, internal = 1, confidential = 2, secret = 3 }
+local changed = false
+local function raise(field, level)
+  local rank = ranks[level]
+  if rank == nil then return redis.error_reply('unknown sensitivity ' .. tostring(level)) end
+  local current = redis.call('HGET', KEYS[1], field)
+  local known
+  if current == false then
+    -- A missing level is public; a missing dataset is below every level.
+    if field == 'level' then known = 0 else known = -1 end
+  else
+    known = ranks[current] or 3
+  end
+  if known < rank then
+    redis.call('HSET', KEYS[1], field, level)
+    changed = true
+  end
+  return nil
+end
+local failed = raise('level', ARGV[1])
+if failed then return failed end
+for i = 2, #ARGV, 2 do
+  failed = raise('d:' .. ARGV[i], ARGV[i + 1])
+  if failed then return failed end
+end
+local version
+if changed then
+  version = redis.call('INCR', KEYS[2])
+else
+  version = tonumber(redis.call('GET', KEYS[2]) or '0')
+end
+return { version, redis.call('HGETALL', KEYS[1]) }
+`);
+
+/**
+ * Consistent read. KEYS: private, version[, slices].
+ * Returns `{ version, HGETALL private[, HGETALL slices] }`.
+ */
+export const READ_SESSION = script(`
+local version = tonumber(redis.call('GET', KEYS[2]) or '0')
+if #KEYS >= 3 then
+  return { version, redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[3]) }
+end
+return { version, redis.call('HGETALL', KEYS[1]) }
+`);

@@ -1,0 +1,310 @@
+import { spawn } from 'node:child_process';
+import {
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+  chmod,
+} from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DataSensitivity } from '../../../src/core/sensitivity.js';
+import {
+  FileSessionStore,
+  defaultSessionDirectory,
+  sessionFileName,
+} from '../../../src/runtime/store/file-session-store.js';
+import { SessionStoreError } from '../../../src/runtime/store/errors.js';
+import {
+  mergePrivateDataStates,
+  privateDataState,
+  EMPTY_PRIVATE_DATA,
+} from '../../../src/runtime/store/session-store.js';
+
+const LEVELS: readonly DataSensitivity[] = ['public', 'internal', 'confidential', 'secret'];
+
+let root: string;
+let directory: string;
+
+beforeEach(async () => {
+  root = await mkdtemp(path.join(tmpdir(), 'mcp-sections-file-store-'));
+  directory = path.join(root, 'state', 'sessions');
+});
+
+afterEach(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+function state(
+  sensitivity: DataSensitivity,
+  datasets: Record<string, DataSensitivity> = {},
+): ReturnType<typeof privateDataState> {
+  return privateDataState(sensitivity, datasets);
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('FileSessionStore files', () => {
+  it('keeps one file per session, mode 0600, in a directory of mode 0700', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('conv-1', state('confidential', { crm: 'confidential' }));
+    await store.saveSlices('conv-2', { notes: ['a'] });
+    const files = (await readdir(directory)).sort();
+    expect(files).toEqual([sessionFileName('conv-1'), sessionFileName('conv-2')].sort());
+    for (const file of files) {
+      expect((await stat(path.join(directory, file))).mode & 0o777).toBe(0o600);
+    }
+    expect((await stat(directory)).mode & 0o777).toBe(0o700);
+  });
+
+  it('tightens an existing directory that others could read', async () => {
+    await mkdir(directory, { recursive: true });
+    await chmod(directory, 0o755);
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
+    expect((await stat(directory)).mode & 0o777).toBe(0o700);
+  });
+
+  it('cannot be made to write outside its directory by a session id like ../../etc', async () => {
+    const store = new FileSessionStore({ directory });
+    const id = '../../etc';
+    await store.mergePrivateData(id, state('secret', { hr: 'secret' }));
+    await store.saveSlices(id, { notes: 'x' });
+    expect(path.dirname(store.pathOf(id))).toBe(directory);
+    expect(await readdir(directory)).toEqual([sessionFileName(id)]);
+    // Nothing appeared beside or above the directory.
+    expect(await readdir(path.dirname(directory))).toEqual(['sessions']);
+    expect(await readdir(root)).toEqual(['state']);
+    expect((await store.load(id))?.privateData.sensitivity).toBe('secret');
+  });
+
+  it('maps every id to a file directly inside the directory', () => {
+    const store = new FileSessionStore({ directory });
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), (id) => {
+        const file = store.pathOf(id);
+        expect(path.dirname(file)).toBe(directory);
+        expect(path.basename(file)).toMatch(/^[0-9a-f]{64}\.json$/);
+      }),
+    );
+  });
+
+  it('refuses a directory inside a workspace, also through a symbolic link', async () => {
+    const workspace = path.join(root, 'workspace');
+    await mkdir(workspace, { recursive: true });
+    const inside = (): FileSessionStore =>
+      new FileSessionStore({
+        directory: path.join(workspace, '.state'),
+        workspaceRoots: [workspace],
+      });
+    expect(inside).toThrow(SessionStoreError);
+    expect(inside).toThrow(/inside workspace/);
+    expect(
+      () => new FileSessionStore({ directory: workspace, workspaceRoots: [workspace] }),
+    ).toThrow(/inside workspace/);
+    expect(() => new FileSessionStore({ directory: 'relative/sessions' })).toThrow(
+      /must be an absolute path/,
+    );
+
+    const link = path.join(root, 'looks-outside');
+    await symlink(workspace, link);
+    const sneaky = new FileSessionStore({
+      directory: path.join(link, 'sessions'),
+      workspaceRoots: [workspace],
+    });
+    const error = await errorOf(sneaky.mergePrivateData('conv', state('secret')));
+    expect(error).toBeInstanceOf(SessionStoreError);
+    expect((error as SessionStoreError).code).toBe('store-config');
+    expect(await readdir(workspace)).toEqual(['sessions']); // created, but nothing written in it
+    expect(await readdir(path.join(workspace, 'sessions'))).toEqual([]);
+  });
+
+  it('accepts a directory beside a workspace whose name starts with "..", and outside ones', () => {
+    const workspace = path.join(root, 'ws');
+    expect(
+      () =>
+        new FileSessionStore({
+          directory: path.join(root, 'ws-state'),
+          workspaceRoots: [workspace],
+        }),
+    ).not.toThrow();
+    expect(
+      () =>
+        new FileSessionStore({
+          directory: path.join(workspace, '..state'),
+          workspaceRoots: [workspace],
+        }),
+    ).toThrow(/inside workspace/);
+  });
+
+  it('defaults to a per-user state directory, outside the project', () => {
+    expect(defaultSessionDirectory({}, '/home/ada')).toBe(
+      '/home/ada/.local/state/mcp-sections/sessions',
+    );
+    expect(defaultSessionDirectory({ XDG_STATE_HOME: '/var/lib/ada' }, '/home/ada')).toBe(
+      '/var/lib/ada/mcp-sections/sessions',
+    );
+    expect(defaultSessionDirectory({ XDG_STATE_HOME: 'relative' }, '/home/ada')).toBe(
+      '/home/ada/.local/state/mcp-sections/sessions',
+    );
+    const relative = path.relative(process.cwd(), defaultSessionDirectory());
+    expect(relative.startsWith('..') || path.isAbsolute(relative)).toBe(true);
+    expect(new FileSessionStore().directory).toBe(defaultSessionDirectory());
+  });
+});
+
+describe('FileSessionStore contents', () => {
+  it('loads nothing for an unknown session and version 0', async () => {
+    const store = new FileSessionStore({ directory });
+    expect(await store.load('nobody')).toBeUndefined();
+    expect(await store.version('nobody')).toBe(0);
+    expect(await store.readPrivateData('nobody')).toEqual({
+      version: 0,
+      privateData: EMPTY_PRIVATE_DATA,
+    });
+  });
+
+  it('merges as a maximum and counts a version only when something rose', async () => {
+    const store = new FileSessionStore({ directory });
+    const first = await store.mergePrivateData(
+      'conv',
+      state('secret', { hr: 'secret', wiki: 'internal' }),
+    );
+    expect(first.version).toBe(1);
+    const lower = await store.mergePrivateData(
+      'conv',
+      state('internal', { hr: 'public', wiki: 'public' }),
+    );
+    expect(lower).toEqual(first);
+    expect(await store.version('conv')).toBe(1);
+    const wider = await store.mergePrivateData(
+      'conv',
+      state('internal', { wiki: 'confidential', crm: 'internal' }),
+    );
+    expect(wider.version).toBe(2);
+    expect(wider.privateData).toEqual({
+      hasPrivateData: true,
+      sensitivity: 'secret',
+      datasets: { hr: 'secret', wiki: 'confidential', crm: 'internal' },
+    });
+    await store.saveSlices('conv', { notes: [1] });
+    expect(await store.version('conv')).toBe(2);
+  });
+
+  it('keeps other slices when saving some; the last writer of a slice wins', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.saveSlices('conv', { a: 1, b: { x: [true, null] } });
+    await store.saveSlices('conv', { a: 2 });
+    expect((await store.load('conv'))?.slices).toEqual({ a: 2, b: { x: [true, null] } });
+  });
+
+  it('reports a damaged file or a file of another session as store-corrupt', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('a', state('secret', { hr: 'secret' }));
+    await writeFile(store.pathOf('b'), await readFile(store.pathOf('a'), 'utf8'), { mode: 0o600 });
+    const wrong = await errorOf(store.load('b'));
+    expect((wrong as SessionStoreError).code).toBe('store-corrupt');
+    await writeFile(
+      store.pathOf('c'),
+      '{"format":1,"version":3,"sessionId":"c","privateData":{"sensitivity":"top"',
+    );
+    const torn = await errorOf(store.readPrivateData('c'));
+    expect((torn as SessionStoreError).code).toBe('store-corrupt');
+  });
+
+  it('deletes a session and refuses calls after close', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
+    await store.delete('conv');
+    expect(await store.load('conv')).toBeUndefined();
+    await store.delete('conv');
+    await store.close();
+    await store.close();
+    expect(((await errorOf(store.version('conv'))) as SessionStoreError).code).toBe('store-closed');
+  });
+
+  it('never loses an escalation when several store clients merge at once', async () => {
+    const escalation = fc.tuple(
+      fc.integer({ min: 0, max: 3 }), // which client
+      fc.constantFrom(...['a', 'b', 'c', 'd', 'e']),
+      fc.constantFrom(...LEVELS),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(escalation, { minLength: 1, maxLength: 24 }), async (steps) => {
+        const dir = await mkdtemp(path.join(root, 'run-'));
+        const clients = [0, 1, 2, 3].map(() => new FileSessionStore({ directory: dir }));
+        await Promise.all(
+          steps.map(([client, name, level]) =>
+            clients[client]!.mergePrivateData('shared', state('public', { [name]: level })),
+          ),
+        );
+        const expected = steps.reduce(
+          (acc, [, name, level]) => mergePrivateDataStates(acc, state('public', { [name]: level })),
+          EMPTY_PRIVATE_DATA,
+        );
+        const stored = await new FileSessionStore({ directory: dir }).readPrivateData('shared');
+        expect(stored.privateData).toEqual(expected);
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('FileSessionStore lock', () => {
+  async function deadPid(): Promise<number> {
+    const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    return child.pid!;
+  }
+
+  it('breaks the lock of a process that died holding it', async () => {
+    const store = new FileSessionStore({ directory, staleLockMs: 60_000, lockTimeoutMs: 2_000 });
+    await store.mergePrivateData('conv', state('internal', { wiki: 'internal' }));
+    const owner = { pid: await deadPid(), host: hostname(), token: 'dead', createdAt: Date.now() };
+    await writeFile(`${store.pathOf('conv')}.lock`, JSON.stringify(owner));
+    const merged = await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
+    expect(merged.privateData.sensitivity).toBe('secret');
+    expect(await readdir(directory)).toEqual([sessionFileName('conv')]);
+  });
+
+  it('waits for a live holder and gives up with store-lock-timeout, changing nothing', async () => {
+    const store = new FileSessionStore({ directory, lockTimeoutMs: 100 });
+    await store.mergePrivateData('conv', state('internal', { wiki: 'internal' }));
+    const owner = { pid: process.pid, host: hostname(), token: 'held', createdAt: Date.now() };
+    const lock = `${store.pathOf('conv')}.lock`;
+    await writeFile(lock, JSON.stringify(owner));
+    const error = await errorOf(store.mergePrivateData('conv', state('secret', { hr: 'secret' })));
+    expect((error as SessionStoreError).code).toBe('store-lock-timeout');
+    expect((await readFile(lock, 'utf8')).includes('held')).toBe(true);
+    await rm(lock);
+    expect((await store.readPrivateData('conv')).privateData.sensitivity).toBe('internal');
+  });
+
+  it('breaks a lock from another host only once it is older than staleLockMs', async () => {
+    const store = new FileSessionStore({ directory, staleLockMs: 1_000, lockTimeoutMs: 100 });
+    const lock = `${store.pathOf('conv')}.lock`;
+    await mkdir(directory, { recursive: true });
+    const fresh = { pid: 1, host: 'elsewhere', token: 'fresh', createdAt: Date.now() };
+    await writeFile(lock, JSON.stringify(fresh));
+    expect(
+      ((await errorOf(store.mergePrivateData('conv', state('secret')))) as SessionStoreError).code,
+    ).toBe('store-lock-timeout');
+    await writeFile(lock, JSON.stringify({ ...fresh, createdAt: Date.now() - 5_000 }));
+    expect((await store.mergePrivateData('conv', state('secret'))).privateData.sensitivity).toBe(
+      'secret',
+    );
+  });
+});

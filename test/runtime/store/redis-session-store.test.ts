@@ -1,0 +1,334 @@
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DataSensitivity } from '../../../src/core/sensitivity.js';
+import { SensitivityEscalated, ToolInvoked } from '../../../src/runtime/events.js';
+import { Session } from '../../../src/runtime/session.js';
+import { SessionStoreError } from '../../../src/runtime/store/errors.js';
+import type { RemoteSessionEvent } from '../../../src/runtime/store/event-serialization.js';
+import { RedisSessionStore } from '../../../src/runtime/store/redis-session-store.js';
+import {
+  EMPTY_PRIVATE_DATA,
+  mergePrivateDataStates,
+  privateDataState,
+} from '../../../src/runtime/store/session-store.js';
+import { startRedis, type TestRedis } from '../../fixtures/sessions/redis.js';
+import { childPids, expectNoNewChildren, waitFor } from '../../support/processes.js';
+
+const LEVELS: readonly DataSensitivity[] = ['public', 'internal', 'confidential', 'secret'];
+
+let redis: TestRedis;
+let admin: Redis;
+let before: number[];
+
+beforeAll(async () => {
+  before = childPids();
+  redis = await startRedis();
+  admin = new Redis(redis.url, { lazyConnect: true });
+});
+
+afterAll(async () => {
+  admin?.disconnect();
+  await redis?.dispose();
+  expect(await expectNoNewChildren(before)).toEqual([]);
+});
+
+function newStore(
+  options: { eventStreamMaxLength?: number; keyPrefix?: string } = {},
+): RedisSessionStore {
+  return new RedisSessionStore({
+    url: redis.url,
+    keyPrefix: options.keyPrefix ?? `t-${randomUUID()}`,
+    ...(options.eventStreamMaxLength === undefined
+      ? {}
+      : { eventStreamMaxLength: options.eventStreamMaxLength }),
+  });
+}
+
+function state(sensitivity: DataSensitivity, datasets: Record<string, DataSensitivity> = {}) {
+  return privateDataState(sensitivity, datasets);
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** Connections open on the server under `name` (ioredis `connectionName`, inherited by duplicates). */
+async function clientCount(name: string): Promise<number> {
+  const list = String(await admin.call('CLIENT', 'LIST'));
+  return list.split('\n').filter((line) => line.includes(` name=${name} `)).length;
+}
+
+function namedStore(name: string): RedisSessionStore {
+  return new RedisSessionStore({
+    url: redis.url,
+    keyPrefix: `t-${randomUUID()}`,
+    redisOptions: { connectionName: name },
+  });
+}
+
+async function commandCalls(): Promise<Map<string, number>> {
+  const info = await admin.info('commandstats');
+  const calls = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_([a-z|]+):calls=(\d+)/gm)) {
+    calls.set(match[1]!, Number(match[2]));
+  }
+  return calls;
+}
+
+describe('RedisSessionStore', () => {
+  it('stores the private-data state as a maximum, with a version that counts rises', async () => {
+    await using store = newStore();
+    expect(await store.load('conv')).toBeUndefined();
+    expect(await store.version('conv')).toBe(0);
+    const first = await store.mergePrivateData(
+      'conv',
+      state('secret', { hr: 'secret', wiki: 'internal' }),
+    );
+    expect(first.version).toBe(1);
+    expect(
+      await store.mergePrivateData('conv', state('public', { hr: 'public', wiki: 'public' })),
+    ).toEqual(first);
+    const wider = await store.mergePrivateData(
+      'conv',
+      state('internal', { wiki: 'confidential', crm: 'internal' }),
+    );
+    expect(wider).toEqual({
+      version: 2,
+      privateData: {
+        hasPrivateData: true,
+        sensitivity: 'secret',
+        datasets: { hr: 'secret', wiki: 'confidential', crm: 'internal' },
+      },
+    });
+    await store.saveSlices('conv', { notes: ['a', { b: 1 }] });
+    await store.saveSlices('conv', { other: null });
+    expect(await store.version('conv')).toBe(2);
+    expect(await store.load('conv')).toEqual({
+      sessionId: 'conv',
+      ...wider,
+      slices: { notes: ['a', { b: 1 }], other: null },
+    });
+    expect(await store.readPrivateData('conv')).toEqual(wider);
+    await store.delete('conv');
+    expect(await store.load('conv')).toBeUndefined();
+  });
+
+  it('answers version() with a single GET', async () => {
+    await using store = newStore();
+    await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
+    await admin.config('RESETSTAT');
+    expect(await store.version('conv')).toBe(1);
+    const calls = await commandCalls();
+    calls.delete('config|resetstat');
+    calls.delete('info');
+    expect([...calls]).toEqual([['get', 1]]);
+  });
+
+  it('keeps sessions whose ids differ only by separators apart', async () => {
+    await using store = newStore();
+    await store.mergePrivateData('a:b', state('secret', { hr: 'secret' }));
+    expect(await store.load('a%3Ab')).toBeUndefined();
+    expect(await store.load('a:b}{')).toBeUndefined();
+    expect((await store.load('a:b'))?.privateData.sensitivity).toBe('secret');
+  });
+
+  it('never overwrites a damaged stored level downwards, and reports it', async () => {
+    const keyPrefix = `t-${randomUUID()}`;
+    await using store = newStore({ keyPrefix });
+    await admin.hset(`${keyPrefix}:{conv}:private`, 'level', 'bogus');
+    const error = await errorOf(
+      store.mergePrivateData('conv', state('internal', { wiki: 'internal' })),
+    );
+    expect((error as SessionStoreError).code).toBe('store-corrupt');
+    expect(await admin.hget(`${keyPrefix}:{conv}:private`, 'level')).toBe('bogus');
+  });
+
+  it('never loses an escalation when ten clients merge at once', async () => {
+    const clients = Array.from({ length: 10 }, () => newStore({ keyPrefix: 'shared-prop' }));
+    try {
+      const escalation = fc.tuple(
+        fc.integer({ min: 0, max: 9 }),
+        fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f'),
+        fc.constantFrom(...LEVELS),
+      );
+      await fc.assert(
+        fc.asyncProperty(fc.array(escalation, { minLength: 1, maxLength: 40 }), async (steps) => {
+          const id = randomUUID();
+          await Promise.all(
+            steps.map(([client, name, level]) =>
+              clients[client]!.mergePrivateData(id, state('public', { [name]: level })),
+            ),
+          );
+          const expected = steps.reduce(
+            (acc, [, name, level]) =>
+              mergePrivateDataStates(acc, state('public', { [name]: level })),
+            EMPTY_PRIVATE_DATA,
+          );
+          expect((await clients[0]!.readPrivateData(id)).privateData).toEqual(expected);
+        }),
+        { numRuns: 40 },
+      );
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+    }
+  });
+
+  it('fails an operation as store-unavailable when nothing listens', async () => {
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await using store = new RedisSessionStore({ url: `redis://127.0.0.1:${port}` });
+    const error = await errorOf(store.mergePrivateData('conv', state('secret')));
+    expect(error).toBeInstanceOf(SessionStoreError);
+    expect((error as SessionStoreError).code).toBe('store-unavailable');
+  });
+
+  it('fails an operation as store-unavailable when the server never answers', async () => {
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as net.AddressInfo;
+    try {
+      await using store = new RedisSessionStore({
+        url: `redis://127.0.0.1:${port}`,
+        commandTimeoutMs: 200,
+      });
+      const error = await errorOf(store.version('conv'));
+      expect((error as SessionStoreError).code).toBe('store-unavailable');
+      expect((error as Error).message).toMatch(/did not answer within 200 ms/);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});
+
+describe('RedisSessionStore event stream', () => {
+  it('mirrors a session’s events to another subscriber, in order, with class name and fields', async () => {
+    await using publisher = newStore({ keyPrefix: 'events' });
+    await using follower = newStore({ keyPrefix: 'events' });
+    const id = randomUUID();
+    const seen: RemoteSessionEvent[] = [];
+    const unsubscribe = await follower.subscribeRemote(id, (event) => {
+      seen.push(event);
+      if (seen.length === 1) throw new Error('a failing handler does not end the subscription');
+    });
+    const session = await Session.open({ sessionId: id, store: publisher, mirrorEvents: true });
+    session.privateData.add('crm', 'confidential');
+    session.privateData.add('hr', 'secret');
+    session.dispatch(
+      new ToolInvoked({
+        toolName: 'files_read',
+        params: { path: '/a' },
+        result: { message: 'ok', value: { size: 1 }, success: true },
+        source: 'mcp',
+        mcpServer: 'files',
+        originalName: 'read',
+        callId: 'c1',
+        sessionId: id,
+        createdAt: new Date('2026-01-02T03:04:05.000Z'),
+        durationMs: 5,
+      }),
+    );
+    // Another session on the same bus is not mirrored into this one's stream.
+    session.bus.dispatch(
+      new SensitivityEscalated({
+        sessionId: 'someone-else',
+        previous: 'public',
+        sensitivity: 'secret',
+        dataset: 'x',
+        createdAt: new Date(),
+      }),
+    );
+    await waitFor(() => seen.length >= 3, { timeoutMs: 5_000, description: 'three remote events' });
+    await unsubscribe();
+    expect(seen.map((event) => event.type)).toEqual([
+      'SensitivityEscalated',
+      'SensitivityEscalated',
+      'ToolInvoked',
+    ]);
+    expect(seen[1]?.fields).toMatchObject({
+      previous: 'confidential',
+      sensitivity: 'secret',
+      dataset: 'hr',
+    });
+    expect(seen[2]?.fields).toEqual({
+      toolName: 'files_read',
+      params: { path: '/a' },
+      result: { message: 'ok', value: { size: 1 }, success: true },
+      source: 'mcp',
+      mcpServer: 'files',
+      originalName: 'read',
+      callId: 'c1',
+      sessionId: id,
+      createdAt: '2026-01-02T03:04:05.000Z',
+      durationMs: 5,
+    });
+    expect(seen.every((event) => event.sessionId === id)).toBe(true);
+  });
+
+  it('stops the read loop and closes its connection on unsubscribe', async () => {
+    await using store = namedStore('unsubscribe-test');
+    const seen: RemoteSessionEvent[] = [];
+    const unsubscribe = await store.subscribeRemote('conv', (event) => seen.push(event));
+    await waitFor(async () => (await clientCount('unsubscribe-test')) === 2, {
+      timeoutMs: 5_000,
+      description: 'the subscription connection',
+    });
+    await unsubscribe();
+    await unsubscribe();
+    await waitFor(async () => (await clientCount('unsubscribe-test')) === 1, {
+      timeoutMs: 5_000,
+      description: 'the subscription connection to close',
+    });
+    await store.appendEvent('conv', { type: 'Late', data: '{}' });
+    expect(seen).toEqual([]);
+  });
+
+  it('replays from the start when asked, and keeps the stream bounded', async () => {
+    await using store = newStore({ eventStreamMaxLength: 10 });
+    for (let i = 0; i < 300; i += 1) {
+      await store.appendEvent('conv', { type: 'Tick', data: JSON.stringify({ i }) });
+    }
+    const length = await admin.xlen(`${store.keyPrefix}:{conv}:events`);
+    // MAXLEN ~ trims whole stream nodes (100 entries each by default).
+    expect(length).toBeGreaterThanOrEqual(10);
+    expect(length).toBeLessThanOrEqual(110);
+    const seen: RemoteSessionEvent[] = [];
+    const unsubscribe = await store.subscribeRemote('conv', (event) => seen.push(event), {
+      from: 'start',
+    });
+    await waitFor(() => seen.length === length, { timeoutMs: 5_000, description: 'the replay' });
+    await unsubscribe();
+    expect(seen.at(-1)?.fields).toEqual({ i: 299 });
+  });
+
+  it('ends subscriptions and closes its connections when the store closes', async () => {
+    const store = namedStore('close-test');
+    const controller = new AbortController();
+    await store.subscribeRemote('conv', () => undefined, { signal: controller.signal });
+    await store.subscribeRemote('conv', () => undefined);
+    await waitFor(async () => (await clientCount('close-test')) === 3, {
+      timeoutMs: 5_000,
+      description: 'the store connection and two subscription connections',
+    });
+    await store.close();
+    await waitFor(async () => (await clientCount('close-test')) === 0, {
+      timeoutMs: 5_000,
+      description: 'every connection of the store to close',
+    });
+    await store.close();
+    controller.abort();
+    const error = await errorOf(store.subscribeRemote('conv', () => undefined));
+    expect((error as SessionStoreError).code).toBe('store-closed');
+  });
+});
