@@ -9,10 +9,13 @@
  *
  * The level only rises. Updates are atomic (temp file, fsync, rename) and
  * serialised by a lock file, because two deployments of one server (normal
- * and isolated) share the directory.
+ * and isolated) share the directory: an in-process mutex alone would let two
+ * concurrent updates lose one another (and a level could drop).
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PRIVATE_DIRECTORY_MODE, writeFileAtomic } from '../core/atomic-file.js';
+import { FileLockTimeoutError, withFileLock } from '../core/file-lock.js';
 import {
   isDataSensitivity,
   maxSensitivity,
@@ -20,9 +23,7 @@ import {
   type DataSensitivity,
   type PrivateDataMarker,
 } from '../core/sensitivity.js';
-import { writeFileAtomic } from './atomic-file.js';
 import { PrivateDataError, ServerContextError, ServerOptionsError } from './errors.js';
-import { withFileLock } from './file-lock.js';
 import { toPathSegment } from './path-segment.js';
 import {
   checkIdentityId,
@@ -36,6 +37,11 @@ export const PRIVATE_DATA_FILE_NAME = '.private_data';
 
 /** Longest dataset name accepted. */
 export const MAX_DATASET_NAME_LENGTH = 256;
+
+/** How long an update waits for another process's lock on the state file, in milliseconds. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+/** A lock file older than this is taken as left by a crashed process and broken, in milliseconds. */
+export const DEFAULT_LOCK_STALE_MS = 30_000;
 
 /** What a session holds; frozen. */
 export interface PrivateDataState {
@@ -134,8 +140,8 @@ export class PrivateDataStore {
     checkDataset(dataset);
     checkSensitivity(sensitivity);
     const file = this.filePath(identity);
-    await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    return withFileLock(file, async () => {
+    await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+    return withStateLock(file, async () => {
       const before = await this.read(identity);
       const after: PrivateDataState = Object.freeze({
         hasPrivateData: true,
@@ -152,6 +158,29 @@ export class PrivateDataStore {
       await writeFileAtomic(file, JSON.stringify(onDisk, null, 2) + '\n');
       return after;
     });
+  }
+}
+
+/**
+ * Runs `fn` holding `<file>.lock`.
+ *
+ * @throws {PrivateDataError} when the lock is not acquired within {@link DEFAULT_LOCK_TIMEOUT_MS}.
+ */
+async function withStateLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await withFileLock(
+      `${file}.lock`,
+      { timeoutMs: DEFAULT_LOCK_TIMEOUT_MS, staleMs: DEFAULT_LOCK_STALE_MS },
+      fn,
+    );
+  } catch (error) {
+    if (error instanceof FileLockTimeoutError) {
+      throw new PrivateDataError(
+        `could not lock the private-data state within ${DEFAULT_LOCK_TIMEOUT_MS} ms; another process holds it`,
+        { cause: error },
+      );
+    }
+    throw error;
   }
 }
 

@@ -18,9 +18,9 @@ import type { Tool } from '../../src/tools/tool.js';
 import { ControlledStore } from '../fixtures/sessions/controlled-store.js';
 import {
   answeredBy,
-  startHttpInstance,
-  type HttpInstance,
-} from '../fixtures/sessions/instance-server.js';
+  startInstance,
+  type RunningInstance,
+} from '../fixtures/isolation/instance-server.js';
 import { startRedis, type TestRedis } from '../fixtures/sessions/redis.js';
 import { openStore, type StoreSpec } from '../fixtures/sessions/stores.js';
 import { childPids, expectNoNewChildren, waitFor } from '../support/processes.js';
@@ -42,8 +42,8 @@ afterAll(async () => {
 });
 
 interface Deployment {
-  readonly normal: HttpInstance;
-  readonly isolated: HttpInstance;
+  readonly normal: RunningInstance;
+  readonly isolated: RunningInstance;
   readonly section: McpIntegrationSection;
   tool(name: string): Tool;
   close(): Promise<void>;
@@ -52,8 +52,8 @@ interface Deployment {
 /** A section of `session` on a server with a normal and an isolated HTTP instance. */
 async function deploy(session: Session): Promise<Deployment> {
   const [normal, isolated] = await Promise.all([
-    startHttpInstance('normal'),
-    startHttpInstance('isolated'),
+    startInstance('normal'),
+    startInstance('isolated'),
   ]);
   const section = new McpIntegrationSection({
     session,
@@ -130,8 +130,8 @@ describe.each(kinds)('%s store: a section follows escalations of other workers',
       expect(workerB.privateData.sensitivity).toBe('secret');
       expect(isolatedEvents.map((event) => event.sensitivity)).toEqual(['secret']);
       expect(storeB.count('readPrivateData')).toBe(1);
-      expect(deployment.normal.state.calls.get('whoami')).toBe(2);
-      expect(deployment.isolated.state.calls.get('whoami')).toBe(1);
+      expect(deployment.normal.calls.count('whoami')).toBe(2);
+      expect(deployment.isolated.calls.count('whoami')).toBe(1);
     } finally {
       await deployment.close();
       await Promise.all([storeA.close(), storeB.close()]);
@@ -151,7 +151,7 @@ describe('Redis stopped mid-session', () => {
       expect(answeredBy((await invokeTool(whoami, {}, { session })).message)).toBe('normal');
 
       // Redis goes away while the call that escalates is on the server.
-      deployment.normal.state.beforeLoad = () => own.stop();
+      deployment.normal.hooks.beforeLoad = () => own.stop();
       const escalating = await invokeTool(
         deployment.tool('load_dataset'),
         { dataset: 'ledger', sensitivity: 'secret' },
@@ -169,7 +169,7 @@ describe('Redis stopped mid-session', () => {
       const refused = await invokeTool(whoami, {}, { session });
       expect(refused.success).toBe(false);
       expect(refused.message).toMatch(/was not called: the session store could not be read/);
-      expect(deployment.isolated.state.calls.get('whoami')).toBeUndefined();
+      expect(deployment.isolated.calls.count('whoami')).toBe(0);
       expect(session.hasPendingPrivateData).toBe(true);
 
       // Back on the same port, empty (no persistence): the next call records the escalation.

@@ -69,9 +69,24 @@ describe('mcp-sections/server public surface', () => {
       const text = await readFile(new URL(file, dir), 'utf8');
       const imports = [...text.matchAll(/from '(\.\.\/[^']+)'/g)].map((m) => m[1]);
       for (const target of imports) {
-        expect(['../core/errors.js', '../core/sensitivity.js', '../mcp/config-types.js']).toContain(
-          target,
-        );
+        expect([
+          '../core/atomic-file.js',
+          '../core/errors.js',
+          '../core/file-lock.js',
+          '../core/sensitivity.js',
+          '../mcp/config-types.js',
+        ]).toContain(target);
+      }
+    }
+  });
+
+  it('shares only core modules that import nothing but Node built-ins and each other', async () => {
+    const { readdir, readFile } = await import('node:fs/promises');
+    const dir = new URL('../../src/core/', import.meta.url);
+    for (const file of await readdir(dir)) {
+      const text = await readFile(new URL(file, dir), 'utf8');
+      for (const [, target] of text.matchAll(/from '([^']+)'/g)) {
+        expect(target).toMatch(/^(node:|\.\/[a-z-]+\.js$)/);
       }
     }
   });

@@ -3,10 +3,10 @@ import { chmod, mkdir, open, readFile, realpath, stat, unlink } from 'node:fs/pr
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { PRIVATE_DIRECTORY_MODE, isErrno, writeFileAtomic } from '../../core/atomic-file.js';
+import { FileLockTimeoutError, withFileLock } from '../../core/file-lock.js';
 import type { PrivateDataState } from '../private-data.js';
-import { STORE_DIRECTORY_MODE, isErrno, writeFileAtomic } from './atomic-write.js';
 import { SessionStoreError, describeError } from './errors.js';
-import { withFileLock } from './file-lock.js';
 import type { JsonValue } from './json-value.js';
 import {
   EMPTY_PRIVATE_DATA,
@@ -121,7 +121,6 @@ export class FileSessionStore implements SessionStore {
   readonly #lockTimeoutMs: number;
   readonly #staleLockMs: number;
   #prepared: Promise<void> | undefined;
-  readonly #queues = new Map<string, Promise<unknown>>();
   #closed = false;
 
   /**
@@ -256,7 +255,7 @@ export class FileSessionStore implements SessionStore {
 
   async #prepareDirectory(): Promise<void> {
     try {
-      await mkdir(this.directory, { recursive: true, mode: STORE_DIRECTORY_MODE });
+      await mkdir(this.directory, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
       // Symbolic links must not smuggle the directory into a workspace.
       const real = await realpath(this.directory);
       for (const root of this.#workspaceRoots) {
@@ -269,7 +268,7 @@ export class FileSessionStore implements SessionStore {
           `session directory ${this.directory} belongs to uid ${info.uid}, not to this user; choose a directory of your own`,
         );
       }
-      if ((info.mode & 0o077) !== 0) await chmod(real, STORE_DIRECTORY_MODE);
+      if ((info.mode & 0o077) !== 0) await chmod(real, PRIVATE_DIRECTORY_MODE);
     } catch (error) {
       this.#prepared = undefined;
       if (error instanceof SessionStoreError) throw error;
@@ -344,11 +343,15 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
-  /** Runs `fn` under the file lock, after the calls of this store already waiting for it. */
-  #locked<T>(file: string, options: StoreCallOptions, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(file) ?? Promise.resolve();
-    const run = previous.then(() =>
-      withFileLock(
+  /**
+   * Runs `fn` under the file lock, after the calls of this process already
+   * waiting for it.
+   *
+   * @throws SessionStoreError `store-lock-timeout` when the lock is not acquired within `lockTimeoutMs`.
+   */
+  async #locked<T>(file: string, options: StoreCallOptions, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await withFileLock(
         `${file}.lock`,
         {
           timeoutMs: this.#lockTimeoutMs,
@@ -356,14 +359,13 @@ export class FileSessionStore implements SessionStore {
           ...(options.signal === undefined ? {} : { signal: options.signal }),
         },
         fn,
-      ),
-    );
-    const tail = run.catch(() => undefined);
-    this.#queues.set(file, tail);
-    void tail.then(() => {
-      if (this.#queues.get(file) === tail) this.#queues.delete(file);
-    });
-    return run;
+      );
+    } catch (error) {
+      if (error instanceof FileLockTimeoutError) {
+        throw new SessionStoreError('store-lock-timeout', error.message, { cause: error });
+      }
+      throw error;
+    }
   }
 
   #ioError(action: string, sessionId: string, error: unknown): SessionStoreError {

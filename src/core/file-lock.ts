@@ -1,31 +1,56 @@
 /**
- * A lock held across processes around one session file's read-modify-write.
- * Without it two workers merging at once could each read the old state and
- * the second write would drop the first one's escalation.
+ * A lock held across processes around one file's read-modify-write, shared
+ * by the file session store and the server toolkit's private-data state.
+ * Without it two processes updating at once could each read the old state,
+ * and the second write would drop the first one's escalation.
  *
- * The lock is `<file>.lock`, created complete and atomically by writing the
- * owner (pid, host, token) to a temporary file and hard-linking it into
- * place (`link` fails with EEXIST when the lock exists). A lock whose owner
- * process on this host is gone is broken at once; one from another host, or
- * one whose pid may have been reused, only after `staleMs`. Breaking is
- * itself serialised by a second lock, `<file>.lock.break`, and removes the
- * lock only if it still names the owner that was found stale — so two
- * processes breaking the same stale lock cannot remove a fresh one.
+ * The lock is a file, created complete and atomically by writing the owner
+ * (pid, host, token) to a temporary file and hard-linking it into place
+ * (`link` fails with EEXIST when the lock exists). A lock whose owner
+ * process on this host is gone is broken at once; one from another host, one
+ * whose pid may have been reused, or one not written by this module, only
+ * after `staleMs`. Breaking is itself serialised by a second lock,
+ * `<lockPath>.break`, and removes the lock only if it still names the owner
+ * that was found stale — so two processes breaking the same stale lock
+ * cannot remove a fresh one.
+ *
+ * Callers in one process queue per lock path before touching the file, so
+ * they do not poll it against each other.
+ *
+ * This module is pure (Node's `fs` and `os` only), so the server toolkit can
+ * share it with the client side.
  */
 import { randomUUID } from 'node:crypto';
 import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { STORE_FILE_MODE, isErrno } from './atomic-write.js';
-import { pause } from './bounded-call.js';
-import { SessionStoreError } from './errors.js';
+import path from 'node:path';
+import { PRIVATE_FILE_MODE, isErrno } from './atomic-file.js';
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
-  /** Give up waiting for the lock after this long, in milliseconds. */
+  /**
+   * Give up waiting for another process's lock after this long, in
+   * milliseconds. Waiting behind callers of the same process is not counted.
+   */
   readonly timeoutMs: number;
   /** A lock older than this is broken even when its owner cannot be checked, in milliseconds. */
   readonly staleMs: number;
+  /** Stops waiting, in the queue or for the lock; `fn` is then never called. */
   readonly signal?: AbortSignal;
+}
+
+/** The lock was not acquired within `timeoutMs`: another process holds it. */
+export class FileLockTimeoutError extends Error {
+  override readonly name: string = 'FileLockTimeoutError';
+  readonly code = 'file-lock-timeout' as const;
+  constructor(
+    /** The lock file that could not be created. */
+    readonly lockPath: string,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
 interface LockOwner {
@@ -43,22 +68,69 @@ type Holder =
 /** Longest pause between two attempts, in milliseconds. */
 const MAX_RETRY_DELAY_MS = 50;
 
+// One tail per resolved lock path: it settles when the last caller queued
+// for that path is done. Tails never reject.
+const queues = new Map<string, Promise<void>>();
+
 /**
- * Runs `fn` while holding the lock of `lockPath`.
+ * Runs `fn` while holding the lock file `lockPath`, after the callers of this
+ * process already waiting for it.
  *
- * @throws SessionStoreError `store-lock-timeout` when the lock is not acquired within `timeoutMs`.
+ * @throws {FileLockTimeoutError} when the lock is not acquired within `timeoutMs`.
+ * @throws the signal's reason when `signal` aborts before the lock is taken.
+ *
+ * @example
+ * ```ts
+ * await withFileLock(`${file}.lock`, { timeoutMs: 5_000, staleMs: 30_000 }, async () => {
+ *   await writeFileAtomic(file, merge(await readFile(file, 'utf8'), change));
+ * });
+ * ```
  */
 export async function withFileLock<T>(
   lockPath: string,
   options: FileLockOptions,
   fn: () => Promise<T>,
 ): Promise<T> {
-  const token = await acquire(lockPath, options);
+  const key = path.resolve(lockPath);
+  const previous = queues.get(key) ?? Promise.resolve();
+  let leave!: () => void;
+  const turn = new Promise<void>((resolve) => {
+    leave = resolve;
+  });
+  const tail = previous.then(() => turn);
+  queues.set(key, tail);
+  void tail.then(() => {
+    if (queues.get(key) === tail) queues.delete(key);
+  });
   try {
-    return await fn();
+    await waitTurn(previous, options.signal);
+    const token = await acquire(lockPath, options);
+    try {
+      return await fn();
+    } finally {
+      await releaseIfOwned(lockPath, token);
+    }
   } finally {
-    await releaseIfOwned(lockPath, token);
+    leave();
   }
+}
+
+/** Resolves when `previous` does; throws the signal's reason if it aborts first. */
+async function waitTurn(previous: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (signal === undefined) return previous;
+  if (!signal.aborted) {
+    let stop!: () => void;
+    const aborted = new Promise<void>((resolve) => {
+      stop = resolve;
+    });
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      await Promise.race([previous, aborted]);
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }
+  signal.throwIfAborted();
 }
 
 async function acquire(lockPath: string, options: FileLockOptions): Promise<string> {
@@ -81,8 +153,8 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
     }
     if (Date.now() >= deadline) {
       const who = holder.owner === undefined ? 'another process' : `process ${holder.owner.pid}`;
-      throw new SessionStoreError(
-        'store-lock-timeout',
+      throw new FileLockTimeoutError(
+        lockPath,
         `could not lock ${lockPath} within ${options.timeoutMs} ms; ${who} holds it`,
       );
     }
@@ -91,10 +163,27 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
   }
 }
 
+/** Resolves after `ms`, or at once when `signal` aborts (the caller then checks it). */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted === true) {
+      resolve();
+      return;
+    }
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
 /** Creates `lockPath` holding `owner`, complete, or returns false when it exists. */
 async function createExclusive(lockPath: string, owner: LockOwner): Promise<boolean> {
   const temp = `${lockPath}.${owner.token}.tmp`;
-  await writeFile(temp, JSON.stringify(owner), { mode: STORE_FILE_MODE, flag: 'wx' });
+  await writeFile(temp, JSON.stringify(owner), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
   try {
     await link(temp, lockPath);
     return true;
@@ -176,8 +265,9 @@ async function breakStale(lockPath: string, stale: Holder, staleMs: number): Pro
   }
   try {
     const now = await readHolder(lockPath);
-    if (now.state === 'held' && now.raw === stale.raw)
+    if (now.state === 'held' && now.raw === stale.raw) {
       await unlink(lockPath).catch(() => undefined);
+    }
   } finally {
     await releaseIfOwned(breakPath, breaker.token);
   }
