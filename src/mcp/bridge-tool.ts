@@ -45,18 +45,24 @@ export function bridgeTool(
   const permissions = resolvePermissions(route.config.permissions?.[original], annotations);
   const sensitiveLevel = route.config.sensitiveTools?.[original];
   const ids = { serverName, toolName: original };
-  const params = z.lazy(() => validatorOrRefusal(description.inputSchema, ids));
+  // Built on the first call: connecting to a server with many tools creates no validator.
+  const params = (): z.ZodType<Record<string, unknown>> =>
+    validatorOrRefusal(description.inputSchema, ids);
 
   const callServer = async (
     args: Record<string, unknown>,
     tool: ToolContext,
   ): Promise<ToolResult<McpToolValue | null>> => {
     // Escalations other workers stored for this session count before anything is decided.
-    const unsynced = await syncWithStore(session, serverName, original, tool.signal);
-    if (unsynced !== undefined) return unsynced;
+    if (session.store !== undefined || session.hasPendingPrivateData) {
+      const unsynced = await syncWithStore(session, serverName, original, tool.signal);
+      if (unsynced !== undefined) return unsynced;
+    }
     const refusal = connectRefusal(bridgedName, permissions, session.privateData.hasPrivateData);
     if (refusal !== undefined) return ToolResult.error(refusal);
-    const connection = await route.connectionFor(session.privateData.sensitivity);
+    const sensitivity = session.privateData.sensitivity;
+    // Without a switch under way the connection is known now; awaiting costs a turn per call.
+    const connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
     // A second check: the switch above may have waited while another call escalated.
     const lateRefusal = connectRefusal(
       bridgedName,
@@ -93,6 +99,7 @@ export function bridgeTool(
       session.privateData.add(`${serverName}.${original}`, sensitiveLevel);
     }
     // The escalation is in the store before the call returns, or the call fails.
+    if (!session.hasPendingPrivateData) return result;
     const unrecorded = await recordEscalation(session, serverName, original, tool.signal);
     return unrecorded ?? result;
   };

@@ -55,6 +55,7 @@ export class ServerRoute {
   #isolated: McpServerConnection | undefined;
   #switched = false;
   #switching: Promise<void> | undefined;
+  #switchSettled = false;
   #failClosed: string | undefined;
   #sandboxHome: string | undefined;
   #inflight = 0;
@@ -147,13 +148,29 @@ export class ServerRoute {
     this.#switched = true;
     this.#switching = this.#switch();
     // Callers observe failures through failClosedReason; nothing else awaits this.
-    this.#switching.catch(() => undefined);
+    this.#switching
+      .catch(() => undefined)
+      .finally(() => {
+        this.#switchSettled = true;
+      });
   }
 
   /**
    * The connection for the next call, after any switch in progress.
    * @throws McpConnectionError when the server fails closed.
    */
+  /**
+   * The connection for the next call when it is known without waiting (no
+   * switch under way, not failing closed); otherwise undefined, and
+   * {@link connectionFor} waits.
+   */
+  connectionNow(sensitivity: DataSensitivity): McpServerConnection | undefined {
+    this.noteSensitivity(sensitivity);
+    if (this.#switched && (!this.#switchSettled || this.#failClosed !== undefined))
+      return undefined;
+    return this.active;
+  }
+
   async connectionFor(sensitivity: DataSensitivity): Promise<McpServerConnection> {
     this.noteSensitivity(sensitivity);
     if (this.#switching !== undefined) await this.#switching;

@@ -38,8 +38,12 @@ export interface ToolOptions<S extends z.ZodType, R> {
   readonly name: string;
   /** 1–200 characters after trimming. */
   readonly description: string;
-  /** Validates the arguments before the handler runs. */
-  readonly params: S;
+  /**
+   * Validates the arguments before the handler runs: a zod schema, or a
+   * function returning one, called once when the tool is first validated
+   * (for validators that are costly to build, such as converted JSON Schemas).
+   */
+  readonly params: S | (() => S);
   readonly handler: ToolHandler<z.output<S>, R>;
   /**
    * The JSON Schema shown to the model. @default derived from `params`
@@ -68,16 +72,18 @@ const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
 export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly name: string;
   readonly description: string;
-  readonly params: S;
   readonly handler: ToolHandler<z.output<S>, R>;
   readonly annotations: ToolAnnotations;
   readonly origin: ToolOrigin;
   #inputSchema: JsonSchema | undefined;
+  #params: S | undefined;
+  #paramsFactory: (() => S) | undefined;
 
   private constructor(options: ToolOptions<S, R>, description: string) {
     this.name = options.name;
     this.description = description;
-    this.params = options.params;
+    if (typeof options.params === 'function') this.#paramsFactory = options.params;
+    else this.#params = options.params;
     this.handler = options.handler;
     this.annotations = Object.freeze({ ...options.annotations });
     this.origin = options.origin ?? NATIVE;
@@ -103,10 +109,27 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
           `got ${description.length}: ${JSON.stringify(description)}`,
       );
     }
-    if (!(options.params instanceof z.ZodType)) {
-      throw new PromptValidationError(`params of tool "${name}" must be a zod schema`);
+    if (!(options.params instanceof z.ZodType) && typeof options.params !== 'function') {
+      throw new PromptValidationError(
+        `params of tool "${name}" must be a zod schema or a function returning one`,
+      );
     }
     return new Tool(options, description);
+  }
+
+  /** The zod schema that validates the arguments (built on first use when given as a function). */
+  get params(): S {
+    if (this.#params === undefined) {
+      const schema = (this.#paramsFactory as () => S)();
+      if (!(schema instanceof z.ZodType)) {
+        throw new PromptValidationError(
+          `params factory of tool "${this.name}" did not return a zod schema`,
+        );
+      }
+      this.#params = schema;
+      this.#paramsFactory = undefined;
+    }
+    return this.#params;
   }
 
   /** The JSON Schema of the arguments, as given to an LLM API. */

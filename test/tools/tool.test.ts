@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { PromptValidationError, Tool, ToolResult, type ToolOptions } from '../../src/index.js';
+import {
+  PromptValidationError,
+  Session,
+  Tool,
+  ToolResult,
+  invokeTool,
+  type ToolOptions,
+} from '../../src/index.js';
 
 const base: ToolOptions<z.ZodObject, null> = {
   name: 'echo',
@@ -74,8 +81,31 @@ describe('Tool.create', () => {
 
   it('rejects params that are not a zod schema', () => {
     expect(rejection({ params: { type: 'object' } as never })).toBe(
-      'params of tool "echo" must be a zod schema',
+      'params of tool "echo" must be a zod schema or a function returning one',
     );
+  });
+
+  it('builds params given as a function once, on first use', async () => {
+    let built = 0;
+    const lazy = Tool.create({
+      ...base,
+      params: () => {
+        built += 1;
+        return z.object({ message: z.string() });
+      },
+    });
+    expect(built).toBe(0);
+    const session = new Session();
+    expect((await invokeTool(lazy, { message: 'a' }, { session })).success).toBe(true);
+    expect((await invokeTool(lazy, { message: 1 }, { session })).success).toBe(false);
+    expect(built).toBe(1);
+  });
+
+  it('turns a params function that returns no zod schema into an error result', async () => {
+    const broken = Tool.create({ ...base, params: () => ({ type: 'object' }) as never });
+    const result = await invokeTool(broken, {}, { session: new Session() });
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/params factory of tool "echo" did not return a zod schema/);
   });
 
   it('is frozen and native by default', () => {

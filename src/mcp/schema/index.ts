@@ -77,6 +77,12 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
       `the input schema must be a JSON object with "type": "object", received ${describeTyped(schema)}`,
     );
   }
+  // Fast path: the same JSON text as a schema seen before (a reconnect, a
+  // second section) skips the canonical form and its hash.
+  const raw = plainJsonText(schema);
+  const seenKey = raw === undefined ? undefined : keysByText.get(raw);
+  const seen = seenKey === undefined ? undefined : cache.get(seenKey);
+  if (seen !== undefined) return cachedValidator(seen, ids);
   let text: string;
   try {
     text = canonicalJsonText(schema);
@@ -84,12 +90,9 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
     throw schemaError(error, ids);
   }
   const key = cacheKeyOf(text);
+  if (raw !== undefined) rememberText(raw, key);
   const cached = cache.get(key);
-  if (cached !== undefined) {
-    if ('rejection' in cached)
-      throw new McpSchemaError(ids.serverName, ids.toolName, cached.rejection);
-    return cached.validator;
-  }
+  if (cached !== undefined) return cachedValidator(cached, ids);
   let analysis: SchemaAnalysis;
   try {
     // A private copy from the canonical text: the analysis edits it, and the
@@ -105,8 +108,33 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
   return validator;
 }
 
+/** Cache keys by the schema's plain JSON text, bounded like the cache itself. */
+const keysByText = new Map<string, string>();
+
+function plainJsonText(schema: JsonObject): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined; // cycles, bigints: the canonical path reports them
+  }
+}
+
+function rememberText(raw: string, key: string): void {
+  if (keysByText.size >= DEFAULT_SCHEMA_CACHE_SIZE) keysByText.clear();
+  keysByText.set(raw, key);
+}
+
+function cachedValidator(
+  entry: { validator: InputValidator } | { rejection: string },
+  ids: ToolSchemaIds,
+): InputValidator {
+  if ('rejection' in entry) throw new McpSchemaError(ids.serverName, ids.toolName, entry.rejection);
+  return entry.validator;
+}
+
 /** Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {
+  keysByText.clear();
   cache.clear();
 }
 
