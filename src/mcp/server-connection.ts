@@ -199,7 +199,11 @@ export class McpServerConnection {
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    const client = await this.#ready();
+    // Connected and idle is the common case: take the client without a turn of the event loop.
+    const client =
+      this.#state === 'connected' && this.#pending === undefined && this.#client !== undefined
+        ? this.#client
+        : await this.#ready();
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
     // The SDK adds an 'abort' listener to the signal of every request and never
     // removes it: on a long-lived caller signal that is one closure kept per
