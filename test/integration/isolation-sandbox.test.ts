@@ -120,7 +120,11 @@ describe('sandboxed stdio server', () => {
 
       // Before: the normal process reaches the listener and shares our namespace.
       expect(await probe()).toEqual({ connected: true });
-      expect(listener.accepted()).toBe(1);
+      // The probe's connect can resolve before this side's 'connection' event runs.
+      await waitFor(() => listener.accepted() === 1, {
+        timeoutMs: 5_000,
+        description: 'the listener to count the accepted connection',
+      });
       const homeBefore = jsonOf<{ home: string | null }>(await call(section, 'probe_home')).home;
       const first = jsonOf<WhoAmI>(await call(section, 'probe_whoami'));
       expect(first.netns).toBe(readlinkSync('/proc/self/ns/net'));
@@ -192,6 +196,10 @@ describe('sandboxed stdio server', () => {
       const failed = collect(session, McpIsolationFailed);
       const invoked = collect(session, ToolInvoked);
       expect(await probe()).toEqual({ connected: true });
+      await waitFor(() => listener.accepted() === 1, {
+        timeoutMs: 5_000,
+        description: 'the listener to count the accepted connection',
+      });
 
       session.privateData.add('x');
 
