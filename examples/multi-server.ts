@@ -5,11 +5,9 @@
  *
  *   npx tsx examples/multi-server.ts
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import {
@@ -19,14 +17,7 @@ import {
   PromptTemplate,
   Session,
 } from '../src/index.js';
-
-function binScript(packageName: string): string {
-  const manifestPath = createRequire(import.meta.url).resolve(`${packageName}/package.json`);
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    bin: Record<string, string>;
-  };
-  return resolve(dirname(manifestPath), Object.values(manifest.bin)[0] ?? 'dist/index.js');
-}
+import { referenceServerScript } from './reference-servers.js';
 
 // An in-process server: handy for tools that live in the same program.
 const clock = new McpServer({ name: 'clock', version: '1.0.0' });
@@ -54,7 +45,7 @@ const section = new McpIntegrationSection({
       transport: {
         type: 'stdio',
         command: process.execPath,
-        args: [binScript('@modelcontextprotocol/server-everything'), 'stdio'],
+        args: [referenceServerScript('@modelcontextprotocol/server-everything'), 'stdio'],
       },
       enabledTools: ['echo', 'get-sum'],
     },
@@ -64,7 +55,7 @@ const section = new McpIntegrationSection({
       transport: {
         type: 'stdio',
         command: process.execPath,
-        args: [binScript('@modelcontextprotocol/server-memory')],
+        args: [referenceServerScript('@modelcontextprotocol/server-memory')],
       },
       env: { MEMORY_FILE_PATH: join(memoryDir, 'memory.jsonl') },
       disabledTools: ['delete_entities', 'delete_observations', 'delete_relations'],

@@ -7,9 +7,6 @@
  * tools — one succeeds, one is refused by validation before it reaches the
  * server — printing each `ToolInvoked` event as it arrives.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import {
   MarkdownSection,
@@ -20,15 +17,7 @@ import {
   ToolInvoked,
   invokeTool,
 } from '../src/index.js';
-
-/** Path of a package's `bin` script, found through node_modules. */
-function binScript(packageName: string): string {
-  const manifestPath = createRequire(import.meta.url).resolve(`${packageName}/package.json`);
-  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as {
-    bin: Record<string, string>;
-  };
-  return resolve(dirname(manifestPath), Object.values(manifest.bin)[0] ?? 'dist/index.js');
-}
+import { referenceServerScript } from './reference-servers.js';
 
 const session = new Session();
 session.bus.subscribe(ToolInvoked, (event) => {
@@ -46,7 +35,7 @@ await using mcp = new McpIntegrationSection({
       transport: {
         type: 'stdio',
         command: process.execPath,
-        args: [binScript('@modelcontextprotocol/server-everything'), 'stdio'],
+        args: [referenceServerScript('@modelcontextprotocol/server-everything'), 'stdio'],
       },
       enabledTools: ['echo', 'get-sum', 'get-tiny-image'],
     },

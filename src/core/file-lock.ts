@@ -25,6 +25,7 @@ import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE, isErrno } from './atomic-file.js';
+import { pause } from './pause.js';
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
@@ -161,23 +162,6 @@ async function acquire(lockPath: string, options: FileLockOptions): Promise<stri
     await pause(delayMs, options.signal);
     delayMs = Math.min(delayMs * 2, MAX_RETRY_DELAY_MS);
   }
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts (the caller then checks it). */
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise<void>((resolve) => {
-    if (signal?.aborted === true) {
-      resolve();
-      return;
-    }
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 /** Creates `lockPath` holding `owner`, complete, or returns false when it exists. */

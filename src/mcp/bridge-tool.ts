@@ -1,6 +1,7 @@
 import { ErrorCode, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
+import { pause } from '../core/pause.js';
 import { readPrivateDataMarker } from '../core/sensitivity.js';
 import { connectRefusal, resolvePermissions } from '../isolation/permissions.js';
 import type { Session } from '../runtime/session.js';
@@ -136,7 +137,8 @@ export function bridgeTool(
         // Taken now: the connection may reconnect by itself during the wait.
         const failedSession = route.active.sessionsOpened;
         try {
-          await sleep(retryDelayMs(context.retry), tool.signal);
+          await pause(retryDelayMs(context.retry), tool.signal);
+          tool.signal.throwIfAborted();
           if (decision.newSession) await route.renewSession(failedSession);
           return await callServer(args, tool);
         } catch (second) {
@@ -278,18 +280,4 @@ function failure(error: unknown, context: FailureContext): ToolResult<null> {
 
 function stripRpcPrefix(message: string): string {
   return message.replace(/^MCP error -?\d+: /, '');
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }

@@ -14,6 +14,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
+import { pause } from '../core/pause.js';
 import { capabilitiesFor, type ClientHandlers } from './client-handlers.js';
 import type { McpTransportConfig } from './config-types.js';
 import type { SecretRedactor } from './redact.js';
@@ -423,7 +424,7 @@ export class McpServerConnection {
     const policy = this.#options.reconnect ?? DEFAULT_RECONNECT;
     let lastError: unknown;
     for (let attempt = 0; attempt < policy.attempts; attempt += 1) {
-      await delay(policy.baseDelayMs * 2 ** attempt);
+      await pause(policy.baseDelayMs * 2 ** attempt);
       if (this.#state === 'closed') throw this.#error('the connection was closed');
       try {
         await this.#open(true);
@@ -475,10 +476,6 @@ export class McpServerConnection {
       options,
     );
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Aborts `link` with `caller`'s reason when `caller` aborts; returns the unlinker. */

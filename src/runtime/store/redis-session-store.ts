@@ -1,7 +1,8 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { type DataSensitivity, isDataSensitivity } from '../../core/sensitivity.js';
 import type { PrivateDataState } from '../private-data.js';
-import { boundedCall, pause } from './bounded-call.js';
+import { pause } from '../../core/pause.js';
+import { boundedCall } from './bounded-call.js';
 import { SessionStoreError, describeError } from './errors.js';
 import type { RemoteSessionEvent, SerializedSessionEvent } from './event-serialization.js';
 import type { JsonValue } from './json-value.js';
