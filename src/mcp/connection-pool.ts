@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError } from '../core/errors.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJsonText } from './schema/json.js';
 import type { McpTransportConfig } from './config-types.js';
 import type { CallOptions, Endpoint, McpServerConnection } from './server-connection.js';
 
@@ -36,8 +36,8 @@ export class McpConnectionPool {
     const transportKey =
       transport.type === 'in-memory'
         ? `in-memory:${objectId(transport.server)}`
-        : canonicalJson(transport);
-    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJson(env ?? {})}`;
+        : canonicalJsonText(transport);
+    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(env ?? {})}`;
   }
 
   /** Borrows the connection for `key`, creating it with `create` the first time. */

@@ -17,7 +17,7 @@ import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { bridgeTool, type McpTool } from './bridge-tool.js';
 import type { ClientHandlers } from './client-handlers.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJsonText } from './schema/json.js';
 import { McpConnectionPool } from './connection-pool.js';
 import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execute.js';
 import type { McpServerConfig } from './config-types.js';
@@ -347,8 +347,8 @@ export class McpIntegrationSection extends Section<undefined> {
         old !== undefined &&
         old.origin.kind === 'mcp' &&
         old.origin.originalName === description.name &&
-        canonicalJson(old.inputSchema) === canonicalJson(description.inputSchema) &&
-        canonicalJson(old.annotations) === canonicalJson(description.annotations ?? {});
+        canonicalJsonText(old.inputSchema) === canonicalJsonText(description.inputSchema) &&
+        canonicalJsonText(old.annotations) === canonicalJsonText(description.annotations ?? {});
       tools.push(
         unchanged
           ? old

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { McpConnectionError } from '../core/errors.js';
 import { atLeast, type DataSensitivity } from '../core/sensitivity.js';
 import { sandboxedCommand, sandboxSupport } from '../isolation/sandbox.js';
-import { canonicalJson } from './canonical-json.js';
+import { canonicalJsonText } from './schema/json.js';
 import { McpConnectionPool } from './connection-pool.js';
 import type { ClientHandlers } from './client-handlers.js';
 import type { McpServerConfig } from './config-types.js';
@@ -347,13 +347,13 @@ function compareToolLists(
   normal: readonly McpToolDescription[],
   isolated: readonly McpToolDescription[],
 ): string | undefined {
-  const index = new Map(isolated.map((tool) => [tool.name, canonicalJson(tool.inputSchema)]));
+  const index = new Map(isolated.map((tool) => [tool.name, canonicalJsonText(tool.inputSchema)]));
   const missing: string[] = [];
   const changed: string[] = [];
   for (const tool of normal) {
     const other = index.get(tool.name);
     if (other === undefined) missing.push(tool.name);
-    else if (other !== canonicalJson(tool.inputSchema)) changed.push(tool.name);
+    else if (other !== canonicalJsonText(tool.inputSchema)) changed.push(tool.name);
     index.delete(tool.name);
   }
   const extra = [...index.keys()];
