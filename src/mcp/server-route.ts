@@ -54,8 +54,8 @@ export class ServerRoute {
   #normal: McpServerConnection;
   #isolated: McpServerConnection | undefined;
   #switched = false;
+  /** The switch while it runs; cleared once it has settled. */
   #switching: Promise<void> | undefined;
-  #switchSettled = false;
   #failClosed: string | undefined;
   #sandboxHome: string | undefined;
   #inflight = 0;
@@ -146,12 +146,11 @@ export class ServerRoute {
     if (this.isolateAt === undefined || this.#switched || !atLeast(sensitivity, this.isolateAt))
       return;
     this.#switched = true;
-    this.#switching = this.#switch();
-    // Callers observe failures through failClosedReason; nothing else awaits this.
-    this.#switching
+    // Never rejects: failures surface through failClosedReason.
+    this.#switching = this.#switch()
       .catch(() => undefined)
       .finally(() => {
-        this.#switchSettled = true;
+        this.#switching = undefined;
       });
   }
 
@@ -166,7 +165,7 @@ export class ServerRoute {
    */
   connectionNow(sensitivity: DataSensitivity): McpServerConnection | undefined {
     this.noteSensitivity(sensitivity);
-    if (this.#switched && (!this.#switchSettled || this.#failClosed !== undefined))
+    if (this.#switching !== undefined || (this.#switched && this.#failClosed !== undefined))
       return undefined;
     return this.active;
   }
@@ -218,7 +217,7 @@ export class ServerRoute {
     // A sandbox restart under way must not start a process after this: stop
     // its wait for calls in flight and let it see the flag before releasing.
     this.#drained?.();
-    await this.#switching?.catch(() => undefined);
+    await this.#switching;
     await Promise.all([
       this.#release(this.#normal),
       this.#isolated && this.#release(this.#isolated),

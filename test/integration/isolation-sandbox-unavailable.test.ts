@@ -9,15 +9,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  McpIntegrationSection,
-  McpIsolationFailed,
-  McpSectionIsolated,
-  Session,
-  ToolInvoked,
-} from '../../src/index.js';
+import { McpIsolationFailed, McpSectionIsolated, Session, ToolInvoked } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
-import { call, collect, jsonOf, netProbeServerPath } from '../fixtures/isolation/helpers.js';
+import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
 
 let savedPath: string | undefined;
@@ -46,22 +40,7 @@ it('fails closed, saying why, when unshare cannot be run', async () => {
   const failed = collect(session, McpIsolationFailed);
   const isolated = collect(session, McpSectionIsolated);
   const invoked = collect(session, ToolInvoked);
-  const section = new McpIntegrationSection({
-    key: 'mcp.probe',
-    session,
-    servers: [
-      {
-        name: 'probe',
-        transport: {
-          type: 'stdio',
-          command: process.execPath,
-          args: [netProbeServerPath],
-          cwd: workdir,
-        },
-        isolation: {},
-      },
-    ],
-  });
+  const section = probeSection(session, workdir);
   try {
     await section.connect();
     expect(jsonOf(await call(section, 'probe_write', { path: 'a.txt', content: 'x' }))).toEqual({

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  McpIntegrationSection,
+  type McpIntegrationSection,
   McpIsolationFailed,
   McpSectionIsolated,
   McpServerConnected,
@@ -19,7 +19,7 @@ import {
   ToolInvoked,
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
-import { call, collect, jsonOf, netProbeServerPath } from '../fixtures/isolation/helpers.js';
+import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
 
 const support = sandboxSupport();
@@ -80,23 +80,7 @@ describe('sandboxed stdio server', () => {
     workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
     listener = await listen();
     session = new Session({ sessionId: 'sandbox-session' });
-    section = new McpIntegrationSection({
-      key: 'mcp.probe',
-      session,
-      servers: [
-        {
-          name: 'probe',
-          transport: {
-            type: 'stdio',
-            command: process.execPath,
-            args: [netProbeServerPath],
-            cwd: workdir,
-          },
-          isolation: {},
-          timeoutMs: 15_000,
-        },
-      ],
-    });
+    section = probeSection(session, workdir, { timeoutMs: 15_000 });
     await section.connect();
   });
 
