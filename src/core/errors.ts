@@ -73,14 +73,17 @@ export class McpConfigError extends McpError {
 /** A server could not be reached, or its connection was lost for good. */
 export class McpConnectionError extends McpError {
   override readonly name: string = 'McpConnectionError';
+  /** What went wrong, without the server's name: for lists that already name it. */
+  readonly reason: string;
   constructor(
     readonly serverName: string,
     /** Transport type, e.g. `stdio` — never the URL's credentials or headers. */
     readonly transport: string,
     message: string,
-    options?: ErrorOptions,
+    options?: ErrorOptions & { readonly reason?: string },
   ) {
     super('mcp-connection', message, options);
+    this.reason = options?.reason ?? message;
   }
 }
 

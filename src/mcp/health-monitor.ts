@@ -11,7 +11,7 @@
 import { McpConfigError, McpTimeoutError } from '../core/errors.js';
 import { defineEvent } from '../runtime/define-event.js';
 import type { McpIntegrationSection } from './section.js';
-import type { McpToolDescription } from './server-connection.js';
+import { failureReason, type McpToolDescription } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
 
 /** Default {@link McpHealthMonitorOptions.intervalMs}: 15 s. */
@@ -354,10 +354,9 @@ function checkDuration(field: string, value: number): number {
   return value;
 }
 
-/** An error's message, redacted, without the `server "x" (transport): ` lead: warnings name the server. */
+/** An error's reason, redacted, without the server's name: warnings name the server. */
 function reasonOf(route: ServerRoute, error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return route.redact(message.replace(/^server "[^"]*" \([^)]*\): /, ''));
+  return route.redact(failureReason(error));
 }
 
 function abortReason(signal: AbortSignal): Error {

@@ -38,7 +38,12 @@ import {
 } from './inventory.js';
 import { SecretRedactor } from './redact.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
-import type { ConnectionListener, Endpoint, ReconnectPolicy } from './server-connection.js';
+import {
+  failureReason,
+  type ConnectionListener,
+  type Endpoint,
+  type ReconnectPolicy,
+} from './server-connection.js';
 import { ServerRoute, type RouteListener } from './server-route.js';
 import { assertUniqueNames, bridgedToolName, isToolSelected } from './tool-naming.js';
 
@@ -316,9 +321,8 @@ export class McpIntegrationSection extends Section<undefined> {
   }
 
   #markUnavailable(route: ServerRoute, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    // The block already names the server: drop the error's own `server "x" (transport): ` lead.
-    const reason = route.redact(message.replace(/^server "[^"]*" \([^)]*\): /, ''));
+    // The block already names the server, so a connection error gives its reason alone.
+    const reason = route.redact(failureReason(error));
     this.#unavailable.set(route.name, reason);
     this.session.dispatch(
       new McpServerUnavailable({

@@ -466,16 +466,24 @@ export class McpServerConnection {
   }
 
   #error(message: string, cause?: unknown): McpConnectionError {
-    // The cause may hold secrets (a URL with a token, headers): keep only a redacted copy.
-    const options =
-      cause === undefined ? undefined : { cause: new Error(this.#options.redactor.message(cause)) };
+    const reason = this.#options.redactor.redact(message);
     return new McpConnectionError(
       this.serverName,
       this.#transportType,
-      `server "${this.serverName}" (${this.#transportType}${this.endpoint === 'isolated' ? ', isolated' : ''}): ${this.#options.redactor.redact(message)}`,
-      options,
+      `server "${this.serverName}" (${this.#transportType}${this.endpoint === 'isolated' ? ', isolated' : ''}): ${reason}`,
+      {
+        reason,
+        // The cause may hold secrets (a URL with a token, headers): keep only a redacted copy.
+        ...(cause === undefined ? {} : { cause: new Error(this.#options.redactor.message(cause)) }),
+      },
     );
   }
+}
+
+/** An error's reason without the server's name, which the caller's text already gives. */
+export function failureReason(error: unknown): string {
+  if (error instanceof McpConnectionError) return error.reason;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Aborts `link` with `caller`'s reason when `caller` aborts; returns the unlinker. */
