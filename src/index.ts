@@ -40,13 +40,20 @@ export type {
 } from './runtime/event-bus.js';
 export { defineEvent } from './runtime/define-event.js';
 export type { EventConstructor } from './runtime/define-event.js';
-export { PromptRendered, SensitivityEscalated, ToolInvoked } from './runtime/events.js';
+export {
+  PromptRendered,
+  RollbackConflict,
+  SensitivityEscalated,
+  ToolInvoked,
+} from './runtime/events.js';
 export type {
   PromptRenderedInit,
+  RollbackConflictInit,
   SensitivityEscalatedInit,
   ToolInvokedInit,
   ToolSource,
 } from './runtime/events.js';
+export type { CallInfo, CallScope, RollbackConflictPath } from './runtime/call-journal.js';
 export { PrivateData } from './runtime/private-data.js';
 export type { PrivateDataState } from './runtime/private-data.js';
 export { ResourceRegistry } from './runtime/resources.js';

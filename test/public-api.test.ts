@@ -65,6 +65,7 @@ describe('public API', () => {
       'RedisSessionStore',
       'RenderedPrompt',
       'ResourceRegistry',
+      'RollbackConflict',
       'SECRET_MASK',
       'SECTION_KEY_PATTERN',
       'SERVER_NAME_PATTERN',

@@ -1,5 +1,6 @@
 import { defineEvent } from './define-event.js';
 import type { DataSensitivity } from '../core/sensitivity.js';
+import type { RollbackConflictPath } from './call-journal.js';
 
 /** Where a tool came from. */
 export type ToolSource = 'native' | 'mcp';
@@ -52,3 +53,21 @@ export interface SensitivityEscalatedInit {
 
 /** Published every time a session's sensitivity rises. */
 export class SensitivityEscalated extends defineEvent<SensitivityEscalatedInit>() {}
+
+/** Fields of {@link RollbackConflict}. */
+export interface RollbackConflictInit {
+  /** The tool whose failed call was rolled back. */
+  readonly toolName: string;
+  readonly callId: string;
+  readonly sessionId: string;
+  /** The call's writes that were kept, because a later write touched the same place. */
+  readonly conflicts: readonly RollbackConflictPath[];
+  readonly createdAt: Date;
+}
+
+/**
+ * Published when a failed call's rollback left some of its writes in
+ * place: another call or application code wrote the same place later, and
+ * the later write wins. Published before the call's `ToolInvoked`.
+ */
+export class RollbackConflict extends defineEvent<RollbackConflictInit>() {}

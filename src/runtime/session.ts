@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { type Draft, Immer } from 'immer';
+import { type Draft, enablePatches, Immer, type Objectish, type Patch } from 'immer';
+import { type CallInfo, CallJournal, type CallScope } from './call-journal.js';
 import {
   type DispatchResult,
   type EventBus,
@@ -56,6 +57,10 @@ export interface SliceOptions<S> {
 
 type SliceState = Readonly<Record<string, unknown>>;
 
+// Per-call rollback records immer patches. Enabling the plugin only makes
+// patch functions available; it changes no setting of other immer users.
+enablePatches();
+
 /**
  * The state of every slice at one moment. Taking one is O(1): it holds a
  * reference to the frozen state, whose untouched subtrees stay shared.
@@ -109,12 +114,23 @@ export class Session {
   readonly #initials = new Map<string, unknown>();
   readonly #slices = new Map<string, Slice<unknown>>();
   readonly #reducers = new Map<EventClass<object>, RegisteredReducer[]>();
+  readonly #journal = new CallJournal({
+    read: (name) => this.#host.read(name),
+    write: (name, value) => this.#write(name, value),
+    apply: (name, patch) => this.#applyUndo(name, patch),
+  });
   readonly #host: SliceHost = {
     read: (name) =>
       Object.hasOwn(this.#state, name) ? this.#state[name] : this.#initials.get(name),
     produce: (name, recipe) => {
       const current = this.#host.read(name);
-      this.#write(name, this.#immer.produce(current, recipe));
+      if (!this.#journal.recording) {
+        this.#write(name, this.#immer.produce(current, recipe));
+        return;
+      }
+      const [next, patches, inverse] = this.#immer.produceWithPatches(current, recipe);
+      this.#write(name, next);
+      this.#journal.record(name, patches, inverse, { before: current, after: next });
     },
     addReducer: (name, eventClass, reducer) => {
       const list = this.#reducers.get(eventClass) ?? [];
@@ -311,7 +327,18 @@ export class Session {
         `snapshot of session "${snapshot.sessionId}" cannot restore session "${this.sessionId}"`,
       );
     }
+    if (this.#journal.recording) this.#recordRestore(snapshot.state);
     this.#state = snapshot.state;
+  }
+
+  /**
+   * @internal Opens the scope of one tool call (`invokeTool` does this):
+   * the slice writes made inside `scope.run(...)` are the call's own, and
+   * `scope.rollback()` undoes exactly those, keeping what other calls and
+   * application code wrote meanwhile. See docs/runtime.md.
+   */
+  beginCall(info: CallInfo): CallScope {
+    return this.#journal.begin(info);
   }
 
   /**
@@ -338,6 +365,27 @@ export class Session {
       errors: Object.freeze([...reducerErrors, ...result.errors]),
       ok: false,
     });
+  }
+
+  /** A restore inside a running call is that call's write of every slice it changes. */
+  #recordRestore(target: SliceState): void {
+    for (const name of new Set([...Object.keys(this.#state), ...Object.keys(target)])) {
+      const before = this.#host.read(name);
+      const after = Object.hasOwn(target, name) ? target[name] : this.#initials.get(name);
+      if (before === after) continue;
+      this.#journal.record(
+        name,
+        [{ op: 'replace', path: [], value: after }],
+        [{ op: 'replace', path: [], value: before }],
+        { before, after },
+      );
+    }
+  }
+
+  #applyUndo(name: string, patch: Patch): void {
+    // A slice value is whatever its recipes produce; patches fit only objects, arrays and
+    // whole-value replacements, and applyPatches throws on anything else (a conflict).
+    this.#write(name, this.#immer.applyPatches(this.#host.read(name) as Objectish, [patch]));
   }
 
   #write(name: string, value: unknown): void {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { FATAL_PREFIX, McpFatalToolError } from '../core/errors.js';
-import { ToolInvoked } from '../runtime/events.js';
+import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from './tool.js';
@@ -28,10 +28,13 @@ export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
  * Runs a tool the one safe way:
  * 1. parse `rawArgs` with the tool's schema — on failure, an error result
  *    naming each bad field, and the handler is not called;
- * 2. snapshot the session;
+ * 2. open a call scope: every slice write the handler makes (directly, in
+ *    reducers, in work it awaits) is recorded as the call's own;
  * 3. run the handler with the caller's `signal`;
- * 4. on `success: false` or a throw, restore the snapshot (a throw becomes
- *    an error result);
+ * 4. on `success: false` or a throw, undo exactly the call's own writes,
+ *    keeping what concurrent calls and application code wrote meanwhile
+ *    (where a later write touched the same place, it wins and a
+ *    `RollbackConflict` says so); a throw becomes an error result;
  * 5. publish `ToolInvoked` — always;
  * 6. return the result.
  *
@@ -57,7 +60,7 @@ export async function invokeTool<S extends z.ZodType, R>(
     result = ToolResult.error(parsed.message);
   } else {
     params = parsed.data;
-    const snapshot = session.snapshot();
+    const scope = session.beginCall({ callId, toolName: tool.name });
     const signal = options.signal ?? NEVER_ABORTED;
     const context: ToolContext = {
       session,
@@ -67,7 +70,7 @@ export async function invokeTool<S extends z.ZodType, R>(
       ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
     };
     try {
-      result = await tool.handler(parsed.data, context);
+      result = await scope.run(() => tool.handler(parsed.data, context));
       if (!ToolResult.is(result)) {
         result = ToolResult.error(
           `tool "${tool.name}" returned ${describeValue(result)}, not a ToolResult`,
@@ -77,7 +80,22 @@ export async function invokeTool<S extends z.ZodType, R>(
       if (error instanceof McpFatalToolError) fatal = error;
       result = ToolResult.error(errorMessage(error, signal));
     }
-    if (!result.success) session.restore(snapshot);
+    if (result.success) {
+      scope.commit();
+    } else {
+      const conflicts = scope.rollback();
+      if (conflicts.length > 0) {
+        session.dispatch(
+          new RollbackConflict({
+            toolName: tool.name,
+            callId,
+            sessionId: session.sessionId,
+            conflicts,
+            createdAt: new Date(),
+          }),
+        );
+      }
+    }
   }
 
   if (!result.success && fatal === undefined && result.message.startsWith(FATAL_PREFIX)) {
