@@ -159,6 +159,7 @@ export {
   McpToolProgress,
   McpToolsChanged,
   McpToolTimedOut,
+  PrivateDataMarkerMalformed,
 } from './mcp/events.js';
 export type { ExecuteOptions, ExecuteRequest } from './mcp/execute.js';
 export {

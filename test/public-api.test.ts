@@ -56,6 +56,7 @@ describe('public API', () => {
       'PRIVATE_DATA_META_KEY',
       'PROVIDER_TOOL_NAME_PATTERN',
       'PrivateData',
+      'PrivateDataMarkerMalformed',
       'Prompt',
       'PromptError',
       'PromptRenderError',

@@ -48,12 +48,75 @@ export interface PrivateDataMarker {
   readonly sensitivity: DataSensitivity;
 }
 
-/** Reads the private-data marker from a result's `_meta`, if well formed. */
-export function readPrivateDataMarker(meta: unknown): PrivateDataMarker | undefined {
-  if (typeof meta !== 'object' || meta === null) return undefined;
-  const marker = (meta as Record<string, unknown>)[PRIVATE_DATA_META_KEY];
-  if (typeof marker !== 'object' || marker === null) return undefined;
-  const { dataset, sensitivity } = marker as Record<string, unknown>;
-  if (typeof dataset !== 'string' || dataset.length === 0) return undefined;
-  return { dataset, sensitivity: isDataSensitivity(sensitivity) ? sensitivity : 'confidential' };
+/**
+ * What a result's `_meta` says about private data: nothing, a well-formed
+ * marker, or a marker that is there but cannot be read. A malformed marker
+ * still means the server meant to flag private data, so callers fail
+ * closed: they raise the session to {@link MALFORMED_MARKER_SENSITIVITY}.
+ */
+export type PrivateDataMarkerReading =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'marker'; readonly marker: PrivateDataMarker }
+  | { readonly kind: 'malformed'; readonly reason: string };
+
+/** The level a malformed private-data marker raises the session to. */
+export const MALFORMED_MARKER_SENSITIVITY: DataSensitivity = 'confidential';
+
+const NO_MARKER: PrivateDataMarkerReading = Object.freeze({ kind: 'none' });
+
+/**
+ * Reads the private-data marker from a result's `_meta`. A missing
+ * `sensitivity` means `confidential`; anything else that is not
+ * `{ dataset: non-empty string, sensitivity?: level }` is malformed.
+ */
+export function readPrivateDataMarker(meta: unknown): PrivateDataMarkerReading {
+  if (typeof meta !== 'object' || meta === null || !Object.hasOwn(meta, PRIVATE_DATA_META_KEY)) {
+    return NO_MARKER;
+  }
+  const marker: unknown = (meta as Record<string, unknown>)[PRIVATE_DATA_META_KEY];
+  if (typeof marker !== 'object' || marker === null || Array.isArray(marker)) {
+    return malformed(`the marker is ${describeMarkerValue(marker)}, not an object`);
+  }
+  const dataset = Object.hasOwn(marker, 'dataset')
+    ? (marker as Record<string, unknown>)['dataset']
+    : undefined;
+  const sensitivity = Object.hasOwn(marker, 'sensitivity')
+    ? (marker as Record<string, unknown>)['sensitivity']
+    : undefined;
+  if (typeof dataset !== 'string' || dataset.trim().length === 0) {
+    return malformed(`its dataset is ${describeMarkerValue(dataset)}, not a non-empty string`);
+  }
+  if (sensitivity === undefined) {
+    return { kind: 'marker', marker: { dataset, sensitivity: 'confidential' } };
+  }
+  if (!isDataSensitivity(sensitivity)) {
+    return malformed(
+      `its sensitivity is ${describeMarkerValue(sensitivity)}, not one of ${DATA_SENSITIVITY_LEVELS.join(', ')}`,
+    );
+  }
+  return { kind: 'marker', marker: { dataset, sensitivity } };
+}
+
+function malformed(reason: string): PrivateDataMarkerReading {
+  return { kind: 'malformed', reason };
+}
+
+function describeMarkerValue(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (Array.isArray(value)) return 'an array';
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+}
+
+/**
+ * A record keyed by dataset name with no prototype: a dataset named
+ * `__proto__`, `constructor` or `toString` is an own key like any other,
+ * never a setter or an inherited member.
+ */
+export function datasetRecord(
+  entries: Iterable<readonly [string, DataSensitivity]> = [],
+): Record<string, DataSensitivity> {
+  const record = Object.create(null) as Record<string, DataSensitivity>;
+  for (const [name, level] of entries) record[name] = level;
+  return record;
 }

@@ -1,31 +1,73 @@
 import type { ToolPermission } from '../mcp/config-types.js';
 import type { ToolAnnotations } from '../tools/tool.js';
 
-/**
- * A tool's permissions: the configured list when there is one; otherwise
- * `connect` when its MCP annotations say `openWorldHint: true`, plus `read`
- * for `readOnlyHint: true`.
- */
-export function resolvePermissions(
-  configured: readonly ToolPermission[] | undefined,
-  annotations: ToolAnnotations | undefined,
-): readonly ToolPermission[] {
-  if (configured !== undefined) return configured;
-  const inferred: ToolPermission[] = [];
-  if (annotations?.readOnlyHint === true) inferred.push('read');
-  if (annotations?.openWorldHint === true) inferred.push('connect');
-  return inferred;
+/** What is known of a tool's reach, from the config or its MCP annotations. */
+export interface ToolReach {
+  /** The tool's permissions: configured, or inferred from its annotations. */
+  readonly permissions: readonly ToolPermission[];
+  /**
+   * True when the tool was *declared* able to reach the network: a
+   * configured `connect`, or `openWorldHint: true`.
+   */
+  readonly declaredConnect: boolean;
+  /**
+   * True when the tool was *declared* unable to: configured permissions
+   * without `connect`, or `openWorldHint: false`. A tool that says nothing
+   * is neither: MCP defines a missing `openWorldHint` as true.
+   */
+  readonly declaredClosedWorld: boolean;
 }
 
-/** Why a call must be refused while the session holds private data, or undefined. */
-export function connectRefusal(
+/**
+ * A tool's reach: the configured permission list when there is one;
+ * otherwise inferred from its MCP annotations, `read` for
+ * `readOnlyHint: true` and `connect` unless `openWorldHint: false`.
+ */
+export function resolveReach(
+  configured: readonly ToolPermission[] | undefined,
+  annotations: ToolAnnotations | undefined,
+): ToolReach {
+  if (configured !== undefined) {
+    const connect = configured.includes('connect');
+    return { permissions: configured, declaredConnect: connect, declaredClosedWorld: !connect };
+  }
+  const permissions: ToolPermission[] = [];
+  if (annotations?.readOnlyHint === true) permissions.push('read');
+  const hint = annotations?.openWorldHint;
+  if (hint !== false) permissions.push('connect');
+  return { permissions, declaredConnect: hint === true, declaredClosedWorld: hint === false };
+}
+
+/** What the refusal decision needs to know of the session and the server. */
+export interface RefusalContext {
+  /** The session's level is above `public`. */
+  readonly hasPrivateData: boolean;
+  /** The server has an isolated endpoint or sandbox configured. */
+  readonly serverIsolated: boolean;
+}
+
+/**
+ * Why a call must be refused while the session holds private data, or
+ * undefined. On an isolated server the isolation protects, and only tools
+ * declared network-capable are refused; on any other server every tool
+ * not declared closed-world is refused.
+ */
+export function callRefusal(
   toolName: string,
-  permissions: readonly ToolPermission[],
-  hasPrivateData: boolean,
+  reach: ToolReach,
+  context: RefusalContext,
 ): string | undefined {
-  if (!hasPrivateData || !permissions.includes('connect')) return undefined;
+  if (!context.hasPrivateData) return undefined;
+  if (reach.declaredConnect) {
+    return (
+      `tool "${toolName}" is blocked: it has the "connect" permission and the session holds private data, ` +
+      'so it could send that data out of the network'
+    );
+  }
+  if (context.serverIsolated || reach.declaredClosedWorld) return undefined;
   return (
-    `tool "${toolName}" is blocked: it has the "connect" permission and the session holds private data, ` +
-    'so it could send that data out of the network'
+    `tool "${toolName}" is blocked: the session holds private data, its server has no isolation, ` +
+    'and the tool is not declared closed-world (openWorldHint: false, or permissions without "connect"), ' +
+    'so MCP counts it as able to reach the network'
   );
 }

@@ -1,16 +1,18 @@
-import { ErrorCode, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
+import { AsyncResource } from 'node:async_hooks';
+import { ErrorCode, type Progress, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { pause } from '../core/pause.js';
-import { readPrivateDataMarker } from '../core/sensitivity.js';
-import { connectRefusal, resolvePermissions } from '../isolation/permissions.js';
+import { MALFORMED_MARKER_SENSITIVITY, readPrivateDataMarker } from '../core/sensitivity.js';
+import { callRefusal, resolveReach } from '../isolation/permissions.js';
+import { ownValue } from '../core/own-value.js';
 import type { Session } from '../runtime/session.js';
 import { describeError } from '../runtime/store/errors.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
-import { McpToolProgress, McpToolTimedOut } from './events.js';
+import { McpToolProgress, McpToolTimedOut, PrivateDataMarkerMalformed } from './events.js';
 import { mapCallResult, type McpToolValue } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { createInputValidator } from './schema/index.js';
@@ -43,8 +45,14 @@ export function bridgeTool(
   const serverName = route.name;
   const original = description.name;
   const annotations = toAnnotations(description);
-  const permissions = resolvePermissions(route.config.permissions?.[original], annotations);
-  const sensitiveLevel = route.config.sensitiveTools?.[original];
+  const reach = resolveReach(ownValue(route.config.permissions, original), annotations);
+  const sensitiveLevel = ownValue(route.config.sensitiveTools, original);
+  const serverIsolated = route.isolateAt !== undefined;
+  const refusal = (): string | undefined =>
+    callRefusal(bridgedName, reach, {
+      hasPrivateData: session.privateData.hasPrivateData,
+      serverIsolated,
+    });
   const ids = { serverName, toolName: original };
   // Built on the first call: connecting to a server with many tools creates no validator.
   const params = (): z.ZodType<Record<string, unknown>> =>
@@ -59,23 +67,21 @@ export function bridgeTool(
       const unsynced = await syncWithStore(session, serverName, original, tool.signal);
       if (unsynced !== undefined) return unsynced;
     }
-    const refusal = connectRefusal(bridgedName, permissions, session.privateData.hasPrivateData);
-    if (refusal !== undefined) return ToolResult.error(refusal);
+    const refused = refusal();
+    if (refused !== undefined) return ToolResult.error(refused);
     const sensitivity = session.privateData.sensitivity;
     // Without a switch under way the connection is known now; awaiting costs a turn per call.
     const connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
     // A second check: the switch above may have waited while another call escalated.
-    const lateRefusal = connectRefusal(
-      bridgedName,
-      permissions,
-      session.privateData.hasPrivateData,
-    );
+    const lateRefusal = refusal();
     if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
     const raw = await route.track(() =>
       connection.callTool(original, args, {
         // Nothing can abort the default signal: do not make the SDK listen to it.
         ...(tool.signal === NEVER_ABORTED ? {} : { signal: tool.signal }),
-        onProgress: (progress) => {
+        // Progress arrives on the transport's own callback; binding it here makes the
+        // reducers it runs part of this call, so a failure undoes them with the call.
+        onProgress: AsyncResource.bind((progress: Progress) => {
           session.dispatch(
             new McpToolProgress({
               sessionId: session.sessionId,
@@ -89,12 +95,28 @@ export function bridgeTool(
               createdAt: new Date(),
             }),
           );
-        },
+        }),
       }),
     );
     // The server's word that private data entered counts even on a failed call.
-    const marker = readPrivateDataMarker(raw._meta);
-    if (marker !== undefined) session.privateData.add(marker.dataset, marker.sensitivity);
+    const reading = readPrivateDataMarker(raw._meta);
+    if (reading.kind === 'marker') {
+      session.privateData.add(reading.marker.dataset, reading.marker.sensitivity);
+    } else if (reading.kind === 'malformed') {
+      session.privateData.add(`${serverName}.${original}`, MALFORMED_MARKER_SENSITIVITY);
+      session.dispatch(
+        new PrivateDataMarkerMalformed({
+          sessionId: session.sessionId,
+          serverName,
+          toolName: bridgedName,
+          originalName: original,
+          callId: tool.callId,
+          reason: route.redact(reading.reason),
+          sensitivity: MALFORMED_MARKER_SENSITIVITY,
+          createdAt: new Date(),
+        }),
+      );
+    }
     const result = mapCallResult(raw);
     if (result.success && sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, sensitiveLevel);

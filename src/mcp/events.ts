@@ -85,3 +85,22 @@ export class McpIsolationFailed extends defineEvent<{
   readonly reason: string;
   readonly createdAt: Date;
 }>() {}
+
+/**
+ * A tool result carried a private-data marker that could not be read (not
+ * an object, no dataset, an unknown level). The session was raised to
+ * `confidential` anyway: a server that tried to flag private data is
+ * believed, and a broken flag must not keep the session public.
+ */
+export class PrivateDataMarkerMalformed extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly toolName: string;
+  readonly originalName: string;
+  readonly callId: string;
+  /** What was wrong with the marker. */
+  readonly reason: string;
+  /** The level the session was raised to because of it. */
+  readonly sensitivity: DataSensitivity;
+  readonly createdAt: Date;
+}>() {}

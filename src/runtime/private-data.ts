@@ -1,6 +1,7 @@
 import {
   type DataSensitivity,
   atLeast,
+  datasetRecord,
   isDataSensitivity,
   maxSensitivity,
   sensitivityRank,
@@ -43,9 +44,10 @@ export class PrivateData {
     this.#onChange = onChange;
   }
 
-  /** True once any dataset has been added. */
+  /** True once the level is above `public`. */
   get hasPrivateData(): boolean {
-    return this.#datasets.size > 0;
+    // The level decides: a merged state can raise it without naming a dataset.
+    return this.#sensitivity !== 'public';
   }
 
   /** The highest level ever added. */
@@ -115,7 +117,7 @@ export class PrivateData {
     return Object.freeze({
       hasPrivateData: this.hasPrivateData,
       sensitivity: this.#sensitivity,
-      datasets: Object.freeze(Object.fromEntries(this.#datasets)),
+      datasets: Object.freeze(datasetRecord(this.#datasets)),
     });
   }
 }

@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpIntegrationSection, Session, ToolInvoked } from '../../src/index.js';
-import { connectRefusal, resolvePermissions } from '../../src/isolation/permissions.js';
+import { callRefusal, resolveReach } from '../../src/isolation/permissions.js';
 import { CallCounter } from '../fixtures/isolation/instance-server.js';
 import { call, collect } from '../fixtures/isolation/helpers.js';
 
@@ -103,14 +103,21 @@ describe('connect permission', () => {
     },
   );
 
-  it('keeps read tools, and a configured list that overrides openWorldHint, working', async () => {
+  it('keeps a configured list without connect working, and refuses an unannotated tool on a server without isolation', async () => {
     const { session, section, counter } = await setup();
     session.privateData.add('crm-export');
-    for (const tool of ['lookup', 'note']) {
-      const result = await call(section, `web_${tool}`, ARGS[tool]);
-      expect(result).toMatchObject({ success: true, message: `${tool} ran` });
-      expect(counter.count(tool)).toBe(1);
-    }
+    expect(await call(section, 'web_lookup', ARGS.lookup)).toMatchObject({
+      success: true,
+      message: 'lookup ran',
+    });
+    // readOnlyHint says nothing about the network; a missing openWorldHint means true.
+    const note = await call(section, 'web_note', ARGS.note);
+    expect(note.success).toBe(false);
+    expect(note.message).toMatch(
+      /^tool "web_note" is blocked: the session holds private data, its server has no isolation, and the tool is not declared closed-world/,
+    );
+    expect(counter.count('lookup')).toBe(1);
+    expect(counter.count('note')).toBe(0);
   });
 
   it('blocks a connect tool again after a restore of a snapshot from before the data', async () => {
@@ -123,26 +130,60 @@ describe('connect permission', () => {
   });
 });
 
-describe('resolvePermissions', () => {
-  it('takes the configured list as it is', () => {
-    expect(resolvePermissions(['read'], { openWorldHint: true })).toEqual(['read']);
-    expect(resolvePermissions([], { openWorldHint: true })).toEqual([]);
+describe('resolveReach', () => {
+  it('takes the configured list as it is, and declares by it', () => {
+    expect(resolveReach(['read'], { openWorldHint: true })).toEqual({
+      permissions: ['read'],
+      declaredConnect: false,
+      declaredClosedWorld: true,
+    });
+    expect(resolveReach(['connect'], { openWorldHint: false })).toEqual({
+      permissions: ['connect'],
+      declaredConnect: true,
+      declaredClosedWorld: false,
+    });
   });
 
-  it('infers connect from openWorldHint and read from readOnlyHint', () => {
-    expect(resolvePermissions(undefined, { openWorldHint: true, readOnlyHint: true })).toEqual([
-      'read',
-      'connect',
-    ]);
-    expect(resolvePermissions(undefined, { openWorldHint: false })).toEqual([]);
-    expect(resolvePermissions(undefined, undefined)).toEqual([]);
+  it('infers connect unless openWorldHint is false, and read from readOnlyHint', () => {
+    expect(resolveReach(undefined, { openWorldHint: true, readOnlyHint: true })).toEqual({
+      permissions: ['read', 'connect'],
+      declaredConnect: true,
+      declaredClosedWorld: false,
+    });
+    expect(resolveReach(undefined, { openWorldHint: false })).toEqual({
+      permissions: [],
+      declaredConnect: false,
+      declaredClosedWorld: true,
+    });
+    expect(resolveReach(undefined, undefined)).toEqual({
+      permissions: ['connect'],
+      declaredConnect: false,
+      declaredClosedWorld: false,
+    });
   });
 });
 
-describe('connectRefusal', () => {
-  it('refuses only connect tools, and only with private data', () => {
-    expect(connectRefusal('t', ['connect'], false)).toBeUndefined();
-    expect(connectRefusal('t', ['read', 'write'], true)).toBeUndefined();
-    expect(connectRefusal('t', ['read', 'connect'], true)).toMatch(/^tool "t" is blocked/);
+describe('callRefusal', () => {
+  const open = resolveReach(undefined, undefined);
+  const closed = resolveReach(undefined, { openWorldHint: false });
+  const connect = resolveReach(['connect'], undefined);
+  const isolated = { hasPrivateData: true, serverIsolated: true };
+  const exposed = { hasPrivateData: true, serverIsolated: false };
+  const clean = { hasPrivateData: false, serverIsolated: false };
+
+  it('refuses nothing while the session holds no private data', () => {
+    for (const reach of [open, closed, connect])
+      expect(callRefusal('t', reach, clean)).toBeUndefined();
+  });
+
+  it('refuses declared connect tools everywhere once private data is present', () => {
+    expect(callRefusal('t', connect, isolated)).toMatch(/"connect" permission/);
+    expect(callRefusal('t', connect, exposed)).toMatch(/"connect" permission/);
+  });
+
+  it('lets an unannotated tool run on an isolated server only', () => {
+    expect(callRefusal('t', open, isolated)).toBeUndefined();
+    expect(callRefusal('t', open, exposed)).toMatch(/not declared closed-world/);
+    expect(callRefusal('t', closed, exposed)).toBeUndefined();
   });
 });

@@ -78,11 +78,12 @@ describe('session.privateData', () => {
     expect(rises[0]!.createdAt).toBeInstanceOf(Date);
   });
 
-  it('publishes nothing for a public dataset, which is still recorded', () => {
+  it('publishes nothing for a public dataset, which is recorded without counting as private', () => {
     const { session, rises } = watched();
     session.privateData.add('docs', 'public');
     expect(rises).toEqual([]);
-    expect(session.privateData.hasPrivateData).toBe(true);
+    expect(session.privateData.datasets.get('docs')).toBe('public');
+    expect(session.privateData.hasPrivateData).toBe(false);
     expect(session.privateData.sensitivity).toBe('public');
   });
 

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { PRIVATE_DIRECTORY_MODE, isErrno, writeFileAtomic } from '../../core/atomic-file.js';
 import { FileLockTimeoutError, withFileLock } from '../../core/file-lock.js';
+import { type DataSensitivity, datasetRecord, isDataSensitivity } from '../../core/sensitivity.js';
 import type { PrivateDataState } from '../private-data.js';
 import { SessionStoreError, describeError } from './errors.js';
 import type { JsonValue } from './json-value.js';
@@ -91,7 +92,8 @@ const recordSchema = z.object({
   sessionId: z.string(),
   privateData: z.object({
     sensitivity: levelSchema,
-    datasets: z.record(z.string(), levelSchema),
+    // Checked by readDatasets: z.record would drop a dataset named "__proto__".
+    datasets: z.unknown(),
   }),
   slices: z.record(z.string(), z.unknown()),
 });
@@ -315,7 +317,10 @@ export class FileSessionStore implements SessionStore {
     return {
       version: parsed.version,
       sessionId,
-      privateData: privateDataState(parsed.privateData.sensitivity, parsed.privateData.datasets),
+      privateData: privateDataState(
+        parsed.privateData.sensitivity,
+        readDatasets(parsed.privateData.datasets, file),
+      ),
       slices: Object.freeze(parsed.slices as Record<string, JsonValue>),
     };
   }
@@ -417,4 +422,29 @@ function assertOutside(directory: string, root: string): void {
       `session directory ${directory} is inside workspace ${root}; the agent could edit its own session state — choose a directory outside every workspace`,
     );
   }
+}
+
+/**
+ * The stored datasets as a prototype-free record. Every name is kept,
+ * `__proto__` included; a level that is not one of the four is corruption,
+ * which fails the load rather than guessing lower.
+ */
+function readDatasets(value: unknown, file: string): Record<string, DataSensitivity> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new SessionStoreError(
+      'store-corrupt',
+      `session file ${file}: privateData.datasets must be an object of dataset name to level, not ${JSON.stringify(value)}`,
+    );
+  }
+  const datasets = datasetRecord();
+  for (const [name, level] of Object.entries(value)) {
+    if (!isDataSensitivity(level)) {
+      throw new SessionStoreError(
+        'store-corrupt',
+        `session file ${file}: dataset ${JSON.stringify(name)} has level ${JSON.stringify(level)}, expected one of public, internal, confidential, secret`,
+      );
+    }
+    datasets[name] = level;
+  }
+  return datasets;
 }

@@ -1,5 +1,5 @@
 import { Redis, type RedisOptions } from 'ioredis';
-import { type DataSensitivity, isDataSensitivity } from '../../core/sensitivity.js';
+import { type DataSensitivity, datasetRecord, isDataSensitivity } from '../../core/sensitivity.js';
 import type { PrivateDataState } from '../private-data.js';
 import { pause } from '../../core/pause.js';
 import { boundedCall } from './bounded-call.js';
@@ -418,7 +418,7 @@ function pairs(fields: unknown): [string, string][] {
 
 function parsePrivateData(sessionId: string, fields: unknown): PrivateDataState {
   let level: DataSensitivity = 'public';
-  const datasets: Record<string, DataSensitivity> = {};
+  const datasets = datasetRecord();
   for (const [field, value] of pairs(fields)) {
     if (!isDataSensitivity(value)) {
       throw new SessionStoreError(

@@ -3,6 +3,7 @@ import {
   type DataSensitivity,
   maxSensitivity,
   sensitivityRank,
+  datasetRecord,
 } from '../../core/sensitivity.js';
 import type { PrivateDataState } from '../private-data.js';
 import type { JsonValue } from './json-value.js';
@@ -86,12 +87,12 @@ export interface SessionStore {
 export const EMPTY_PRIVATE_DATA: PrivateDataState = Object.freeze({
   hasPrivateData: false,
   sensitivity: 'public',
-  datasets: Object.freeze({}),
+  datasets: Object.freeze(datasetRecord()),
 });
 
 /** The pointwise maximum of two private-data states. */
 export function mergePrivateDataStates(a: PrivateDataState, b: PrivateDataState): PrivateDataState {
-  const datasets: Record<string, DataSensitivity> = { ...a.datasets };
+  const datasets = datasetRecord(Object.entries(a.datasets));
   for (const [name, level] of Object.entries(b.datasets)) {
     const known = datasets[name];
     datasets[name] = known === undefined ? level : maxSensitivity(known, level);
@@ -103,7 +104,7 @@ export function mergePrivateDataStates(a: PrivateDataState, b: PrivateDataState)
 export function coversPrivateData(outer: PrivateDataState, inner: PrivateDataState): boolean {
   if (sensitivityRank(outer.sensitivity) < sensitivityRank(inner.sensitivity)) return false;
   return Object.entries(inner.datasets).every(([name, level]) => {
-    const stored = outer.datasets[name];
+    const stored = Object.hasOwn(outer.datasets, name) ? outer.datasets[name] : undefined;
     return stored !== undefined && sensitivityRank(stored) >= sensitivityRank(level);
   });
 }
@@ -116,9 +117,11 @@ export function privateDataState(
   let level = sensitivity;
   for (const dataset of Object.values(datasets)) level = maxSensitivity(level, dataset);
   return Object.freeze({
-    hasPrivateData: Object.keys(datasets).length > 0,
+    // The level decides, not the dataset count: a state whose datasets were
+    // lost or never named still blocks what its level blocks.
+    hasPrivateData: level !== 'public',
     sensitivity: level,
-    datasets: Object.freeze({ ...datasets }),
+    datasets: Object.freeze(datasetRecord(Object.entries(datasets))),
   });
 }
 
