@@ -1,61 +1,133 @@
 import { spawnSync } from 'node:child_process';
 import type { CommandLine } from '../mcp/transport-factory.js';
+import { bubblewrapCommand, type BubblewrapLayout } from './bubblewrap.js';
 
-/** Whether this host can start a process without network, and how. */
+/**
+ * How a stdio server is sandboxed. `bubblewrap` is the real sandbox (every
+ * namespace, no capabilities, a read-only system, no host sockets);
+ * `unshare` only takes the network away, and is used only where the config
+ * allows it explicitly. Another platform's backend (macOS `sandbox-exec`)
+ * would be a third member.
+ */
+export type SandboxBackend = 'bubblewrap' | 'unshare';
+
+/** Whether this host can sandbox a stdio server, and how. */
 export interface SandboxSupport {
   readonly available: boolean;
-  /** `unshare` flags that worked, when available. */
+  /** The backend that works, when available. */
+  readonly backend?: SandboxBackend;
+  /** The program to run: the bwrap binary, or `unshare`. */
+  readonly program?: string;
+  /** `unshare` flags that worked, for that backend. */
   readonly flags: readonly string[];
-  /** Why not, when unavailable. */
+  /** Why not, when unavailable: names what is missing and how to get it. */
   readonly reason?: string;
 }
 
-let cached: SandboxSupport | undefined;
-
-/**
- * Probes once whether `unshare` can give a child its own empty network
- * namespace: directly as root, or inside a new user namespace otherwise.
- */
-export function sandboxSupport(): SandboxSupport {
-  if (cached !== undefined) return cached;
-  if (process.platform !== 'linux') {
-    cached = {
-      available: false,
-      flags: [],
-      reason: `network namespaces need Linux, this host is ${process.platform}`,
-    };
-    return cached;
-  }
-  const candidates: (readonly string[])[] = [['--net'], ['--user', '--map-root-user', '--net']];
-  const failures: string[] = [];
-  for (const flags of candidates) {
-    const probe = spawnSync('unshare', [...flags, '--', 'true'], { stdio: 'pipe', timeout: 5_000 });
-    if (probe.error === undefined && probe.status === 0) {
-      cached = { available: true, flags };
-      return cached;
-    }
-    const why = probe.error?.message ?? probe.stderr.toString().trim();
-    failures.push(
-      `unshare ${flags.join(' ')}: ${why.length > 0 ? why : `exit ${String(probe.status)}`}`,
-    );
-  }
-  cached = {
-    available: false,
-    flags: [],
-    reason: `cannot create a network namespace (${failures.join('; ')})`,
-  };
-  return cached;
+/** Options of {@link sandboxSupport}. */
+export interface SandboxSupportOptions {
+  /**
+   * Accept the network-only `unshare` sandbox where bubblewrap cannot run.
+   * @default false
+   */
+  readonly allowUnshare?: boolean;
 }
 
 /**
- * Rewrites a stdio server's command line to run inside a new network
- * namespace (no interfaces up: no network at all) with `HOME` set to `home`.
+ * The bubblewrap binary. `MCP_SECTIONS_BWRAP` names another one (a build of
+ * its own, or a missing path to see how the library fails without it).
+ */
+export function bubblewrapProgram(): string {
+  return process.env['MCP_SECTIONS_BWRAP'] ?? 'bwrap';
+}
+
+const probes = new Map<string, { ok: true } | { ok: false; why: string }>();
+
+/**
+ * Probes, once per program, whether bubblewrap can create its namespaces
+ * here; falls back to `unshare --net` only when `allowUnshare` is set.
+ */
+export function sandboxSupport(options: SandboxSupportOptions = {}): SandboxSupport {
+  if (process.platform !== 'linux') {
+    return {
+      available: false,
+      flags: [],
+      reason: `sandboxing a stdio server needs Linux (bubblewrap), this host is ${process.platform}`,
+    };
+  }
+  const bwrap = bubblewrapProgram();
+  const probe = probeOnce(bwrap, [
+    '--unshare-all',
+    '--die-with-parent',
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    '/',
+    '/',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--',
+    'true',
+  ]);
+  if (probe.ok) return { available: true, backend: 'bubblewrap', program: bwrap, flags: [] };
+  const missing =
+    `bubblewrap (${bwrap}) cannot sandbox a stdio server here: ${probe.why}; ` +
+    'install the "bubblewrap" package (apt-get install bubblewrap), allow unprivileged user namespaces, ' +
+    'or set isolation.unshareFallback: true to accept a sandbox that only removes the network';
+  if (options.allowUnshare !== true) return { available: false, flags: [], reason: missing };
+  const failures: string[] = [];
+  for (const flags of [['--net'], ['--user', '--map-root-user', '--net']]) {
+    const fallback = probeOnce('unshare', [...flags, '--', 'true']);
+    if (fallback.ok) return { available: true, backend: 'unshare', program: 'unshare', flags };
+    failures.push(`unshare ${flags.join(' ')}: ${fallback.why}`);
+  }
+  return { available: false, flags: [], reason: `${missing}; ${failures.join('; ')}` };
+}
+
+function probeOnce(
+  program: string,
+  args: readonly string[],
+): { ok: true } | { ok: false; why: string } {
+  const key = `${program}\u0000${args.join('\u0000')}`;
+  const known = probes.get(key);
+  if (known !== undefined) return known;
+  const run = spawnSync(program, args, { stdio: 'pipe', timeout: 5_000 });
+  const stderr = run.stderr?.toString().trim() ?? '';
+  const outcome: { ok: true } | { ok: false; why: string } =
+    run.error === undefined && run.status === 0
+      ? { ok: true }
+      : {
+          ok: false,
+          why:
+            run.error?.message ??
+            (stderr.length > 0 ? stderr.slice(0, 300) : `exit ${String(run.status)}`),
+        };
+  probes.set(key, outcome);
+  return outcome;
+}
+
+/** Where the sandboxed server may write, and what else it may read. */
+export interface SandboxPlan extends BubblewrapLayout {
+  /** A fresh host directory to use as HOME, for the `unshare` backend only. */
+  readonly unshareHome?: string;
+}
+
+/**
+ * Rewrites a stdio server's command line to run inside the sandbox that
+ * `support` found. Its environment is whatever `line.env` holds, which the
+ * route builds from the safe default plus the server's declared `env`.
  */
 export function sandboxedCommand(
   line: CommandLine,
-  home: string,
+  plan: SandboxPlan,
   support: SandboxSupport,
 ): CommandLine {
+  if (support.backend === 'bubblewrap') {
+    return bubblewrapCommand(support.program ?? bubblewrapProgram(), line, plan);
+  }
+  const home = plan.unshareHome ?? '/nonexistent';
   return {
     command: 'unshare',
     args: [...support.flags, '--', line.command, ...line.args],

@@ -59,6 +59,20 @@ export interface McpIsolationConfig {
    * @default 'confidential'
    */
   readonly at?: DataSensitivity;
+  /**
+   * Where bubblewrap cannot run, accept a sandbox made with `unshare --net`
+   * instead: it takes the network away but leaves the host's files, unix
+   * sockets and (as root) namespaces reachable. Without it, the server's
+   * calls fail closed there.
+   * @default false
+   */
+  readonly unshareFallback?: boolean;
+  /**
+   * More host paths a sandboxed stdio server may read (its code and the
+   * project it belongs to are found from its command line).
+   * @default []
+   */
+  readonly readOnlyPaths?: readonly string[];
 }
 
 /** One MCP server plugged into an `McpIntegrationSection`. */
@@ -78,8 +92,18 @@ export interface McpServerConfig {
    * @default 30_000
    */
   readonly timeoutMs?: number;
-  /** Extra environment for a stdio child (added to the parent's). Never logged. */
+  /**
+   * Environment of a stdio child, on top of the SDK's safe default
+   * (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` on POSIX). Never logged.
+   */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Give a stdio child the whole parent environment (API keys of the agent
+   * included) instead of the safe default, plus `env`. Never applies inside
+   * a sandbox, which gets only the safe default plus `env`.
+   * @default false
+   */
+  readonly inheritEnv?: boolean;
   readonly isolation?: McpIsolationConfig;
   /** Permissions by original tool name; unlisted tools infer `connect` from `openWorldHint`. */
   readonly permissions?: Readonly<Record<string, readonly ToolPermission[]>>;

@@ -71,6 +71,9 @@ function validateServerConfig(value: unknown, at: string): void {
       fail(`${at}.env`, 'must map variable names to string values');
     }
   }
+  if (value.inheritEnv !== undefined && typeof value.inheritEnv !== 'boolean') {
+    fail(`${at}.inheritEnv`, `${JSON.stringify(value.inheritEnv)} must be true or false`);
+  }
   if (value.permissions !== undefined) {
     if (!isRecord(value.permissions))
       fail(`${at}.permissions`, 'must map tool names to permission lists');
@@ -103,6 +106,19 @@ function validateServerConfig(value: unknown, at: string): void {
         `${at}.isolation.at`,
         `${JSON.stringify(isolation.at)} must be public, internal, confidential or secret`,
       );
+    }
+    if (isolation.unshareFallback !== undefined && typeof isolation.unshareFallback !== 'boolean') {
+      fail(
+        `${at}.isolation.unshareFallback`,
+        `${JSON.stringify(isolation.unshareFallback)} must be true or false`,
+      );
+    }
+    if (
+      isolation.readOnlyPaths !== undefined &&
+      (!Array.isArray(isolation.readOnlyPaths) ||
+        !isolation.readOnlyPaths.every((p) => typeof p === 'string' && p.length > 0))
+    ) {
+      fail(`${at}.isolation.readOnlyPaths`, 'must be an array of host paths (non-empty strings)');
     }
     const serverType = value.transport.type;
     if (isolation.transport !== undefined) {

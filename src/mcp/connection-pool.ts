@@ -30,14 +30,17 @@ export class McpConnectionPool {
     serverName: string,
     endpoint: Endpoint,
     transport: McpTransportConfig,
-    env: Readonly<Record<string, string>> | undefined,
+    process: {
+      readonly env: Readonly<Record<string, string>> | undefined;
+      readonly inheritEnv: boolean;
+    },
   ): string {
     // An in-memory server is one object: share by identity, not by content.
     const transportKey =
       transport.type === 'in-memory'
         ? `in-memory:${objectId(transport.server)}`
         : canonicalJsonText(transport);
-    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(env ?? {})}`;
+    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}`;
   }
 
   /** Borrows the connection for `key`, creating it with `create` the first time. */

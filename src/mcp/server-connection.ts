@@ -54,6 +54,8 @@ export interface ServerConnectionOptions {
   readonly endpoint: Endpoint;
   readonly transport: McpTransportConfig;
   readonly env?: Readonly<Record<string, string>>;
+  /** See `McpServerConfig.inheritEnv`. */
+  readonly inheritEnv?: boolean;
   readonly timeoutMs: number;
   readonly redactor: SecretRedactor;
   readonly handlers?: ClientHandlers;
@@ -324,6 +326,7 @@ export class McpServerConnection {
     this.#installHandlers(client, handlers);
     const handle = await createTransport(this.#options.transport, {
       ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
+      ...(this.#options.inheritEnv === true ? { inheritEnv: true } : {}),
       ...(this.#options.wrapCommand === undefined
         ? {}
         : { wrapCommand: this.#options.wrapCommand }),

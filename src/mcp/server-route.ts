@@ -237,7 +237,7 @@ export class ServerRoute {
       this.#options.listener.isolated('endpoint');
       return;
     }
-    // Sandbox: restart the stdio server with no network and a fresh HOME.
+    // Sandbox: restart the stdio server under bubblewrap (see docs/isolation.md).
     // (Config validation already refuses other transports without isolation.transport.)
     if (this.config.transport.type !== 'stdio') {
       this.#failClose(
@@ -246,7 +246,8 @@ export class ServerRoute {
       this.#options.listener.isolationFailed(this.#failClosed ?? '');
       return;
     }
-    const support = sandboxSupport();
+    const isolation = this.config.isolation;
+    const support = sandboxSupport({ allowUnshare: isolation?.unshareFallback === true });
     if (!support.available) {
       this.#failClose(
         `this host cannot sandbox a stdio server: ${support.reason ?? 'unknown reason'}`,
@@ -256,11 +257,21 @@ export class ServerRoute {
     }
     await this.#waitForInflight();
     if (this.#closed) return;
-    const home = await mkdtemp(join(tmpdir(), `mcp-sections-${this.name}-home-`));
-    this.#sandboxHome = home;
+    let unshareHome: string | undefined;
+    if (support.backend === 'unshare') {
+      // The weak sandbox shares the host's files: give it at least a HOME of its own.
+      unshareHome = await mkdtemp(join(tmpdir(), `mcp-sections-${this.name}-home-`));
+      this.#sandboxHome = unshareHome;
+    }
     if (this.#closed) return;
-    const sandboxed = this.#connection('isolated', this.config.transport, (line) =>
-      sandboxedCommand(line, home, support),
+    const transport = this.config.transport;
+    const plan = {
+      workspace: transport.cwd,
+      readOnly: isolation?.readOnlyPaths ?? [],
+      ...(unshareHome === undefined ? {} : { unshareHome }),
+    };
+    const sandboxed = this.#connection('isolated', transport, (line) =>
+      sandboxedCommand(line, plan, support),
     );
     await this.#release(this.#normal);
     try {
@@ -309,6 +320,8 @@ export class ServerRoute {
         redactor: this.#options.redactor,
         handlers: this.#options.handlers,
         ...(config.env === undefined ? {} : { env: config.env }),
+        // A sandbox starts from the safe default whatever the config says.
+        ...(config.inheritEnv === true && wrapCommand === undefined ? { inheritEnv: true } : {}),
         ...(wrapCommand === undefined ? {} : { wrapCommand }),
         ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
       });
@@ -318,7 +331,10 @@ export class ServerRoute {
       pool === undefined || wrapCommand !== undefined
         ? { connection: create(), release: (): Promise<void> => Promise.resolve() }
         : pool.acquire(
-            McpConnectionPool.keyOf(config.name, endpoint, transport, config.env),
+            McpConnectionPool.keyOf(config.name, endpoint, transport, {
+              env: config.env,
+              inheritEnv: config.inheritEnv === true,
+            }),
             create,
           );
     const { connection } = borrowed;

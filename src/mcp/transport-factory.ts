@@ -1,6 +1,9 @@
 import type { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  getDefaultEnvironment,
+  StdioClientTransport,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -18,8 +21,10 @@ export type CommandWrapper = (line: CommandLine) => CommandLine;
 
 /** Options of {@link createTransport}. */
 export interface TransportOptions {
-  /** Extra environment for stdio children, on top of the parent's. */
+  /** Environment for stdio children, on top of the safe default (or the parent's). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Start from the whole parent environment instead of the SDK's safe default. @default false */
+  readonly inheritEnv?: boolean;
   readonly wrapCommand?: CommandWrapper;
   /** Called with each chunk a stdio child writes to stderr. */
   readonly onStderr?: (chunk: string) => void;
@@ -77,8 +82,10 @@ export async function createTransport(
 }
 
 function stdioTransport(config: StdioTransportConfig, options: TransportOptions): TransportHandle {
+  // The agent's own secrets live in its environment: a server sees only what it needs.
   const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) if (value !== undefined) env[key] = value;
+  const base = options.inheritEnv === true ? process.env : getDefaultEnvironment();
+  for (const [key, value] of Object.entries(base)) if (value !== undefined) env[key] = value;
   Object.assign(env, options.env);
   let line: CommandLine = { command: config.command, args: config.args ?? [], env };
   if (options.wrapCommand !== undefined) line = options.wrapCommand(line);

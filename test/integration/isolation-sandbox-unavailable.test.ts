@@ -1,38 +1,38 @@
 /**
- * The fail-closed branch of the sandbox, made real on any host: with no
- * `unshare` on PATH, this worker's probe finds no way to build a network
- * namespace. (Vitest isolates test files, so the probe's cached answer does
- * not leak into other files.) On a host that really cannot sandbox,
- * `isolation-sandbox.test.ts` runs the same assertions without the trick.
+ * The fail-closed branch of the sandbox, made real on any host: with
+ * `MCP_SECTIONS_BWRAP` naming a program that does not exist, bubblewrap
+ * cannot run, and without `unshareFallback` the server's calls are refused.
+ * With `unshareFallback: true` the weak `unshare --net` sandbox is used.
+ * (Vitest isolates test files, so the probe's cached answers and the
+ * variable do not leak into other files.)
  */
+import { mkdtempSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { McpIsolationFailed, McpSectionIsolated, Session, ToolInvoked } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
 
-let savedPath: string | undefined;
-let emptyBin: string;
-
-beforeAll(async () => {
-  emptyBin = await mkdtemp(path.join(tmpdir(), 'mcp-sections-no-unshare-'));
-  savedPath = process.env.PATH;
-  process.env.PATH = emptyBin;
-});
+// Set before the tests are collected: `runIf` below probes with it.
+const emptyBin = mkdtempSync(path.join(tmpdir(), 'mcp-sections-no-bwrap-'));
+process.env.MCP_SECTIONS_BWRAP = path.join(emptyBin, 'bwrap');
 
 afterAll(async () => {
-  if (savedPath === undefined) delete process.env.PATH;
-  else process.env.PATH = savedPath;
+  delete process.env.MCP_SECTIONS_BWRAP;
   await rm(emptyBin, { recursive: true, force: true });
 });
 
-it('fails closed, saying why, when unshare cannot be run', async () => {
+it('fails closed, naming bubblewrap and how to get it, when bubblewrap cannot run', async () => {
   const support = sandboxSupport();
   expect(support.available).toBe(false);
-  expect(support.reason).toMatch(/^cannot create a network namespace \(unshare --net: .*ENOENT/);
+  expect(support.reason).toMatch(
+    /^bubblewrap \(.*\/bwrap\) cannot sandbox a stdio server here: .*ENOENT/,
+  );
+  expect(support.reason).toContain('apt-get install bubblewrap');
+  expect(support.reason).toContain('isolation.unshareFallback');
 
   const before = childPids();
   const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
@@ -66,3 +66,28 @@ it('fails closed, saying why, when unshare cannot be run', async () => {
   }
   expect(await expectNoNewChildren(before)).toEqual([]);
 });
+
+it.runIf(sandboxSupport({ allowUnshare: true }).backend === 'unshare')(
+  'uses the network-only unshare sandbox only when the config allows it',
+  async () => {
+    const before = childPids();
+    const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
+    const session = new Session();
+    const isolated = collect(session, McpSectionIsolated);
+    const section = probeSection(session, workdir, { isolation: { unshareFallback: true } });
+    try {
+      await section.connect();
+      const first = jsonOf<{ netns: string | null }>(await call(section, 'probe_whoami'));
+      session.privateData.add('x');
+      const second = jsonOf<{ netns: string | null }>(await call(section, 'probe_whoami'));
+      expect(second.netns).not.toBe(first.netns);
+      expect(isolated).toHaveLength(1);
+      const home = jsonOf<{ home: string }>(await call(section, 'probe_home')).home;
+      expect(home).toMatch(/mcp-sections-probe-home-/);
+    } finally {
+      await section.disconnect();
+      await rm(workdir, { recursive: true, force: true });
+    }
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  },
+);

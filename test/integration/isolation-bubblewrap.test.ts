@@ -1,0 +1,219 @@
+/**
+ * The sandbox tried as an attacker would, on this host as it is (root here):
+ * after escalation a sandboxed stdio server attempts every way out we know
+ * of, and each must fail while its workspace still works. Before escalation,
+ * a stdio server gets the safe default environment, not the parent's.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { homedir, tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type McpIntegrationSection, Session } from '../../src/index.js';
+import { SANDBOX_HOME } from '../../src/isolation/bubblewrap.js';
+import { sandboxSupport } from '../../src/isolation/sandbox.js';
+import { call, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
+import { childPids, expectNoNewChildren } from '../support/processes.js';
+
+const support = sandboxSupport();
+const SECRET_NAME = 'MCP_SECTIONS_TEST_PARENT_SECRET';
+const SECRET_VALUE = `parent-${randomBytes(8).toString('hex')}`;
+
+/** A listener (TCP on 127.0.0.1, or a unix socket) that counts what it accepted. */
+interface Counting {
+  readonly address: string | number;
+  accepted(): number;
+  close(): Promise<void>;
+}
+
+async function countingServer(
+  listenOn: { port: 0; host: string } | { path: string },
+): Promise<Counting> {
+  let accepted = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    accepted += 1;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.end();
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(listenOn, () => resolve());
+  });
+  const bound = server.address();
+  const address = typeof bound === 'string' ? bound : (bound?.port ?? 0);
+  return {
+    address,
+    accepted: () => accepted,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+interface EnvReport {
+  readonly keys: readonly string[];
+  readonly values: Readonly<Record<string, string | null>>;
+}
+
+describe('stdio environment before any escalation', () => {
+  let workdir: string;
+  beforeAll(async () => {
+    workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-env-'));
+    process.env[SECRET_NAME] = SECRET_VALUE;
+  });
+  afterAll(async () => {
+    delete process.env[SECRET_NAME];
+    await rm(workdir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['the safe default plus declared env', false],
+    ['the whole parent environment with inheritEnv: true', true],
+  ])('gives a stdio server %s', async (_label, inheritEnv) => {
+    const before = childPids();
+    const section = probeSection(new Session(), workdir, {
+      env: { DECLARED_VAR: 'declared' },
+      inheritEnv,
+    });
+    try {
+      await section.connect();
+      const report = jsonOf<EnvReport>(
+        await call(section, 'probe_env', { names: [SECRET_NAME, 'DECLARED_VAR', 'PATH'] }),
+      );
+      expect(report.values['DECLARED_VAR']).toBe('declared');
+      expect(report.values['PATH']).not.toBeNull();
+      expect(report.values[SECRET_NAME]).toBe(inheritEnv ? SECRET_VALUE : null);
+    } finally {
+      await section.disconnect();
+    }
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  });
+});
+
+describe.runIf(support.backend === 'bubblewrap')(
+  'a sandboxed stdio server after escalation',
+  () => {
+    let workdir: string;
+    let socketDir: string;
+    let hostFile: string;
+    let tcp: Counting;
+    let unix: Counting;
+    let section: McpIntegrationSection;
+    let before: number[];
+
+    beforeAll(async () => {
+      before = childPids();
+      process.env[SECRET_NAME] = SECRET_VALUE;
+      workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-sandbox-ws-'));
+      socketDir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-host-sockets-'));
+      // A credential in the host's home, to be read by absolute path if the sandbox lets it.
+      hostFile = path.join(
+        homedir(),
+        `.mcp-sections-test-credential-${randomBytes(4).toString('hex')}`,
+      );
+      await writeFile(hostFile, 'aws_secret_access_key=host-only', { mode: 0o600 });
+      tcp = await countingServer({ port: 0, host: '127.0.0.1' });
+      unix = await countingServer({ path: path.join(socketDir, 'agent.sock') });
+
+      const session = new Session();
+      section = probeSection(session, workdir, { env: { DECLARED_VAR: 'declared' } });
+      await section.connect();
+      // The unsandboxed server reaches the unix listener: the probe itself works.
+      expect(jsonOf(await call(section, 'probe_unix', { path: unix.address }))).toEqual({
+        connected: true,
+      });
+      session.privateData.add('customer-records', 'confidential');
+      // The first call after escalation waits for the sandboxed restart.
+      expect((await call(section, 'probe_whoami')).success).toBe(true);
+    });
+
+    afterAll(async () => {
+      await section.disconnect();
+      await Promise.all([tcp.close(), unix.close()]);
+      delete process.env[SECRET_NAME];
+      await rm(hostFile, { force: true });
+      await rm(workdir, { recursive: true, force: true });
+      await rm(socketDir, { recursive: true, force: true });
+      expect(await expectNoNewChildren(before)).toEqual([]);
+    });
+
+    it('cannot connect to a host unix socket outside its workspace', async () => {
+      const acceptedBefore = unix.accepted();
+      const outcome = jsonOf<{ connected: boolean; code?: string }>(
+        await call(section, 'probe_unix', { path: unix.address }),
+      );
+      expect(outcome.connected).toBe(false);
+      expect(unix.accepted()).toBe(acceptedBefore);
+    });
+
+    it('cannot reach 127.0.0.1 of the host', async () => {
+      const outcome = jsonOf<{ connected: boolean }>(
+        await call(section, 'probe_probe', { host: '127.0.0.1', port: tcp.address }),
+      );
+      expect(outcome.connected).toBe(false);
+      expect(tcp.accepted()).toBe(0);
+    });
+
+    it.each([
+      ['this test process', () => process.pid],
+      ['pid 1', () => 1],
+    ])('cannot enter the network namespace of %s through /proc', async (_label, pid) => {
+      const outcome = jsonOf<{ open: string; connected: boolean }>(
+        await call(section, 'probe_nsenter', { pid: pid(), host: '127.0.0.1', port: tcp.address }),
+      );
+      expect(outcome.connected).toBe(false);
+      expect(tcp.accepted()).toBe(0);
+    });
+
+    it('sees no host process in /proc', async () => {
+      const outcome = jsonOf<{ code?: string }>(
+        await call(section, 'probe_try-read', { path: `/proc/${process.pid}/environ` }),
+      );
+      expect(outcome.code).toBe('ENOENT');
+    });
+
+    it('cannot read a file of the host home by absolute path', async () => {
+      const outcome = jsonOf<{ content?: string; code?: string }>(
+        await call(section, 'probe_try-read', { path: hostFile }),
+      );
+      expect(outcome.content).toBeUndefined();
+      expect(outcome.code).toBe('ENOENT');
+    });
+
+    it('sees only the safe default environment, its declared env and its own HOME', async () => {
+      const report = jsonOf<EnvReport>(
+        await call(section, 'probe_env', { names: [SECRET_NAME, 'DECLARED_VAR', 'HOME'] }),
+      );
+      expect(report.values[SECRET_NAME]).toBeNull();
+      expect(report.keys).not.toContain(SECRET_NAME);
+      expect(report.values['DECLARED_VAR']).toBe('declared');
+      expect(report.values['HOME']).toBe(SANDBOX_HOME);
+    });
+
+    it('can read and write its workspace, and nothing outside it', async () => {
+      const written = await call(section, 'probe_write', {
+        path: 'result.txt',
+        content: 'from the sandbox',
+      });
+      expect(written.success).toBe(true);
+      expect(await readFile(path.join(workdir, 'result.txt'), 'utf8')).toBe('from the sandbox');
+      expect(jsonOf(await call(section, 'probe_read', { path: 'result.txt' }))).toEqual({
+        content: 'from the sandbox',
+      });
+      // The server's own project is visible read-only: writing into it fails.
+      const intoProject = path.join(process.cwd(), `escape-${randomBytes(4).toString('hex')}`);
+      const refused = await call(section, 'probe_write', { path: intoProject, content: 'x' });
+      expect(refused.success).toBe(false);
+      await expect(readFile(intoProject, 'utf8')).rejects.toThrow(/ENOENT/);
+      // /tmp is the sandbox's own: a write there never reaches the host's /tmp.
+      const intoTmp = path.join(tmpdir(), `escape-${randomBytes(4).toString('hex')}`);
+      const kept = await call(section, 'probe_write', { path: intoTmp, content: 'x' });
+      expect(kept.success).toBe(true);
+      await expect(readFile(intoTmp, 'utf8')).rejects.toThrow(/ENOENT/);
+    });
+  },
+);
