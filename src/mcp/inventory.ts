@@ -1,4 +1,5 @@
 import type { Tool } from '../tools/tool.js';
+import { MAX_REASON_LENGTH, serverTextLine } from './server-text.js';
 
 /** A server's tools, for the inventory. */
 export interface InventoryServer {
@@ -46,12 +47,10 @@ export function renderUnavailable(servers: readonly UnavailableServer[], depth: 
     `${'#'.repeat(depth + 2)} Unavailable MCP Servers`,
     '',
     'The following servers failed to initialize and their tools are NOT available:',
-    ...sorted.map((server) => `- **${server.name}**: ${oneLine(server.reason)}`),
+    ...sorted.map(
+      (server) => `- **${server.name}**: ${serverTextLine(server.reason, MAX_REASON_LENGTH)}`,
+    ),
     '',
     'Do not attempt to use tools from these servers.',
   ].join('\n');
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

@@ -1,6 +1,10 @@
 import type { McpServerConfig, McpTransportConfig } from './config-types.js';
 
 const MASK = '***';
+/** A run of text without white space or quotes: a URL, a header value, a word. */
+const TOKEN = /[^\s"'<>`]+/g;
+/** Longer tokens holding an encoded secret are masked whole. */
+const MAX_SEARCHED_TOKEN = 1_024;
 const MIN_SECRET_LENGTH = 3;
 
 /**
@@ -35,10 +39,45 @@ export class SecretRedactor {
     for (const secret of this.#secrets) {
       if (out.includes(secret)) out = out.split(secret).join(MASK);
     }
+    // A secret can also travel encoded, whole or in part: percent-encoded
+    // with either case of hex, or form-encoded with `+` for a space.
+    if (this.#secrets.length > 0 && /[%+]/.test(out))
+      out = out.replace(TOKEN, (token) => this.#maskEncoded(token));
     return out;
   }
 
-  /** An error's message, redacted. */
+  /**
+   * `token` with the shortest runs of its pieces (split at URL separators)
+   * that decode to text holding a secret masked; the whole token when it
+   * is too long to search that way.
+   */
+  #maskEncoded(token: string): string {
+    if (!/[%+]/.test(token) || !this.#holdsSecret(token)) return token;
+    if (token.length > MAX_SEARCHED_TOKEN) return MASK;
+    const pieces = token.split(/([/?&=#;,])/);
+    const out: string[] = [];
+    let from = 0;
+    for (let end = 0; end < pieces.length; end += 1) {
+      // The shortest run ending here that holds a secret: grow it leftwards.
+      let run = '';
+      for (let start = end; start >= from; start -= 1) {
+        run = pieces[start]! + run;
+        if (!this.#holdsSecret(run)) continue;
+        out.push(...pieces.slice(from, start), MASK);
+        from = end + 1;
+        break;
+      }
+    }
+    out.push(...pieces.slice(from));
+    return out.join('');
+  }
+
+  #holdsSecret(encoded: string): boolean {
+    return decodings(encoded).some((decoded) =>
+      this.#secrets.some((secret) => decoded.includes(secret)),
+    );
+  }
+
   message(error: unknown): string {
     return this.redact(error instanceof Error ? error.message : String(error));
   }
@@ -61,4 +100,27 @@ function transportSecrets(transport: McpTransportConfig): string[] {
     // Invalid URLs are rejected by config validation before this runs.
   }
   return secrets;
+}
+
+/** The texts an encoded token may stand for: percent-decoded, and form-decoded. */
+function decodings(encoded: string): string[] {
+  const out: string[] = [];
+  for (const candidate of [encoded, encoded.replace(/\+/g, ' ')]) {
+    out.push(candidate);
+    try {
+      out.push(decodeURIComponent(candidate));
+    } catch {
+      // A stray `%` that starts no escape: decode the escapes that are well formed.
+      out.push(candidate.replace(/(%[0-9a-fA-F]{2})+/g, (run) => safeDecode(run)));
+    }
+  }
+  return out;
+}
+
+function safeDecode(run: string): string {
+  try {
+    return decodeURIComponent(run);
+  } catch {
+    return run;
+  }
 }

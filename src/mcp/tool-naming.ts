@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
 import { MAX_TOOL_DESCRIPTION_LENGTH, TOOL_NAME_PATTERN } from '../tools/tool.js';
 import type { McpServerConfig } from './config-types.js';
+import { serverTextLine } from './server-text.js';
 
 const HASH_LENGTH = 8;
 const MAX_NAME_LENGTH = 64;
@@ -33,11 +34,11 @@ export function bridgedDescription(
   original: string,
   description: string | undefined,
 ): string {
-  const text = (description ?? '').trim().replace(/\s+/g, ' ');
-  if (text.length === 0)
-    return `Tool "${original}" of MCP server "${serverName}"`.slice(0, MAX_TOOL_DESCRIPTION_LENGTH);
-  if (text.length <= MAX_TOOL_DESCRIPTION_LENGTH) return text;
-  return `${text.slice(0, MAX_TOOL_DESCRIPTION_LENGTH - 1).trimEnd()}…`;
+  const text = serverTextLine(description ?? '', Number.POSITIVE_INFINITY);
+  const line =
+    text.length > 0 ? text : `Tool "${serverTextLine(original, 64)}" of MCP server "${serverName}"`;
+  if (line.length <= MAX_TOOL_DESCRIPTION_LENGTH) return line;
+  return `${line.slice(0, MAX_TOOL_DESCRIPTION_LENGTH - 1).trimEnd()}…`;
 }
 
 /**
