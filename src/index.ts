@@ -132,7 +132,7 @@ export type {
 
 // MCP integration.
 export { McpConnectionPool } from './mcp/connection-pool.js';
-export type { PooledConnection } from './mcp/connection-pool.js';
+export type { PoolCallOptions } from './mcp/connection-pool.js';
 export type {
   ElicitationHandler,
   RootsHandler,

@@ -2,13 +2,36 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError } from '../core/errors.js';
 import { canonicalJsonText } from './schema/json.js';
 import type { McpTransportConfig } from './config-types.js';
-import type { CallOptions, Endpoint, McpServerConnection } from './server-connection.js';
+import type { Session } from '../runtime/session.js';
+import { invokeTool } from '../tools/invoke-tool.js';
+import type { McpTool } from './bridge-tool.js';
+import type { Endpoint, McpServerConnection } from './server-connection.js';
 
-/** A connection borrowed from a pool; `release()` gives it back. */
+/** @internal A connection borrowed from a pool; `release()` gives it back. */
 export interface PooledConnection {
   readonly connection: McpServerConnection;
   /** Closes the connection when nobody else holds it; idempotent. */
   release(): Promise<void>;
+}
+
+/** What a section registers for one of its servers. */
+export interface PoolRegistration {
+  readonly session: Session;
+  /** The section's bridged tool for an original tool name. */
+  find(originalName: string): McpTool | undefined;
+  /** The original names of the server's tools, for error messages. */
+  toolNames(): readonly string[];
+}
+
+/** Options of {@link McpConnectionPool.callTool}. */
+export interface PoolCallOptions {
+  readonly signal?: AbortSignal;
+  /** Whose session the call runs in, when the pool serves several. */
+  readonly session?: Session;
+}
+
+function errorResult(message: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text: message }] };
 }
 
 interface Entry {
@@ -24,6 +47,7 @@ interface Entry {
  */
 export class McpConnectionPool {
   readonly #entries = new Map<string, Entry>();
+  readonly #servers = new Map<string, readonly PoolRegistration[]>();
 
   /** The key under which an endpoint's connection is shared. */
   static keyOf(
@@ -43,7 +67,7 @@ export class McpConnectionPool {
     return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}`;
   }
 
-  /** Borrows the connection for `key`, creating it with `create` the first time. */
+  /** @internal Borrows the connection for `key`, creating it with `create` the first time. */
   acquire(key: string, create: () => McpServerConnection): PooledConnection {
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -71,40 +95,83 @@ export class McpConnectionPool {
     return this.#entries.size;
   }
 
-  /** The normal connection of a server, if any section holds one. */
-  get(serverName: string): McpServerConnection | undefined {
-    for (const entry of this.#entries.values()) {
-      if (entry.connection.serverName === serverName && entry.connection.endpoint === 'normal')
-        return entry.connection;
-    }
-    return undefined;
+  /**
+   * @internal Called by a section for each of its servers: `find` returns
+   * the section's bridged tool for an original tool name. Returns the
+   * function that removes the registration.
+   */
+  register(serverName: string, registration: PoolRegistration): () => void {
+    const list = this.#servers.get(serverName) ?? [];
+    this.#servers.set(serverName, [...list, registration]);
+    return () => {
+      const now = (this.#servers.get(serverName) ?? []).filter((entry) => entry !== registration);
+      if (now.length === 0) this.#servers.delete(serverName);
+      else this.#servers.set(serverName, now);
+    };
   }
 
   /**
-   * Calls a tool by its wire name on a pooled server. This bypasses a
-   * section's validation and isolation routing: use it from native tools
-   * that know what they send.
+   * Calls `toolName` (its name on the server) of `serverName` the way the
+   * section's bridged tool does, through `invokeTool`: arguments validated,
+   * the call refused when the ratchet blocks it (the server is not
+   * reached), routed to the isolated endpoint or sandbox once the session
+   * is escalated, rolled back on failure, and published as `ToolInvoked`.
+   * A refusal or failure comes back as an `isError` result.
    *
-   * @throws McpConnectionError when no section holds a connection to the server.
+   * @throws McpConnectionError when no connected section of this pool has
+   *   the server, or when sections of several sessions have it and
+   *   `options.session` does not say which.
+   * @throws McpFatalToolError when the tool failed with the `[FATAL] ` tier.
    */
   async callTool(
     serverName: string,
     toolName: string,
     args: Record<string, unknown>,
-    options: CallOptions = {},
+    options: PoolCallOptions = {},
   ): Promise<CallToolResult> {
-    const connection = this.get(serverName);
-    if (connection === undefined) {
-      const known = [
-        ...new Set([...this.#entries.values()].map((entry) => entry.connection.serverName)),
-      ];
+    const registration = this.#registration(serverName, options.session);
+    const tool = registration.find(toolName);
+    if (tool === undefined) {
+      return errorResult(
+        `server "${serverName}" has no tool "${toolName}"; its tools: ${registration.toolNames().join(', ') || '(none)'}`,
+      );
+    }
+    const result = await invokeTool(tool, args, {
+      session: registration.session,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    if (!result.success) return errorResult(result.message);
+    const value = result.value;
+    return {
+      content: value?.content ?? [],
+      ...(value?.structuredContent === undefined
+        ? {}
+        : { structuredContent: value.structuredContent }),
+    };
+  }
+
+  #registration(serverName: string, session: Session | undefined): PoolRegistration {
+    const all = this.#servers.get(serverName) ?? [];
+    const candidates =
+      session === undefined ? all : all.filter((entry) => entry.session === session);
+    const sessions = new Set(candidates.map((entry) => entry.session));
+    const chosen = candidates.at(-1);
+    if (chosen === undefined) {
+      const known = [...this.#servers.keys()];
       throw new McpConnectionError(
         serverName,
         'none',
         `no pooled connection to server "${serverName}"; pooled servers: ${known.length === 0 ? '(none)' : known.join(', ')}`,
       );
     }
-    return connection.callTool(toolName, args, options);
+    if (sessions.size > 1) {
+      throw new McpConnectionError(
+        serverName,
+        'none',
+        `server "${serverName}" is pooled for ${sessions.size} sessions; pass { session } to say whose ratchet the call runs under`,
+      );
+    }
+    return chosen;
   }
 
   /** Closes every connection, whoever holds it. */

@@ -120,6 +120,7 @@ export class McpIntegrationSection extends Section<undefined> {
   #unsubscribe: (() => void) | undefined;
   readonly #retry: Required<RetryOptions>;
   readonly #pool: McpConnectionPool;
+  #unregister: (() => void)[] = [];
 
   /** @throws McpConfigError for a bad server config; PromptValidationError for a bad template. */
   constructor(options: McpIntegrationSectionOptions) {
@@ -208,6 +209,8 @@ export class McpIntegrationSection extends Section<undefined> {
     if (this.#connecting !== undefined) await this.#connecting.catch(() => undefined);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+    for (const unregister of this.#unregister) unregister();
+    this.#unregister = [];
     const routes = this.#routes;
     this.#routes = [];
     this.#state = 'idle';
@@ -282,6 +285,15 @@ export class McpIntegrationSection extends Section<undefined> {
   async #connectAll(signal?: AbortSignal): Promise<void> {
     const routes = this.servers.map((config) => this.#createRoute(config));
     this.#routes = routes;
+    // The pool's callTool runs this section's bridged tools: the same checks and routing.
+    this.#unregister = routes.map((route) =>
+      this.#pool.register(route.name, {
+        session: this.session,
+        find: (original) =>
+          this.#toolsByServer.get(route.name)?.find((tool) => originalName(tool) === original),
+        toolNames: () => (this.#toolsByServer.get(route.name) ?? []).map(originalName),
+      }),
+    );
     this.#unavailable.clear();
     this.#toolsByServer.clear();
     const outcomes = await Promise.allSettled(routes.map((route) => route.connect(signal)));
