@@ -155,12 +155,15 @@ export {
   McpSectionIsolated,
   McpServerConnected,
   McpServerDisconnected,
+  McpServerLog,
   McpServerUnavailable,
   McpToolProgress,
   McpToolsChanged,
   McpToolTimedOut,
   PrivateDataMarkerMalformed,
 } from './mcp/events.js';
+export type { McpServerLogInit } from './mcp/events.js';
+export { DEFAULT_SERVER_LOG_LEVEL } from './mcp/server-log.js';
 export type { ExecuteOptions, ExecuteRequest } from './mcp/execute.js';
 export {
   DEFAULT_HEALTH_INTERVAL_MS,

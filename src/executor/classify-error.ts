@@ -68,7 +68,8 @@ const CONNECTION_MESSAGE =
 // Checked after CONNECTION_MESSAGE, so "ECONNABORTED" is a connection error.
 const TIMEOUT_MESSAGE = /time-?out|timed out|abort/i;
 
-const CANCELLED_MESSAGE = /cancell?ed/i;
+/** The message the SDK gives its own ConnectionClosed error, with or without its prefix. */
+const SDK_CONNECTION_CLOSED = /^(?:MCP error -32000: )?Connection closed$/;
 
 /**
  * Classifies a failed call as {@link RetryClass}.
@@ -135,9 +136,13 @@ function fromStructure(link: unknown): RetryClass | undefined {
   const code = read(link, 'code');
   if (isSdkMcpError(link, name, code)) {
     if (code === (ErrorCode.ConnectionClosed as number)) {
-      // The SDK reuses this code for "Request was cancelled": the caller gave
-      // up on purpose, so a retry would go against its wishes.
-      return CANCELLED_MESSAGE.test(messageOf(link)) ? 'no-retry' : 'retry-new-session';
+      // -32000 is the SDK's own code for a transport that closed under a
+      // request, but also the first server-defined code (-32000 to -32099):
+      // "upstream quota exceeded" from a healthy server is an answer, and
+      // restarting its process would kill every other call on it. Only the
+      // SDK's own wording means the connection is gone. (It also uses the
+      // code for "Request was cancelled": the caller gave up on purpose.)
+      return SDK_CONNECTION_CLOSED.test(messageOf(link)) ? 'retry-new-session' : 'no-retry';
     }
     // RequestTimeout, the protocol errors, and everything a server replied.
     return 'no-retry';

@@ -301,5 +301,6 @@ function failure(error: unknown, context: FailureContext): ToolResult<null> {
 }
 
 function stripRpcPrefix(message: string): string {
-  return message.replace(/^MCP error -?\d+: /, '');
+  // A server built on the SDK puts the prefix in its own message, and the client adds it again.
+  return message.replace(/^(?:MCP error -?\d+: )+/, '');
 }

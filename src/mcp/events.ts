@@ -1,4 +1,5 @@
 import type { DataSensitivity } from '../core/sensitivity.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { defineEvent } from '../runtime/define-event.js';
 
 /** A server connection is ready (also after a reconnect). */
@@ -104,3 +105,25 @@ export class PrivateDataMarkerMalformed extends defineEvent<{
   readonly sensitivity: DataSensitivity;
   readonly createdAt: Date;
 }>() {}
+
+/** Fields of {@link McpServerLog}. */
+export interface McpServerLogInit {
+  readonly sessionId: string;
+  readonly serverName: string;
+  /** The syslog level the server gave (`debug` … `emergency`). */
+  readonly level: LoggingLevel;
+  /** The server's logger name, if it gave one (redacted, one line, capped). */
+  readonly logger?: string;
+  /**
+   * What the server logged, as text: JSON for structured data. Redacted of
+   * the server's secrets and capped; it is the server's text, not ours.
+   */
+  readonly message: string;
+  readonly createdAt: Date;
+}
+
+/**
+ * A server's own log message (`notifications/message`), at or above the
+ * section's `serverLogLevel`.
+ */
+export class McpServerLog extends defineEvent<McpServerLogInit>() {}

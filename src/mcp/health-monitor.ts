@@ -243,20 +243,48 @@ export class McpHealthMonitor {
       return { name, error: `section "${this.section.key}" is not connected`, at: new Date() };
     }
     if (unavailableReason !== undefined) {
-      return { name, error: `unavailable: ${unavailableReason}`, at: new Date() };
+      // A server that failed at connect() is initialised again; on success it
+      // is back in the section's prompt and tools.
+      try {
+        await this.#bounded(
+          route,
+          (inner) => this.section.reconnectUnavailable(name, inner),
+          signal,
+          `connecting again did not finish within ${this.timeoutMs} ms`,
+        );
+      } catch (error) {
+        if (signal.aborted) return { name, error: 'check cancelled', at: new Date() };
+        return {
+          name,
+          error: `unavailable: ${unavailableReason}; connecting again failed: ${reasonOf(route, error)}`,
+          at: new Date(),
+        };
+      }
+      return { name, tools: route.tools, at: new Date() };
     }
     const connection = route.active;
     try {
-      const tools = await this.#bounded(
+      // A ping: cheap for the server, and the tool list is kept current by list_changed.
+      await this.#bounded(
         route,
-        (inner) => connection.listTools({ signal: inner }),
+        (inner) => connection.ping({ signal: inner }),
         signal,
-        `tools/list did not answer within ${this.timeoutMs} ms`,
+        `ping did not answer within ${this.timeoutMs} ms`,
       );
-      return { name, tools, at: new Date() };
-    } catch (listError) {
+    } catch (pingError) {
       if (signal.aborted) return { name, error: 'check cancelled', at: new Date() };
-      const listReason = reasonOf(route, listError);
+      const pingReason = reasonOf(route, pingError);
+      // A slow answer is not a lost connection: a server busy with a long call
+      // answers late, and reconnecting would kill that call. Only a connection
+      // that is really gone is opened again.
+      if (connection.state === 'connected' || route.inflight > 0) {
+        const busy = route.inflight > 0 ? ` (${route.inflight} calls in flight)` : '';
+        return {
+          name,
+          error: `${pingReason}; the connection is open${busy}, not reconnected`,
+          at: new Date(),
+        };
+      }
       try {
         await this.#bounded(
           route,
@@ -264,12 +292,21 @@ export class McpHealthMonitor {
           signal,
           `reconnecting did not finish within ${this.timeoutMs} ms`,
         );
-        return { name, tools: connection.tools, at: new Date() };
       } catch (reconnectError) {
-        const reason = `${listReason}; reconnecting failed: ${reasonOf(route, reconnectError)}`;
+        const reason = `${pingReason}; reconnecting failed: ${reasonOf(route, reconnectError)}`;
         return { name, error: reason, at: new Date() };
       }
     }
+    // An isolated endpoint that was down (or different) at connect() comes back here.
+    if (route.mode === 'endpoint') {
+      await this.#bounded(
+        route,
+        (inner) => route.recoverIsolation(inner),
+        signal,
+        `the isolated endpoint did not answer within ${this.timeoutMs} ms`,
+      ).catch(() => false);
+    }
+    return { name, tools: route.tools, at: new Date() };
   }
 
   /**

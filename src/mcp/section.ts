@@ -12,6 +12,7 @@ import {
   type SectionRenderContext,
 } from '../prompt/section.js';
 import { SensitivityEscalated } from '../runtime/events.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
@@ -37,6 +38,7 @@ import {
   type UnavailableServer,
 } from './inventory.js';
 import { SecretRedactor } from './redact.js';
+import { DEFAULT_SERVER_LOG_LEVEL, serverLogEvent } from './server-log.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import {
   failureReason,
@@ -75,6 +77,12 @@ export interface McpIntegrationSectionOptions extends ClientHandlers {
   readonly acceptsOverrides?: boolean;
   /** `report`: list failed servers as unavailable and keep the rest. @default 'throw' */
   readonly onConnectError?: 'throw' | 'report';
+  /**
+   * The lowest level of a server's own log messages (`notifications/message`)
+   * published as `McpServerLog`; lower ones are dropped.
+   * @default 'info'
+   */
+  readonly serverLogLevel?: LoggingLevel;
   /** After a lost connection. @default { attempts: 3, baseDelayMs: 250 } */
   readonly reconnect?: ReconnectPolicy;
   /** Retrying a failed call once on a new session. @default { enabled: true, minDelayMs: 250, maxDelayMs: 750 } */
@@ -209,8 +217,7 @@ export class McpIntegrationSection extends Section<undefined> {
     if (this.#connecting !== undefined) await this.#connecting.catch(() => undefined);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
-    for (const unregister of this.#unregister) unregister();
-    this.#unregister = [];
+    for (const unregister of this.#unregister.splice(0)) unregister();
     const routes = this.#routes;
     this.#routes = [];
     this.#state = 'idle';
@@ -232,6 +239,40 @@ export class McpIntegrationSection extends Section<undefined> {
       .filter((route) => !this.#unavailable.has(route.name))
       .map((route) => ({ name: route.name, prefix: route.config.toolPrefix ?? route.name }));
     return executeByName(this.#tools, servers, request, this.session, options);
+  }
+
+  /**
+   * @internal Tries again to connect a server that failed at `connect()`
+   * (the health monitor does this). On success its tools come back into the
+   * prompt and `tools()`, with `McpServerConnected` and `McpToolsChanged`.
+   *
+   * @returns false when the server is not unavailable (nothing to do).
+   * @throws whatever connecting or bridging its tools throws; the server stays unavailable.
+   */
+  async reconnectUnavailable(name: string, signal?: AbortSignal): Promise<boolean> {
+    const route = this.#routes.find((candidate) => candidate.name === name);
+    if (this.#state !== 'connected' || route === undefined || !this.#unavailable.has(name)) {
+      return false;
+    }
+    await route.connect(signal);
+    // Disconnected meanwhile: the route is closed and its tools must not come back.
+    if (!this.#routes.includes(route)) return false;
+    const tools = this.#bridge(route);
+    this.#toolsByServer.set(name, tools);
+    this.#unavailable.delete(name);
+    this.#publishTools();
+    route.noteSensitivity(this.session.privateData.sensitivity);
+    this.session.dispatch(
+      new McpToolsChanged({
+        sessionId: this.session.sessionId,
+        serverName: name,
+        added: tools.map((tool) => tool.name),
+        removed: [],
+        toolNames: tools.map((tool) => tool.name),
+        createdAt: new Date(),
+      }),
+    );
+    return true;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -320,6 +361,7 @@ export class McpIntegrationSection extends Section<undefined> {
     } catch (error) {
       this.#routes = [];
       this.#state = 'idle';
+      for (const unregister of this.#unregister.splice(0)) unregister();
       await Promise.all(routes.map((route) => route.close()));
       throw error;
     }
@@ -392,6 +434,8 @@ export class McpIntegrationSection extends Section<undefined> {
   }
 
   #onToolsChanged(route: ServerRoute, endpoint: Endpoint): void {
+    // Either list changing can make the isolated deployment differ from the normal one.
+    route.checkIsolatedTools();
     // Only the connection that calls go to decides what the model sees.
     if (this.#state !== 'connected' || endpoint !== route.active.endpoint) return;
     const before = new Set((this.#toolsByServer.get(route.name) ?? []).map((tool) => tool.name));
@@ -444,6 +488,11 @@ export class McpIntegrationSection extends Section<undefined> {
         },
         // Runs only after the route below exists: connections report changes once connected.
         toolsChanged: () => this.#onToolsChanged(route, endpoint),
+        log: (message) => {
+          const level = this.#options.serverLogLevel ?? DEFAULT_SERVER_LOG_LEVEL;
+          const event = serverLogEvent(message, level, route, base);
+          if (event !== undefined) session.dispatch(event);
+        },
       }),
       isolated: (mode) => {
         this.#isolated = true;

@@ -8,6 +8,8 @@ import {
   ErrorCode,
   ListRootsRequestSchema,
   ListToolsResultSchema,
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
   McpError as RpcError,
   type Progress,
   type Tool as McpToolDescription,
@@ -46,6 +48,8 @@ export interface ConnectionListener {
   disconnected?(info: { expected: boolean; reason?: string }): void;
   failed?(info: { reason: string }): void;
   toolsChanged?(tools: readonly McpToolDescription[]): void;
+  /** A `notifications/message` the server sent (its own log). */
+  log?(message: LoggingMessageNotification['params']): void;
 }
 
 /** Options of {@link McpServerConnection}. */
@@ -371,6 +375,9 @@ export class McpServerConnection {
     }
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.#refreshTools();
+    });
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+      this.#emit('log', notification.params);
     });
   }
 

@@ -125,10 +125,9 @@ export class ServerRoute {
       this.#normal.connect(signal ? { signal } : {}),
       isolated?.connect(signal ? { signal } : {}),
     ]);
-    if (normal.status === 'rejected') {
-      if (isolated !== undefined) await this.#release(isolated);
-      throw normal.reason;
-    }
+    // A normal endpoint that failed is tried again by the health monitor, with the
+    // isolated one kept for it (close() releases both).
+    if (normal.status === 'rejected') throw normal.reason;
     if (isolated === undefined) return;
     if (second.status === 'rejected') {
       this.#failClose(
@@ -198,6 +197,48 @@ export class ServerRoute {
     const renewed = failedSession !== undefined && connection.sessionsOpened > failedSession;
     if (renewed && isConnected(connection)) return;
     await connection.reconnect();
+  }
+
+  /**
+   * Compares the two endpoints' tool lists again, after either changed: an
+   * isolated deployment that now offers other tools (more, fewer, other
+   * schemas) than the normal one makes the route fail closed, as at
+   * `connect()`. {@link recoverIsolation} lifts it once they match again.
+   */
+  checkIsolatedTools(): void {
+    const isolated = this.#isolated;
+    if (this.mode !== 'endpoint' || isolated === undefined || !isConnected(isolated)) return;
+    const difference = compareToolLists(this.#normal.tools, isolated.tools);
+    if (difference !== undefined) {
+      this.#failClose(`the isolated endpoint does not offer the same tools: ${difference}`);
+    }
+  }
+
+  /** How many calls are on the wire now. */
+  get inflight(): number {
+    return this.#inflight;
+  }
+
+  /**
+   * Tries again an isolated endpoint that made the route fail closed at
+   * `connect()` (down, or offering other tools): once it answers with the
+   * same tools as the normal endpoint, calls after the switch go to it.
+   * A sandbox that could not be made is not retried.
+   *
+   * @returns true when the route no longer fails closed.
+   */
+  async recoverIsolation(signal?: AbortSignal): Promise<boolean> {
+    const isolated = this.#isolated;
+    if (this.#failClosed === undefined) return true;
+    if (this.mode !== 'endpoint' || isolated === undefined || this.#closed) return false;
+    try {
+      if (!isConnected(isolated)) await isolated.connect(signal ? { signal } : {});
+    } catch {
+      return false;
+    }
+    if (compareToolLists(this.#normal.tools, isolated.tools) !== undefined) return false;
+    this.#failClosed = undefined;
+    return true;
   }
 
   /** Runs `call` counted as in flight, so a sandbox restart waits for it. */

@@ -66,7 +66,8 @@ describe('McpHealthMonitor', () => {
 
       // A second healthy check is not a change.
       await vi.advanceTimersByTimeAsync(DEFAULT_HEALTH_INTERVAL_MS);
-      expect(server.lists).toBe(3); // connect, first check, second check
+      expect(server.lists).toBe(1); // connect only: checks ping
+      expect(server.pings).toBe(2);
       expect(events.map((event) => event.healthy)).toEqual([true]);
 
       await server.kill();
@@ -116,7 +117,7 @@ describe('McpHealthMonitor', () => {
     }
   });
 
-  it('times out a hung tools/list, tries one reconnection, and recovers', async () => {
+  it('reports a hung ping on an open connection without reconnecting it, and recovers', async () => {
     const { server, section } = await connectedSection(new FlakyServer());
     const monitor = new McpHealthMonitor(section, { intervalMs: 10_000, timeoutMs: 2_000 });
     try {
@@ -130,18 +131,17 @@ describe('McpHealthMonitor', () => {
       await checked;
       expect(monitor.statuses()[0]).toMatchObject({
         healthy: false,
-        lastError:
-          'tools/list did not answer within 2000 ms; reconnecting failed: reconnecting did not finish within 2000 ms',
+        lastError: 'ping did not answer within 2000 ms; the connection is open, not reconnected',
       });
-      expect(server.connects).toBe(2); // the reconnection reached the server, then its list hung
+      // A slow answer is not a lost connection: nothing was torn down.
+      expect(server.connects).toBe(1);
 
       server.listMode = 'answer';
-      // The connection's own reconnection is still waiting for its hung list
-      // (the server's 30 s timeout); checks report it until it gives up and retries.
       monitor.start();
-      await vi.advanceTimersByTimeAsync(60_000);
+      await vi.advanceTimersByTimeAsync(0);
       expect(monitor.statuses()[0]).toMatchObject({ healthy: true, toolCount: 2 });
       expect(monitor.warnings()).toEqual([]);
+      expect(server.connects).toBe(1);
     } finally {
       monitor.stop();
       await section.disconnect();
@@ -152,27 +152,27 @@ describe('McpHealthMonitor', () => {
     const { server, section } = await connectedSection(new FlakyServer());
     const monitor = new McpHealthMonitor(section, { intervalMs: 1_000 });
     try {
-      const listsBefore = server.lists;
+      const pingsBefore = server.pings;
       const [a, b] = [monitor.check(), monitor.check()];
       expect(a).toBe(b);
       await a;
-      expect(server.lists).toBe(listsBefore + 1);
+      expect(server.pings).toBe(pingsBefore + 1);
       expect(vi.getTimerCount()).toBe(0); // check() alone arms no timer
 
       monitor.start();
       await vi.advanceTimersByTimeAsync(0);
-      expect(server.lists).toBe(listsBefore + 2);
+      expect(server.pings).toBe(pingsBefore + 2);
       await vi.advanceTimersByTimeAsync(999);
-      expect(server.lists).toBe(listsBefore + 2);
+      expect(server.pings).toBe(pingsBefore + 2);
       await vi.advanceTimersByTimeAsync(1);
-      expect(server.lists).toBe(listsBefore + 3);
+      expect(server.pings).toBe(pingsBefore + 3);
 
       // A slow check delays the next one instead of overlapping it.
       server.listMode = 'hang';
       await vi.advanceTimersByTimeAsync(1_000); // check starts and hangs (timeout 5 s)
-      expect(server.lists).toBe(listsBefore + 4);
+      expect(server.pings).toBe(pingsBefore + 4);
       await vi.advanceTimersByTimeAsync(4_000);
-      expect(server.lists).toBe(listsBefore + 4);
+      expect(server.pings).toBe(pingsBefore + 4);
     } finally {
       monitor.stop();
       await section.disconnect();
@@ -190,16 +190,16 @@ describe('McpHealthMonitor', () => {
       monitor.stop();
       expect(monitor.running).toBe(false);
       expect(vi.getTimerCount()).toBe(0);
-      const lists = server.lists;
+      const pings = server.pings;
       await vi.advanceTimersByTimeAsync(10 * DEFAULT_HEALTH_INTERVAL_MS);
-      expect(server.lists).toBe(lists);
+      expect(server.pings).toBe(pings);
 
       // Stopped in the middle of a hung check: its timeout and the SDK's request
       // timer go too, and its result is dropped.
       server.listMode = 'hang';
       monitor.start();
       await vi.advanceTimersByTimeAsync(0);
-      expect(server.lists).toBe(lists + 1);
+      expect(server.pings).toBe(pings + 1);
       expect(vi.getTimerCount()).toBeGreaterThan(0);
       monitor[Symbol.dispose]();
       await vi.advanceTimersByTimeAsync(0);
@@ -212,7 +212,7 @@ describe('McpHealthMonitor', () => {
     }
   });
 
-  it('reports a server the section lists as unavailable without reconnecting it', async () => {
+  it('connects again a server that failed at connect(), bringing its tools back', async () => {
     const server = new FlakyServer();
     server.down = true;
     const { section, events } = await connectedSection(server, {}, { onConnectError: 'report' });
@@ -227,13 +227,21 @@ describe('McpHealthMonitor', () => {
         toolCount: 0,
       });
       expect(status?.lastError).toMatch(
-        /^unavailable: .*cannot connect: connect ECONNREFUSED \(the test server is down\)$/,
+        /^unavailable: .*cannot connect: connect ECONNREFUSED \(the test server is down\); connecting again failed: /,
       );
+      expect(section.tools()).toEqual([]);
       expect(events).toEqual([expect.objectContaining({ healthy: false })]);
+
       server.down = false;
       await monitor.check();
-      expect(server.connects).toBe(0);
-      expect(events).toHaveLength(1);
+      expect(server.connects).toBe(1);
+      expect(monitor.statuses()[0]).toMatchObject({ healthy: true, toolCount: 2 });
+      expect(section.unavailableServers).toEqual([]);
+      expect(section.tools().map((tool) => tool.name)).toEqual(['flaky_echo', 'flaky_bump']);
+      expect(events.map((event) => event.healthy)).toEqual([false, true]);
+      expect(
+        await section.execute({ name: 'flaky.echo', arguments: 'message: back' }),
+      ).toMatchObject({ success: true, message: 'echo: back' });
     } finally {
       await section.disconnect();
     }

@@ -1,0 +1,60 @@
+import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { McpServerLog } from './events.js';
+import { serverTextLine } from './server-text.js';
+
+/** Default of `McpIntegrationSectionOptions.serverLogLevel`. */
+export const DEFAULT_SERVER_LOG_LEVEL: LoggingLevel = 'info';
+/** Longest server log message kept in an `McpServerLog` event. */
+const MAX_LOG_TEXT = 8_192;
+const LOG_LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+
+function atLeastLevel(level: LoggingLevel, threshold: LoggingLevel): boolean {
+  return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
+}
+
+function logText(data: unknown): string {
+  if (typeof data === 'string') return data;
+  try {
+    return JSON.stringify(data) ?? String(data);
+  } catch {
+    return String(data);
+  }
+}
+
+function capLogText(text: string): string {
+  return text.length <= MAX_LOG_TEXT
+    ? text
+    : `${text.slice(0, MAX_LOG_TEXT)}… (${text.length} characters, cut)`;
+}
+
+/**
+ * The event for a server's log message, or undefined when its level is
+ * below `threshold`. Logger and text are the server's: redacted of its
+ * secrets and capped.
+ */
+export function serverLogEvent(
+  message: LoggingMessageNotification['params'],
+  threshold: LoggingLevel,
+  route: { redact(text: string): string },
+  base: { readonly sessionId: string; readonly serverName: string },
+): McpServerLog | undefined {
+  if (!atLeastLevel(message.level, threshold)) return undefined;
+  return new McpServerLog({
+    ...base,
+    level: message.level,
+    ...(message.logger === undefined
+      ? {}
+      : { logger: serverTextLine(route.redact(message.logger), 100) }),
+    message: capLogText(route.redact(logText(message.data))),
+    createdAt: new Date(),
+  });
+}
