@@ -17,6 +17,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { pause } from '../core/pause.js';
+import { descendants, endProcesses } from './process-tree.js';
 import { capabilitiesFor, type ClientHandlers } from './client-handlers.js';
 import type { McpTransportConfig } from './config-types.js';
 import type { SecretRedactor } from './redact.js';
@@ -344,12 +345,17 @@ export class McpServerConnection {
     this.#transportType = handle.type;
     client.onclose = () => this.#onClientClosed(client);
     try {
-      await client.connect(handle.transport, {
+      const connecting = client.connect(handle.transport, {
         timeout: Math.max(this.#options.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
         ...(signal ? { signal } : {}),
       });
+      // The child is spawned by now. Its pid is remembered: a failed handshake makes
+      // the SDK drop its process handle, and the child and its own must still be ended.
+      handle.pid();
+      await connecting;
       await this.#list(client, signal);
     } catch (error) {
+      // A child that never answered initialize is still running: end it and its own.
       await this.#teardown();
       throw error;
     }
@@ -418,6 +424,10 @@ export class McpServerConnection {
   #onClientClosed(client: Client): void {
     if (client !== this.#client) return; // an old client, already replaced
     this.#client = undefined;
+    // The server is gone (a crash): what it spawned must not outlive it.
+    const handle = this.#handle;
+    const pid = handle?.pid() ?? null;
+    if (pid !== null && handle?.processGroup === true) void endProcesses([], pid);
     if (this.#state !== 'connected') return; // closing on purpose, or still connecting
     const reason = this.#describeExit('the connection was lost');
     this.#lastError = reason;
@@ -456,9 +466,15 @@ export class McpServerConnection {
     const handle = this.#handle;
     this.#client = undefined;
     this.#handle = undefined;
+    // Taken before closing: once the server is gone, its children are orphans.
+    const pid = handle?.pid() ?? null;
+    const spawned = pid === null ? [] : descendants(pid);
     if (client !== undefined) await client.close().catch(() => undefined);
     else if (handle !== undefined) await handle.transport.close().catch(() => undefined);
     if (handle !== undefined) await handle.dispose().catch(() => undefined);
+    // The SDK ended the server itself (and Node reaped it, so its pid is not ours
+    // to signal any more); what it spawned is ended here.
+    if (pid !== null) await endProcesses(spawned, handle?.processGroup === true ? pid : undefined);
   }
 
   #connectFailure(error: unknown): McpConnectionError {

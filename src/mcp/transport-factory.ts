@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTransportConfig, StdioTransportConfig } from './config-types.js';
+import { canStartProcessGroup } from './process-tree.js';
 
 /** A command line, possibly rewritten to run inside a sandbox. */
 export interface CommandLine {
@@ -39,8 +40,10 @@ export interface TransportHandle {
   readonly type: string;
   /** Called after the client closes, e.g. to close an in-memory server. */
   readonly dispose: () => Promise<void>;
-  /** The child's pid, for stdio. */
+  /** The child's pid, for stdio; still known after it exited. */
   readonly pid: () => number | null;
+  /** True when the child leads a process group of its own (its pid is the group's id). */
+  readonly processGroup: boolean;
 }
 
 /** Builds the SDK client transport for one server endpoint. */
@@ -76,6 +79,7 @@ export async function createTransport(
         type: 'in-memory',
         dispose: () => server.close(),
         pid: () => null,
+        processGroup: false,
       };
     }
   }
@@ -89,6 +93,10 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
   Object.assign(env, options.env);
   let line: CommandLine = { command: config.command, args: config.args ?? [], env };
   if (options.wrapCommand !== undefined) line = options.wrapCommand(line);
+  // A group of its own: whatever the server spawns can be ended with it, even a
+  // process it detached from itself (setsid execs in place, so the pid is the server's).
+  const processGroup = canStartProcessGroup();
+  if (processGroup) line = { ...line, command: 'setsid', args: [line.command, ...line.args] };
   const transport = new StdioClientTransport({
     command: line.command,
     args: [...line.args],
@@ -103,11 +111,22 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     stderr.setEncoding('utf8');
     stderr.on('data', (chunk: string) => options.onStderr?.(chunk));
   }
-  return { transport, type: 'stdio', dispose: () => Promise.resolve(), pid: () => transport.pid };
+  let known: number | null = null;
+  const pid = (): number | null => {
+    known = transport.pid ?? known;
+    return known;
+  };
+  return { transport, type: 'stdio', dispose: () => Promise.resolve(), pid, processGroup };
 }
 
 function httpHandle(transport: Transport, type: string): TransportHandle {
-  return { transport, type, dispose: () => Promise.resolve(), pid: () => null };
+  return {
+    transport,
+    type,
+    dispose: () => Promise.resolve(),
+    pid: () => null,
+    processGroup: false,
+  };
 }
 
 function requestInit(headers: Readonly<Record<string, string>> | undefined): {
