@@ -36,12 +36,30 @@ export type Endpoint = 'normal' | 'isolated';
 export interface ReconnectPolicy {
   /** @default 3 */
   readonly attempts: number;
-  /** Delay before the first try, doubled each time. @default 250 */
+  /** Delay before the first try, doubled each time (with jitter). @default 250 */
   readonly baseDelayMs: number;
+  /** Longest delay between two tries. @default 5_000 */
+  readonly maxDelayMs?: number;
 }
 
 /** Default {@link ReconnectPolicy}. */
-export const DEFAULT_RECONNECT: ReconnectPolicy = Object.freeze({ attempts: 3, baseDelayMs: 250 });
+export const DEFAULT_RECONNECT: ReconnectPolicy = Object.freeze({
+  attempts: 3,
+  baseDelayMs: 250,
+  maxDelayMs: 5_000,
+});
+
+/**
+ * The wait before reconnection `attempt` (0-based): doubling from
+ * `baseDelayMs`, capped at `maxDelayMs`, with "full jitter" (a random
+ * point between half and all of it) so that many clients cut off together
+ * do not come back together.
+ */
+export function reconnectDelayMs(policy: ReconnectPolicy, attempt: number): number {
+  const cap = policy.maxDelayMs ?? DEFAULT_RECONNECT.maxDelayMs ?? 5_000;
+  const ceiling = Math.min(cap, policy.baseDelayMs * 2 ** Math.min(attempt, 30));
+  return ceiling / 2 + Math.random() * (ceiling / 2);
+}
 
 /** What a connection tells its owner. */
 export interface ConnectionListener {
@@ -107,6 +125,8 @@ export class McpServerConnection {
   #refreshAgain = false;
   readonly #options: ServerConnectionOptions;
   readonly #listeners = new Set<ConnectionListener>();
+  /** Aborted by close(): ends a reconnection's wait, and tells attempts in flight they lost. */
+  readonly #closed = new AbortController();
 
   constructor(options: ServerConnectionOptions) {
     this.#options = options;
@@ -275,6 +295,7 @@ export class McpServerConnection {
     if (this.#state === 'closed') return;
     const wasOpen = this.#client !== undefined;
     this.#state = 'closed';
+    this.#closed.abort();
     await this.#teardown();
     if (wasOpen) this.#emit('disconnected', { expected: true });
   }
@@ -311,6 +332,11 @@ export class McpServerConnection {
         throw this.#connectFailure(sseError);
       }
     }
+    if (this.#state === 'closed') {
+      // close() won while this attempt was opening: what it opened goes too.
+      await this.#teardown();
+      throw this.#error('the connection was closed while it was opening');
+    }
     this.#state = 'connected';
     this.#sessionsOpened += 1;
     this.#lastError = undefined;
@@ -340,6 +366,10 @@ export class McpServerConnection {
         this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
       },
     });
+    if (this.#state === 'closed') {
+      await handle.dispose().catch(() => undefined);
+      throw this.#error('the connection was closed while it was opening');
+    }
     this.#client = client;
     this.#handle = handle;
     this.#transportType = handle.type;
@@ -444,7 +474,7 @@ export class McpServerConnection {
     const policy = this.#options.reconnect ?? DEFAULT_RECONNECT;
     let lastError: unknown;
     for (let attempt = 0; attempt < policy.attempts; attempt += 1) {
-      await pause(policy.baseDelayMs * 2 ** attempt);
+      await pause(reconnectDelayMs(policy, attempt), this.#closed.signal);
       if (this.#state === 'closed') throw this.#error('the connection was closed');
       try {
         await this.#open(true);
