@@ -121,14 +121,16 @@ describe('client features with server-everything over stdio', () => {
   });
 
   it('get-roots-list reaches the roots handler', async () => {
-    const asked = rootsRequests.length;
     const result = await invokeTool(
       toolNamed(withHandlers, 'client_get-roots-list'),
       {},
       { session },
     );
     expect(result.success, result.message).toBe(true);
-    expect(rootsRequests.length).toBeGreaterThan(asked);
+    // server-everything asks for the roots once the session is initialized and answers
+    // this tool from what it got then; under load that request can come before this
+    // test starts, so the count is not compared to one taken here.
+    expect(rootsRequests.length).toBeGreaterThan(0);
     expect(rootsRequests.at(-1)?.[0].serverName).toBe('client');
     expect(result.message).toContain('Current MCP Roots (1 total)');
     expect(result.message).toContain('file:///workspace/project');
