@@ -13,6 +13,7 @@ import { NEVER_ABORTED } from '../tools/invoke-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolProgress, McpToolTimedOut, PrivateDataMarkerMalformed } from './events.js';
+import { outputSchemaViolation } from './output-check.js';
 import { mapCallResult, type McpToolValue } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { createInputValidator } from './schema/index.js';
@@ -77,6 +78,9 @@ export function bridgeTool(
     if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
     const raw = await route.track(() =>
       connection.callTool(original, args, {
+        ...(route.config.maxTotalTimeoutMs === undefined
+          ? {}
+          : { maxTotalTimeoutMs: route.config.maxTotalTimeoutMs }),
         // Nothing can abort the default signal: do not make the SDK listen to it.
         ...(tool.signal === NEVER_ABORTED ? {} : { signal: tool.signal }),
         // Progress arrives on the transport's own callback; binding it here makes the
@@ -117,7 +121,8 @@ export function bridgeTool(
         }),
       );
     }
-    const result = mapCallResult(raw);
+    const violation = outputSchemaViolation(description.outputSchema, raw, ids);
+    const result = violation === undefined ? mapCallResult(raw) : ToolResult.error(violation);
     if (result.success && sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, sensitiveLevel);
     }

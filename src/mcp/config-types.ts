@@ -93,6 +93,12 @@ export interface McpServerConfig {
    */
   readonly timeoutMs?: number;
   /**
+   * A call whose tool reports progress has its timeout restarted by every
+   * report, up to this much in all.
+   * @default 10 × timeoutMs
+   */
+  readonly maxTotalTimeoutMs?: number;
+  /**
    * Environment of a stdio child, on top of the SDK's safe default
    * (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` on POSIX). Never logged.
    */

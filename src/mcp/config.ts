@@ -55,15 +55,17 @@ function validateServerConfig(value: unknown, at: string): void {
       fail(`${at}.${field}`, 'must be an array of tool names (strings)');
     }
   }
-  const { timeoutMs } = value;
-  if (
-    timeoutMs !== undefined &&
-    (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)
-  ) {
-    fail(
-      `${at}.timeoutMs`,
-      `${JSON.stringify(timeoutMs) ?? typeof timeoutMs} must be a positive number of milliseconds`,
-    );
+  for (const field of ['timeoutMs', 'maxTotalTimeoutMs'] as const) {
+    const duration = value[field];
+    if (
+      duration !== undefined &&
+      (typeof duration !== 'number' || !Number.isFinite(duration) || duration <= 0)
+    ) {
+      fail(
+        `${at}.${field}`,
+        `${JSON.stringify(duration) ?? typeof duration} must be a positive number of milliseconds`,
+      );
+    }
   }
   if (value.env !== undefined) {
     if (!isRecord(value.env) || !Object.values(value.env).every((v) => typeof v === 'string')) {

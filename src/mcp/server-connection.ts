@@ -94,7 +94,16 @@ export interface CallOptions {
   /** @default the server's `timeoutMs` */
   readonly timeoutMs?: number;
   readonly onProgress?: (progress: Progress) => void;
+  /**
+   * With `onProgress`, the longest a call may run while progress keeps
+   * restarting its timeout.
+   * @default 10 × the timeout
+   */
+  readonly maxTotalTimeoutMs?: number;
 }
+
+/** Default cap of a call kept alive by progress, as a multiple of its timeout. */
+export const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
 
 const MAX_LIST_PAGES = 1_000;
 const STDERR_TAIL_CHARS = 2_000;
@@ -246,7 +255,16 @@ export class McpServerConnection {
         {
           timeout: timeoutMs,
           ...(caller ? { signal: link?.signal ?? caller } : {}),
-          ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+          // A tool that reports progress is working: each report restarts the
+          // timeout, up to a cap on the call's whole duration.
+          ...(options.onProgress
+            ? {
+                onprogress: options.onProgress,
+                resetTimeoutOnProgress: true,
+                maxTotalTimeout:
+                  options.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_TOTAL_TIMEOUT_FACTOR,
+              }
+            : {}),
         },
       );
     } catch (error) {

@@ -1,0 +1,35 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createInputValidator } from './schema/index.js';
+
+/**
+ * Why a successful result breaks the tool's declared `outputSchema`, or
+ * undefined when it keeps it (or declares none). The check uses the same
+ * engine as arguments: no code generated from the server's schema. A tool
+ * that declares an output schema must return `structuredContent` (MCP).
+ */
+export function outputSchemaViolation(
+  outputSchema: unknown,
+  result: CallToolResult,
+  ids: { readonly serverName: string; readonly toolName: string },
+): string | undefined {
+  if (outputSchema === undefined || result.isError === true) return undefined;
+  if (result.structuredContent === undefined) {
+    return `tool "${ids.toolName}" of server "${ids.serverName}" declares an outputSchema but returned no structuredContent`;
+  }
+  let validator;
+  try {
+    validator = createInputValidator(outputSchema, ids);
+  } catch (error) {
+    return `tool "${ids.toolName}" of server "${ids.serverName}" has an outputSchema that cannot be used: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  const parsed = validator.safeParse(result.structuredContent);
+  if (parsed.success) return undefined;
+  const issues = parsed.error.issues
+    .slice(0, 5)
+    .map((issue) => {
+      const at = issue.path.length === 0 ? '(result)' : issue.path.map(String).join('.');
+      return `${at}: ${issue.message}`;
+    })
+    .join('; ');
+  return `tool "${ids.toolName}" of server "${ids.serverName}" returned structuredContent that does not match its outputSchema: ${issues}`;
+}
