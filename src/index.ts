@@ -164,6 +164,7 @@ export {
 } from './mcp/events.js';
 export type { McpServerLogInit } from './mcp/events.js';
 export { DEFAULT_SERVER_LOG_LEVEL } from './mcp/server-log.js';
+export { DEFAULT_MAX_RESULT_CHARS } from './mcp/result-limit.js';
 export type { ExecuteOptions, ExecuteRequest } from './mcp/execute.js';
 export {
   DEFAULT_HEALTH_INTERVAL_MS,

@@ -14,6 +14,7 @@ import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolProgress, McpToolTimedOut, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
+import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { createInputValidator } from './schema/index.js';
@@ -122,7 +123,8 @@ export function bridgeTool(
       );
     }
     const violation = outputSchemaViolation(description.outputSchema, raw, ids);
-    const result = violation === undefined ? mapCallResult(raw) : ToolResult.error(violation);
+    const limited = limitResult(raw, route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+    const result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     if (result.success && sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, sensitiveLevel);
     }

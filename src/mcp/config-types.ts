@@ -99,6 +99,12 @@ export interface McpServerConfig {
    */
   readonly maxTotalTimeoutMs?: number;
   /**
+   * The most characters of content one tool result may bring into the
+   * session; longer text is cut with a note, larger binary blocks replaced.
+   * @default 1_000_000
+   */
+  readonly maxResultChars?: number;
+  /**
    * Environment of a stdio child, on top of the SDK's safe default
    * (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`, `USER` on POSIX). Never logged.
    */

@@ -55,6 +55,16 @@ function validateServerConfig(value: unknown, at: string): void {
       fail(`${at}.${field}`, 'must be an array of tool names (strings)');
     }
   }
+  const { maxResultChars } = value;
+  if (
+    maxResultChars !== undefined &&
+    (typeof maxResultChars !== 'number' || !Number.isInteger(maxResultChars) || maxResultChars <= 0)
+  ) {
+    fail(
+      `${at}.maxResultChars`,
+      `${JSON.stringify(maxResultChars)} must be a positive whole number of characters`,
+    );
+  }
   for (const field of ['timeoutMs', 'maxTotalTimeoutMs'] as const) {
     const duration = value[field];
     if (

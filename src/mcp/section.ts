@@ -1,4 +1,9 @@
-import { McpConnectionError, PromptRenderError, PromptValidationError } from '../core/errors.js';
+import {
+  McpConnectionError,
+  McpSchemaError,
+  PromptRenderError,
+  PromptValidationError,
+} from '../core/errors.js';
 import {
   dedent,
   fillTemplate,
@@ -18,6 +23,7 @@ import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { bridgeTool, type McpTool } from './bridge-tool.js';
 import type { ClientHandlers } from './client-handlers.js';
+import { inputSchemaRefusal } from './schema/index.js';
 import { canonicalJsonText } from './schema/json.js';
 import { McpConnectionPool } from './connection-pool.js';
 import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execute.js';
@@ -257,6 +263,8 @@ export class McpIntegrationSection extends Section<undefined> {
     await route.connect(signal);
     // Disconnected meanwhile: the route is closed and its tools must not come back.
     if (!this.#routes.includes(route)) return false;
+    const refused = schemaRefusal(route);
+    if (refused !== undefined) throw refused;
     const tools = this.#bridge(route);
     this.#toolsByServer.set(name, tools);
     this.#unavailable.delete(name);
@@ -350,6 +358,13 @@ export class McpIntegrationSection extends Section<undefined> {
       for (const { route, error } of failures) this.#markUnavailable(route, error);
       for (const route of routes) {
         if (this.#unavailable.has(route.name)) continue;
+        // A server whose schemas cannot be checked in bounded work is left out,
+        // whatever onConnectError says: the other servers stay usable.
+        const refused = schemaRefusal(route);
+        if (refused !== undefined) {
+          this.#markUnavailable(route, refused);
+          continue;
+        }
         try {
           this.#toolsByServer.set(route.name, this.#bridge(route));
         } catch (error) {
@@ -440,6 +455,8 @@ export class McpIntegrationSection extends Section<undefined> {
     if (this.#state !== 'connected' || endpoint !== route.active.endpoint) return;
     const before = new Set((this.#toolsByServer.get(route.name) ?? []).map((tool) => tool.name));
     try {
+      const refused = schemaRefusal(route);
+      if (refused !== undefined) throw refused;
       this.#toolsByServer.set(route.name, this.#bridge(route));
       this.#publishTools();
     } catch (error) {
@@ -540,4 +557,14 @@ function sessionPool(session: Session, given: McpConnectionPool | undefined): Mc
 
 function originalName(tool: McpTool): string {
   return tool.origin.kind === 'mcp' ? tool.origin.originalName : tool.name;
+}
+
+/** The first of a route's tools whose input schema is refused outright, as an error. */
+function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
+  for (const description of route.tools) {
+    if (!isToolSelected(route.config, description.name)) continue;
+    const reason = inputSchemaRefusal(description.inputSchema);
+    if (reason !== undefined) return new McpSchemaError(route.name, description.name, reason);
+  }
+  return undefined;
 }

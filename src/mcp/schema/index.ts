@@ -23,8 +23,10 @@ import {
   type EngineKind,
   type ValidationEngine,
 } from './convert.js';
-import { describeTyped, type ArgumentPath } from './issues.js';
+import { describeTyped, describeValue, subjectOf, type ArgumentPath } from './issues.js';
+import { schemaBoundsRefusal } from './bounds.js';
 import { canonicalJsonText, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
+import { type PatternCheck, type PatternPlan, patternIssues, planPatterns } from './patterns.js';
 
 export { DEFAULT_SCHEMA_CACHE_SIZE };
 export type { SchemaCacheStats, EngineKind };
@@ -94,16 +96,22 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
   const cached = cache.get(key);
   if (cached !== undefined) return cachedValidator(cached, ids);
   let analysis: SchemaAnalysis;
+  let plan: PatternPlan;
   try {
+    // Bounded work first: size, and $ref cycles that no data ends.
+    const refusal = schemaBoundsRefusal(schema, text.length);
+    if (refusal !== undefined) throw new SchemaProblem(refusal);
     // A private copy from the canonical text: the analysis edits it, and the
     // validator library annotates it, while the caller's schema stays as sent.
-    analysis = analyzeSchema(JSON.parse(text) as JsonObject);
+    plan = planPatterns(JSON.parse(text) as JsonObject);
+    analysis = analyzeSchema(plan.schema as JsonObject);
   } catch (error) {
     const failure = schemaError(error, ids);
     if (error instanceof SchemaProblem) cache.set(key, { rejection: error.message });
     throw failure;
   }
-  const validator = createValidator(new LazyEngine(analysis));
+  const base = createValidator(new LazyEngine(analysis));
+  const validator = plan.checks.length === 0 ? base : withPatternChecks(base, plan.checks);
   cache.set(key, { validator });
   return validator;
 }
@@ -250,4 +258,42 @@ function createValidator(lazy: LazyEngine): InputValidator {
   });
   engines.set(validator, lazy);
   return validator;
+}
+
+/** `base`, then every RE2 pattern check on the strings it accepted. */
+function withPatternChecks(base: InputValidator, checks: readonly PatternCheck[]): InputValidator {
+  const checked = base.superRefine((value, ctx) => {
+    for (const issue of patternIssues(checks, value)) {
+      // Worded as the engines word a failed pattern.
+      ctx.addIssue({
+        code: 'custom',
+        path: issue.path,
+        message: `${subjectOf(issue.path)} must match ${issue.pattern}; received ${describeValue(issue.input)}`,
+      });
+    }
+  });
+  const engine = engines.get(base);
+  if (engine !== undefined) engines.set(checked, engine);
+  return checked;
+}
+
+/**
+ * Why a tool's input schema is refused outright, checked when a server's
+ * tools are listed (cheaply: no validator is built): too large, `$ref`s
+ * that loop without data, or a pattern that could stall a backtracking
+ * engine where RE2 cannot take it. Undefined when the schema may be used.
+ */
+export function inputSchemaRefusal(schema: unknown): string | undefined {
+  if (!isJsonObject(schema)) return undefined; // createInputValidator explains this one
+  const text = plainJsonText(schema);
+  if (text === undefined) return undefined;
+  const bounds = schemaBoundsRefusal(schema, text.length);
+  if (bounds !== undefined) return bounds;
+  if (!text.includes('"pattern')) return undefined;
+  try {
+    planPatterns(schema);
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }

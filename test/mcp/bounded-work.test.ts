@@ -1,0 +1,152 @@
+/**
+ * Bounded work per schema and per result: a catastrophic pattern answers at
+ * once, a schema whose $refs loop (or one far too large) takes its server
+ * out with a clear reason while the others work, and a huge result is cut.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Tool as WireTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpIntegrationSection, Session, invokeTool } from '../../src/index.js';
+import { isLinearSafe } from '../../src/mcp/schema/patterns.js';
+
+function server(
+  tools: readonly WireTool[],
+  answer: () => unknown = () => ({ content: [] }),
+): Server {
+  const s = new Server({ name: 'bounded', version: '1.0.0' }, { capabilities: { tools: {} } });
+  s.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools] }));
+  s.setRequestHandler(CallToolRequestSchema, () => answer() as never);
+  return s;
+}
+
+const annotations = { openWorldHint: false };
+const sections: McpIntegrationSection[] = [];
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section.disconnect()));
+});
+
+async function connect(servers: { name: string; server: Server; maxResultChars?: number }[]) {
+  const session = new Session();
+  const section = new McpIntegrationSection({
+    session,
+    servers: servers.map(({ name, server: s, maxResultChars }) => ({
+      name,
+      transport: { type: 'in-memory' as const, server: s },
+      ...(maxResultChars === undefined ? {} : { maxResultChars }),
+    })),
+  });
+  sections.push(section);
+  await section.connect();
+  const call = (name: string, args: Record<string, unknown>) =>
+    invokeTool(
+      section.tools().find((tool) => tool.name === name)!,
+      args,
+      { session },
+    );
+  return { section, call };
+}
+
+describe('catastrophic patterns', () => {
+  it.each([
+    ['^(a+)+$', `${'a'.repeat(50)}!`, 'a'.repeat(50)],
+    ['(x+x+)+y', 'x'.repeat(50), 'xxy'],
+    ['^(\\w+\\s?)*$', `${'word '.repeat(20)}!`, 'two words'],
+  ])('%s answers at once, with the right verdict', async (pattern, bad, good) => {
+    const { call } = await connect([
+      {
+        name: 're',
+        server: server([
+          {
+            name: 'check',
+            inputSchema: { type: 'object', properties: { s: { type: 'string', pattern } } },
+            annotations,
+          },
+        ]),
+      },
+    ]);
+    const started = performance.now();
+    const refused = await call('re_check', { s: bad });
+    const elapsed = performance.now() - started;
+    expect(refused.success).toBe(false);
+    expect(refused.message).toContain('must match');
+    expect((await call('re_check', { s: good })).success).toBe(true);
+    // Measured, not asserted against a tight bound on this shared machine: a
+    // backtracking engine takes seconds to minutes on these inputs.
+    expect(elapsed).toBeLessThan(2_000);
+    expect(isLinearSafe(pattern)).toBe(false);
+  });
+});
+
+describe('schemas that cannot be checked in bounded work', () => {
+  it('take only their own server out, with the reason, while the others work', async () => {
+    const looping: WireTool = {
+      name: 'loop',
+      inputSchema: {
+        type: 'object',
+        properties: { a: { $ref: '#/$defs/x' } },
+        $defs: { x: { $ref: '#/$defs/y' }, y: { allOf: [{ $ref: '#/$defs/x' }] } },
+      },
+      annotations,
+    };
+    const huge: WireTool = {
+      name: 'huge',
+      inputSchema: {
+        type: 'object',
+        properties: Object.fromEntries(
+          Array.from({ length: 3_000 }, (_, i) => [
+            `p${String(i)}`,
+            { type: 'string', description: 'x'.repeat(100) },
+          ]),
+        ),
+      },
+      annotations,
+    };
+    const { section, call } = await connect([
+      { name: 'bad', server: server([looping]) },
+      { name: 'big', server: server([huge]) },
+      {
+        name: 'good',
+        server: server([{ name: 'echo', inputSchema: { type: 'object' }, annotations }], () => ({
+          content: [{ type: 'text', text: 'fine' }],
+        })),
+      },
+    ]);
+    const reasons = Object.fromEntries(section.unavailableServers.map((s) => [s.name, s.reason]));
+    expect(reasons['bad']).toMatch(/\$refs loop without any data in between/);
+    expect(reasons['big']).toMatch(/characters of JSON, above the limit of 262144/);
+    expect(section.tools().map((tool) => tool.name)).toEqual(['good_echo']);
+    expect(await call('good_echo', {})).toMatchObject({ success: true, message: 'fine' });
+  });
+});
+
+describe('oversized results', () => {
+  it('cuts a 100 MB result to the limit, with a note, keeping the heap bounded', async () => {
+    const huge = 'x'.repeat(100 * 1024 * 1024);
+    // Flattened now, so the measurement below sees the call's cost, not V8 building the string.
+    expect(huge.charCodeAt(huge.length - 1)).toBe(120);
+    const { call } = await connect([
+      {
+        name: 'big',
+        server: server([{ name: 'dump', inputSchema: { type: 'object' }, annotations }], () => ({
+          content: [
+            { type: 'text', text: huge },
+            { type: 'image', data: 'A'.repeat(2_000_000), mimeType: 'image/png' },
+          ],
+        })),
+      },
+    ]);
+    const before = process.memoryUsage().heapUsed;
+    const result = await call('big_dump', {});
+    const after = process.memoryUsage().heapUsed;
+    expect(result.success).toBe(true);
+    expect(result.message.length).toBeLessThan(1_100_000);
+    expect(result.message).toContain(`[result truncated: ${huge.length} characters, 1000000 kept`);
+    expect(result.message).toContain('image block of 2000000 characters left out');
+    // The server's string is shared, not copied: what the call adds stays far below it.
+    expect(after - before).toBeLessThan(64 * 1024 * 1024);
+  });
+});
