@@ -1,4 +1,5 @@
 import {
+  McpConfigError,
   McpConnectionError,
   McpSchemaError,
   PromptRenderError,
@@ -27,7 +28,7 @@ import { inputSchemaRefusal } from './schema/index.js';
 import { canonicalJsonText } from './schema/json.js';
 import { McpConnectionPool } from './connection-pool.js';
 import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execute.js';
-import type { McpServerConfig } from './config-types.js';
+import type { McpIsolationConfig, McpServerConfig } from './config-types.js';
 import { validateServerConfigs } from './config.js';
 import {
   McpIsolationFailed,
@@ -81,6 +82,15 @@ export interface McpIntegrationSectionOptions extends ClientHandlers {
   readonly connectOnInit?: boolean;
   /** @default false */
   readonly acceptsOverrides?: boolean;
+  /**
+   * Isolation for every stdio server that configures none: once the session
+   * reaches `at`, those servers are restarted in the sandbox. (A remote
+   * server can only be isolated by its own `isolation.transport`; without
+   * one, its tools not declared closed-world are refused once the session
+   * holds private data.) Must not name a `transport`.
+   * @default none
+   */
+  readonly isolation?: Omit<McpIsolationConfig, 'transport'>;
   /** `report`: list failed servers as unavailable and keep the rest. @default 'throw' */
   readonly onConnectError?: 'throw' | 'report';
   /**
@@ -145,7 +155,9 @@ export class McpIntegrationSection extends Section<undefined> {
       ...(options.enabled === undefined ? {} : { enabled: options.enabled }),
       acceptsOverrides: options.acceptsOverrides ?? false,
     });
-    this.servers = Object.freeze([...validateServerConfigs(options.servers)]);
+    this.servers = Object.freeze(
+      withDefaultIsolation(validateServerConfigs(options.servers), options.isolation),
+    );
     this.session = options.session;
     this.#options = options;
     this.#retry = { ...DEFAULT_RETRY, ...options.retry };
@@ -567,4 +579,25 @@ function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
     if (reason !== undefined) return new McpSchemaError(route.name, description.name, reason);
   }
   return undefined;
+}
+
+/** `servers` with the section's isolation default given to each stdio server that has none. */
+function withDefaultIsolation(
+  servers: readonly McpServerConfig[],
+  isolation: Omit<McpIsolationConfig, 'transport'> | undefined,
+): McpServerConfig[] {
+  if (isolation === undefined) return [...servers];
+  if ('transport' in isolation) {
+    throw new McpConfigError(
+      'isolation.transport',
+      'isolation.transport cannot be a section default: each server names its own isolated deployment',
+    );
+  }
+  const applied = servers.map((server) =>
+    server.isolation === undefined && server.transport.type === 'stdio'
+      ? { ...server, isolation: { ...isolation } }
+      : server,
+  );
+  // Checked again: the default's fields follow the same rules as a server's own.
+  return [...validateServerConfigs(applied)];
 }
