@@ -152,6 +152,7 @@ export type {
 } from './mcp/config-types.js';
 export {
   McpIsolationFailed,
+  McpNetworkDenied,
   McpSectionIsolated,
   McpServerConnected,
   McpServerDisconnected,

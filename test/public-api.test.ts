@@ -44,6 +44,7 @@ describe('public API', () => {
       'McpHealthMonitor',
       'McpIntegrationSection',
       'McpIsolationFailed',
+      'McpNetworkDenied',
       'McpSchemaError',
       'McpSectionIsolated',
       'McpServerConnected',

@@ -49,7 +49,42 @@ export interface BubblewrapLayout {
   readonly workspace: string | undefined;
   /** More host paths to show read-only (e.g. where the server's code lives). */
   readonly readOnly: readonly string[];
+  /**
+   * The allow-list tier: the host directory of the egress proxy's socket.
+   * The server then reaches the network only through `HTTP(S)_PROXY`, which
+   * points at a forwarder inside the sandbox. Without it, no network at all.
+   */
+  readonly egress?: { readonly directory: string; readonly socketName: string };
 }
+
+/** Where the egress proxy's socket appears inside the sandbox. */
+export const SANDBOX_EGRESS_DIRECTORY = '/run/mcp-sections-egress';
+/** The port of the forwarder on the sandbox's own loopback. */
+export const SANDBOX_PROXY_PORT = 3128;
+
+/**
+ * Runs inside the sandbox as `node -e FORWARDER <socket> <port> <command> <args…>`:
+ * listens on the sandbox's own 127.0.0.1:<port>, hands every connection to
+ * the proxy's unix socket, and runs the server with stdio passed through,
+ * ending as it ends. Our code, never server text.
+ */
+const FORWARDER = [
+  "const net = require('node:net');",
+  "const { spawn } = require('node:child_process');",
+  'const [socket, port, command, ...args] = process.argv.slice(1);',
+  'const server = net.createServer((client) => {',
+  '  const upstream = net.connect(socket);',
+  '  client.pipe(upstream).pipe(client);',
+  "  client.on('error', () => upstream.destroy());",
+  "  upstream.on('error', () => client.destroy());",
+  '});',
+  "server.listen(Number(port), '127.0.0.1', () => {",
+  "  const child = spawn(command, args, { stdio: 'inherit' });",
+  "  child.on('error', () => process.exit(127));",
+  "  child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));",
+  "  for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(name, () => child.kill(name));",
+  '});',
+].join('\n');
 
 /**
  * The bubblewrap command line that runs `line` with every namespace of its
@@ -95,15 +130,32 @@ export function bubblewrapCommand(
     ...layout.readOnly.map((p) => path.resolve(p)),
   ]);
   if (layout.workspace === undefined) readOnly.add(workingDirectory);
+  const egress = layout.egress;
+  const node = realpathSync(process.execPath);
+  if (egress !== undefined && !isSystemPath(node)) readOnly.add(path.dirname(path.dirname(node)));
   for (const root of readOnly) args.push('--ro-bind-try', root, root);
   // Mounted last, so a workspace inside a read-only root is still writable.
   if (layout.workspace !== undefined) args.push('--bind', layout.workspace, layout.workspace);
-  args.push('--chdir', workingDirectory, '--', line.command, ...line.args);
+  args.push('--chdir', workingDirectory, '--');
+  const proxyEnv: Record<string, string> = {};
+  if (egress === undefined) {
+    args.push(line.command, ...line.args);
+  } else {
+    args.push(node, '-e', FORWARDER, `${SANDBOX_EGRESS_DIRECTORY}/${egress.socketName}`);
+    args.push(String(SANDBOX_PROXY_PORT), line.command, ...line.args);
+    args.splice(args.indexOf('--chdir'), 0, '--bind', egress.directory, SANDBOX_EGRESS_DIRECTORY);
+    const proxy = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
+      proxyEnv[name] = proxy;
+      proxyEnv[name.toLowerCase()] = proxy;
+    }
+  }
   return {
     command: bwrap,
     args,
     env: {
       ...line.env,
+      ...proxyEnv,
       HOME: SANDBOX_HOME,
       USERPROFILE: SANDBOX_HOME,
       TMPDIR: '/tmp',

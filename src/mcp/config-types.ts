@@ -73,6 +73,15 @@ export interface McpIsolationConfig {
    * @default []
    */
   readonly readOnlyPaths?: readonly string[];
+  /**
+   * The network a sandboxed stdio server keeps at `confidential`: only these
+   * hosts (`api.example.com`, `*.example.com`, optionally `:443`), through
+   * a proxy the library runs outside the sandbox (`HTTP(S)_PROXY` inside).
+   * At `secret` nothing is reachable. Without it, isolation means no network.
+   * Not for an isolated `transport`, which controls its own network.
+   * @default no network
+   */
+  readonly network?: { readonly allow: readonly string[] };
 }
 
 /** One MCP server plugged into an `McpIntegrationSection`. */

@@ -132,6 +132,27 @@ function validateServerConfig(value: unknown, at: string): void {
     ) {
       fail(`${at}.isolation.readOnlyPaths`, 'must be an array of host paths (non-empty strings)');
     }
+    if (isolation.network !== undefined) {
+      const network = isolation.network;
+      if (
+        !isRecord(network) ||
+        !Array.isArray(network.allow) ||
+        !network.allow.every(
+          (host) => typeof host === 'string' && /^(\*\.)?[A-Za-z0-9.:[\]-]+$/.test(host),
+        )
+      ) {
+        fail(
+          `${at}.isolation.network`,
+          'must be { allow: [...] } with host names such as "api.example.com", "*.example.com" or "127.0.0.1:8080"',
+        );
+      }
+      if (isolation.transport !== undefined) {
+        fail(
+          `${at}.isolation.network`,
+          'applies to the sandbox only: an isolated transport controls its own network',
+        );
+      }
+    }
     const serverType = value.transport.type;
     if (isolation.transport !== undefined) {
       validateTransport(isolation.transport, `${at}.isolation.transport`);

@@ -127,3 +127,17 @@ export interface McpServerLogInit {
  * section's `serverLogLevel`.
  */
 export class McpServerLog extends defineEvent<McpServerLogInit>() {}
+
+/**
+ * A sandboxed server asked the egress proxy for a destination it may not
+ * reach (not on `isolation.network.allow`, or any host once the session is
+ * `secret`). The connection was refused with HTTP 403 and the reason.
+ */
+export class McpNetworkDenied extends defineEvent<{
+  readonly sessionId: string;
+  readonly serverName: string;
+  readonly host: string;
+  readonly port: number;
+  readonly reason: string;
+  readonly createdAt: Date;
+}>() {}

@@ -32,6 +32,7 @@ import type { McpIsolationConfig, McpServerConfig } from './config-types.js';
 import { validateServerConfigs } from './config.js';
 import {
   McpIsolationFailed,
+  McpNetworkDenied,
   McpSectionIsolated,
   McpServerConnected,
   McpServerDisconnected,
@@ -533,6 +534,11 @@ export class McpIntegrationSection extends Section<undefined> {
             sensitivity: session.privateData.sensitivity,
             createdAt: new Date(),
           }),
+        );
+      },
+      networkDenied: (host, port, reason) => {
+        session.dispatch(
+          new McpNetworkDenied({ ...base, host, port, reason, createdAt: new Date() }),
         );
       },
       isolationFailed: (reason) => {

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpConnectionError } from '../core/errors.js';
-import { atLeast, type DataSensitivity } from '../core/sensitivity.js';
+import { atLeast, type DataSensitivity, sensitivityRank } from '../core/sensitivity.js';
+import { allowListPolicy, type EgressProxy, startEgressProxy } from '../isolation/egress-proxy.js';
 import { sandboxedCommand, sandboxSupport } from '../isolation/sandbox.js';
 import { canonicalJsonText } from './schema/json.js';
 import { McpConnectionPool } from './connection-pool.js';
@@ -27,6 +28,8 @@ export interface RouteListener {
   connection(endpoint: Endpoint): ConnectionListener;
   isolated(mode: IsolationMode): void;
   isolationFailed(reason: string): void;
+  /** The sandbox's egress proxy refused a destination. */
+  networkDenied(host: string, port: number, reason: string): void;
 }
 
 /** Options of {@link ServerRoute}. */
@@ -58,6 +61,10 @@ export class ServerRoute {
   #switching: Promise<void> | undefined;
   #failClosed: string | undefined;
   #sandboxHome: string | undefined;
+  /** The allow-list tier's proxy, while a sandbox with one runs. */
+  #egress: EgressProxy | undefined;
+  /** The highest sensitivity this route has been told of. */
+  #level: DataSensitivity = 'public';
   #inflight = 0;
   #closed = false;
   readonly #releases = new Map<McpServerConnection, () => Promise<void>>();
@@ -142,6 +149,7 @@ export class ServerRoute {
 
   /** Starts the switch when `sensitivity` reached the threshold; never switches back. */
   noteSensitivity(sensitivity: DataSensitivity): void {
+    if (sensitivityRank(sensitivity) > sensitivityRank(this.#level)) this.#level = sensitivity;
     if (this.isolateAt === undefined || this.#switched || !atLeast(sensitivity, this.isolateAt))
       return;
     this.#switched = true;
@@ -267,6 +275,8 @@ export class ServerRoute {
       await rm(this.#sandboxHome, { recursive: true, force: true }).catch(() => undefined);
       this.#sandboxHome = undefined;
     }
+    await this.#egress?.close();
+    this.#egress = undefined;
   }
 
   async #switch(): Promise<void> {
@@ -306,10 +316,25 @@ export class ServerRoute {
     }
     if (this.#closed) return;
     const transport = this.config.transport;
+    const allow = isolation?.network?.allow;
+    if (allow !== undefined && support.backend === 'bubblewrap') {
+      // PROXIED tier: the allow-list at `confidential`, nothing at `secret` (asked per connection).
+      this.#egress = await startEgressProxy({
+        policy: (host, port) =>
+          this.#level === 'secret'
+            ? `the session holds secret data: a sandboxed server reaches no host, ${host}:${port} included`
+            : allowListPolicy(allow)(host, port),
+        onDenied: (host, port, reason) => this.#options.listener.networkDenied(host, port, reason),
+      });
+      if (this.#closed) return;
+    }
     const plan = {
       workspace: transport.cwd,
       readOnly: isolation?.readOnlyPaths ?? [],
       ...(unshareHome === undefined ? {} : { unshareHome }),
+      ...(this.#egress === undefined
+        ? {}
+        : { egress: { directory: this.#egress.directory, socketName: this.#egress.socketName } }),
     };
     const sandboxed = this.#connection('isolated', transport, (line) =>
       sandboxedCommand(line, plan, support),

@@ -10,10 +10,10 @@ import net from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type McpIntegrationSection, Session } from '../../src/index.js';
+import { type McpIntegrationSection, McpNetworkDenied, Session } from '../../src/index.js';
 import { SANDBOX_HOME } from '../../src/isolation/bubblewrap.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
-import { call, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
+import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
 
 const support = sandboxSupport();
@@ -217,3 +217,60 @@ describe.runIf(support.backend === 'bubblewrap')(
     });
   },
 );
+
+describe.runIf(support.backend === 'bubblewrap')('the allow-list tier (isolation.network)', () => {
+  it('reaches an allowed host through the proxy, refuses another with a reason and an event, and nothing at secret', async () => {
+    const before = childPids();
+    const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-ws-'));
+    const http = await import('node:http');
+    const hits: string[] = [];
+    const web = http.createServer((req, res) => {
+      hits.push(req.url ?? '');
+      res.end('hello from the allowed host');
+    });
+    await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', () => resolve()));
+    const port = (web.address() as { port: number }).port;
+    const session = new Session();
+    const denied = collect(session, McpNetworkDenied);
+    const section = probeSection(session, workdir, {
+      isolation: { network: { allow: [`127.0.0.1:${String(port)}`] } },
+    });
+    try {
+      await section.connect();
+      session.privateData.add('records', 'confidential');
+      const allowed = jsonOf<{ connect: string; reply?: string }>(
+        await call(section, 'probe_proxied-get', { host: '127.0.0.1', port }),
+      );
+      expect(allowed.connect).toContain('200');
+      expect(allowed.reply).toBe('HTTP/1.1 200 OK');
+      expect(hits).toEqual(['/']);
+
+      const refused = jsonOf<{ connect: string; body: string }>(
+        await call(section, 'probe_proxied-get', { host: '127.0.0.2', port }),
+      );
+      expect(refused.connect).toContain('403');
+      expect(refused.body).toContain('is not on the allow-list of this sandbox');
+      expect(denied).toHaveLength(1);
+      expect(denied[0]).toMatchObject({ serverName: 'probe', host: '127.0.0.2', port });
+
+      // Direct connections still go nowhere: the proxy is the only way out.
+      const direct = jsonOf<{ connected: boolean }>(
+        await call(section, 'probe_probe', { host: '127.0.0.1', port }),
+      );
+      expect(direct.connected).toBe(false);
+
+      session.privateData.add('payroll', 'secret');
+      const atSecret = jsonOf<{ connect: string; body: string }>(
+        await call(section, 'probe_proxied-get', { host: '127.0.0.1', port }),
+      );
+      expect(atSecret.connect).toContain('403');
+      expect(atSecret.body).toContain('secret');
+      expect(hits).toEqual(['/']);
+    } finally {
+      await section.disconnect();
+      await new Promise<void>((resolve) => web.close(() => resolve()));
+      await rm(workdir, { recursive: true, force: true });
+    }
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  });
+});

@@ -1,0 +1,166 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, request as httpRequest } from 'node:http';
+import { connect as netConnect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** A host a sandboxed server may reach: `example.com`, `*.example.com`, optionally `:port`. */
+export type AllowedHost = string;
+
+/** Why a destination is refused, or undefined when it may be reached. */
+export type EgressPolicy = (host: string, port: number) => string | undefined;
+
+/** An HTTP proxy on a unix socket, the only way out of a sandbox with an allow-list. */
+export interface EgressProxy {
+  /** The host directory holding the socket, mounted into the sandbox. */
+  readonly directory: string;
+  /** The socket's file name inside {@link directory}. */
+  readonly socketName: string;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startEgressProxy}. */
+export interface EgressProxyOptions {
+  readonly policy: EgressPolicy;
+  /** Told of every refused destination. */
+  readonly onDenied?: (host: string, port: number, reason: string) => void;
+}
+
+const SOCKET_NAME = 'egress.sock';
+
+/**
+ * Starts a proxy on a unix socket in a fresh private directory. It speaks
+ * `CONNECT host:port` (HTTPS and any TCP) and absolute-form HTTP requests,
+ * asks `policy` for every destination, and answers a refused one with 403
+ * and the reason. It runs outside the sandbox, so the sandbox needs no
+ * network of its own to use it.
+ */
+export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const directory = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-'));
+  const sockets = new Set<Socket>();
+  const deny = (host: string, port: number): string | undefined => {
+    const reason = options.policy(host, port);
+    if (reason !== undefined) options.onDenied?.(host, port, reason);
+    return reason;
+  };
+  const server = createServer((req, res) => {
+    const target = absoluteTarget(req);
+    if (target === undefined) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('only absolute-form requests\n');
+      return;
+    }
+    const refused = deny(target.hostname, target.port);
+    if (refused !== undefined) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end(`${refused}\n`);
+      return;
+    }
+    const upstream = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: `${target.url.pathname}${target.url.search}`,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    upstream.on('error', (error) => {
+      res.writeHead(502, { 'content-type': 'text/plain' }).end(`${error.message}\n`);
+    });
+    req.pipe(upstream);
+  });
+  server.on('connect', (req, client: Socket, head: Buffer) => {
+    sockets.add(client);
+    client.on('close', () => sockets.delete(client));
+    client.on('error', () => client.destroy());
+    const target = hostPort(req.url ?? '');
+    const refused =
+      target === undefined
+        ? 'the CONNECT target must be host:port'
+        : deny(target.host, target.port);
+    if (target === undefined || refused !== undefined) {
+      client.end(
+        `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\nconnection: close\r\n\r\n${refused ?? ''}\n`,
+      );
+      return;
+    }
+    const upstream = netConnect(target.port, target.host, () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      if (head.length > 0) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    upstream.on('error', (error) => {
+      client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n${error.message}\n`);
+    });
+  });
+  const socketPath = path.join(directory, SOCKET_NAME);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socketPath, () => resolve());
+  });
+  let closed: Promise<void> | undefined;
+  return {
+    directory,
+    socketName: SOCKET_NAME,
+    close: () => {
+      closed ??= (async () => {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await rm(directory, { recursive: true, force: true });
+      })();
+      return closed;
+    },
+  };
+}
+
+/**
+ * The policy for an allow-list: a destination is allowed when its host (and
+ * port, if the entry names one) matches an entry; `*.example.com` matches
+ * subdomains only. Hosts compare case-insensitively.
+ */
+export function allowListPolicy(allow: readonly AllowedHost[]): EgressPolicy {
+  const entries = allow.map((entry) => {
+    const parsed = hostPort(entry);
+    return parsed === undefined
+      ? { host: entry.toLowerCase(), port: undefined }
+      : { host: parsed.host.toLowerCase(), port: parsed.port };
+  });
+  return (host, port) => {
+    const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+    const allowed = entries.some(
+      (entry) =>
+        (entry.port === undefined || entry.port === port) &&
+        (entry.host.startsWith('*.')
+          ? name.endsWith(entry.host.slice(1)) && name.length > entry.host.length - 1
+          : name === entry.host),
+    );
+    return allowed
+      ? undefined
+      : `${host}:${port} is not on the allow-list of this sandbox (${allow.join(', ') || 'empty'})`;
+  };
+}
+
+function hostPort(text: string): { host: string; port: number } | undefined {
+  const match = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(text);
+  if (match === null) return undefined;
+  const port = Number(match[2]);
+  return port > 0 && port < 65_536 ? { host: match[1]!, port } : undefined;
+}
+
+function absoluteTarget(
+  req: IncomingMessage,
+): { url: URL; hostname: string; port: number } | undefined {
+  try {
+    const url = new URL(req.url ?? '');
+    if (url.protocol !== 'http:') return undefined;
+    return { url, hostname: url.hostname, port: Number(url.port || 80) };
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { McpConfigError, McpIntegrationSection, Session } from '../../src/index.js';
+import { allowListPolicy } from '../../src/isolation/egress-proxy.js';
+
+describe('allowListPolicy', () => {
+  const policy = allowListPolicy(['api.example.com', '*.cdn.example.com', '127.0.0.1:8080']);
+
+  it('allows listed hosts, subdomains of a wildcard, and a host only on its port', () => {
+    expect(policy('api.example.com', 443)).toBeUndefined();
+    expect(policy('API.Example.com', 80)).toBeUndefined();
+    expect(policy('img.cdn.example.com', 443)).toBeUndefined();
+    expect(policy('127.0.0.1', 8080)).toBeUndefined();
+  });
+
+  it('refuses everything else, naming the destination and the list', () => {
+    expect(policy('cdn.example.com', 443)).toMatch(
+      /^cdn\.example\.com:443 is not on the allow-list/,
+    );
+    expect(policy('evil-api.example.com', 443)).toBeDefined();
+    expect(policy('api.example.com.evil.test', 443)).toBeDefined();
+    expect(policy('127.0.0.1', 8081)).toContain('127.0.0.1:8080');
+    expect(allowListPolicy([])('anything', 1)).toContain('(empty)');
+  });
+});
+
+describe('isolation.network in the config', () => {
+  const make = (isolation: object) =>
+    new McpIntegrationSection({
+      session: new Session(),
+      servers: [{ name: 's', transport: { type: 'stdio', command: 'node' }, isolation }],
+    });
+
+  it('takes a list of host names', () => {
+    expect(() =>
+      make({ network: { allow: ['api.example.com', '*.x.test', '10.0.0.1:443'] } }),
+    ).not.toThrow();
+  });
+
+  it('refuses anything else, and an isolated transport, with the rule', () => {
+    expect(() => make({ network: { allow: ['http://x'] } })).toThrow(McpConfigError);
+    expect(() => make({ network: ['x'] })).toThrow(
+      'servers[0].isolation.network must be { allow: [...] }',
+    );
+    expect(() =>
+      make({
+        transport: { type: 'stdio', command: 'node' },
+        network: { allow: ['x.test'] },
+      }),
+    ).toThrow('applies to the sandbox only');
+  });
+});
