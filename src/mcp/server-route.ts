@@ -23,6 +23,14 @@ import {
 /** How a server is isolated once the session reaches its threshold. */
 export type IsolationMode = 'endpoint' | 'sandbox';
 
+/**
+ * Where a route sends calls: `normal` until the session reaches the
+ * threshold, then `switching` (calls wait), then `isolated` or
+ * `fail-closed`. There is no edge back to `normal`; `fail-closed` and
+ * `isolated` may trade places as the isolated side breaks and recovers.
+ */
+export type IsolationPhase = 'normal' | 'switching' | 'isolated' | 'fail-closed';
+
 /** What a route tells its section. */
 export interface RouteListener {
   connection(endpoint: Endpoint): ConnectionListener;
@@ -56,10 +64,16 @@ export class ServerRoute {
   readonly mode: IsolationMode | undefined;
   #normal: McpServerConnection;
   #isolated: McpServerConnection | undefined;
-  #switched = false;
-  /** The switch while it runs; cleared once it has settled. */
+  /** Where calls go; it only ever moves forward (see {@link IsolationPhase}). */
+  #phase: IsolationPhase = 'normal';
+  /** The switch while it runs (phase `switching`); cleared once it has settled. */
   #switching: Promise<void> | undefined;
-  #failClosed: string | undefined;
+  /**
+   * What is wrong with the isolated side, once known (possibly before the
+   * switch: an endpoint down at `connect()`). From the switch on it makes
+   * the route fail closed; {@link recoverIsolation} can clear it.
+   */
+  #problem: string | undefined;
   #sandboxHome: string | undefined;
   /** The allow-list tier's proxy, while a sandbox with one runs. */
   #egress: EgressProxy | undefined;
@@ -96,12 +110,17 @@ export class ServerRoute {
 
   /** True once calls go to the isolated endpoint or sandbox. */
   get switched(): boolean {
-    return this.#switched;
+    return this.#phase !== 'normal';
+  }
+
+  /** See {@link IsolationPhase}. */
+  get phase(): IsolationPhase {
+    return this.#phase;
   }
 
   /** Why calls fail closed, when they do (only once switched: before, the normal connection serves). */
   get failClosedReason(): string | undefined {
-    return this.#switched ? this.#failClosed : undefined;
+    return this.#phase === 'fail-closed' ? this.#problem : undefined;
   }
 
   /** `text` without this server's secrets. */
@@ -111,7 +130,7 @@ export class ServerRoute {
 
   /** The connection calls use now. */
   get active(): McpServerConnection {
-    return this.#switched && this.#isolated !== undefined ? this.#isolated : this.#normal;
+    return this.#phase !== 'normal' && this.#isolated !== undefined ? this.#isolated : this.#normal;
   }
 
   /** The server's tools as listed by the active connection. */
@@ -150,21 +169,25 @@ export class ServerRoute {
   /** Starts the switch when `sensitivity` reached the threshold; never switches back. */
   noteSensitivity(sensitivity: DataSensitivity): void {
     if (sensitivityRank(sensitivity) > sensitivityRank(this.#level)) this.#level = sensitivity;
-    if (this.isolateAt === undefined || this.#switched || !atLeast(sensitivity, this.isolateAt))
-      return;
-    this.#switched = true;
+    if (this.isolateAt === undefined || this.#phase !== 'normal') return;
+    if (!atLeast(sensitivity, this.isolateAt)) return;
+    this.#phase = 'switching';
     // Never rejects: failures surface through failClosedReason.
     this.#switching = this.#switch()
-      .catch(() => undefined)
+      .catch((error: unknown) => {
+        this.#failClose(`the switch failed: ${String(error)}`);
+        if (this.#phase === 'switching' && !this.#closed) this.#failSwitch();
+      })
       .finally(() => {
+        // A switch that ended without a verdict (closed meanwhile) is closed for calls.
+        if (this.#phase === 'switching') {
+          this.#problem ??= 'the route was closed while it was switching';
+          this.#phase = 'fail-closed';
+        }
         this.#switching = undefined;
       });
   }
 
-  /**
-   * The connection for the next call, after any switch in progress.
-   * @throws McpConnectionError when the server fails closed.
-   */
   /**
    * The connection for the next call when it is known without waiting (no
    * switch under way, not failing closed); otherwise undefined, and
@@ -172,20 +195,23 @@ export class ServerRoute {
    */
   connectionNow(sensitivity: DataSensitivity): McpServerConnection | undefined {
     this.noteSensitivity(sensitivity);
-    if (this.#switching !== undefined || (this.#switched && this.#failClosed !== undefined))
-      return undefined;
+    if (this.#phase === 'switching' || this.#phase === 'fail-closed') return undefined;
     return this.active;
   }
 
+  /**
+   * The connection for the next call, after any switch in progress.
+   * @throws McpConnectionError when the server fails closed.
+   */
   async connectionFor(sensitivity: DataSensitivity): Promise<McpServerConnection> {
     this.noteSensitivity(sensitivity);
     if (this.#switching !== undefined) await this.#switching;
     // A broken isolated endpoint found at connect() matters from the switch on.
-    if (this.#switched && this.#failClosed !== undefined) {
+    if (this.#phase === 'fail-closed') {
       throw new McpConnectionError(
         this.name,
         this.active.transportType,
-        `calls to server "${this.name}" are refused (fail closed): ${this.#failClosed}`,
+        `calls to server "${this.name}" are refused (fail closed): ${this.#problem ?? 'unknown reason'}`,
       );
     }
     return this.active;
@@ -237,7 +263,7 @@ export class ServerRoute {
    */
   async recoverIsolation(signal?: AbortSignal): Promise<boolean> {
     const isolated = this.#isolated;
-    if (this.#failClosed === undefined) return true;
+    if (this.#problem === undefined) return true;
     if (this.mode !== 'endpoint' || isolated === undefined || this.#closed) return false;
     try {
       if (!isConnected(isolated)) await isolated.connect(signal ? { signal } : {});
@@ -245,7 +271,8 @@ export class ServerRoute {
       return false;
     }
     if (compareToolLists(this.#normal.tools, isolated.tools) !== undefined) return false;
-    this.#failClosed = undefined;
+    this.#problem = undefined;
+    if (this.#phase === 'fail-closed') this.#phase = 'isolated';
     return true;
   }
 
@@ -280,11 +307,12 @@ export class ServerRoute {
   }
 
   async #switch(): Promise<void> {
-    if (this.#failClosed !== undefined) {
-      this.#options.listener.isolationFailed(this.#failClosed);
+    if (this.#problem !== undefined) {
+      this.#failSwitch();
       return;
     }
     if (this.mode === 'endpoint') {
+      this.#phase = 'isolated';
       this.#options.listener.isolated('endpoint');
       return;
     }
@@ -294,7 +322,7 @@ export class ServerRoute {
       this.#failClose(
         `server "${this.name}" (${this.config.transport.type}) has no isolation.transport, and only stdio servers can be sandboxed`,
       );
-      this.#options.listener.isolationFailed(this.#failClosed ?? '');
+      this.#failSwitch();
       return;
     }
     const isolation = this.config.isolation;
@@ -303,7 +331,7 @@ export class ServerRoute {
       this.#failClose(
         `this host cannot sandbox a stdio server: ${support.reason ?? 'unknown reason'}`,
       );
-      this.#options.listener.isolationFailed(this.#failClosed ?? '');
+      this.#failSwitch();
       return;
     }
     await this.#waitForInflight();
@@ -347,11 +375,18 @@ export class ServerRoute {
       this.#failClose(
         `the sandboxed server did not start: ${this.#options.redactor.message(error)}`,
       );
-      this.#options.listener.isolationFailed(this.#failClosed ?? '');
+      this.#failSwitch();
       return;
     }
     this.#isolated = sandboxed;
+    this.#phase = 'isolated';
     this.#options.listener.isolated('sandbox');
+  }
+
+  /** Ends a switch as fail-closed, with the problem already recorded. */
+  #failSwitch(): void {
+    this.#phase = 'fail-closed';
+    this.#options.listener.isolationFailed(this.#problem ?? 'unknown reason');
   }
 
   async #waitForInflight(): Promise<void> {
@@ -367,8 +402,10 @@ export class ServerRoute {
     this.#drained = undefined;
   }
 
+  /** Records what is wrong with the isolated side; once isolated, calls stop at once. */
   #failClose(reason: string): void {
-    this.#failClosed ??= this.#options.redactor.redact(reason);
+    this.#problem ??= this.#options.redactor.redact(reason);
+    if (this.#phase === 'isolated') this.#phase = 'fail-closed';
   }
 
   #connection(
