@@ -6,53 +6,25 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type McpIntegrationSection, McpNetworkDenied, Session } from '../../src/index.js';
 import { SANDBOX_HOME } from '../../src/isolation/bubblewrap.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
-import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
+import {
+  call,
+  collect,
+  type CountingListener,
+  countingListener,
+  jsonOf,
+  probeSection,
+} from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
 
 const support = sandboxSupport();
 const SECRET_NAME = 'MCP_SECTIONS_TEST_PARENT_SECRET';
 const SECRET_VALUE = `parent-${randomBytes(8).toString('hex')}`;
-
-/** A listener (TCP on 127.0.0.1, or a unix socket) that counts what it accepted. */
-interface Counting {
-  readonly address: string | number;
-  accepted(): number;
-  close(): Promise<void>;
-}
-
-async function countingServer(
-  listenOn: { port: 0; host: string } | { path: string },
-): Promise<Counting> {
-  let accepted = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    accepted += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.end();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(listenOn, () => resolve());
-  });
-  const bound = server.address();
-  const address = typeof bound === 'string' ? bound : (bound?.port ?? 0);
-  return {
-    address,
-    accepted: () => accepted,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 interface EnvReport {
   readonly keys: readonly string[];
@@ -100,8 +72,8 @@ describe.runIf(support.backend === 'bubblewrap')(
     let workdir: string;
     let socketDir: string;
     let hostFile: string;
-    let tcp: Counting;
-    let unix: Counting;
+    let tcp: CountingListener;
+    let unix: CountingListener;
     let section: McpIntegrationSection;
     let before: number[];
 
@@ -116,8 +88,8 @@ describe.runIf(support.backend === 'bubblewrap')(
         `.mcp-sections-test-credential-${randomBytes(4).toString('hex')}`,
       );
       await writeFile(hostFile, 'aws_secret_access_key=host-only', { mode: 0o600 });
-      tcp = await countingServer({ port: 0, host: '127.0.0.1' });
-      unix = await countingServer({ path: path.join(socketDir, 'agent.sock') });
+      tcp = await countingListener({ port: 0, host: '127.0.0.1' });
+      unix = await countingListener({ path: path.join(socketDir, 'agent.sock') });
 
       const session = new Session();
       section = probeSection(session, workdir, { env: { DECLARED_VAR: 'declared' } });

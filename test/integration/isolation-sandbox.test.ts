@@ -6,7 +6,6 @@
  */
 import { readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -20,7 +19,14 @@ import {
 } from '../../src/index.js';
 import { SANDBOX_HOME } from '../../src/isolation/bubblewrap.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
-import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
+import {
+  call,
+  collect,
+  type CountingListener,
+  countingListener,
+  jsonOf,
+  probeSection,
+} from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
 
 const support = sandboxSupport();
@@ -36,50 +42,17 @@ interface WhoAmI {
   readonly cwd: string;
 }
 
-/** A TCP listener on 127.0.0.1 that counts the connections it accepted. */
-interface Listener {
-  readonly port: number;
-  accepted(): number;
-  close(): Promise<void>;
-}
-
-async function listen(): Promise<Listener> {
-  let accepted = 0;
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    accepted += 1;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.end();
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('no TCP address');
-  return {
-    port: address.port,
-    accepted: () => accepted,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
 describe('sandboxed stdio server', () => {
   let before: number[];
   let workdir: string;
-  let listener: Listener;
+  let listener: CountingListener;
   let session: Session;
   let section: McpIntegrationSection;
 
   beforeEach(async () => {
     before = childPids();
     workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
-    listener = await listen();
+    listener = await countingListener({ port: 0, host: '127.0.0.1' });
     session = new Session({ sessionId: 'sandbox-session' });
     section = probeSection(session, workdir, { timeoutMs: 15_000 });
     await section.connect();
@@ -94,7 +67,7 @@ describe('sandboxed stdio server', () => {
 
   const probe = async (): Promise<ProbeOutcome> =>
     jsonOf<ProbeOutcome>(
-      await call(section, 'probe_probe', { host: '127.0.0.1', port: listener.port }),
+      await call(section, 'probe_probe', { host: '127.0.0.1', port: listener.address }),
     );
 
   it.runIf(support.available)(
@@ -184,7 +157,10 @@ describe('sandboxed stdio server', () => {
 
       session.privateData.add('x');
 
-      const result = await call(section, 'probe_probe', { host: '127.0.0.1', port: listener.port });
+      const result = await call(section, 'probe_probe', {
+        host: '127.0.0.1',
+        port: listener.address,
+      });
       expect(result.success).toBe(false);
       expect(result.message).toContain('fail closed');
       expect(result.message).toContain('this host cannot sandbox a stdio server');
