@@ -57,6 +57,13 @@ export interface BubblewrapLayout {
   readonly egress?: { readonly directory: string; readonly socketName: string };
 }
 
+/** The bubblewrap binary and the namespace flags its probe accepted. */
+export interface BubblewrapProgram {
+  readonly program: string;
+  /** At least `--unshare-all --unshare-user`; see `sandboxSupport`. */
+  readonly namespaces: readonly string[];
+}
+
 /** Where the egress proxy's socket appears inside the sandbox. */
 export const SANDBOX_EGRESS_DIRECTORY = '/run/mcp-sections-egress';
 /** The port of the forwarder on the sandbox's own loopback. */
@@ -94,12 +101,12 @@ const FORWARDER = [
  * reachable through it), and write access to the workspace only.
  */
 export function bubblewrapCommand(
-  bwrap: string,
+  bwrap: BubblewrapProgram,
   line: CommandLine,
   layout: BubblewrapLayout,
 ): CommandLine {
   const args: string[] = [
-    '--unshare-all',
+    ...bwrap.namespaces,
     '--die-with-parent',
     '--new-session',
     '--cap-drop',
@@ -151,7 +158,7 @@ export function bubblewrapCommand(
     }
   }
   return {
-    command: bwrap,
+    command: bwrap.program,
     args,
     env: {
       ...line.env,

@@ -18,7 +18,10 @@ export interface SandboxSupport {
   readonly backend?: SandboxBackend;
   /** The program to run: the bwrap binary, or `unshare`. */
   readonly program?: string;
-  /** `unshare` flags that worked, for that backend. */
+  /**
+   * The flags that worked in the probe: bubblewrap's namespace flags, or
+   * `unshare`'s. The sandbox is started with exactly these.
+   */
   readonly flags: readonly string[];
   /** Why not, when unavailable: names what is missing and how to get it. */
   readonly reason?: string;
@@ -56,8 +59,48 @@ export function sandboxSupport(options: SandboxSupportOptions = {}): SandboxSupp
     };
   }
   const bwrap = bubblewrapProgram();
-  const probe = probeOnce(bwrap, [
-    '--unshare-all',
+  let namespaces: readonly string[] = BUBBLEWRAP_NAMESPACES;
+  let probe = probeBubblewrap(bwrap, namespaces);
+  if (!probe.ok && probe.why.includes('--disable-userns')) {
+    // bubblewrap before 0.8: still a user namespace of its own and no
+    // capabilities; only nested user namespaces stay possible, and they lead
+    // nowhere outside this one.
+    namespaces = BUBBLEWRAP_NAMESPACES.filter((flag) => flag !== '--disable-userns');
+    probe = probeBubblewrap(bwrap, namespaces);
+  }
+  if (probe.ok)
+    return { available: true, backend: 'bubblewrap', program: bwrap, flags: namespaces };
+  const missing =
+    `bubblewrap (${bwrap}) cannot sandbox a stdio server here: ${probe.why}; ` +
+    'install the "bubblewrap" package (apt-get install bubblewrap), allow unprivileged user namespaces, ' +
+    'or set isolation.unshareFallback: true to accept a sandbox that only removes the network';
+  if (options.allowUnshare !== true) return { available: false, flags: [], reason: missing };
+  const failures: string[] = [];
+  for (const flags of [['--net'], ['--user', '--map-root-user', '--net']]) {
+    const fallback = probeOnce('unshare', [...flags, '--', 'true']);
+    if (fallback.ok) return { available: true, backend: 'unshare', program: 'unshare', flags };
+    failures.push(`unshare ${flags.join(' ')}: ${fallback.why}`);
+  }
+  return { available: false, flags: [], reason: `${missing}; ${failures.join('; ')}` };
+}
+
+/**
+ * Every namespace, the user namespace included: `--unshare-all` only tries
+ * that one, and as root bubblewrap would then go on in the host's, with the
+ * power to re-enter its other namespaces. No user namespaces inside.
+ */
+const BUBBLEWRAP_NAMESPACES: readonly string[] = [
+  '--unshare-all',
+  '--unshare-user',
+  '--disable-userns',
+];
+
+function probeBubblewrap(
+  bwrap: string,
+  namespaces: readonly string[],
+): { ok: true } | { ok: false; why: string } {
+  return probeOnce(bwrap, [
+    ...namespaces,
     '--die-with-parent',
     '--cap-drop',
     'ALL',
@@ -71,19 +114,6 @@ export function sandboxSupport(options: SandboxSupportOptions = {}): SandboxSupp
     '--',
     'true',
   ]);
-  if (probe.ok) return { available: true, backend: 'bubblewrap', program: bwrap, flags: [] };
-  const missing =
-    `bubblewrap (${bwrap}) cannot sandbox a stdio server here: ${probe.why}; ` +
-    'install the "bubblewrap" package (apt-get install bubblewrap), allow unprivileged user namespaces, ' +
-    'or set isolation.unshareFallback: true to accept a sandbox that only removes the network';
-  if (options.allowUnshare !== true) return { available: false, flags: [], reason: missing };
-  const failures: string[] = [];
-  for (const flags of [['--net'], ['--user', '--map-root-user', '--net']]) {
-    const fallback = probeOnce('unshare', [...flags, '--', 'true']);
-    if (fallback.ok) return { available: true, backend: 'unshare', program: 'unshare', flags };
-    failures.push(`unshare ${flags.join(' ')}: ${fallback.why}`);
-  }
-  return { available: false, flags: [], reason: `${missing}; ${failures.join('; ')}` };
 }
 
 function probeOnce(
@@ -125,7 +155,11 @@ export function sandboxedCommand(
   support: SandboxSupport,
 ): CommandLine {
   if (support.backend === 'bubblewrap') {
-    return bubblewrapCommand(support.program ?? bubblewrapProgram(), line, plan);
+    return bubblewrapCommand(
+      { program: support.program ?? bubblewrapProgram(), namespaces: support.flags },
+      line,
+      plan,
+    );
   }
   const home = plan.unshareHome ?? '/nonexistent';
   return {

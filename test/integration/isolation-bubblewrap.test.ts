@@ -5,6 +5,7 @@
  * a stdio server gets the safe default environment, not the parent's.
  */
 import { randomBytes } from 'node:crypto';
+import { readlinkSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -139,6 +140,22 @@ describe.runIf(support.backend === 'bubblewrap')(
       );
       expect(outcome.connected).toBe(false);
       expect(tcp.accepted()).toBe(0);
+    });
+
+    it('runs in a user namespace of its own, with no capabilities, and cannot nest one', async () => {
+      const powers = jsonOf<{ userns: string; capEff: string; nestedUserns: boolean }>(
+        await call(section, 'probe_powers'),
+      );
+      expect(powers.userns).not.toBe(readlinkSync('/proc/self/ns/user'));
+      expect(powers.capEff).toMatch(/^0+$/u);
+      expect(powers.nestedUserns).toBe(false);
+    });
+
+    it('cannot read /etc/shadow', async () => {
+      const outcome = jsonOf<{ content?: string; code?: string }>(
+        await call(section, 'probe_try-read', { path: '/etc/shadow' }),
+      );
+      expect(outcome.content).toBeUndefined();
     });
 
     it('sees no host process in /proc', async () => {
