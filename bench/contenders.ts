@@ -10,7 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { invokeTool, McpIntegrationSection, Session, type Tool } from '../src/index.js';
-import type { McpTransportConfig } from '../src/mcp/config-types.js';
+import type { McpTransportConfig } from '../src/config/server-config.js';
 import { ECHO_ARGS, ECHO_TEXT, echoServer, everythingStdio } from './servers.js';
 import type { Contender } from './stats.js';
 

@@ -130,6 +130,34 @@ export type {
   SectionRenderContext,
 } from './prompt/section.js';
 
+// Server configs: one schema, and the file formats that produce it.
+export {
+  DEFAULT_TIMEOUT_MS,
+  SERVER_NAME_PATTERN,
+  TOOL_PREFIX_PATTERN,
+  serverConfigSchema,
+} from './config/server-config.js';
+export type {
+  InMemoryTransportConfig,
+  McpIsolationConfig,
+  McpServerConfig,
+  McpTransportConfig,
+  ResolvedServerConfig,
+  SseTransportConfig,
+  StdioTransportConfig,
+  StreamableHttpTransportConfig,
+  ToolPermission,
+} from './config/server-config.js';
+export { parseServerConfigs } from './config/parse-server-configs.js';
+export type { ConfigSource } from './config/parse-server-configs.js';
+export { loadMcpConfig } from './config/config-yaml.js';
+export type { LoadMcpConfigOptions } from './config/config-yaml.js';
+export { loadMcpJson, normalizeServerName } from './config/mcp-json.js';
+export type { LoadMcpJsonOptions } from './config/mcp-json.js';
+export { loadServerConfigs } from './config/load-server-configs.js';
+export type { LoadServerConfigsOptions } from './config/load-server-configs.js';
+export type { EnvironmentVariables } from './config/env-expansion.js';
+
 // MCP integration.
 export { McpConnectionPool } from './mcp/connection-pool.js';
 export type { PoolCallOptions } from './mcp/connection-pool.js';
@@ -139,17 +167,7 @@ export type {
   SamplingHandler,
   ServerRequestContext,
 } from './mcp/client-handlers.js';
-export { DEFAULT_TIMEOUT_MS, SERVER_NAME_PATTERN, validateServerConfigs } from './mcp/config.js';
-export type {
-  InMemoryTransportConfig,
-  McpIsolationConfig,
-  McpServerConfig,
-  McpTransportConfig,
-  SseTransportConfig,
-  StdioTransportConfig,
-  StreamableHttpTransportConfig,
-  ToolPermission,
-} from './mcp/config-types.js';
+
 export {
   McpIsolationFailed,
   McpNetworkDenied,
@@ -220,8 +238,6 @@ export type {
   GeneratedToolBinding,
   GenerateToolBindingsOptions,
 } from './ecosystem/codegen.js';
-export { loadMcpJson, normalizeServerName } from './ecosystem/mcp-json.js';
-export type { LoadMcpJsonOptions } from './ecosystem/mcp-json.js';
 export { openAIStrictIssues } from './ecosystem/openai-strict.js';
 export { invokeFromOpenAI, toOpenAIToolMessage, toOpenAITools } from './ecosystem/openai.js';
 export type {
@@ -231,8 +247,6 @@ export type {
   ToOpenAIToolsOptions,
 } from './ecosystem/openai.js';
 export { SECRET_MASK, isSecretArgumentName } from './ecosystem/secret-arguments.js';
-export { loadServerConfigs } from './ecosystem/server-configs.js';
-export type { LoadServerConfigsOptions } from './ecosystem/server-configs.js';
 export { TRACER_NAME, instrumentSession } from './ecosystem/telemetry.js';
 export type {
   InstrumentSessionOptions,

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  loadMcpConfig,
   McpIntegrationSection,
   McpSectionIsolated,
   SensitivityEscalated,
@@ -89,7 +90,6 @@ try {
     { userId: 'alice', sessionId: session.sessionId },
     { secret },
   );
-  const headers = { Authorization: `Bearer ${token}` };
   session.bus.subscribe(ToolInvoked, (e) =>
     console.log(`   [ToolInvoked] ${e.toolName} → ${e.result.success ? 'ok' : 'error'}`),
   );
@@ -100,19 +100,16 @@ try {
     console.log(`   [McpSectionIsolated] ${e.serverName} now uses its ${e.mode}`),
   );
 
-  section = new McpIntegrationSection({
-    session,
-    servers: [
-      {
-        name: 'template',
-        transport: { type: 'streamable-http', url: normal.url, headers },
-        isolation: {
-          transport: { type: 'streamable-http', url: isolated.url, headers },
-          at: 'confidential',
-        },
-      },
-    ],
+  // The client config the deployment ships, pointed at the two instances.
+  const servers = await loadMcpConfig(fileURLToPath(new URL('./config.yaml', import.meta.url)), {
+    env: {
+      TEMPLATE_URL: normal.url,
+      TEMPLATE_URL_ISOLATED: isolated.url,
+      TEMPLATE_TOKEN: token,
+    },
+    dotenv: false,
   });
+  section = new McpIntegrationSection({ session, servers });
   await section.connect();
   const call = async (name: string, args: Record<string, unknown>): Promise<string> => {
     const result = await section!.execute({ name: `template.${name}`, arguments: args });

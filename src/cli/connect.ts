@@ -3,8 +3,8 @@
  * with progress on stderr and errors mapped to exit codes.
  */
 import path from 'node:path';
-import { loadServerConfigs } from '../ecosystem/server-configs.js';
-import type { McpServerConfig, McpTransportConfig } from '../mcp/config-types.js';
+import { loadServerConfigs } from '../config/load-server-configs.js';
+import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
 import { McpIntegrationSection } from '../mcp/section.js';
 import { Session } from '../runtime/session.js';
 import { asCliError, CliError, EXIT_CODES } from './exit-codes.js';
@@ -15,7 +15,7 @@ import type { Progress } from './spinner.js';
 export interface OpenedSection {
   readonly section: McpIntegrationSection;
   readonly session: Session;
-  readonly servers: readonly McpServerConfig[];
+  readonly servers: readonly ResolvedServerConfig[];
 }
 
 /** Options of {@link withSection}. */
@@ -72,7 +72,7 @@ export async function withSection<T>(
 async function loadConfigs(
   configPath: string,
   options: WithSectionOptions,
-): Promise<McpServerConfig[]> {
+): Promise<ResolvedServerConfig[]> {
   try {
     return await loadServerConfigs(path.resolve(configPath), {
       env: options.io.env,
@@ -84,7 +84,7 @@ async function loadConfigs(
 }
 
 /** `everything (stdio)`: the name and transport type, never a URL, header or env value. */
-export function describeServer(server: McpServerConfig): string {
+export function describeServer(server: ResolvedServerConfig): string {
   return `${server.name} (${server.transport.type})`;
 }
 

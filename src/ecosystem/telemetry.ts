@@ -16,7 +16,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import type { McpServerConfig } from '../mcp/config-types.js';
+import type { McpServerConfig } from '../config/server-config.js';
 import { McpServerConnected, McpServerDisconnected, McpServerUnavailable } from '../mcp/events.js';
 import { SecretRedactor } from '../mcp/redact.js';
 import type { Unsubscribe } from '../runtime/event-bus.js';

@@ -1,4 +1,4 @@
-import type { ToolPermission } from '../mcp/config-types.js';
+import type { ToolPermission } from '../config/server-config.js';
 import type { ToolAnnotations } from '../tools/tool.js';
 
 /** What is known of a tool's reach, from the config or its MCP annotations. */

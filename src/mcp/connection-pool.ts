@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError } from '../core/errors.js';
 import { canonicalJsonText } from './schema/json.js';
-import type { McpTransportConfig } from './config-types.js';
+import type { McpTransportConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { McpTool } from './bridge-tool.js';

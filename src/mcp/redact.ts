@@ -1,4 +1,4 @@
-import type { McpServerConfig, McpTransportConfig } from './config-types.js';
+import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
 
 const MASK = '***';
 /** A run of text without white space or quotes: a URL, a header value, a word. */
@@ -25,7 +25,7 @@ export class SecretRedactor {
   }
 
   /** Collects the secrets of one server config (both of its transports). */
-  static forServer(config: McpServerConfig): SecretRedactor {
+  static forServer(config: ResolvedServerConfig): SecretRedactor {
     const secrets: string[] = [...Object.values(config.env ?? {})];
     const transports = [config.transport, config.isolation?.transport];
     for (const transport of transports)

@@ -28,8 +28,12 @@ import { inputSchemaRefusal } from './schema/index.js';
 import { canonicalJsonText } from './schema/json.js';
 import { McpConnectionPool } from './connection-pool.js';
 import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execute.js';
-import type { McpIsolationConfig, McpServerConfig } from './config-types.js';
-import { validateServerConfigs } from './config.js';
+import { parseServerConfigs } from '../config/parse-server-configs.js';
+import type {
+  McpIsolationConfig,
+  McpServerConfig,
+  ResolvedServerConfig,
+} from '../config/server-config.js';
 import {
   McpIsolationFailed,
   McpNetworkDenied,
@@ -130,7 +134,8 @@ type SectionState = 'idle' | 'connecting' | 'connected';
  * const result = await invokeTool(section.tools()[0], { message: 'hi' }, { session });
  */
 export class McpIntegrationSection extends Section<undefined> {
-  readonly servers: readonly McpServerConfig[];
+  /** The servers as checked: frozen, aliases resolved, the section's isolation default applied. */
+  readonly servers: readonly ResolvedServerConfig[];
   readonly session: Session;
   readonly #options: McpIntegrationSectionOptions;
   readonly #templateParts: readonly TemplatePart[] | undefined;
@@ -157,7 +162,7 @@ export class McpIntegrationSection extends Section<undefined> {
       acceptsOverrides: options.acceptsOverrides ?? false,
     });
     this.servers = Object.freeze(
-      withDefaultIsolation(validateServerConfigs(options.servers), options.isolation),
+      withDefaultIsolation(parseServerConfigs(options.servers), options.isolation),
     );
     this.session = options.session;
     this.#options = options;
@@ -491,7 +496,7 @@ export class McpIntegrationSection extends Section<undefined> {
     );
   }
 
-  #createRoute(config: McpServerConfig): ServerRoute {
+  #createRoute(config: ResolvedServerConfig): ServerRoute {
     const session = this.session;
     const base = { sessionId: session.sessionId, serverName: config.name };
     const listener: RouteListener = {
@@ -589,9 +594,9 @@ function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
 
 /** `servers` with the section's isolation default given to each stdio server that has none. */
 function withDefaultIsolation(
-  servers: readonly McpServerConfig[],
+  servers: readonly ResolvedServerConfig[],
   isolation: Omit<McpIsolationConfig, 'transport'> | undefined,
-): McpServerConfig[] {
+): ResolvedServerConfig[] {
   if (isolation === undefined) return [...servers];
   if ('transport' in isolation) {
     throw new McpConfigError(
@@ -605,5 +610,5 @@ function withDefaultIsolation(
       : server,
   );
   // Checked again: the default's fields follow the same rules as a server's own.
-  return [...validateServerConfigs(applied)];
+  return [...parseServerConfigs(applied)];
 }

@@ -19,7 +19,7 @@ import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import { descendants, endProcesses } from './process-tree.js';
 import { capabilitiesFor, type ClientHandlers } from './client-handlers.js';
-import type { McpTransportConfig } from './config-types.js';
+import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import { type CommandWrapper, createTransport, type TransportHandle } from './transport-factory.js';
 
@@ -275,10 +275,15 @@ export class McpServerConnection {
         error instanceof RpcError &&
         error.code === Number(ErrorCode.RequestTimeout)
       ) {
+        // Progress kept the call alive until the cap on its whole duration.
+        const cap = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
+        const limit = typeof cap === 'number' ? cap : timeoutMs;
         throw new McpTimeoutError(
           this.serverName,
-          timeoutMs,
-          `tool "${name}" of server "${this.serverName}" timed out after ${timeoutMs} ms`,
+          limit,
+          typeof cap === 'number'
+            ? `tool "${name}" of server "${this.serverName}" reported progress but did not finish within maxTotalTimeoutMs (${cap} ms)`
+            : `tool "${name}" of server "${this.serverName}" timed out after ${timeoutMs} ms`,
           { cause: error },
         );
       }

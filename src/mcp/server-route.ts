@@ -8,8 +8,7 @@ import { sandboxedCommand, sandboxSupport } from '../isolation/sandbox.js';
 import { canonicalJsonText } from './schema/json.js';
 import { McpConnectionPool } from './connection-pool.js';
 import type { ClientHandlers } from './client-handlers.js';
-import type { McpServerConfig } from './config-types.js';
-import { DEFAULT_TIMEOUT_MS } from './config.js';
+import { DEFAULT_TIMEOUT_MS, type ResolvedServerConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from './transport-factory.js';
 import {
@@ -42,7 +41,7 @@ export interface RouteListener {
 
 /** Options of {@link ServerRoute}. */
 export interface ServerRouteOptions {
-  readonly config: McpServerConfig;
+  readonly config: ResolvedServerConfig;
   readonly redactor: SecretRedactor;
   readonly handlers: ClientHandlers;
   readonly reconnect?: ReconnectPolicy;
@@ -57,7 +56,7 @@ export interface ServerRouteOptions {
  * a sandbox), and the one-way switch between them.
  */
 export class ServerRoute {
-  readonly config: McpServerConfig;
+  readonly config: ResolvedServerConfig;
   readonly timeoutMs: number;
   /** The level at which calls switch, or undefined without isolation. */
   readonly isolateAt: DataSensitivity | undefined;
@@ -410,7 +409,7 @@ export class ServerRoute {
 
   #connection(
     endpoint: Endpoint,
-    transport: McpServerConfig['transport'],
+    transport: ResolvedServerConfig['transport'],
     wrapCommand?: CommandWrapper,
   ): McpServerConnection {
     const { config } = this;

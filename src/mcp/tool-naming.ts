@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
 import { MAX_TOOL_DESCRIPTION_LENGTH, TOOL_NAME_PATTERN } from '../tools/tool.js';
-import type { McpServerConfig } from './config-types.js';
+import type { ResolvedServerConfig } from '../config/server-config.js';
 import { serverTextLine } from './server-text.js';
 
 const HASH_LENGTH = 8;
@@ -23,7 +23,7 @@ export function bridgedToolName(prefix: string, original: string): string {
 }
 
 /** Applies `enabledTools` first, then `disabledTools`, to original names. */
-export function isToolSelected(config: McpServerConfig, original: string): boolean {
+export function isToolSelected(config: ResolvedServerConfig, original: string): boolean {
   if (config.enabledTools !== undefined && !config.enabledTools.includes(original)) return false;
   return !(config.disabledTools ?? []).includes(original);
 }

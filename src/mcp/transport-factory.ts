@@ -7,7 +7,7 @@ import {
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpTransportConfig, StdioTransportConfig } from './config-types.js';
+import type { McpTransportConfig, StdioTransportConfig } from '../config/server-config.js';
 import { canStartProcessGroup } from './process-tree.js';
 
 /** A command line, possibly rewritten to run inside a sandbox. */

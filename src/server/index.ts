@@ -87,7 +87,8 @@ export type { ServerToolkitErrorCode, WorkspacePathReason } from './errors.js';
 export { FATAL_PREFIX, McpConfigError } from '../core/errors.js';
 
 // Configuration.
-export { loadMcpConfig, SERVER_NAME_PATTERN } from './load-mcp-config.js';
-export type { LoadMcpConfigOptions } from './load-mcp-config.js';
-export type { EnvironmentVariables } from './env-expansion.js';
-export type { McpServerConfig } from '../mcp/config-types.js';
+export { loadMcpConfig } from '../config/config-yaml.js';
+export { SERVER_NAME_PATTERN } from '../config/server-config.js';
+export type { LoadMcpConfigOptions } from '../config/config-yaml.js';
+export type { EnvironmentVariables } from '../config/env-expansion.js';
+export type { McpServerConfig } from '../config/server-config.js';

@@ -3,10 +3,10 @@
  * the declaration is published in the tool's MCP annotations (and `_meta`)
  * so that a client can enforce the same rules without being told twice.
  */
-import type { ToolPermission } from '../mcp/config-types.js';
+import type { ToolPermission } from '../config/server-config.js';
 import { ServerOptionsError } from './errors.js';
 
-export type { ToolPermission } from '../mcp/config-types.js';
+export type { ToolPermission } from '../config/server-config.js';
 
 /** Every permission, in a stable order. */
 export const TOOL_PERMISSIONS: readonly ToolPermission[] = Object.freeze([

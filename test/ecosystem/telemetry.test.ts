@@ -8,7 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { instrumentSession } from '../../src/ecosystem/telemetry.js';
-import type { McpServerConfig } from '../../src/mcp/config-types.js';
+import type { McpServerConfig } from '../../src/config/server-config.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { ToolInvoked } from '../../src/runtime/events.js';
 import { Session } from '../../src/runtime/session.js';

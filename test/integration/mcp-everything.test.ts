@@ -24,6 +24,8 @@ import { childPids, expectNoNewChildren, waitFor } from '../support/processes.js
 type Mode = 'stdio' | 'sse' | 'streamable-http';
 
 const SHORT_TIMEOUT_MS = 500;
+/** Progress restarts the timeout, up to this; far below the operation's own 30 s. */
+const SHORT_TOTAL_TIMEOUT_MS = 1_500;
 
 /** Tools server-everything registers for a client without optional capabilities. */
 const ALWAYS_REGISTERED = [
@@ -76,7 +78,14 @@ describe.each<Mode>(['stdio', 'sse', 'streamable-http'])('server-everything over
     });
     short = new McpIntegrationSection({
       key: 'mcp.short',
-      servers: [{ name: 'short', transport, timeoutMs: SHORT_TIMEOUT_MS }],
+      servers: [
+        {
+          name: 'short',
+          transport,
+          timeoutMs: SHORT_TIMEOUT_MS,
+          maxTotalTimeoutMs: SHORT_TOTAL_TIMEOUT_MS,
+        },
+      ],
       session,
     });
     await Promise.all([section.connect(), short.connect()]);
@@ -234,7 +243,7 @@ describe.each<Mode>(['stdio', 'sse', 'streamable-http'])('server-everything over
     expect(values).toEqual([...values].sort((a, b) => a - b));
   });
 
-  it('a call past timeoutMs fails with a timeout message and McpToolTimedOut; state rolls back', async () => {
+  it('a call that reports progress past maxTotalTimeoutMs fails with a timeout message and McpToolTimedOut; state rolls back', async () => {
     const events = recordEvents(session);
     onTestFinished(events.stop);
     const ticks = session.slice(`ticks-${mode}`, { initial: { count: 0 } });
@@ -246,13 +255,13 @@ describe.each<Mode>(['stdio', 'sse', 'streamable-http'])('server-everything over
 
     const result = await invokeTool(
       toolNamed(short, 'short_trigger-long-running-operation'),
-      { duration: 5, steps: 100 },
+      { duration: 30, steps: 600 },
       { session },
     );
 
     expect(result.success).toBe(false);
     expect(result.message).toBe(
-      `tool "trigger-long-running-operation" of server "short" timed out after ${SHORT_TIMEOUT_MS} ms`,
+      `tool "trigger-long-running-operation" of server "short" reported progress but did not finish within maxTotalTimeoutMs (${SHORT_TOTAL_TIMEOUT_MS} ms)`,
     );
     const [invoked] = events.of(ToolInvoked);
     expect(events.of(McpToolTimedOut)).toEqual([
@@ -260,7 +269,7 @@ describe.each<Mode>(['stdio', 'sse', 'streamable-http'])('server-everything over
         serverName: 'short',
         toolName: 'short_trigger-long-running-operation',
         originalName: 'trigger-long-running-operation',
-        timeoutMs: SHORT_TIMEOUT_MS,
+        timeoutMs: SHORT_TOTAL_TIMEOUT_MS,
         callId: invoked?.callId,
       }),
     ]);

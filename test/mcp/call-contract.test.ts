@@ -128,6 +128,6 @@ describe('progress and the timeout', () => {
     const { call } = await connected({ timeoutMs: 300, maxTotalTimeoutMs: 500 });
     const result = await call('working', { ms: 1_500 });
     expect(result.success).toBe(false);
-    expect(result.message).toMatch(/timed out/);
+    expect(result.message).toMatch(/did not finish within maxTotalTimeoutMs \(500 ms\)/);
   });
 });

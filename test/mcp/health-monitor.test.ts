@@ -6,7 +6,7 @@ import {
   McpHealthMonitor,
   McpServerHealthChanged,
 } from '../../src/mcp/health-monitor.js';
-import type { McpServerConfig } from '../../src/mcp/config-types.js';
+import type { McpServerConfig } from '../../src/config/server-config.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { Session } from '../../src/runtime/session.js';
 import { FlakyServer } from '../fixtures/resilience/flaky-server.js';

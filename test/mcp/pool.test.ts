@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpConnectionError } from '../../src/core/errors.js';
-import type { McpServerConfig } from '../../src/mcp/config-types.js';
+import type { McpServerConfig } from '../../src/config/server-config.js';
 import { McpConnectionPool } from '../../src/mcp/connection-pool.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { Session } from '../../src/runtime/session.js';

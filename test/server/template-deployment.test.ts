@@ -42,16 +42,19 @@ describe('template deployment files', () => {
 
   it('ships a client config that loads, with both URLs', async () => {
     const [server] = await loadMcpConfig(new URL('config.yaml', dir).pathname, {
-      env: {},
+      env: { TEMPLATE_TOKEN: 'jwt' },
       dotenv: false,
     });
+    const headers = { Authorization: 'Bearer jwt' };
     expect(server?.transport).toEqual({
       type: 'streamable-http',
       url: 'http://127.0.0.1:8000/mcp',
+      headers,
     });
     expect(server?.isolation?.transport).toEqual({
       type: 'streamable-http',
       url: 'http://127.0.0.1:8001/mcp',
+      headers,
     });
     expect(server?.permissions?.['fetch_url']).toEqual(['connect']);
     expect(server?.sensitiveTools).toEqual({ load_sensitive_dataset: 'confidential' });

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { McpConfigError } from '../../src/core/errors.js';
-import { loadMcpJson, normalizeServerName } from '../../src/ecosystem/mcp-json.js';
-import { loadServerConfigs } from '../../src/ecosystem/server-configs.js';
-import { loadMcpConfig } from '../../src/server/load-mcp-config.js';
+import { loadMcpConfig } from '../../src/config/config-yaml.js';
+import { loadServerConfigs } from '../../src/config/load-server-configs.js';
+import { loadMcpJson, normalizeServerName } from '../../src/config/mcp-json.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -151,6 +151,21 @@ describe('loadMcpJson', () => {
     expect((strict as Error).message).toContain('"GitHub" must match');
   });
 
+  it("reads VS Code's servers object, with ${env:VAR}", async () => {
+    const servers = await loadMcpJson(
+      {
+        inputs: [],
+        servers: {
+          files: { type: 'stdio', command: 'node', args: ['${env:ROOT}'], envFile: '.env' },
+        },
+      },
+      { env: { ROOT: '/data' } },
+    );
+    expect(servers).toStrictEqual([
+      { name: 'files', transport: { type: 'stdio', command: 'node', args: ['/data'] } },
+    ]);
+  });
+
   it('rejects two keys that normalise to one name, naming both', async () => {
     const error = await loadError({
       mcpServers: { GitHub: { command: 'a' }, github: { command: 'b' } },
@@ -190,7 +205,7 @@ describe('loadMcpJson', () => {
       '"url" servers only',
     ],
     [{ mcpServers: { '1': { command: 'x' } } }, 'mcpServers.1', 'no letter to start with'],
-    [{ servers: {} }, 'mcpServers', 'missing the top-level "mcpServers"'],
+    [{ other: {} }, 'mcpServers', 'missing the top-level "mcpServers"'],
   ])('rejects %j naming %s', async (source, field, message) => {
     const error = await loadError(source);
     expect(error.field).toBe(field);

@@ -5,6 +5,7 @@
  * - `${NAME}`: the variable's value; an unset variable is an error naming
  *   it, so a missing secret fails at load time, not as a confusing 401 later.
  * - `${NAME:-default}`: the default when the variable is unset or empty.
+ * - `${env:NAME}`: VS Code's spelling of `${NAME}`.
  * - `$$`: a literal `$`.
  */
 import { McpConfigError } from '../core/errors.js';
@@ -41,7 +42,13 @@ export function expandEnv(
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      out[key] = expandEnv(item, env, `${field}.${key}`, source);
+      // defineProperty: a key named `__proto__` stays a key.
+      Object.defineProperty(out, key, {
+        value: expandEnv(item, env, `${field}.${key}`, source),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return out;
   }
@@ -62,17 +69,19 @@ function expandString(
         `${source}: ${field}: "\${" is not closed; write \${NAME} or $$ for a literal $`,
       );
     }
-    const separator = inner.indexOf(':-');
-    const name = separator < 0 ? inner : inner.slice(0, separator);
+    // VS Code writes `${env:NAME}`; the same variable.
+    const reference = inner.startsWith('env:') ? inner.slice(4) : inner;
+    const separator = reference.indexOf(':-');
+    const name = separator < 0 ? reference : reference.slice(0, separator);
     if (!NAME.test(name)) {
       throw new McpConfigError(
         field,
         `${source}: ${field}: \${${name}} is not a variable reference; names match [A-Za-z_][A-Za-z0-9_]*`,
       );
     }
-    const current = env[name];
+    const current = Object.hasOwn(env, name) ? env[name] : undefined;
     if (separator >= 0) {
-      return current === undefined || current === '' ? inner.slice(separator + 2) : current;
+      return current === undefined || current === '' ? reference.slice(separator + 2) : current;
     }
     if (current === undefined) {
       throw new McpConfigError(

@@ -2,8 +2,8 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadMcpConfig, McpConfigError } from '../../src/server/index.js';
-import { parseDotenv } from '../../src/server/dotenv.js';
-import { makeTempDirs, type TempDirs } from './helpers.js';
+import { parseDotenv } from '../../src/config/dotenv.js';
+import { makeTempDirs, type TempDirs } from '../server/helpers.js';
 
 let dirs: TempDirs;
 let configPath: string;
@@ -163,34 +163,40 @@ mcp_servers:
   it.each([
     [
       'an unknown key',
-      'a: { url: "http://h/mcp", read_timeout: 60 }',
-      'mcp_servers.a.read_timeout',
-      /not a known key \(use timeout_ms/,
+      'a: { url: "http://h/mcp", timeout: 60 }',
+      'mcp_servers.a.timeout',
+      /not a known key; did you mean read_timeout \(seconds\) or timeout_ms\?/,
+    ],
+    [
+      'a misspelt key',
+      'a: { url: "http://h/mcp", tool_prefx: x }',
+      'mcp_servers.a.tool_prefx',
+      /not a known key; did you mean tool_prefix\?/,
     ],
     [
       'a bad timeout',
       'a: { url: "http://h/mcp", timeout_ms: -5 }',
       'mcp_servers.a.timeout_ms',
-      /positive integer .* got -5/,
+      /-5 must be a positive number of milliseconds/,
     ],
     [
       'a bad permission',
       'a: { url: "http://h/mcp", permissions: { t: [read, exec] } }',
       'mcp_servers.a.permissions.t[1]',
-      /got "exec"/,
+      /"exec" must be "read", "write" or "connect"/,
     ],
     [
       'a bad level',
       'a: { url: "http://h/mcp", sensitive_tools: { t: high } }',
       'mcp_servers.a.sensitive_tools.t',
-      /got "high"/,
+      /"high" must be public, internal, confidential or secret/,
     ],
     ['a bad name', 'GitHub: { url: "http://h/mcp" }', 'mcp_servers.GitHub', /"GitHub" must match/],
     [
       'neither url nor command',
       'a: { tool_prefix: x }',
       'mcp_servers.a',
-      /needs url .* or command/,
+      /needs url .*, command .* or a transport block/,
     ],
     [
       'both url and command',

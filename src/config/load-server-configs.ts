@@ -5,9 +5,9 @@
  */
 import path from 'node:path';
 import { McpConfigError } from '../core/errors.js';
-import type { McpServerConfig } from '../mcp/config-types.js';
-import { loadMcpConfig } from '../server/load-mcp-config.js';
-import type { EnvironmentVariables } from '../server/env-expansion.js';
+import { loadMcpConfig } from './config-yaml.js';
+import type { EnvironmentVariables } from './env-expansion.js';
+import type { ResolvedServerConfig } from './server-config.js';
 import { loadMcpJson } from './mcp-json.js';
 
 /** Options of {@link loadServerConfigs}. */
@@ -32,7 +32,7 @@ export const CONFIG_YAML_EXTENSIONS: readonly string[] = Object.freeze(['.yaml',
 export function loadServerConfigs(
   file: string,
   options: LoadServerConfigsOptions = {},
-): Promise<McpServerConfig[]> {
+): Promise<ResolvedServerConfig[]> {
   const extension = path.extname(file).toLowerCase();
   const shared = {
     ...(options.env === undefined ? {} : { env: options.env }),

@@ -12,7 +12,7 @@ import {
   Prompt,
   PromptTemplate,
   Session,
-  validateServerConfigs,
+  parseServerConfigs,
 } from '../../src/index.js';
 import { causeChain, everythingStdio, rawToolServer } from '../support/mcp-fixtures.js';
 import { freePort } from '../support/ports.js';
@@ -42,7 +42,7 @@ const BAD_CONFIGS: readonly (readonly [string, unknown, string])[] = [
   [
     'stdio args that are not strings',
     { name: 'x', transport: { type: 'stdio', command: 'node', args: [1] } },
-    'servers[1].transport.args',
+    'servers[1].transport.args[0]',
   ],
   [
     'a stdio cwd that is not a string',
@@ -65,7 +65,7 @@ const BAD_CONFIGS: readonly (readonly [string, unknown, string])[] = [
       name: 'x',
       transport: { type: 'sse', url: 'http://127.0.0.1:1/sse', headers: { 'X-Retries': 3 } },
     },
-    'servers[1].transport.headers',
+    'servers[1].transport.headers.X-Retries',
   ],
   [
     'an in-memory server that is not a server',
@@ -85,7 +85,7 @@ const BAD_CONFIGS: readonly (readonly [string, unknown, string])[] = [
   [
     'disabledTools with a number',
     { name: 'x', transport: stdio, disabledTools: ['echo', 2] },
-    'servers[1].disabledTools',
+    'servers[1].disabledTools[1]',
   ],
   ['a negative timeoutMs', { name: 'x', transport: stdio, timeoutMs: -1 }, 'servers[1].timeoutMs'],
   ['a timeoutMs of zero', { name: 'x', transport: stdio, timeoutMs: 0 }, 'servers[1].timeoutMs'],
@@ -99,7 +99,11 @@ const BAD_CONFIGS: readonly (readonly [string, unknown, string])[] = [
     { name: 'x', transport: stdio, timeoutMs: '30000' },
     'servers[1].timeoutMs',
   ],
-  ['env with a number', { name: 'x', transport: stdio, env: { PORT: 8080 } }, 'servers[1].env'],
+  [
+    'env with a number',
+    { name: 'x', transport: stdio, env: { PORT: 8080 } },
+    'servers[1].env.PORT',
+  ],
   [
     'permissions that are not a map',
     { name: 'x', transport: stdio, permissions: ['read'] },
@@ -108,7 +112,7 @@ const BAD_CONFIGS: readonly (readonly [string, unknown, string])[] = [
   [
     'an unknown permission',
     { name: 'x', transport: stdio, permissions: { echo: ['execute'] } },
-    'servers[1].permissions.echo',
+    'servers[1].permissions.echo[0]',
   ],
   [
     'an unknown sensitivity',
@@ -185,13 +189,13 @@ describe('config validation', () => {
 
   it('says what the rule is, with the offending value', () => {
     const error = catchError(() =>
-      validateServerConfigs([{ name: 'GitHub', transport: stdio }]),
+      parseServerConfigs([{ name: 'GitHub', transport: stdio }]),
     ) as McpConfigError;
     expect(error.message).toBe('servers[0].name "GitHub" must match ^[a-z][a-z0-9_-]{0,31}$');
   });
 
   it('rejects a servers value that is not an array', () => {
-    expect(catchError(() => validateServerConfigs({ name: 'x' }))).toMatchObject({
+    expect(catchError(() => parseServerConfigs({ name: 'x' }))).toMatchObject({
       field: 'servers',
     });
   });
@@ -217,19 +221,19 @@ describe('config validation', () => {
       },
       { name: 'd', transport: { type: 'in-memory', server: rawToolServer([]).server } },
     ];
-    expect(validateServerConfigs(configs)).toEqual(configs);
+    expect(parseServerConfigs(configs)).toEqual(configs);
   });
 
   it('never quotes env values or URL credentials in config errors', () => {
     const envError = catchError(() =>
-      validateServerConfigs([
+      parseServerConfigs([
         { name: 'x', transport: stdio, env: { API_TOKEN: 'env-secret-value', RETRIES: 3 } },
       ]),
     ) as Error;
     expect(envError.message).not.toContain('env-secret-value');
 
     const urlError = catchError(() =>
-      validateServerConfigs([
+      parseServerConfigs([
         {
           name: 'x',
           transport: {

@@ -1,0 +1,195 @@
+/**
+ * `parseServerConfigs`: the one check every server config goes through,
+ * whoever wrote it (code, `.mcp.json`, `config.yaml`). The first problem
+ * becomes an `McpConfigError` whose field is the path as the author wrote
+ * it, and whose message says the rule (and, for an unknown key, the key it
+ * probably meant).
+ */
+import type { z } from 'zod';
+import { McpConfigError } from '../core/errors.js';
+import { knownKeysAt, serverConfigSchema, type ResolvedServerConfig } from './server-config.js';
+
+/** Where the configs came from, so that errors use the author's names. */
+export interface ConfigSource {
+  /** Prefix of every message, e.g. the file name. */
+  readonly file?: string;
+  /** The field of server `index`. @default `servers[index]` */
+  server(index: number): string;
+  /**
+   * How the author spelt a path inside server `index` (a file may call
+   * `transport.url` just `url`). @default the dotted path
+   */
+  key?(index: number, path: readonly PropertyKey[]): string;
+}
+
+const PROGRAMMATIC: ConfigSource = { server: (index) => `servers[${index}]` };
+
+/** Keys people bring from other configs, and what they become here. */
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  read_timeout: 'timeoutMs (milliseconds)',
+  timeout: 'timeoutMs (milliseconds)',
+};
+
+/**
+ * Checks every server config before anything starts and returns them
+ * frozen, with aliases resolved (`transport.env` becomes `env`).
+ *
+ * @throws McpConfigError naming the field (e.g. `servers[1].timeoutMs`) and the rule.
+ */
+export function parseServerConfigs(
+  servers: unknown,
+  source: ConfigSource = PROGRAMMATIC,
+): readonly ResolvedServerConfig[] {
+  const prefix = source.file === undefined ? '' : `${source.file}: `;
+  if (!Array.isArray(servers)) {
+    throw new McpConfigError(
+      'servers',
+      `${prefix}servers must be an array of server configs, got ${kind(servers)}`,
+    );
+  }
+  const names = new Map<string, number>();
+  return Object.freeze(
+    servers.map((written: unknown, index) => {
+      const { server, envAt } = resolveEnvAlias(written, index, source, prefix);
+      const parsed = serverConfigSchema.safeParse(server);
+      if (!parsed.success) {
+        const spelling: ConfigSource = {
+          ...source,
+          key: (at, path) =>
+            path[0] === 'env' ? dotted([...envAt, ...path.slice(1)]) : keyOf(source, at, path),
+        };
+        throw configError(parsed.error.issues, written, index, spelling, prefix);
+      }
+      const { name } = parsed.data;
+      if (names.has(name)) {
+        const field = `${source.server(index)}${suffix(source, index, ['name'])}`;
+        throw new McpConfigError(
+          field,
+          `${prefix}${field} "${name}" is used by two servers; names must be unique`,
+        );
+      }
+      names.set(name, index);
+      return parsed.data;
+    }),
+  );
+}
+
+/**
+ * `transport.env`, where the SDK's `StdioServerParameters` keeps it, is
+ * read as the server's `env` (the one place it lives after parsing).
+ */
+function resolveEnvAlias(
+  written: unknown,
+  index: number,
+  source: ConfigSource,
+  prefix: string,
+): { server: unknown; envAt: readonly PropertyKey[] } {
+  const transport = isRecord(written) ? written['transport'] : undefined;
+  if (!isRecord(written) || !isRecord(transport) || !Object.hasOwn(transport, 'env')) {
+    return { server: written, envAt: ['env'] };
+  }
+  if (transport['type'] !== 'stdio') return { server: written, envAt: ['env'] };
+  if (Object.hasOwn(written, 'env')) {
+    const field = `${source.server(index)}.${keyOf(source, index, ['transport', 'env'])}`;
+    throw new McpConfigError(
+      field,
+      `${prefix}${field} and env both set environment variables; give them in one place`,
+    );
+  }
+  const { env, ...rest } = transport;
+  return { server: { ...written, transport: rest, env }, envAt: ['transport', 'env'] };
+}
+
+function keyOf(source: ConfigSource, index: number, path: readonly PropertyKey[]): string {
+  return source.key?.(index, path) ?? dotted(path);
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function configError(
+  issues: readonly z.core.$ZodIssue[],
+  server: unknown,
+  index: number,
+  source: ConfigSource,
+  prefix: string,
+): McpConfigError {
+  const issue = issues[0];
+  if (issue === undefined) return new McpConfigError(source.server(index), 'is not valid');
+  let path: readonly PropertyKey[] = issue.path;
+  let text = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0] ?? '';
+    path = [...issue.path, key];
+    const known = knownKeysAt(issue.path, server);
+    const guess = suggestion(key, known);
+    text = unknownKeyText(guess, known);
+  }
+  const field = `${source.server(index)}${suffix(source, index, path)}`;
+  return new McpConfigError(field, `${prefix}${field} ${text}`);
+}
+
+function suffix(source: ConfigSource, index: number, path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '';
+  const key = keyOf(source, index, path);
+  return key === '' || key.startsWith('[') ? key : `.${key}`;
+}
+
+/** `transport.args[1]` for `['transport', 'args', 1]`. */
+export function dotted(path: readonly PropertyKey[]): string {
+  let text = '';
+  for (const segment of path) {
+    text +=
+      typeof segment === 'number' ? `[${segment}]` : `${text === '' ? '' : '.'}${String(segment)}`;
+  }
+  return text;
+}
+
+/** `is not a known key; did you mean …? Expected one of: …` */
+export function unknownKeyText(guess: string | undefined, known: readonly string[]): string {
+  return (
+    `is not a known key${guess === undefined ? '.' : `; did you mean ${guess}?`}` +
+    (known.length > 0 ? ` Expected one of: ${known.join(', ')}` : '')
+  );
+}
+
+/** The known key `key` was probably meant to be, if any. */
+export function suggestion(
+  key: string,
+  known: readonly string[],
+  hints: Readonly<Record<string, string>> = KEY_HINTS,
+): string | undefined {
+  const hint = Object.hasOwn(hints, key) ? hints[key] : undefined;
+  if (hint !== undefined) return hint;
+  const squash = (text: string): string => text.toLowerCase().replace(/[-_]/g, '');
+  const exact = known.find((candidate) => squash(candidate) === squash(key));
+  if (exact !== undefined) return exact;
+  let best: { name: string; distance: number } | undefined;
+  for (const candidate of known) {
+    const distance = editDistance(squash(key), squash(candidate));
+    if (distance <= 2 && (best === undefined || distance < best.distance)) {
+      best = { name: candidate, distance };
+    }
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+function kind(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value;
+}

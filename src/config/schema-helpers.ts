@@ -1,0 +1,70 @@
+/** Small pieces the config schema is built from. */
+import { z } from 'zod';
+
+/**
+ * A zod `error` option that ends a config error with `text`: the sentence
+ * after the field's path ("must be …"). A missing required field says so.
+ */
+export function rule(
+  text: string | ((input: unknown) => string),
+): (issue: z.core.$ZodRawIssue) => string {
+  return (issue) => {
+    if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
+    return typeof text === 'string' ? text : text(issue.input);
+  };
+}
+
+/** A short rendering of a bad value that is not a secret. */
+export function quote(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  const text = JSON.stringify(value) ?? typeof value;
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+/**
+ * A map keyed by names that come from outside (tools, variables, headers):
+ * every own key survives, `__proto__` and `constructor` included, which
+ * `z.record` would drop or turn into a prototype. Values are checked with
+ * `value`; the map itself must be a plain object.
+ */
+export function ownRecord<V extends z.ZodType>(
+  value: V,
+  mapRule: string,
+): z.ZodPipe<
+  z.ZodCustom<Readonly<Record<string, z.input<V>>>, Readonly<Record<string, z.input<V>>>>,
+  z.ZodTransform<Readonly<Record<string, z.output<V>>>, Readonly<Record<string, z.input<V>>>>
+> {
+  return z
+    .custom<Readonly<Record<string, z.input<V>>>>(isPlainRecord, { error: rule(mapRule) })
+    .transform((input, ctx) => {
+      const out: Record<string, z.output<V>> = {};
+      for (const key of Object.keys(input)) {
+        const checked = value.safeParse(input[key]);
+        if (!checked.success) {
+          for (const issue of checked.error.issues) {
+            ctx.issues.push({
+              code: 'custom',
+              input: input[key],
+              path: [key, ...issue.path],
+              message: issue.message,
+            });
+          }
+          continue;
+        }
+        // defineProperty: assigning `__proto__` would set the prototype instead.
+        Object.defineProperty(out, key, {
+          value: checked.data,
+          enumerable: true,
+          configurable: false,
+          writable: false,
+        });
+      }
+      return Object.freeze(out);
+    });
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
