@@ -1,6 +1,7 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './eslint/layers.js';
 
 export default tseslint.config(
   {
@@ -30,6 +31,11 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
     },
+  },
+  {
+    files: ['src/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/allowed-imports': ['error', { root: import.meta.dirname }] },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { CommandLine } from '../mcp/transport-factory.js';
+import type { CommandLine } from './command-line.js';
 
 /** Where the sandboxed server's home is, inside the sandbox only. */
 export const SANDBOX_HOME = '/home/sandbox';

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import type { CommandLine } from '../mcp/transport-factory.js';
+import type { CommandLine } from './command-line.js';
 import { bubblewrapCommand, type BubblewrapLayout } from './bubblewrap.js';
 
 /**

@@ -21,7 +21,8 @@ import { descendants, endProcesses } from './process-tree.js';
 import { capabilitiesFor, type ClientHandlers } from './client-handlers.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
-import { type CommandWrapper, createTransport, type TransportHandle } from './transport-factory.js';
+import type { CommandWrapper } from '../isolation/command-line.js';
+import { createTransport, type TransportHandle } from './transport-factory.js';
 
 export type { McpToolDescription };
 

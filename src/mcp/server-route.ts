@@ -10,7 +10,7 @@ import { McpConnectionPool } from './connection-pool.js';
 import type { ClientHandlers } from './client-handlers.js';
 import { DEFAULT_TIMEOUT_MS, type ResolvedServerConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
-import type { CommandWrapper } from './transport-factory.js';
+import type { CommandWrapper } from '../isolation/command-line.js';
 import {
   type ConnectionListener,
   type Endpoint,

@@ -8,17 +8,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTransportConfig, StdioTransportConfig } from '../config/server-config.js';
+import type { CommandLine, CommandWrapper } from '../isolation/command-line.js';
 import { canStartProcessGroup } from './process-tree.js';
 
-/** A command line, possibly rewritten to run inside a sandbox. */
-export interface CommandLine {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-}
-
-/** Rewrites a stdio server's command line, e.g. to run it without network. */
-export type CommandWrapper = (line: CommandLine) => CommandLine;
 
 /** Options of {@link createTransport}. */
 export interface TransportOptions {

@@ -62,16 +62,6 @@ describe('mcp-sections/server public surface', () => {
     expect(server.CONTEXT_PRESETS.log_search.threshold).toBe(10000);
   });
 
-  it('does not import client layers', async () => {
-    const { readdir, readFile } = await import('node:fs/promises');
-    const dir = new URL('../../src/server/', import.meta.url);
-    for (const file of await readdir(dir)) {
-      const text = await readFile(new URL(file, dir), 'utf8');
-      const imports = [...text.matchAll(/from '(\.\.\/[^']+)'/g)].map((m) => m[1]);
-      for (const target of imports) expect(target).toMatch(/^\.\.\/(core|config)\//);
-    }
-  });
-
   it('shares only core modules that import nothing but Node built-ins and each other', async () => {
     const { readdir, readFile } = await import('node:fs/promises');
     const dir = new URL('../../src/core/', import.meta.url);
