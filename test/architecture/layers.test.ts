@@ -102,7 +102,10 @@ describe('layers', () => {
 
   it('is on in eslint.config.js for every file of src/', () => {
     expect(layerEntry?.files).toEqual(['src/**/*.ts']);
-    expect(layerEntry?.rules?.['layers/allowed-imports']).toEqual(['error', { root: path.resolve(root) }]);
+    expect(layerEntry?.rules?.['layers/allowed-imports']).toEqual([
+      'error',
+      { root: path.resolve(root) },
+    ]);
   });
 
   it('names a rule for every folder of src/', async () => {
