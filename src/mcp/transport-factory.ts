@@ -11,7 +11,6 @@ import type { McpTransportConfig, StdioTransportConfig } from '../config/server-
 import type { CommandLine, CommandWrapper } from '../isolation/command-line.js';
 import { canStartProcessGroup } from './process-tree.js';
 
-
 /** Options of {@link createTransport}. */
 export interface TransportOptions {
   /** Environment for stdio children, on top of the safe default (or the parent's). */
