@@ -159,6 +159,8 @@ export type { LoadServerConfigsOptions } from './config/load-server-configs.js';
 export type { EnvironmentVariables } from './config/env-expansion.js';
 
 // MCP integration.
+export { McpClientGroup } from './mcp/client-group.js';
+export type { AvailableServer, McpClientGroupOptions } from './mcp/client-group.js';
 export { McpConnectionPool } from './mcp/connection-pool.js';
 export type { PoolCallOptions } from './mcp/connection-pool.js';
 export type {

@@ -36,6 +36,7 @@ describe('public API', () => {
       'InProcessEventBus',
       'MAX_TOOL_DESCRIPTION_LENGTH',
       'MarkdownSection',
+      'McpClientGroup',
       'McpConfigError',
       'McpConnectionError',
       'McpConnectionPool',

@@ -7,7 +7,12 @@
  */
 import type { z } from 'zod';
 import { McpConfigError } from '../core/errors.js';
-import { knownKeysAt, serverConfigSchema, type ResolvedServerConfig } from './server-config.js';
+import {
+  knownKeysAt,
+  serverConfigSchema,
+  type McpIsolationConfig,
+  type ResolvedServerConfig,
+} from './server-config.js';
 
 /** Where the configs came from, so that errors use the author's names. */
 export interface ConfigSource {
@@ -192,4 +197,32 @@ function kind(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value;
+}
+
+/**
+ * `servers` with `isolation` given to each stdio server that has none (a
+ * section-level default), checked again: the default follows the same rules
+ * as a server's own.
+ *
+ * @throws McpConfigError when the default names a `transport` (each server
+ *   names its own isolated deployment) or breaks a rule.
+ */
+export function withDefaultIsolation(
+  servers: readonly ResolvedServerConfig[],
+  isolation: Omit<McpIsolationConfig, 'transport'> | undefined,
+): readonly ResolvedServerConfig[] {
+  if (isolation === undefined) return servers;
+  if ('transport' in isolation) {
+    throw new McpConfigError(
+      'isolation.transport',
+      'isolation.transport cannot be a section default: each server names its own isolated deployment',
+    );
+  }
+  return parseServerConfigs(
+    servers.map((server) =>
+      server.isolation === undefined && server.transport.type === 'stdio'
+        ? { ...server, isolation: { ...isolation } }
+        : server,
+    ),
+  );
 }

@@ -10,6 +10,7 @@
  */
 import { McpConfigError, McpTimeoutError } from '../core/errors.js';
 import { defineEvent } from '../runtime/define-event.js';
+import type { McpClientGroup } from './client-group.js';
 import type { McpIntegrationSection } from './section.js';
 import { failureReason, type McpToolDescription } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
@@ -97,7 +98,8 @@ type Outcome =
  * ```
  */
 export class McpHealthMonitor {
-  readonly section: McpIntegrationSection;
+  /** The servers checked: a section's group, or a group on its own. */
+  readonly section: McpIntegrationSection | McpClientGroup;
   readonly intervalMs: number;
   readonly timeoutMs: number;
   readonly #statuses = new Map<string, McpServerHealth>();
@@ -109,7 +111,10 @@ export class McpHealthMonitor {
   #controller: AbortController | undefined;
 
   /** @throws McpConfigError when `intervalMs` or `timeoutMs` is not a positive number of milliseconds. */
-  constructor(section: McpIntegrationSection, options: McpHealthMonitorOptions = {}) {
+  constructor(
+    section: McpIntegrationSection | McpClientGroup,
+    options: McpHealthMonitorOptions = {},
+  ) {
     this.section = section;
     this.intervalMs = checkDuration('intervalMs', options.intervalMs ?? DEFAULT_HEALTH_INTERVAL_MS);
     this.timeoutMs = checkDuration('timeoutMs', options.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS);
@@ -240,7 +245,8 @@ export class McpHealthMonitor {
     signal: AbortSignal,
   ): Promise<Outcome> {
     if (route === undefined) {
-      return { name, error: `section "${this.section.key}" is not connected`, at: new Date() };
+      const group = 'group' in this.section ? this.section.group : this.section;
+      return { name, error: `${group.label} is not connected`, at: new Date() };
     }
     if (unavailableReason !== undefined) {
       // A server that failed at connect() is initialised again; on success it

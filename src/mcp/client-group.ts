@@ -1,0 +1,398 @@
+/**
+ * A group of MCP servers used together: it connects them, bridges their
+ * tools into validated, session-aware tools under prefixed names, routes
+ * calls (normal or isolated), and runs tools by the names text-protocol
+ * agents use. `McpIntegrationSection` renders one for the model; a group
+ * also works without a prompt (a worker, a CLI, a test).
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { parseServerConfigs, withDefaultIsolation } from '../config/parse-server-configs.js';
+import type {
+  McpIsolationConfig,
+  McpServerConfig,
+  ResolvedServerConfig,
+} from '../config/server-config.js';
+import { McpConnectionError } from '../core/errors.js';
+import { SensitivityEscalated } from '../runtime/events.js';
+import type { Session } from '../runtime/session.js';
+import { ToolResult } from '../tools/tool-result.js';
+import type { McpTool } from './bridge-tool.js';
+import type { ClientHandlers } from './client-handlers.js';
+import { McpConnectionPool } from './connection-pool.js';
+import { McpServerUnavailable, McpToolsChanged } from './events.js';
+import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execute.js';
+import type { UnavailableServer } from './inventory.js';
+import { SecretRedactor } from './redact.js';
+import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
+import { routeListener } from './route-listener.js';
+import { failureReason, type Endpoint, type ReconnectPolicy } from './server-connection.js';
+import { DEFAULT_SERVER_LOG_LEVEL } from './server-log.js';
+import { ServerRoute } from './server-route.js';
+import { originalName, schemaRefusal, ToolCatalog } from './tool-catalog.js';
+
+/** Options of {@link McpClientGroup}. */
+export interface McpClientGroupOptions extends ClientHandlers {
+  readonly servers: readonly McpServerConfig[];
+  /** The session whose bus gets events, whose state calls roll back, whose sensitivity routes calls. */
+  readonly session: Session;
+  /** Names the group in events (`sectionKey`) and errors. @default 'mcp.integrations' */
+  readonly key?: string;
+  /**
+   * Isolation for every stdio server that configures none: once the session
+   * reaches `at`, those servers are restarted in the sandbox. (A remote
+   * server can only be isolated by its own `isolation.transport`; without
+   * one, its tools not declared closed-world are refused once the session
+   * holds private data.) Must not name a `transport`.
+   * @default none
+   */
+  readonly isolation?: Omit<McpIsolationConfig, 'transport'>;
+  /** `report`: list failed servers as unavailable and keep the rest. @default 'throw' */
+  readonly onConnectError?: 'throw' | 'report';
+  /**
+   * The lowest level of a server's own log messages (`notifications/message`)
+   * published as `McpServerLog`; lower ones are dropped.
+   * @default 'info'
+   */
+  readonly serverLogLevel?: LoggingLevel;
+  /** After a lost connection. @default { attempts: 3, baseDelayMs: 250 } */
+  readonly reconnect?: ReconnectPolicy;
+  /** Retrying a failed call once on a new session. @default { enabled: true, minDelayMs: 250, maxDelayMs: 750 } */
+  readonly retry?: RetryOptions;
+  /**
+   * Connections shared with other groups and with native tools
+   * (`context.resources.get(McpConnectionPool)`).
+   * @default the session's pool, created and registered on first use
+   */
+  readonly pool?: McpConnectionPool;
+  /** What errors call the group: `group "<key>"`, or `section "<key>"` for a section's. @default 'group' */
+  readonly noun?: 'group' | 'section';
+}
+
+/** A server of the group that is connected, with its bridged tools. */
+export interface AvailableServer {
+  readonly name: string;
+  readonly prefix: string;
+  readonly tools: readonly McpTool[];
+}
+
+/** Default key of a group (and of `McpIntegrationSection`). */
+export const DEFAULT_MCP_SECTION_KEY = 'mcp.integrations';
+
+type GroupState = 'idle' | 'connecting' | 'connected';
+
+/**
+ * MCP servers connected and called together, with the isolation ratchet.
+ *
+ * @example
+ * await using group = new McpClientGroup({ servers, session });
+ * await group.connect();
+ * const result = await group.execute({ name: 'files.read_file', arguments: { path: 'a.txt' } });
+ */
+export class McpClientGroup {
+  /** The servers as checked: frozen, aliases resolved, the isolation default applied. */
+  readonly servers: readonly ResolvedServerConfig[];
+  readonly session: Session;
+  readonly key: string;
+  readonly #options: McpClientGroupOptions;
+  readonly #noun: 'group' | 'section';
+  readonly #onConnectError: 'throw' | 'report';
+  readonly #redactors: ReadonlyMap<string, SecretRedactor>;
+  readonly #pool: McpConnectionPool;
+  #state: GroupState = 'idle';
+  #connecting: Promise<void> | undefined;
+  #routes: ServerRoute[] = [];
+  readonly #catalog: ToolCatalog;
+  #unavailable = new Map<string, string>();
+  #isolated = false;
+  #unsubscribe: (() => void) | undefined;
+  #unregister: (() => void)[] = [];
+
+  /** @throws McpConfigError for a bad server config. */
+  constructor(options: McpClientGroupOptions) {
+    this.servers = withDefaultIsolation(parseServerConfigs(options.servers), options.isolation);
+    this.session = options.session;
+    this.key = options.key ?? DEFAULT_MCP_SECTION_KEY;
+    this.#options = options;
+    this.#noun = options.noun ?? 'group';
+    this.#onConnectError = options.onConnectError ?? 'throw';
+    this.#catalog = new ToolCatalog(options.session, { ...DEFAULT_RETRY, ...options.retry });
+    this.#pool = sessionPool(options.session, options.pool);
+    this.#redactors = new Map(
+      this.servers.map((server) => [server.name, SecretRedactor.forServer(server)]),
+    );
+  }
+
+  /** How messages name the group: `group "<key>"`, or `section "<key>"` for a section's. */
+  get label(): string {
+    return `${this.#noun} "${this.key}"`;
+  }
+
+  /** True once `connect()` has finished (some servers may be unavailable). */
+  get ready(): boolean {
+    return this.#state === 'connected';
+  }
+
+  /** True when every server is connected. */
+  get connected(): boolean {
+    return (
+      this.#state === 'connected' &&
+      this.#unavailable.size === 0 &&
+      this.#routes.every((route) => route.active.state === 'connected')
+    );
+  }
+
+  /** True once any server was switched to isolation; never goes back. */
+  get isolated(): boolean {
+    return this.#isolated;
+  }
+
+  /** Servers that failed to connect (with `onConnectError: 'report'`), sorted by name. */
+  get unavailableServers(): readonly UnavailableServer[] {
+    return [...this.#unavailable]
+      .map(([name, reason]) => ({ name, reason }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Names of the servers whose calls now go to their isolated endpoint or sandbox. */
+  get isolatedServers(): readonly string[] {
+    return this.#routes.filter((route) => route.switched).map((route) => route.name);
+  }
+
+  /** The connected servers, in config order, with their bridged tools. */
+  get availableServers(): readonly AvailableServer[] {
+    return this.#routes
+      .filter((route) => !this.#unavailable.has(route.name))
+      .map((route) => ({
+        name: route.name,
+        prefix: route.config.toolPrefix ?? route.name,
+        tools: this.#catalog.of(route.name),
+      }));
+  }
+
+  /** @internal The routes, for the health monitor and the pool. */
+  get routes(): readonly ServerRoute[] {
+    return this.#routes;
+  }
+
+  /**
+   * Connects every server in parallel and bridges their tools. Calling it
+   * again while connecting returns the same promise.
+   *
+   * @throws McpConnectionError (with `onConnectError: 'throw'`) for the first server that failed.
+   * @throws McpSchemaError when two tools map to the same name.
+   */
+  connect(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#state === 'connected') return Promise.resolve();
+    if (this.#connecting !== undefined) return this.#connecting;
+    this.#state = 'connecting';
+    this.#connecting = this.#connectAll(options.signal).finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  /** Closes every connection and stops every child process; idempotent. */
+  async disconnect(): Promise<void> {
+    if (this.#connecting !== undefined) await this.#connecting.catch(() => undefined);
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    for (const unregister of this.#unregister.splice(0)) unregister();
+    const routes = this.#routes;
+    this.#routes = [];
+    this.#state = 'idle';
+    await Promise.all(routes.map((route) => route.close()));
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.disconnect();
+  }
+
+  /**
+   * The bridged tools of every available server.
+   * @throws McpConnectionError before `connect()` has finished.
+   */
+  tools(): readonly McpTool[] {
+    if (this.#state !== 'connected') {
+      throw new McpConnectionError(
+        '*',
+        'none',
+        `${this.label} is not connected; await ${this.#noun}.connect() before asking for its tools`,
+      );
+    }
+    return this.#catalog.all;
+  }
+
+  /**
+   * Invokes a tool named the way text-protocol agents name it — `server.tool`,
+   * `server__tool` or the bridged name — with an object or ActionInput text.
+   * Routing errors come back as error results listing what is available.
+   */
+  async execute(request: ExecuteRequest, options: ExecuteOptions = {}): Promise<ToolResult> {
+    if (this.#state !== 'connected') {
+      return ToolResult.error(
+        `${this.label} is not connected; await ${this.#noun}.connect() first`,
+      );
+    }
+    const servers = this.availableServers.map(({ name, prefix }) => ({ name, prefix }));
+    return executeByName(this.#catalog.all, servers, request, this.session, options);
+  }
+
+  /**
+   * @internal Tries again to connect a server that failed at `connect()`
+   * (the health monitor does this). On success its tools come back into the
+   * prompt and `tools()`, with `McpServerConnected` and `McpToolsChanged`.
+   *
+   * @returns false when the server is not unavailable (nothing to do).
+   * @throws whatever connecting or bridging its tools throws; the server stays unavailable.
+   */
+  async reconnectUnavailable(name: string, signal?: AbortSignal): Promise<boolean> {
+    const route = this.#routes.find((candidate) => candidate.name === name);
+    if (this.#state !== 'connected' || route === undefined || !this.#unavailable.has(name)) {
+      return false;
+    }
+    await route.connect(signal);
+    // Disconnected meanwhile: the route is closed and its tools must not come back.
+    if (!this.#routes.includes(route)) return false;
+    const tools = this.#catalog.refresh(route, this.#routes);
+    this.#unavailable.delete(name);
+    route.noteSensitivity(this.session.privateData.sensitivity);
+    this.#toolsChanged(name, new Set(), tools);
+    return true;
+  }
+
+  async #connectAll(signal?: AbortSignal): Promise<void> {
+    const routes = this.servers.map((config) => this.#createRoute(config));
+    this.#routes = routes;
+    // The pool's callTool runs this section's bridged tools: the same checks and routing.
+    this.#unregister = routes.map((route) =>
+      this.#pool.register(route.name, {
+        session: this.session,
+        find: (original) =>
+          this.#catalog.of(route.name).find((tool) => originalName(tool) === original),
+        toolNames: () => this.#catalog.of(route.name).map(originalName),
+      }),
+    );
+    this.#unavailable.clear();
+    this.#catalog.clear();
+    const outcomes = await Promise.allSettled(routes.map((route) => route.connect(signal)));
+    const failures: { route: ServerRoute; error: unknown }[] = [];
+    outcomes.forEach((outcome, index) => {
+      if (outcome.status === 'rejected')
+        failures.push({ route: routes[index] as ServerRoute, error: outcome.reason });
+    });
+    try {
+      if (failures.length > 0 && this.#onConnectError === 'throw') {
+        throw (failures[0] as { error: unknown }).error;
+      }
+      for (const { route, error } of failures) this.#markUnavailable(route, error);
+      for (const route of routes) {
+        if (this.#unavailable.has(route.name)) continue;
+        // A server whose schemas cannot be checked in bounded work is left out,
+        // whatever onConnectError says: the other servers stay usable.
+        const refused = schemaRefusal(route);
+        if (refused !== undefined) {
+          this.#markUnavailable(route, refused);
+          continue;
+        }
+        try {
+          this.#catalog.refresh(route, routes);
+        } catch (error) {
+          if (this.#onConnectError === 'throw') throw error;
+          this.#markUnavailable(route, error);
+        }
+      }
+    } catch (error) {
+      this.#routes = [];
+      this.#state = 'idle';
+      for (const unregister of this.#unregister.splice(0)) unregister();
+      await Promise.all(routes.map((route) => route.close()));
+      throw error;
+    }
+    this.#state = 'connected';
+    this.#unsubscribe = this.session.bus.subscribe(SensitivityEscalated, (event) => {
+      if (event.sessionId !== this.session.sessionId) return;
+      for (const route of this.#routes) route.noteSensitivity(event.sensitivity);
+    });
+    // A session that already holds private data isolates before the first call.
+    for (const route of routes) route.noteSensitivity(this.session.privateData.sensitivity);
+  }
+
+  #markUnavailable(route: ServerRoute, error: unknown): void {
+    // The block already names the server, so a connection error gives its reason alone.
+    const reason = route.redact(failureReason(error));
+    this.#unavailable.set(route.name, reason);
+    this.session.dispatch(
+      new McpServerUnavailable({
+        sessionId: this.session.sessionId,
+        serverName: route.name,
+        transport: route.config.transport.type,
+        reason,
+        createdAt: new Date(),
+      }),
+    );
+  }
+
+  #onToolsChanged(route: ServerRoute, endpoint: Endpoint): void {
+    // Either list changing can make the isolated deployment differ from the normal one.
+    route.checkIsolatedTools();
+    // Only the connection that calls go to decides what the model sees.
+    if (this.#state !== 'connected' || endpoint !== route.active.endpoint) return;
+    const before = new Set(this.#catalog.of(route.name).map((tool) => tool.name));
+    try {
+      this.#catalog.refresh(route, this.#routes);
+    } catch (error) {
+      // A refreshed list that cannot be bridged (a name collision) takes the server out, closed.
+      this.#markUnavailable(route, error);
+    }
+    this.#toolsChanged(route.name, before, this.#catalog.of(route.name));
+  }
+
+  #toolsChanged(server: string, before: ReadonlySet<string>, tools: readonly McpTool[]): void {
+    const after = tools.map((tool) => tool.name);
+    this.session.dispatch(
+      new McpToolsChanged({
+        sessionId: this.session.sessionId,
+        serverName: server,
+        added: after.filter((name) => !before.has(name)),
+        removed: [...before].filter((name) => !after.includes(name)),
+        toolNames: after,
+        createdAt: new Date(),
+      }),
+    );
+  }
+
+  #createRoute(config: ResolvedServerConfig): ServerRoute {
+    const { elicitation, sampling, roots } = this.#options;
+    const route: ServerRoute = new ServerRoute({
+      config,
+      redactor: this.#redactors.get(config.name) ?? new SecretRedactor([]),
+      handlers: {
+        ...(elicitation === undefined ? {} : { elicitation }),
+        ...(sampling === undefined ? {} : { sampling }),
+        ...(roots === undefined ? {} : { roots }),
+      },
+      ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
+      listener: routeListener({
+        session: this.session,
+        config,
+        sectionKey: this.key,
+        serverLogLevel: this.#options.serverLogLevel ?? DEFAULT_SERVER_LOG_LEVEL,
+        route: () => route,
+        toolsChanged: (endpoint) => this.#onToolsChanged(route, endpoint),
+        isolating: () => {
+          this.#isolated = true;
+        },
+      }),
+      pool: this.#pool,
+    });
+    return route;
+  }
+}
+
+/** The session's pool, registered as a resource the first time a section asks. */
+function sessionPool(session: Session, given: McpConnectionPool | undefined): McpConnectionPool {
+  const registered = session.resources.get(McpConnectionPool);
+  const pool = given ?? registered ?? new McpConnectionPool();
+  if (registered === undefined) session.resources.set(McpConnectionPool, pool);
+  return pool;
+}

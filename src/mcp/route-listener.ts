@@ -1,0 +1,92 @@
+/**
+ * What a server route tells its group, turned into session events:
+ * connections opened, lost and failed, server logs, the isolation switch,
+ * denied network requests.
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { ResolvedServerConfig } from '../config/server-config.js';
+import type { Session } from '../runtime/session.js';
+import {
+  McpIsolationFailed,
+  McpNetworkDenied,
+  McpSectionIsolated,
+  McpServerConnected,
+  McpServerDisconnected,
+  McpServerUnavailable,
+} from './events.js';
+import type { ConnectionListener, Endpoint } from './server-connection.js';
+import type { RouteListener, ServerRoute } from './server-route.js';
+import { serverLogEvent } from './server-log.js';
+
+/** What {@link routeListener} needs from the group that owns the route. */
+export interface RouteListenerOptions {
+  readonly session: Session;
+  readonly config: ResolvedServerConfig;
+  /** The key of the section (or group) the route belongs to, for isolation events. */
+  readonly sectionKey: string;
+  readonly serverLogLevel: LoggingLevel;
+  /** The route itself; called only once it exists (connections report after connecting). */
+  readonly route: () => ServerRoute;
+  /** A connection's tool list changed. */
+  readonly toolsChanged: (endpoint: Endpoint) => void;
+  /** The route left `normal`: isolated, or failing closed. */
+  readonly isolating: () => void;
+}
+
+/** A route listener that publishes what happens to one server on the session's bus. */
+export function routeListener(options: RouteListenerOptions): RouteListener {
+  const { session, config, sectionKey } = options;
+  const base = { sessionId: session.sessionId, serverName: config.name };
+  return {
+    connection: (endpoint): ConnectionListener => ({
+      connected: (info) => {
+        session.dispatch(
+          new McpServerConnected({ ...base, endpoint, ...info, createdAt: new Date() }),
+        );
+      },
+      disconnected: (info) => {
+        session.dispatch(
+          new McpServerDisconnected({ ...base, endpoint, ...info, createdAt: new Date() }),
+        );
+      },
+      failed: (info) => {
+        session.dispatch(
+          new McpServerUnavailable({
+            ...base,
+            transport: config.transport.type,
+            reason: info.reason,
+            createdAt: new Date(),
+          }),
+        );
+      },
+      toolsChanged: () => options.toolsChanged(endpoint),
+      log: (message) => {
+        const event = serverLogEvent(message, options.serverLogLevel, options.route(), base);
+        if (event !== undefined) session.dispatch(event);
+      },
+    }),
+    isolated: (mode) => {
+      options.isolating();
+      session.dispatch(
+        new McpSectionIsolated({
+          ...base,
+          sectionKey,
+          mode,
+          sensitivity: session.privateData.sensitivity,
+          createdAt: new Date(),
+        }),
+      );
+    },
+    networkDenied: (host, port, reason) => {
+      session.dispatch(
+        new McpNetworkDenied({ ...base, host, port, reason, createdAt: new Date() }),
+      );
+    },
+    isolationFailed: (reason) => {
+      options.isolating();
+      session.dispatch(
+        new McpIsolationFailed({ ...base, sectionKey, reason, createdAt: new Date() }),
+      );
+    },
+  };
+}

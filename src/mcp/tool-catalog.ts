@@ -1,0 +1,131 @@
+/**
+ * The bridged tools of a group's servers: bridged from each route's tool
+ * list (reusing a tool whose definition did not change), checked for name
+ * collisions within a server and across servers, and published as one
+ * frozen list.
+ */
+import { McpSchemaError } from '../core/errors.js';
+import type { Session } from '../runtime/session.js';
+import { bridgeTool, type McpTool } from './bridge-tool.js';
+import type { RetryOptions } from './retry-policy.js';
+import { inputSchemaRefusal } from './schema/index.js';
+import { canonicalJsonText } from './schema/json.js';
+import type { ServerRoute } from './server-route.js';
+import { assertUniqueNames, bridgedToolName, isToolSelected } from './tool-naming.js';
+
+/** The name a server gave a bridged tool. */
+export function originalName(tool: McpTool): string {
+  return tool.origin.kind === 'mcp' ? tool.origin.originalName : tool.name;
+}
+
+/** Tools by server, and the published list of all of them. */
+export class ToolCatalog {
+  readonly #session: Session;
+  readonly #retry: Required<RetryOptions>;
+  readonly #byServer = new Map<string, readonly McpTool[]>();
+  #all: readonly McpTool[] = Object.freeze([]);
+
+  constructor(session: Session, retry: Required<RetryOptions>) {
+    this.#session = session;
+    this.#retry = retry;
+  }
+
+  /** Every published tool, in the order of the routes last published. */
+  get all(): readonly McpTool[] {
+    return this.#all;
+  }
+
+  /** One server's tools (none when it has no entry). */
+  of(server: string): readonly McpTool[] {
+    return this.#byServer.get(server) ?? [];
+  }
+
+  /**
+   * Bridges `route`'s current tools into the catalog and publishes the list
+   * for `routes`. On any failure the server has no tools in the catalog.
+   *
+   * @throws McpSchemaError for a schema that cannot be checked in bounded
+   *   work, or a bridged name used twice (in the server or across servers).
+   */
+  refresh(route: ServerRoute, routes: readonly ServerRoute[]): readonly McpTool[] {
+    try {
+      const refused = schemaRefusal(route);
+      if (refused !== undefined) throw refused;
+      const tools = this.#bridge(route);
+      this.#byServer.set(route.name, tools);
+      this.publish(routes);
+      return tools;
+    } catch (error) {
+      this.remove(route.name, routes);
+      throw error;
+    }
+  }
+
+  /** Drops a server's tools and publishes the rest. */
+  remove(server: string, routes: readonly ServerRoute[]): void {
+    this.#byServer.delete(server);
+    this.publish(routes);
+  }
+
+  /** Forgets every tool. */
+  clear(): void {
+    this.#byServer.clear();
+    this.#all = Object.freeze([]);
+  }
+
+  /**
+   * The list of every server's tools, in route order.
+   * @throws McpSchemaError when two servers' tools share a bridged name.
+   */
+  publish(routes: readonly ServerRoute[]): void {
+    const all: McpTool[] = [];
+    const entries: { bridged: string; original: string; serverName: string }[] = [];
+    for (const route of routes) {
+      for (const tool of this.of(route.name)) {
+        all.push(tool);
+        entries.push({ bridged: tool.name, original: originalName(tool), serverName: route.name });
+      }
+    }
+    assertUniqueNames('', entries);
+    this.#all = Object.freeze(all);
+  }
+
+  /** Bridges a route's current tools, reusing tools whose definition did not change. */
+  #bridge(route: ServerRoute): readonly McpTool[] {
+    const config = route.config;
+    const prefix = config.toolPrefix ?? config.name;
+    const previous = new Map(this.of(route.name).map((tool) => [tool.name, tool]));
+    const tools: McpTool[] = [];
+    for (const description of route.tools) {
+      if (!isToolSelected(config, description.name)) continue;
+      const name = bridgedToolName(prefix, description.name);
+      const old = previous.get(name);
+      const unchanged =
+        old !== undefined &&
+        old.origin.kind === 'mcp' &&
+        old.origin.originalName === description.name &&
+        canonicalJsonText(old.inputSchema) === canonicalJsonText(description.inputSchema) &&
+        canonicalJsonText(old.annotations) === canonicalJsonText(description.annotations ?? {});
+      tools.push(
+        unchanged
+          ? old
+          : bridgeTool(description, name, { session: this.#session, route, retry: this.#retry }),
+      );
+    }
+    assertUniqueNames(
+      route.name,
+      tools.map((tool) => ({ bridged: tool.name, original: originalName(tool) })),
+    );
+    return Object.freeze(tools);
+  }
+}
+
+/** The first of a route's tools whose input schema is refused outright, as an error. */
+export function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
+  for (const description of route.tools) {
+    if (!isToolSelected(route.config, description.name)) continue;
+    const reason = inputSchemaRefusal(description.inputSchema);
+    if (reason !== undefined) return new McpSchemaError(route.name, description.name, reason);
+  }
+  return undefined;
+}
