@@ -1,10 +1,17 @@
-import type {
-  ClientCapabilities,
-  CreateMessageRequest,
-  CreateMessageResult,
-  ElicitRequest,
-  ElicitResult,
-  Root,
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  type ClientCapabilities,
+  type CreateMessageRequest,
+  CreateMessageRequestSchema,
+  type CreateMessageResult,
+  type ElicitRequest,
+  ElicitRequestSchema,
+  type ElicitResult,
+  ListRootsRequestSchema,
+  type LoggingMessageNotification,
+  LoggingMessageNotificationSchema,
+  type Root,
+  ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 
 /** What a client-side handler is given with a server's request. */
@@ -48,4 +55,45 @@ export function capabilitiesFor(handlers: ClientHandlers): ClientCapabilities {
     ...(handlers.sampling === undefined ? {} : { sampling: {} }),
     ...(handlers.roots === undefined ? {} : { roots: { listChanged: false } }),
   };
+}
+
+/** What a connection wants to hear of the server's notifications. */
+export interface NotificationListener {
+  toolListChanged(): void;
+  log(message: LoggingMessageNotification['params']): void;
+}
+
+/**
+ * Answers the server's requests with the application's handlers (only
+ * those given: capabilities are advertised to match) and passes its
+ * notifications on.
+ */
+export function installClientHandlers(
+  client: Client,
+  serverName: string,
+  handlers: ClientHandlers,
+  notifications: NotificationListener,
+): void {
+  const { elicitation, sampling, roots } = handlers;
+  if (elicitation !== undefined) {
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      elicitation(request.params, { serverName, signal: extra.signal }),
+    );
+  }
+  if (sampling !== undefined) {
+    client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
+      sampling(request.params, { serverName, signal: extra.signal }),
+    );
+  }
+  if (roots !== undefined) {
+    client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => ({
+      roots: [...(await roots({ serverName, signal: extra.signal }))],
+    }));
+  }
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    notifications.toolListChanged();
+  });
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
+    notifications.log(notification.params);
+  });
 }

@@ -1,30 +1,24 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  CallToolResultSchema,
-  type CallToolResult,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ErrorCode,
-  ListRootsRequestSchema,
-  ListToolsResultSchema,
-  type LoggingMessageNotification,
-  LoggingMessageNotificationSchema,
-  McpError as RpcError,
-  type Progress,
-  type Tool as McpToolDescription,
-  ToolListChangedNotificationSchema,
+import type {
+  CallToolResult,
+  Tool as McpToolDescription,
 } from '@modelcontextprotocol/sdk/types.js';
-import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
+import { coalesce } from '../core/coalesce.js';
+import { McpConnectionError } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import { descendants, endProcesses } from './process-tree.js';
-import { capabilitiesFor, type ClientHandlers } from './client-handlers.js';
+import { capabilitiesFor, installClientHandlers, type ClientHandlers } from './client-handlers.js';
+import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
+import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
+import { listAllTools, sendToolCall, type CallOptions } from './requests.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
 import { createTransport, type TransportHandle } from './transport-factory.js';
 
-export type { McpToolDescription };
+export type { CallOptions, ConnectionListener, McpToolDescription };
+export { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy };
 
 /** Lifecycle of one connection. */
 export type ConnectionState =
@@ -32,45 +26,6 @@ export type ConnectionState =
 
 /** Which of a server's deployments a connection reaches. */
 export type Endpoint = 'normal' | 'isolated';
-
-/** Reconnection after a lost connection. */
-export interface ReconnectPolicy {
-  /** @default 3 */
-  readonly attempts: number;
-  /** Delay before the first try, doubled each time (with jitter). @default 250 */
-  readonly baseDelayMs: number;
-  /** Longest delay between two tries. @default 5_000 */
-  readonly maxDelayMs?: number;
-}
-
-/** Default {@link ReconnectPolicy}. */
-export const DEFAULT_RECONNECT: ReconnectPolicy = Object.freeze({
-  attempts: 3,
-  baseDelayMs: 250,
-  maxDelayMs: 5_000,
-});
-
-/**
- * The wait before reconnection `attempt` (0-based): doubling from
- * `baseDelayMs`, capped at `maxDelayMs`, with "full jitter" (a random
- * point between half and all of it) so that many clients cut off together
- * do not come back together.
- */
-export function reconnectDelayMs(policy: ReconnectPolicy, attempt: number): number {
-  const cap = policy.maxDelayMs ?? DEFAULT_RECONNECT.maxDelayMs ?? 5_000;
-  const ceiling = Math.min(cap, policy.baseDelayMs * 2 ** Math.min(attempt, 30));
-  return ceiling / 2 + Math.random() * (ceiling / 2);
-}
-
-/** What a connection tells its owner. */
-export interface ConnectionListener {
-  connected?(info: { transport: string; toolCount: number; reconnect: boolean }): void;
-  disconnected?(info: { expected: boolean; reason?: string }): void;
-  failed?(info: { reason: string }): void;
-  toolsChanged?(tools: readonly McpToolDescription[]): void;
-  /** A `notifications/message` the server sent (its own log). */
-  log?(message: LoggingMessageNotification['params']): void;
-}
 
 /** Options of {@link McpServerConnection}. */
 export interface ServerConnectionOptions {
@@ -89,24 +44,6 @@ export interface ServerConnectionOptions {
   readonly clientInfo?: { readonly name: string; readonly version: string };
 }
 
-/** Options of {@link McpServerConnection.callTool}. */
-export interface CallOptions {
-  readonly signal?: AbortSignal;
-  /** @default the server's `timeoutMs` */
-  readonly timeoutMs?: number;
-  readonly onProgress?: (progress: Progress) => void;
-  /**
-   * With `onProgress`, the longest a call may run while progress keeps
-   * restarting its timeout.
-   * @default 10 × the timeout
-   */
-  readonly maxTotalTimeoutMs?: number;
-}
-
-/** Default cap of a call kept alive by progress, as a multiple of its timeout. */
-export const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
-
-const MAX_LIST_PAGES = 1_000;
 const STDERR_TAIL_CHARS = 2_000;
 const CLIENT_INFO = { name: 'mcp-sections', version: '0.1.0' };
 /** The handshake also waits for a stdio child to start: a short call timeout must not fail it. */
@@ -131,10 +68,19 @@ export class McpServerConnection {
   #stderrTail = '';
   #lastError: string | undefined;
   #pending: Promise<void> | undefined;
-  #refreshing: Promise<void> | undefined;
-  #refreshAgain = false;
+  /** Lists again after `tools/list_changed`; changes that arrive meanwhile make it list once more. */
+  readonly #refreshTools = coalesce(async () => {
+    let tools: readonly McpToolDescription[];
+    try {
+      tools = await this.listTools();
+    } catch {
+      // A lost connection is reported by onclose; the next connect lists again.
+      return;
+    }
+    this.#listeners.emit('toolsChanged', tools);
+  });
   readonly #options: ServerConnectionOptions;
-  readonly #listeners = new Set<ConnectionListener>();
+  readonly #listeners = new ConnectionListeners();
   /** Aborted by close(): ends a reconnection's wait, and tells attempts in flight they lost. */
   readonly #closed = new AbortController();
 
@@ -148,8 +94,7 @@ export class McpServerConnection {
 
   /** Adds a listener (a pool shares one connection among sections); returns its remover. */
   addListener(listener: ConnectionListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#listeners.add(listener);
   }
 
   /** Current lifecycle state. */
@@ -206,22 +151,11 @@ export class McpServerConnection {
     client: Client,
     signal: AbortSignal | undefined,
   ): Promise<readonly McpToolDescription[]> {
-    const tools: McpToolDescription[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-      const result = await client.request(
-        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-        ListToolsResultSchema,
-        { timeout: this.#options.timeoutMs, ...(signal ? { signal } : {}) },
-      );
-      tools.push(...result.tools);
-      cursor = result.nextCursor;
-      if (cursor === undefined) break;
-      if (seen.has(cursor))
-        throw this.#error(`tools/list repeated the cursor ${JSON.stringify(cursor)}`);
-      seen.add(cursor);
-    }
+    const tools = await listAllTools(client, {
+      timeoutMs: this.#options.timeoutMs,
+      signal,
+      broken: (problem) => this.#error(problem),
+    });
     this.#tools = Object.freeze(tools);
     return this.#tools;
   }
@@ -242,56 +176,11 @@ export class McpServerConnection {
       this.#state === 'connected' && this.#pending === undefined && this.#client !== undefined
         ? this.#client
         : await this.#ready();
-    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
-    // The SDK adds an 'abort' listener to the signal of every request and never
-    // removes it: on a long-lived caller signal that is one closure kept per
-    // call. It gets a per-call signal instead, linked while the call runs.
-    const caller = options.signal;
-    const link = caller === undefined || caller.aborted ? undefined : new AbortController();
-    const unlink = link && caller && linkSignal(caller, link);
-    try {
-      return await client.request(
-        { method: 'tools/call', params: { name, arguments: args } },
-        CallToolResultSchema,
-        {
-          timeout: timeoutMs,
-          ...(caller ? { signal: link?.signal ?? caller } : {}),
-          // A tool that reports progress is working: each report restarts the
-          // timeout, up to a cap on the call's whole duration.
-          ...(options.onProgress
-            ? {
-                onprogress: options.onProgress,
-                resetTimeoutOnProgress: true,
-                maxTotalTimeout:
-                  options.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_TOTAL_TIMEOUT_FACTOR,
-              }
-            : {}),
-        },
-      );
-    } catch (error) {
-      // The SDK also rejects an aborted call with RequestTimeout (wrapping the
-      // abort reason): only a call whose signal is not aborted really timed out.
-      if (
-        options.signal?.aborted !== true &&
-        error instanceof RpcError &&
-        error.code === Number(ErrorCode.RequestTimeout)
-      ) {
-        // Progress kept the call alive until the cap on its whole duration.
-        const cap = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
-        const limit = typeof cap === 'number' ? cap : timeoutMs;
-        throw new McpTimeoutError(
-          this.serverName,
-          limit,
-          typeof cap === 'number'
-            ? `tool "${name}" of server "${this.serverName}" reported progress but did not finish within maxTotalTimeoutMs (${cap} ms)`
-            : `tool "${name}" of server "${this.serverName}" timed out after ${timeoutMs} ms`,
-          { cause: error },
-        );
-      }
-      throw error;
-    } finally {
-      unlink?.();
-    }
+    return sendToolCall(
+      client,
+      { serverName: this.serverName, name, args },
+      { ...options, timeoutMs: options.timeoutMs ?? this.#options.timeoutMs },
+    );
   }
 
   /** Sends a ping; resolves when the server answers. */
@@ -321,7 +210,7 @@ export class McpServerConnection {
     this.#state = 'closed';
     this.#closed.abort();
     await this.#teardown();
-    if (wasOpen) this.#emit('disconnected', { expected: true });
+    if (wasOpen) this.#listeners.emit('disconnected', { expected: true });
   }
 
   async #ready(): Promise<Client> {
@@ -364,7 +253,7 @@ export class McpServerConnection {
     this.#state = 'connected';
     this.#sessionsOpened += 1;
     this.#lastError = undefined;
-    this.#emit('connected', {
+    this.#listeners.emit('connected', {
       transport: this.#transportType,
       toolCount: this.#tools.length,
       reconnect,
@@ -378,7 +267,10 @@ export class McpServerConnection {
     const client = new Client(this.#options.clientInfo ?? CLIENT_INFO, {
       capabilities: capabilitiesFor(handlers),
     });
-    this.#installHandlers(client, handlers);
+    installClientHandlers(client, this.serverName, handlers, {
+      toolListChanged: () => this.#refreshTools(),
+      log: (message) => this.#listeners.emit('log', message),
+    });
     const handle = await createTransport(this.#options.transport, {
       ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
       ...(this.#options.inheritEnv === true ? { inheritEnv: true } : {}),
@@ -415,66 +307,6 @@ export class McpServerConnection {
     }
   }
 
-  #installHandlers(client: Client, handlers: ClientHandlers): void {
-    const serverName = this.serverName;
-    const { elicitation, sampling, roots } = handlers;
-    if (elicitation !== undefined) {
-      client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-        elicitation(request.params, { serverName, signal: extra.signal }),
-      );
-    }
-    if (sampling !== undefined) {
-      client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-        sampling(request.params, { serverName, signal: extra.signal }),
-      );
-    }
-    if (roots !== undefined) {
-      client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => ({
-        roots: [...(await roots({ serverName, signal: extra.signal }))],
-      }));
-    }
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.#refreshTools();
-    });
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => {
-      this.#emit('log', notification.params);
-    });
-  }
-
-  #emit<K extends keyof ConnectionListener>(
-    kind: K,
-    info: Parameters<NonNullable<ConnectionListener[K]>>[0],
-  ): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        (listener[kind] as ((value: typeof info) => void) | undefined)?.(info);
-      } catch {
-        // A listener's failure must not break the connection's own bookkeeping.
-      }
-    }
-  }
-
-  #refreshTools(): void {
-    if (this.#refreshing !== undefined) {
-      this.#refreshAgain = true;
-      return;
-    }
-    this.#refreshing = (async () => {
-      do {
-        this.#refreshAgain = false;
-        try {
-          const tools = await this.listTools();
-          this.#emit('toolsChanged', tools);
-        } catch {
-          // A lost connection is reported by onclose; the next connect lists again.
-          return;
-        }
-      } while (this.#refreshAgain);
-    })().finally(() => {
-      this.#refreshing = undefined;
-    });
-  }
-
   #onClientClosed(client: Client): void {
     if (client !== this.#client) return; // an old client, already replaced
     this.#client = undefined;
@@ -485,7 +317,7 @@ export class McpServerConnection {
     if (this.#state !== 'connected') return; // closing on purpose, or still connecting
     const reason = this.#describeExit('the connection was lost');
     this.#lastError = reason;
-    this.#emit('disconnected', { expected: false, reason });
+    this.#listeners.emit('disconnected', { expected: false, reason });
     this.#state = 'reconnecting';
     this.#pending = this.#retryOpen().finally(() => {
       this.#pending = undefined;
@@ -511,7 +343,7 @@ export class McpServerConnection {
     this.#state = 'failed';
     const reason = `gave up after ${policy.attempts} reconnection attempts: ${this.#options.redactor.message(lastError)}`;
     this.#lastError = reason;
-    this.#emit('failed', { reason });
+    this.#listeners.emit('failed', { reason });
     throw this.#error(reason, lastError);
   }
 
@@ -564,11 +396,4 @@ export class McpServerConnection {
 export function failureReason(error: unknown): string {
   if (error instanceof McpConnectionError) return error.reason;
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Aborts `link` with `caller`'s reason when `caller` aborts; returns the unlinker. */
-function linkSignal(caller: AbortSignal, link: AbortController): () => void {
-  const onAbort = (): void => link.abort(caller.reason);
-  caller.addEventListener('abort', onAbort, { once: true });
-  return () => caller.removeEventListener('abort', onAbort);
 }

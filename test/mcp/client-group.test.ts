@@ -44,7 +44,7 @@ function group(
     servers: servers.map((server, index) => ({
       name: server.name,
       ...(server.toolPrefix === undefined ? {} : { toolPrefix: server.toolPrefix }),
-      transport: { type: 'in-memory', server: (raw[index] as { server: never }).server },
+      transport: { type: 'in-memory', server: raw[index]!.server },
     })),
     ...extra,
   });
