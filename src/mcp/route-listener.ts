@@ -15,7 +15,17 @@ import {
   McpServerUnavailable,
 } from './events.js';
 import type { ConnectionListener, Endpoint } from './server-connection.js';
-import type { RouteListener, ServerRoute } from './server-route.js';
+
+/** What a route tells its group. */
+export interface RouteListener {
+  connection(endpoint: Endpoint): ConnectionListener;
+  isolated(mode: IsolationMode): void;
+  isolationFailed(reason: string): void;
+  /** The sandbox's egress proxy refused a destination. */
+  networkDenied(host: string, port: number, reason: string): void;
+}
+
+import type { IsolationMode, ServerRoute } from './server-route.js';
 import { serverLogEvent } from './server-log.js';
 
 /** What {@link routeListener} needs from the group that owns the route. */

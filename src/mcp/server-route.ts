@@ -1,22 +1,19 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { McpConnectionError } from '../core/errors.js';
 import { atLeast, type DataSensitivity, sensitivityRank } from '../core/sensitivity.js';
-import { allowListPolicy, type EgressProxy, startEgressProxy } from '../isolation/egress-proxy.js';
-import { sandboxedCommand, sandboxSupport } from '../isolation/sandbox.js';
-import { canonicalJsonText } from './schema/json.js';
-import { McpConnectionPool } from './connection-pool.js';
+import { launchSandbox, type SandboxLaunch } from '../isolation/sandbox-launch.js';
+import { compareToolLists } from './endpoint-check.js';
+import type { McpConnectionPool } from './connection-pool.js';
+import { routeConnection } from './route-connection.js';
 import type { ClientHandlers } from './client-handlers.js';
 import { DEFAULT_TIMEOUT_MS, type ResolvedServerConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
-import {
-  type ConnectionListener,
-  type Endpoint,
+import type { RouteListener } from './route-listener.js';
+import type {
+  Endpoint,
   McpServerConnection,
-  type McpToolDescription,
-  type ReconnectPolicy,
+  McpToolDescription,
+  ReconnectPolicy,
 } from './server-connection.js';
 
 /** How a server is isolated once the session reaches its threshold. */
@@ -29,15 +26,6 @@ export type IsolationMode = 'endpoint' | 'sandbox';
  * `isolated` may trade places as the isolated side breaks and recovers.
  */
 export type IsolationPhase = 'normal' | 'switching' | 'isolated' | 'fail-closed';
-
-/** What a route tells its section. */
-export interface RouteListener {
-  connection(endpoint: Endpoint): ConnectionListener;
-  isolated(mode: IsolationMode): void;
-  isolationFailed(reason: string): void;
-  /** The sandbox's egress proxy refused a destination. */
-  networkDenied(host: string, port: number, reason: string): void;
-}
 
 /** Options of {@link ServerRoute}. */
 export interface ServerRouteOptions {
@@ -73,9 +61,8 @@ export class ServerRoute {
    * the route fail closed; {@link recoverIsolation} can clear it.
    */
   #problem: string | undefined;
-  #sandboxHome: string | undefined;
-  /** The allow-list tier's proxy, while a sandbox with one runs. */
-  #egress: EgressProxy | undefined;
+  /** The sandbox's proxy and temporary files, while the sandboxed server runs. */
+  #sandbox: SandboxLaunch | undefined;
   /** The highest sensitivity this route has been told of. */
   #level: DataSensitivity = 'public';
   #inflight = 0;
@@ -226,9 +213,11 @@ export class ServerRoute {
     const connection = this.active;
     const wasReconnecting = connection.state === 'reconnecting';
     if (wasReconnecting) await connection.connect().catch(() => undefined);
-    if (wasReconnecting && isConnected(connection)) return;
+    // Read again after the await: the state has moved on meanwhile.
+    const connected = (): boolean => connection.state === 'connected';
+    if (wasReconnecting && connected()) return;
     const renewed = failedSession !== undefined && connection.sessionsOpened > failedSession;
-    if (renewed && isConnected(connection)) return;
+    if (renewed && connected()) return;
     await connection.reconnect();
   }
 
@@ -240,7 +229,8 @@ export class ServerRoute {
    */
   checkIsolatedTools(): void {
     const isolated = this.#isolated;
-    if (this.mode !== 'endpoint' || isolated === undefined || !isConnected(isolated)) return;
+    if (this.mode !== 'endpoint' || isolated === undefined || isolated.state !== 'connected')
+      return;
     const difference = compareToolLists(this.#normal.tools, isolated.tools);
     if (difference !== undefined) {
       this.#failClose(`the isolated endpoint does not offer the same tools: ${difference}`);
@@ -265,7 +255,7 @@ export class ServerRoute {
     if (this.#problem === undefined) return true;
     if (this.mode !== 'endpoint' || isolated === undefined || this.#closed) return false;
     try {
-      if (!isConnected(isolated)) await isolated.connect(signal ? { signal } : {});
+      if (isolated.state !== 'connected') await isolated.connect(signal ? { signal } : {});
     } catch {
       return false;
     }
@@ -297,12 +287,8 @@ export class ServerRoute {
       this.#release(this.#normal),
       this.#isolated && this.#release(this.#isolated),
     ]);
-    if (this.#sandboxHome !== undefined) {
-      await rm(this.#sandboxHome, { recursive: true, force: true }).catch(() => undefined);
-      this.#sandboxHome = undefined;
-    }
-    await this.#egress?.close();
-    this.#egress = undefined;
+    await this.#sandbox?.dispose();
+    this.#sandbox = undefined;
   }
 
   async #switch(): Promise<void> {
@@ -324,48 +310,22 @@ export class ServerRoute {
       this.#failSwitch();
       return;
     }
-    const isolation = this.config.isolation;
-    const support = sandboxSupport({ allowUnshare: isolation?.unshareFallback === true });
-    if (!support.available) {
-      this.#failClose(
-        `this host cannot sandbox a stdio server: ${support.reason ?? 'unknown reason'}`,
-      );
+    const launch = await launchSandbox({
+      serverName: this.name,
+      transport: this.config.transport,
+      isolation: this.config.isolation,
+      level: () => this.#level,
+      onDenied: (host, port, reason) => this.#options.listener.networkDenied(host, port, reason),
+    });
+    if ('unavailable' in launch) {
+      this.#failClose(launch.unavailable);
       this.#failSwitch();
       return;
     }
+    this.#sandbox = launch;
     await this.#waitForInflight();
     if (this.#closed) return;
-    let unshareHome: string | undefined;
-    if (support.backend === 'unshare') {
-      // The weak sandbox shares the host's files: give it at least a HOME of its own.
-      unshareHome = await mkdtemp(join(tmpdir(), `mcp-sections-${this.name}-home-`));
-      this.#sandboxHome = unshareHome;
-    }
-    if (this.#closed) return;
-    const transport = this.config.transport;
-    const allow = isolation?.network?.allow;
-    if (allow !== undefined && support.backend === 'bubblewrap') {
-      // PROXIED tier: the allow-list at `confidential`, nothing at `secret` (asked per connection).
-      this.#egress = await startEgressProxy({
-        policy: (host, port) =>
-          this.#level === 'secret'
-            ? `the session holds secret data: a sandboxed server reaches no host, ${host}:${port} included`
-            : allowListPolicy(allow)(host, port),
-        onDenied: (host, port, reason) => this.#options.listener.networkDenied(host, port, reason),
-      });
-      if (this.#closed) return;
-    }
-    const plan = {
-      workspace: transport.cwd,
-      readOnly: isolation?.readOnlyPaths ?? [],
-      ...(unshareHome === undefined ? {} : { unshareHome }),
-      ...(this.#egress === undefined
-        ? {}
-        : { egress: { directory: this.#egress.directory, socketName: this.#egress.socketName } }),
-    };
-    const sandboxed = this.#connection('isolated', transport, (line) =>
-      sandboxedCommand(line, plan, support),
-    );
+    const sandboxed = this.#connection('isolated', this.config.transport, launch.wrap);
     await this.#release(this.#normal);
     try {
       await sandboxed.connect();
@@ -412,44 +372,20 @@ export class ServerRoute {
     transport: ResolvedServerConfig['transport'],
     wrapCommand?: CommandWrapper,
   ): McpServerConnection {
-    const { config } = this;
-    const create = (): McpServerConnection =>
-      new McpServerConnection({
-        serverName: config.name,
-        endpoint,
-        transport,
-        timeoutMs: this.timeoutMs,
-        redactor: this.#options.redactor,
-        handlers: this.#options.handlers,
-        ...(config.env === undefined ? {} : { env: config.env }),
-        // A sandbox starts from the safe default whatever the config says.
-        ...(config.inheritEnv === true && wrapCommand === undefined ? { inheritEnv: true } : {}),
-        ...(wrapCommand === undefined ? {} : { wrapCommand }),
-        ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
-      });
-    const pool = this.#options.pool;
-    // A sandboxed restart belongs to this route alone; everything else may be shared.
-    const borrowed =
-      pool === undefined || wrapCommand !== undefined
-        ? { connection: create(), release: (): Promise<void> => Promise.resolve() }
-        : pool.acquire(
-            McpConnectionPool.keyOf(config.name, endpoint, transport, {
-              env: config.env,
-              inheritEnv: config.inheritEnv === true,
-            }),
-            create,
-          );
-    const { connection } = borrowed;
-    const removeListener = connection.addListener(this.#options.listener.connection(endpoint));
-    const owned = pool === undefined || wrapCommand !== undefined;
-    this.#releases.set(connection, async () => {
-      // The listener still hears the expected close, whether this route closes the
-      // connection or releases the pool's last hold on it (then the pool closes it).
-      if (owned) await connection.close();
-      else await borrowed.release();
-      removeListener();
+    const opened = routeConnection({
+      config: this.config,
+      endpoint,
+      transport,
+      timeoutMs: this.timeoutMs,
+      redactor: this.#options.redactor,
+      handlers: this.#options.handlers,
+      reconnect: this.#options.reconnect,
+      pool: this.#options.pool,
+      listener: this.#options.listener.connection(endpoint),
+      ...(wrapCommand === undefined ? {} : { wrapCommand }),
     });
-    return connection;
+    this.#releases.set(opened.connection, () => opened.release());
+    return opened.connection;
   }
 
   async #release(connection: McpServerConnection): Promise<void> {
@@ -457,31 +393,4 @@ export class ServerRoute {
     this.#releases.delete(connection);
     if (release !== undefined) await release();
   }
-}
-
-/** Describes how two tool lists differ in names or input schemas, or undefined. */
-function compareToolLists(
-  normal: readonly McpToolDescription[],
-  isolated: readonly McpToolDescription[],
-): string | undefined {
-  const index = new Map(isolated.map((tool) => [tool.name, canonicalJsonText(tool.inputSchema)]));
-  const missing: string[] = [];
-  const changed: string[] = [];
-  for (const tool of normal) {
-    const other = index.get(tool.name);
-    if (other === undefined) missing.push(tool.name);
-    else if (other !== canonicalJsonText(tool.inputSchema)) changed.push(tool.name);
-    index.delete(tool.name);
-  }
-  const extra = [...index.keys()];
-  const parts = [
-    missing.length > 0 ? `missing ${missing.join(', ')}` : '',
-    extra.length > 0 ? `extra ${extra.join(', ')}` : '',
-    changed.length > 0 ? `different input schema for ${changed.join(', ')}` : '',
-  ].filter((part) => part.length > 0);
-  return parts.length === 0 ? undefined : parts.join('; ');
-}
-
-function isConnected(connection: McpServerConnection): boolean {
-  return connection.state === 'connected';
 }

@@ -1,0 +1,76 @@
+/**
+ * One connection of a route: borrowed from the session's pool (shared with
+ * other groups that reach the same server the same way), or owned — a
+ * sandboxed restart belongs to its route alone.
+ */
+import type { ResolvedServerConfig } from '../config/server-config.js';
+import type { CommandWrapper } from '../isolation/command-line.js';
+import type { ClientHandlers } from './client-handlers.js';
+import type { ConnectionListener } from './connection-listeners.js';
+import { McpConnectionPool } from './connection-pool.js';
+import type { SecretRedactor } from './redact.js';
+import type { ReconnectPolicy } from './reconnect-policy.js';
+import { type Endpoint, McpServerConnection } from './server-connection.js';
+
+/** Options of {@link routeConnection}. */
+export interface RouteConnectionOptions {
+  readonly config: ResolvedServerConfig;
+  readonly endpoint: Endpoint;
+  readonly transport: ResolvedServerConfig['transport'];
+  readonly timeoutMs: number;
+  readonly redactor: SecretRedactor;
+  readonly handlers: ClientHandlers;
+  readonly reconnect: ReconnectPolicy | undefined;
+  readonly pool: McpConnectionPool | undefined;
+  readonly listener: ConnectionListener;
+  /** Set for a sandboxed restart, which is never shared. */
+  readonly wrapCommand?: CommandWrapper;
+}
+
+/** A connection and how to let go of it. */
+export interface RouteConnection {
+  readonly connection: McpServerConnection;
+  /** Closes an owned connection, or releases a borrowed one (the pool closes it with its last hold). */
+  release(): Promise<void>;
+}
+
+/** Opens (or borrows) the connection; `listener` hears it until it is released. */
+export function routeConnection(options: RouteConnectionOptions): RouteConnection {
+  const { config, endpoint, transport, wrapCommand, pool } = options;
+  const create = (): McpServerConnection =>
+    new McpServerConnection({
+      serverName: config.name,
+      endpoint,
+      transport,
+      timeoutMs: options.timeoutMs,
+      redactor: options.redactor,
+      handlers: options.handlers,
+      ...(config.env === undefined ? {} : { env: config.env }),
+      // A sandbox starts from the safe default whatever the config says.
+      ...(config.inheritEnv === true && wrapCommand === undefined ? { inheritEnv: true } : {}),
+      ...(wrapCommand === undefined ? {} : { wrapCommand }),
+      ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+    });
+  const owned = pool === undefined || wrapCommand !== undefined;
+  const borrowed = owned
+    ? { connection: create(), release: (): Promise<void> => Promise.resolve() }
+    : pool.acquire(
+        McpConnectionPool.keyOf(config.name, endpoint, transport, {
+          env: config.env,
+          inheritEnv: config.inheritEnv === true,
+        }),
+        create,
+      );
+  const { connection } = borrowed;
+  const removeListener = connection.addListener(options.listener);
+  return {
+    connection,
+    release: async () => {
+      // The listener still hears the expected close, whether the route closes the
+      // connection or releases the pool's last hold on it (then the pool closes it).
+      if (owned) await connection.close();
+      else await borrowed.release();
+      removeListener();
+    },
+  };
+}
