@@ -7,7 +7,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/**',
-      'node_modules/**',
+      '**/node_modules/**',
       'coverage/**',
       'bench/results.json',
       '.tmp/**',

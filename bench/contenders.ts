@@ -11,6 +11,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { invokeTool, McpIntegrationSection, Session, type Tool } from '../src/index.js';
 import type { McpTransportConfig } from '../src/config/server-config.js';
+import { type InvokableTool, langChainAdapters, type MastraTool, mastraMcp } from './peers.js';
 import { ECHO_ARGS, ECHO_TEXT, echoServer, everythingStdio } from './servers.js';
 import type { Contender } from './stats.js';
 
@@ -98,19 +99,13 @@ export async function openBridged(name: string, transport: Transport): Promise<O
   };
 }
 
-/** The smallest surface of a LangChain tool the benchmark uses. */
-interface InvokableTool {
-  readonly name: string;
-  invoke(input: unknown): Promise<unknown>;
-}
-
 /**
  * LangChain: `MultiServerMCPClient` → `getTools()` → `tool.invoke` on stdio;
  * in memory (which `MultiServerMCPClient` cannot reach) `loadMcpTools` on a
  * raw SDK client, the function `MultiServerMCPClient` itself uses.
  */
 export async function openLangChain(name: string, transport: Transport): Promise<OpenContender> {
-  const { MultiServerMCPClient, loadMcpTools } = await import('@langchain/mcp-adapters');
+  const { MultiServerMCPClient, loadMcpTools } = await langChainAdapters();
   let tools: readonly InvokableTool[];
   let close: () => Promise<void>;
   if (transport === 'stdio') {
@@ -139,14 +134,9 @@ export async function openLangChain(name: string, transport: Transport): Promise
   };
 }
 
-/** The smallest surface of a Mastra tool the benchmark uses. */
-interface MastraTool {
-  execute(input: { context: unknown }): Promise<unknown>;
-}
-
 /** Mastra: `MCPClient` → `getTools()` → `execute({ context })`. stdio (or HTTP) only. */
 export async function openMastra(name: string): Promise<OpenContender> {
-  const { MCPClient } = await import('@mastra/mcp');
+  const { MCPClient } = await mastraMcp();
   const { command, args } = everythingStdio();
   const client = new MCPClient({
     id: `bench-${name.replace(/\W+/g, '-')}`,

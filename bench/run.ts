@@ -8,7 +8,7 @@
  * writes no file).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -38,10 +38,16 @@ interface Failure {
   readonly reason: string;
 }
 
+/** Where `pkg` is installed: the benchmark's peers under bench/peers, the rest at the root. */
+function packageRoot(pkg: string): string {
+  const own = path.join(here, 'peers', 'node_modules', pkg);
+  return existsSync(own) ? own : path.join(root, 'node_modules', pkg);
+}
+
 function version(pkg: string): string {
   try {
     const manifest = JSON.parse(
-      readFileSync(path.join(root, 'node_modules', pkg, 'package.json'), 'utf8'),
+      readFileSync(path.join(packageRoot(pkg), 'package.json'), 'utf8'),
     ) as { version?: string };
     return manifest.version ?? '?';
   } catch {

@@ -14,6 +14,7 @@ import {
   type InputValidator,
   schemaCacheStats,
 } from '../src/mcp/schema/index.js';
+import { langChainAdapters, type ListingClient } from './peers.js';
 import { averageSchemaBytes, generateTools, type GeneratedTool } from './schema-gen.js';
 import { listingServer } from './servers.js';
 import { alternate, type Contender, cpuRatio, median, type ResultRow, round } from './stats.js';
@@ -35,16 +36,11 @@ const RAW_CONNECT = 'raw Client connect + listTools';
 const SECTION_CONNECT = 'McpIntegrationSection.connect()';
 const LANGCHAIN_CONNECT = 'raw connect + LangChain loadMcpTools';
 
-/** What `loadMcpTools` needs of a client, when only its schema step is timed. */
-interface ListingClient {
-  listTools(): Promise<{ tools: McpToolDescription[] }>;
-}
-
 type LoadMcpTools = (name: string, client: ListingClient) => Promise<unknown[]>;
 
 async function langChainLoader(): Promise<LoadMcpTools> {
-  const { loadMcpTools } = await import('@langchain/mcp-adapters');
-  return loadMcpTools as unknown as LoadMcpTools;
+  const { loadMcpTools } = await langChainAdapters();
+  return loadMcpTools;
 }
 
 function copies(generated: readonly GeneratedTool[]): McpToolDescription[] {
