@@ -79,18 +79,6 @@ export {
 } from './runtime/store/file-session-store.js';
 export type { FileSessionStoreOptions } from './runtime/store/file-session-store.js';
 export type { JsonValue } from './runtime/store/json-value.js';
-export {
-  DEFAULT_EVENT_STREAM_MAX_LENGTH,
-  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
-  DEFAULT_REDIS_KEY_PREFIX,
-  DEFAULT_REDIS_URL,
-  RedisSessionStore,
-} from './runtime/store/redis-session-store.js';
-export type {
-  RedisSessionStoreOptions,
-  RemoteUnsubscribe,
-  SubscribeRemoteOptions,
-} from './runtime/store/redis-session-store.js';
 export type {
   SessionStore,
   StoreCallOptions,
@@ -221,8 +209,6 @@ export {
 export type { RetryClass } from './executor/index.js';
 
 // Ecosystem: LLM API tool formats, config files, code generation, telemetry.
-export { toAiSdkTools } from './ecosystem/ai-sdk.js';
-export type { AiSdkTool, AiSdkToolOutput, ToAiSdkToolsOptions } from './ecosystem/ai-sdk.js';
 export {
   invokeFromAnthropic,
   toAnthropicToolResult,

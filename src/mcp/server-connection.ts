@@ -6,6 +6,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { coalesce } from '../core/coalesce.js';
 import { McpConnectionError } from '../core/errors.js';
+import { PACKAGE_VERSION } from '../core/package-version.js';
 import { pause } from '../core/pause.js';
 import { descendants, endProcesses } from './process-tree.js';
 import { capabilitiesFor, installClientHandlers, type ClientHandlers } from './client-handlers.js';
@@ -45,7 +46,7 @@ export interface ServerConnectionOptions {
 }
 
 const STDERR_TAIL_CHARS = 2_000;
-const CLIENT_INFO = { name: 'mcp-sections', version: '0.1.0' };
+const CLIENT_INFO = { name: 'mcp-sections', version: PACKAGE_VERSION };
 /** The handshake also waits for a stdio child to start: a short call timeout must not fail it. */
 const MIN_CONNECT_TIMEOUT_MS = 10_000;
 

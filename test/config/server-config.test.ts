@@ -189,6 +189,7 @@ describe('config.yaml in the shapes of the seeds and of TARSy', () => {
   afterEach(async () => {
     await Promise.all(sections.splice(0).map((section) => section.disconnect()));
     await Promise.all(started.splice(0).map((instance) => instance.close()));
+    await dirs.remove();
   });
 
   async function load(yaml: string, env: Record<string, string> = {}) {

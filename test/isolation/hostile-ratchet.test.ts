@@ -14,12 +14,12 @@ import {
   McpIntegrationSection,
   PRIVATE_DATA_META_KEY,
   PrivateDataMarkerMalformed,
-  RedisSessionStore,
   Session,
   type McpServerConfig,
   type SessionStore,
   type Tool,
 } from '../../src/index.js';
+import { RedisSessionStore } from '../../src/redis.js';
 import { startRedis, type TestRedis } from '../fixtures/sessions/redis.js';
 import { collect } from '../fixtures/isolation/helpers.js';
 

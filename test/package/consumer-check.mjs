@@ -1,0 +1,109 @@
+// The package as a user gets it: `npm pack`, installed into a new project
+// that has none of the optional peers (`ai`, `ioredis`, `openai`,
+// `@anthropic-ai/sdk`), type-checked with `skipLibCheck: false`, and the
+// README's example compiled and run (against server-filesystem, installed
+// in that project). Run by .ci/run after `npm test`: `npm run check:package`.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import console from 'node:console';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const rootManifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
+const OPTIONAL_PEERS = ['ai', 'ioredis', 'openai', '@anthropic-ai/sdk'];
+
+/** Runs a command, echoing it; throws with its output when it fails. */
+function run(command, args, cwd) {
+  console.log(`$ ${command} ${args.join(' ')}`);
+  try {
+    return execFileSync(command, args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    throw new Error(
+      `${command} ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`,
+    );
+  }
+}
+
+/** The first ```ts block of the README: the example a new user copies. */
+function readmeExample() {
+  const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+  const match = /```ts\n([\s\S]*?)```/.exec(readme);
+  if (match === null) throw new Error('README.md has no ```ts example');
+  return match[1];
+}
+
+const work = mkdtempSync(path.join(tmpdir(), 'mcp-sections-consumer-'));
+try {
+  const tarball = run('npm', ['pack', '--silent', '--pack-destination', work], root)
+    .trim()
+    .split('\n')
+    .at(-1);
+  const project = path.join(work, 'project');
+  const dev = rootManifest.devDependencies;
+  run('mkdir', ['-p', project], work);
+  writeFileSync(
+    path.join(project, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'consumer',
+        private: true,
+        type: 'module',
+        dependencies: {
+          'mcp-sections': `file:../${tarball}`,
+          zod: rootManifest.dependencies.zod,
+          '@modelcontextprotocol/server-filesystem': dev['@modelcontextprotocol/server-filesystem'],
+        },
+        devDependencies: { typescript: dev.typescript, '@types/node': dev['@types/node'] },
+      },
+      null,
+      2,
+    ),
+  );
+  writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          // DOM: the MCP SDK's own declarations use `HeadersInit` (sdk/shared/transport.d.ts).
+          lib: ['ES2023', 'ESNext.Disposable', 'DOM'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          skipLibCheck: false,
+          types: ['node'],
+          outDir: 'out',
+        },
+        include: ['example.ts'],
+      },
+      null,
+      2,
+    ),
+  );
+  writeFileSync(path.join(project, 'example.ts'), readmeExample());
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], project);
+  const present = OPTIONAL_PEERS.filter((name) =>
+    existsSync(path.join(project, 'node_modules', name)),
+  );
+  if (present.length > 0) throw new Error(`optional peers were installed: ${present.join(', ')}`);
+  run(path.join(project, 'node_modules', '.bin', 'tsc'), ['-p', '.'], project);
+  const output = run(process.execPath, ['out/example.js'], project);
+  for (const line of output.split('\n').filter((text) => text.includes('fs_list_directory'))) {
+    console.log(`  ${line}`);
+  }
+  if (!/fs_list_directory true/.test(output) || /refused:/.test(output)) {
+    throw new Error('the README example did not list /tmp through the bridged tool');
+  }
+  console.log(
+    'consumer check passed: the packed library type-checks without optional peers and runs the README example',
+  );
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
