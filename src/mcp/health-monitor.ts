@@ -8,6 +8,7 @@
  * tries one reconnection for a server that does not answer, and keeps what
  * it learned for dashboards and `/health` endpoints.
  */
+import { abortReason, untilAborted, withDeadline } from '../core/deadline.js';
 import { McpConfigError, McpTimeoutError } from '../core/errors.js';
 import { defineEvent } from '../runtime/define-event.js';
 import type { McpClientGroup } from './client-group.js';
@@ -315,42 +316,18 @@ export class McpHealthMonitor {
     return { name, tools: route.tools, at: new Date() };
   }
 
-  /**
-   * Runs `run` until it settles, `timeoutMs` passes or `outer` aborts.
-   * The inner signal is aborted only on timeout or abort: aborting it after
-   * an answer would make the SDK send a needless `notifications/cancelled`.
-   */
-  async #bounded<T>(
+  /** `run` within this monitor's timeout and `outer`; a timeout names the server. */
+  #bounded<T>(
     route: ServerRoute,
     run: (signal: AbortSignal) => Promise<T>,
     outer: AbortSignal,
     timeoutMessage: string,
   ): Promise<T> {
-    if (outer.aborted) throw abortReason(outer);
-    const inner = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let onAbort: (() => void) | undefined;
-    const stopped = new Promise<never>((_resolve, reject) => {
-      onAbort = () => {
-        inner.abort(outer.reason);
-        reject(abortReason(outer));
-      };
-      outer.addEventListener('abort', onAbort, { once: true });
-      timer = setTimeout(() => {
-        const error = new McpTimeoutError(route.name, this.timeoutMs, timeoutMessage);
-        inner.abort(error);
-        reject(error);
-      }, this.timeoutMs);
+    return withDeadline(run, {
+      timeoutMs: this.timeoutMs,
+      signal: outer,
+      onTimeout: () => new McpTimeoutError(route.name, this.timeoutMs, timeoutMessage),
     });
-    const work = run(inner.signal);
-    // The loser of the race may still reject; nobody else listens to it.
-    work.catch(() => undefined);
-    try {
-      return await Promise.race([work, stopped]);
-    } finally {
-      clearTimeout(timer);
-      if (onAbort !== undefined) outer.removeEventListener('abort', onAbort);
-    }
   }
 
   #record(outcome: Outcome): void {
@@ -400,27 +377,4 @@ function checkDuration(field: string, value: number): number {
 /** An error's reason, redacted, without the server's name: warnings name the server. */
 function reasonOf(route: ServerRoute, error: unknown): string {
   return route.redact(failureReason(error));
-}
-
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof Error) return reason;
-  return new Error(typeof reason === 'string' && reason.length > 0 ? reason : 'aborted');
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
-  });
 }

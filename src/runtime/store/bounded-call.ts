@@ -1,3 +1,4 @@
+import { withDeadline } from '../../core/deadline.js';
 import { SessionStoreError } from './errors.js';
 
 /**
@@ -13,40 +14,13 @@ export function boundedCall<T>(
   timeoutMs: number,
   signal?: AbortSignal,
 ): Promise<T> {
-  if (signal?.aborted === true) {
-    operation.catch(() => undefined);
-    return Promise.reject(abortReason(signal));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const settle = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const onAbort = (): void => {
-      settle();
-      reject(abortReason(signal));
-    };
-    const timer = setTimeout(() => {
-      settle();
-      reject(
-        new SessionStoreError('store-unavailable', `${what} did not answer within ${timeoutMs} ms`),
-      );
-    }, timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    operation.then(
-      (value) => {
-        settle();
-        resolve(value);
-      },
-      (error: unknown) => {
-        settle();
-        reject(error instanceof Error ? error : new Error(String(error)));
-      },
-    );
+  // Already running: a failure after the deadline (or before, when the signal
+  // is already aborted) must not surface as an unhandled rejection.
+  operation.catch(() => undefined);
+  return withDeadline(() => operation, {
+    timeoutMs,
+    signal,
+    onTimeout: () =>
+      new SessionStoreError('store-unavailable', `${what} did not answer within ${timeoutMs} ms`),
   });
-}
-
-function abortReason(signal: AbortSignal | undefined): Error {
-  const reason: unknown = signal?.reason;
-  return reason instanceof Error ? reason : new Error('aborted');
 }
