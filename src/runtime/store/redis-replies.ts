@@ -1,0 +1,91 @@
+/** Replies of Redis (and of the store's scripts) read back into session data; anything unexpected is corruption. */
+import { type DataSensitivity, datasetRecord, isDataSensitivity } from '../../core/sensitivity.js';
+import type { PrivateDataState } from '../private-data.js';
+import { SessionStoreError } from './errors.js';
+import type { RemoteSessionEvent } from './event-serialization.js';
+import type { JsonValue } from './json-value.js';
+import { privateDataState } from './session-store.js';
+
+export function asArray(reply: unknown, length: number): unknown[] {
+  if (!Array.isArray(reply) || reply.length < length) {
+    throw new SessionStoreError('store-corrupt', `unexpected reply from Redis: ${String(reply)}`);
+  }
+  return reply as unknown[];
+}
+
+export function toVersion(value: unknown): number {
+  const version = typeof value === 'number' ? value : Number(value);
+  if (!Number.isSafeInteger(version) || version < 0) {
+    throw new SessionStoreError('store-corrupt', `stored version ${String(value)} is not a count`);
+  }
+  return version;
+}
+
+/** Pairs of a flat HGETALL reply from a script. */
+function pairs(fields: unknown): [string, string][] {
+  if (!Array.isArray(fields)) return [];
+  const out: [string, string][] = [];
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    out.push([String(fields[i]), String(fields[i + 1])]);
+  }
+  return out;
+}
+
+export function parsePrivateData(sessionId: string, fields: unknown): PrivateDataState {
+  let level: DataSensitivity = 'public';
+  const datasets = datasetRecord();
+  for (const [field, value] of pairs(fields)) {
+    if (!isDataSensitivity(value)) {
+      throw new SessionStoreError(
+        'store-corrupt',
+        `session ${JSON.stringify(sessionId)}: stored level ${JSON.stringify(value)} of ${JSON.stringify(field)} is not one of public, internal, confidential, secret`,
+      );
+    }
+    if (field === 'level') level = value;
+    else if (field.startsWith('d:')) datasets[field.slice(2)] = value;
+  }
+  return privateDataState(level, datasets);
+}
+
+export function parseSlices(
+  sessionId: string,
+  fields: unknown,
+): Readonly<Record<string, JsonValue>> {
+  const slices: Record<string, JsonValue> = {};
+  for (const [name, text] of pairs(fields)) {
+    try {
+      slices[name] = JSON.parse(text) as JsonValue;
+    } catch (error) {
+      throw new SessionStoreError(
+        'store-corrupt',
+        `session ${JSON.stringify(sessionId)}: slice ${JSON.stringify(name)} is not JSON`,
+        { cause: error },
+      );
+    }
+  }
+  return Object.freeze(slices);
+}
+
+export function parseStreamEntry(
+  sessionId: string,
+  id: string,
+  fields: readonly string[],
+): RemoteSessionEvent | undefined {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] ?? '', fields[i + 1] ?? '');
+  const type = map.get('type');
+  const data = map.get('data');
+  if (type === undefined || data === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(data) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+    return Object.freeze({
+      id,
+      sessionId,
+      type,
+      fields: Object.freeze(parsed as Record<string, unknown>),
+    });
+  } catch {
+    return undefined;
+  }
+}
