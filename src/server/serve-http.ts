@@ -21,42 +21,21 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { ServerOptionsError } from './errors.js';
 import { authInfoFor } from './identity-auth-info.js';
-import {
-  createTokenVerifier,
-  TokenRejectedError,
-  type JwtAuthOptions,
-  type VerifiedToken,
-} from './jwt.js';
+import { createTokenVerifier, TokenRejectedError, type VerifiedToken } from './jwt.js';
 import { runWithIdentity, type Identity } from './request-context.js';
+import { checkOptions, type ServeHttpOptions } from './serve-http-options.js';
+
+export {
+  DEFAULT_HTTP_HOST,
+  DEFAULT_MAX_REQUEST_BODY_BYTES,
+  DEFAULT_MAX_SESSIONS,
+  DEFAULT_MCP_PATH,
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  type ServeHttpOptions,
+} from './serve-http-options.js';
 
 /** Makes the server for one MCP session. */
 export type McpServerFactory = () => McpServer | Promise<McpServer>;
-
-/** Options of {@link serveHttp}. */
-export interface ServeHttpOptions {
-  /** TCP port; `0` picks a free one (read it from the handle's `url`). */
-  readonly port: number;
-  /** Interface to listen on. @default '127.0.0.1' */
-  readonly host?: string;
-  /** URL path of the MCP endpoint. @default '/mcp' */
-  readonly path?: string;
-  /** How bearer tokens are verified. There is no unauthenticated mode. */
-  readonly auth: JwtAuthOptions;
-  /** An MCP session without requests for this long is closed; `0` never. @default 1_800_000 */
-  readonly sessionIdleTimeoutMs?: number;
-  /** Open MCP sessions at most; more `initialize` requests get 503. @default 1_000 */
-  readonly maxSessions?: number;
-  /** Largest request body read; a larger one gets 413. @default 4_194_304 */
-  readonly maxRequestBodyBytes?: number;
-  /**
-   * Receives unexpected failures (a factory that throws, a transport error).
-   * Never given tokens or secrets.
-   * @default logs to `console.error`
-   */
-  readonly onError?: (error: unknown) => void;
-  /** Aborting it closes the server, like `close()`. */
-  readonly signal?: AbortSignal;
-}
 
 /** A running server. */
 export interface HttpServerHandle {
@@ -70,17 +49,6 @@ export interface HttpServerHandle {
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
-
-/** Default of {@link ServeHttpOptions.host}: loopback only. */
-export const DEFAULT_HTTP_HOST = '127.0.0.1';
-/** Default of {@link ServeHttpOptions.path}. */
-export const DEFAULT_MCP_PATH = '/mcp';
-/** Default of {@link ServeHttpOptions.sessionIdleTimeoutMs}: 30 minutes. */
-export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 1_800_000;
-/** Default of {@link ServeHttpOptions.maxSessions}. */
-export const DEFAULT_MAX_SESSIONS = 1_000;
-/** Default of {@link ServeHttpOptions.maxRequestBodyBytes}: 4 MiB, as the SDK's transport. */
-export const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 
 interface Session {
   readonly transport: StreamableHTTPServerTransport;
@@ -362,74 +330,6 @@ export async function serveHttp(
     close,
     [Symbol.asyncDispose]: close,
   };
-}
-
-interface CheckedOptions {
-  readonly port: number;
-  readonly host: string;
-  readonly path: string;
-  readonly sessionIdleTimeoutMs: number;
-  readonly maxSessions: number;
-  readonly maxRequestBodyBytes: number;
-}
-
-function checkOptions(options: ServeHttpOptions): CheckedOptions {
-  const { port } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new ServerOptionsError(
-      'port',
-      `port must be an integer from 0 to 65535, got ${String(port)}`,
-    );
-  }
-  const host = options.host ?? DEFAULT_HTTP_HOST;
-  if (typeof host !== 'string' || host.length === 0) {
-    throw new ServerOptionsError(
-      'host',
-      `host must be a non-empty string such as "127.0.0.1", got ${JSON.stringify(host)}`,
-    );
-  }
-  const path = options.path ?? DEFAULT_MCP_PATH;
-  if (typeof path !== 'string' || !/^\/[^?#\s]*$/.test(path)) {
-    throw new ServerOptionsError(
-      'path',
-      `path must start with "/" and hold no query, fragment or space, got ${JSON.stringify(path)}`,
-    );
-  }
-  return {
-    port,
-    host,
-    path,
-    sessionIdleTimeoutMs: nonNegativeInteger(
-      'sessionIdleTimeoutMs',
-      options.sessionIdleTimeoutMs,
-      DEFAULT_SESSION_IDLE_TIMEOUT_MS,
-    ),
-    maxSessions: positiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
-    maxRequestBodyBytes: positiveInteger(
-      'maxRequestBodyBytes',
-      options.maxRequestBodyBytes,
-      DEFAULT_MAX_REQUEST_BODY_BYTES,
-    ),
-  };
-}
-
-function positiveInteger(option: string, value: number | undefined, fallback: number): number {
-  const resolved = nonNegativeInteger(option, value, fallback);
-  if (resolved === 0) {
-    throw new ServerOptionsError(option, `${option} must be a positive integer, got 0`);
-  }
-  return resolved;
-}
-
-function nonNegativeInteger(option: string, value: number | undefined, fallback: number): number {
-  const resolved = value ?? fallback;
-  if (!Number.isSafeInteger(resolved) || resolved < 0) {
-    throw new ServerOptionsError(
-      option,
-      `${option} must be a non-negative integer, got ${String(value)}`,
-    );
-  }
-  return resolved;
 }
 
 function bearerToken(header: string | undefined): string | undefined {
