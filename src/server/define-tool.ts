@@ -44,7 +44,7 @@ import {
   permissionAnnotations,
   type ToolPermission,
 } from './permissions.js';
-import { PrivateDataStore, strongestMarker, type PrivateDataState } from './private-data.js';
+import { PrivateDataStore, strongestMarker, type SessionPrivateData } from './private-data.js';
 import { getIdentity, runInScope, type Identity } from './request-context.js';
 
 /** What the SDK passes a tool handler besides its arguments (signal, notifications...). */
@@ -54,13 +54,13 @@ export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export type ToolOutput = string | CallToolResult;
 
 /** A tool handler: validated arguments in, text or a result out. */
-export type ToolHandler<Shape extends ZodRawShapeCompat> = (
+export type ServerToolHandler<Shape extends ZodRawShapeCompat> = (
   args: ShapeOutput<Shape>,
   extra: ToolExtra,
 ) => ToolOutput | Promise<ToolOutput>;
 
 /** A tool for {@link defineTool}. */
-export interface ToolDefinition<Shape extends ZodRawShapeCompat> {
+export interface ServerToolDefinition<Shape extends ZodRawShapeCompat> {
   /** `^[A-Za-z0-9_.-]{1,64}$`. */
   readonly name: string;
   readonly title?: string;
@@ -75,7 +75,7 @@ export interface ToolDefinition<Shape extends ZodRawShapeCompat> {
    * from `permissions` and cannot be set here.
    */
   readonly annotations?: Omit<ToolAnnotations, 'readOnlyHint' | 'openWorldHint'>;
-  readonly handler: ToolHandler<Shape>;
+  readonly handler: ServerToolHandler<Shape>;
 }
 
 /** Tool names accepted by {@link defineTool}. */
@@ -100,7 +100,7 @@ export const SERVER_TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
  */
 export function defineTool<Shape extends ZodRawShapeCompat = Record<never, never>>(
   server: McpServer,
-  definition: ToolDefinition<Shape>,
+  definition: ServerToolDefinition<Shape>,
 ): RegisteredTool {
   const settings = toolkitSettingsOf(server);
   const { name } = definition;
@@ -146,7 +146,7 @@ export function defineTool<Shape extends ZodRawShapeCompat = Record<never, never
 }
 
 async function runTool<Shape extends ZodRawShapeCompat>(
-  definition: ToolDefinition<Shape>,
+  definition: ServerToolDefinition<Shape>,
   settings: ToolkitServerSettings,
   permissions: readonly ToolPermission[],
   args: ShapeOutput<Shape>,
@@ -185,7 +185,7 @@ async function connectRefusal(
       true,
     );
   }
-  let state: PrivateDataState;
+  let state: SessionPrivateData;
   try {
     state = await new PrivateDataStore(settings.privateDataDir).read(identity);
   } catch (error) {

@@ -11,7 +11,12 @@
 export { createMcpServer, DEFAULT_SERVER_VERSION } from './create-server.js';
 export type { CreateMcpServerOptions } from './create-server.js';
 export { defineTool, SERVER_TOOL_NAME_PATTERN } from './define-tool.js';
-export type { ToolDefinition, ToolExtra, ToolHandler, ToolOutput } from './define-tool.js';
+export type {
+  ServerToolDefinition,
+  ToolExtra,
+  ServerToolHandler,
+  ToolOutput,
+} from './define-tool.js';
 export {
   serveHttp,
   DEFAULT_HTTP_HOST,
@@ -68,7 +73,7 @@ export {
   NO_PRIVATE_DATA,
   PRIVATE_DATA_FILE_NAME,
 } from './private-data.js';
-export type { PrivateDataState } from './private-data.js';
+export type { SessionPrivateData } from './private-data.js';
 export { PRIVATE_DATA_META_KEY } from '../core/sensitivity.js';
 export type { DataSensitivity, PrivateDataMarker } from '../core/sensitivity.js';
 

@@ -44,7 +44,7 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 export const DEFAULT_LOCK_STALE_MS = 30_000;
 
 /** What a session holds; frozen. */
-export interface PrivateDataState {
+export interface SessionPrivateData {
   readonly hasPrivateData: boolean;
   /** Dataset names in the order they were first added. */
   readonly datasets: readonly string[];
@@ -53,7 +53,7 @@ export interface PrivateDataState {
 }
 
 /** The state of a session that never read private data. */
-export const NO_PRIVATE_DATA: PrivateDataState = Object.freeze({
+export const NO_PRIVATE_DATA: SessionPrivateData = Object.freeze({
   hasPrivateData: false,
   datasets: Object.freeze([]),
   sensitivity: 'public' as const,
@@ -111,7 +111,7 @@ export class PrivateDataStore {
    *
    * @throws {PrivateDataError} when the file exists but is not a valid state.
    */
-  async read(identity: Identity): Promise<PrivateDataState> {
+  async read(identity: Identity): Promise<SessionPrivateData> {
     const file = this.filePath(identity);
     let text: string;
     try {
@@ -136,14 +136,14 @@ export class PrivateDataStore {
     identity: Identity,
     dataset: string,
     sensitivity: DataSensitivity = 'confidential',
-  ): Promise<PrivateDataState> {
+  ): Promise<SessionPrivateData> {
     checkDataset(dataset);
     checkSensitivity(sensitivity);
     const file = this.filePath(identity);
     await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     return withStateLock(file, async () => {
       const before = await this.read(identity);
-      const after: PrivateDataState = Object.freeze({
+      const after: SessionPrivateData = Object.freeze({
         hasPrivateData: true,
         datasets: Object.freeze(
           before.datasets.includes(dataset) ? [...before.datasets] : [...before.datasets, dataset],
@@ -215,7 +215,7 @@ export const privateData = Object.freeze({
   async add(
     dataset: string,
     sensitivity: DataSensitivity = 'confidential',
-  ): Promise<PrivateDataState> {
+  ): Promise<SessionPrivateData> {
     const { store, identity, markers } = resolve('privateData.add()');
     const state = await store.add(identity, dataset, sensitivity);
     markers.push(Object.freeze({ dataset, sensitivity }));
@@ -228,7 +228,7 @@ export const privateData = Object.freeze({
    * @throws {ServerContextError} outside a tool registered with `defineTool`.
    * @throws {PrivateDataError} when the state file is unreadable.
    */
-  async read(): Promise<PrivateDataState> {
+  async read(): Promise<SessionPrivateData> {
     const { store, identity } = resolve('privateData.read()');
     return store.read(identity);
   },
@@ -290,7 +290,7 @@ function checkSensitivity(sensitivity: unknown): void {
   }
 }
 
-function parseState(text: string, file: string): PrivateDataState {
+function parseState(text: string, file: string): SessionPrivateData {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
