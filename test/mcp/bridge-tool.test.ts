@@ -1,0 +1,124 @@
+/**
+ * bridgeTool on its own: one MCP tool as a library Tool. Bad arguments and
+ * refused tools never reach the server; results map to ToolResult; a
+ * sensitive tool raises the session only when it succeeds.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
+import { invokeTool, Session } from '../../src/index.js';
+import { bridgeTool } from '../../src/mcp/bridge-tool.js';
+import { SecretRedactor } from '../../src/mcp/redact.js';
+import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
+import { ServerRoute } from '../../src/mcp/server-route.js';
+import { rawToolServer, type RawTool } from '../support/mcp-fixtures.js';
+
+const routes: ServerRoute[] = [];
+afterEach(async () => {
+  await Promise.all(routes.splice(0).map((route) => route.close()));
+});
+
+async function bridged(tools: readonly RawTool[], extra: Record<string, unknown> = {}) {
+  const raw = rawToolServer(tools);
+  const [config] = parseServerConfigs([
+    { name: 'srv', transport: { type: 'in-memory', server: raw.server }, ...extra },
+  ]);
+  const route = new ServerRoute({
+    config: config!,
+    redactor: new SecretRedactor([]),
+    handlers: {},
+    listener: {
+      connection: () => ({}),
+      isolated: () => undefined,
+      isolationFailed: () => undefined,
+      networkDenied: () => undefined,
+    },
+  });
+  routes.push(route);
+  await route.connect();
+  const session = new Session();
+  const byName = new Map(
+    route.tools.map((description) => [
+      description.name,
+      bridgeTool(description, `srv_${description.name}`, { session, route, retry: DEFAULT_RETRY }),
+    ]),
+  );
+  return { raw, session, tool: (name: string) => byName.get(name)! };
+}
+
+const numberArgs = {
+  type: 'object',
+  properties: { count: { type: 'integer', minimum: 1 } },
+  required: ['count'],
+};
+
+describe('bridgeTool', () => {
+  it('refuses bad arguments with the field, the rule and the value, before the server', async () => {
+    const { raw, session, tool } = await bridged([{ name: 'take', inputSchema: numberArgs }]);
+    const result = await invokeTool(tool('take'), { count: 'ten' }, { session });
+    expect(result.success).toBe(false);
+    expect(result.message).toContain('count: "count" must be a number; received a string ("ten")');
+    expect(raw.calls).toEqual([]);
+    expect((await invokeTool(tool('take'), { count: 2 }, { session })).success).toBe(true);
+    expect(raw.callsTo('take')).toHaveLength(1);
+  });
+
+  it('refuses a network-capable tool once the session holds private data, before the server', async () => {
+    const { raw, session, tool } = await bridged([
+      { name: 'fetch', inputSchema: { type: 'object' }, annotations: { openWorldHint: true } },
+      { name: 'local', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } },
+    ]);
+    session.privateData.add('records', 'confidential');
+    const refused = await invokeTool(tool('fetch'), {}, { session });
+    expect(refused.success).toBe(false);
+    expect(refused.message).toContain('blocked');
+    expect(raw.callsTo('fetch')).toEqual([]);
+    expect((await invokeTool(tool('local'), {}, { session })).success).toBe(true);
+  });
+
+  it('maps isError to a failure with the server text, and keeps structuredContent', async () => {
+    const { session, tool } = await bridged([
+      {
+        name: 'broken',
+        inputSchema: { type: 'object' },
+        handler: () => ({ isError: true, content: [{ type: 'text', text: 'disk full' }] }),
+      },
+      {
+        name: 'data',
+        inputSchema: { type: 'object' },
+        handler: () => ({
+          content: [{ type: 'text', text: '{"n":1}' }],
+          structuredContent: { n: 1 },
+        }),
+      },
+    ]);
+    const failed = await invokeTool(tool('broken'), {}, { session });
+    expect(failed.success).toBe(false);
+    expect(failed.message).toContain('disk full');
+    const ok = await invokeTool(tool('data'), {}, { session });
+    expect(ok.success).toBe(true);
+    expect(ok.value).toMatchObject({ structuredContent: { n: 1 } });
+  });
+
+  it('raises the session for a sensitive tool only when the call succeeds', async () => {
+    let fail = true;
+    const { session, tool } = await bridged(
+      [
+        {
+          name: 'load',
+          inputSchema: { type: 'object' },
+          annotations: { openWorldHint: false },
+          handler: () =>
+            fail
+              ? { isError: true, content: [{ type: 'text', text: 'no' }] }
+              : { content: [{ type: 'text', text: 'rows' }] },
+        },
+      ],
+      { sensitiveTools: { load: 'secret' } },
+    );
+    await invokeTool(tool('load'), {}, { session });
+    expect(session.privateData.sensitivity).toBe('public');
+    fail = false;
+    await invokeTool(tool('load'), {}, { session });
+    expect(session.privateData.sensitivity).toBe('secret');
+  });
+});
