@@ -1,0 +1,116 @@
+/**
+ * The requests a connection sends: `tools/list` follows `nextCursor` and
+ * stops a server that repeats one; `tools/call` keeps the caller's signal
+ * free of leftover listeners and says which limit stopped it.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { getEventListeners } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpTimeoutError } from '../../src/core/errors.js';
+import { listAllTools, sendToolCall } from '../../src/mcp/requests.js';
+import { rawToolServer } from '../support/mcp-fixtures.js';
+
+const clients: Client[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+
+async function clientOf(server: Server): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'unit', version: '1.0.0' });
+  await client.connect(clientSide);
+  clients.push(client);
+  return client;
+}
+
+const broken = (problem: string): Error => new Error(`broken: ${problem}`);
+
+describe('listAllTools', () => {
+  it('follows nextCursor across pages, in order', async () => {
+    const tools = Array.from({ length: 7 }, (_, i) => ({
+      name: `t${i}`,
+      inputSchema: { type: 'object' },
+    }));
+    const raw = rawToolServer(tools, { pageSize: 3 });
+    const listed = await listAllTools(await clientOf(raw.server), {
+      timeoutMs: 5_000,
+      signal: undefined,
+      broken,
+    });
+    expect(listed.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    expect(raw.listCursors).toEqual([undefined, 'page-3', 'page-6']);
+  });
+
+  it('stops a server that sends the same cursor twice', async () => {
+    const server = new Server({ name: 'loop', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [{ name: 'again', inputSchema: { type: 'object' as const } }],
+      nextCursor: 'same',
+    }));
+    await expect(
+      listAllTools(await clientOf(server), { timeoutMs: 5_000, signal: undefined, broken }),
+    ).rejects.toThrow('broken: tools/list repeated the cursor "same"');
+  });
+});
+
+describe('sendToolCall', () => {
+  it('leaves no listener on a long-lived caller signal after many calls', async () => {
+    const client = await clientOf(
+      rawToolServer([{ name: 'echo', inputSchema: { type: 'object' } }]).server,
+    );
+    const caller = new AbortController();
+    for (let i = 0; i < 20; i += 1) {
+      await sendToolCall(
+        client,
+        { serverName: 's', name: 'echo', args: {} },
+        { timeoutMs: 5_000, signal: caller.signal },
+      );
+    }
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('names timeoutMs when the call is silent, and maxTotalTimeoutMs when progress kept it going', async () => {
+    const raw = rawToolServer([
+      {
+        name: 'silent',
+        inputSchema: { type: 'object' },
+        handler: () => new Promise(() => undefined),
+      },
+      {
+        name: 'chatty',
+        inputSchema: { type: 'object' },
+        handler: async (_args, extra) => {
+          const token = extra._meta?.progressToken;
+          for (let i = 0; ; i += 1) {
+            if (token !== undefined) {
+              await extra.sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: i },
+              });
+            }
+            await new Promise((resolve) => setTimeout(resolve, 20));
+          }
+        },
+      },
+    ]);
+    const client = await clientOf(raw.server);
+    const silent = await sendToolCall(
+      client,
+      { serverName: 's', name: 'silent', args: {} },
+      { timeoutMs: 100 },
+    ).catch((error: unknown) => error);
+    expect(silent).toBeInstanceOf(McpTimeoutError);
+    expect((silent as Error).message).toBe('tool "silent" of server "s" timed out after 100 ms');
+    const chatty = await sendToolCall(
+      client,
+      { serverName: 's', name: 'chatty', args: {} },
+      { timeoutMs: 100, maxTotalTimeoutMs: 300, onProgress: () => undefined },
+    ).catch((error: unknown) => error);
+    expect(chatty).toBeInstanceOf(McpTimeoutError);
+    expect((chatty as Error).message).toContain('within maxTotalTimeoutMs (300 ms)');
+  });
+});
