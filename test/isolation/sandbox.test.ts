@@ -1,0 +1,54 @@
+/**
+ * The sandbox probe and command lines: bubblewrap with every namespace (the
+ * user namespace required, nested ones disabled) where it runs; a clear
+ * reason and no sandbox where it does not, unless the unshare fallback is
+ * asked for explicitly.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { sandboxedCommand, sandboxSupport } from '../../src/isolation/sandbox.js';
+
+const line = { command: 'node', args: ['server.js'], env: { PATH: '/usr/bin' } };
+const plan = { workspace: undefined, readOnly: [] };
+
+afterEach(() => {
+  delete process.env['MCP_SECTIONS_BWRAP'];
+});
+
+describe('sandboxSupport', () => {
+  it.runIf(process.platform === 'linux')(
+    'finds bubblewrap here and runs it with the user namespace required',
+    () => {
+      const support = sandboxSupport();
+      expect(support).toMatchObject({ available: true, backend: 'bubblewrap' });
+      expect(support.flags).toEqual(expect.arrayContaining(['--unshare-all', '--unshare-user']));
+      const wrapped = sandboxedCommand(line, plan, support);
+      expect(wrapped.args.slice(0, support.flags.length)).toEqual([...support.flags]);
+      expect(wrapped.args).toEqual(
+        expect.arrayContaining(['--cap-drop', 'ALL', '--die-with-parent']),
+      );
+      expect(wrapped.args.slice(-2)).toEqual(['node', 'server.js']);
+    },
+  );
+
+  it('names what is missing when bubblewrap cannot run, and offers no sandbox', () => {
+    process.env['MCP_SECTIONS_BWRAP'] = '/nonexistent/bwrap-for-test';
+    const support = sandboxSupport();
+    expect(support.available).toBe(false);
+    expect(support.reason).toContain('/nonexistent/bwrap-for-test');
+    expect(support.reason).toContain('apt-get install bubblewrap');
+    expect(support.reason).toContain('isolation.unshareFallback');
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'falls back to unshare only when asked, with a HOME of its own',
+    () => {
+      process.env['MCP_SECTIONS_BWRAP'] = '/nonexistent/bwrap-for-test';
+      const support = sandboxSupport({ allowUnshare: true });
+      expect(support).toMatchObject({ available: true, backend: 'unshare' });
+      const wrapped = sandboxedCommand(line, { ...plan, unshareHome: '/tmp/home-x' }, support);
+      expect(wrapped.command).toBe('unshare');
+      expect(wrapped.args).toEqual([...support.flags, '--', 'node', 'server.js']);
+      expect(wrapped.env).toMatchObject({ HOME: '/tmp/home-x', PATH: '/usr/bin' });
+    },
+  );
+});
