@@ -56,7 +56,9 @@ describe('bridgeTool', () => {
     const { raw, session, tool } = await bridged([{ name: 'take', inputSchema: numberArgs }]);
     const result = await invokeTool(tool('take'), { count: 'ten' }, { session });
     expect(result.success).toBe(false);
-    expect(result.message).toContain('count: "count" must be a number; received a string ("ten")');
+    expect(result.message).toContain(
+      'count: "count" must be an integer; received a string ("ten")',
+    );
     expect(raw.calls).toEqual([]);
     expect((await invokeTool(tool('take'), { count: 2 }, { session })).success).toBe(true);
     expect(raw.callsTo('take')).toHaveLength(1);

@@ -32,8 +32,8 @@ async function callLookup(section: McpIntegrationSection, session: Session): Pro
   return result.success;
 }
 
-const conversions = (): number =>
-  schemaCacheStats().zodConversions + schemaCacheStats().jsonSchemaBuilds;
+/** Validators built: every cache miss analyses a schema and builds one. */
+const conversions = (): number => schemaCacheStats().misses;
 
 describe('validators are converted once per schema, across sections and reconnects', () => {
   beforeEach(() => clearSchemaCache());

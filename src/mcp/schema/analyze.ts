@@ -2,30 +2,26 @@
  * Walks a tool's input schema once, before anything is built from it:
  * refuses what cannot be honoured (remote or dangling `$ref`, malformed
  * keywords, a non-object top level), prepares an owned copy for the JSON
- * Schema validator, resolves every reference, and lists what zod's
- * `fromJSONSchema` would get wrong. Nothing here evaluates schema text.
+ * Schema validator and resolves every reference. Nothing here evaluates
+ * schema text.
  */
 import { dereference, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import {
-  ASSERTING_KEYWORDS,
   detectDraft,
   NON_NEGATIVE_INTEGER_KEYWORDS,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
   SINGLE_SCHEMA_KEYWORDS,
   TYPE_NAMES,
-  TYPED_KEYWORDS,
-  ZOD_UNSUPPORTED,
 } from './keywords.js';
 import {
   escapePointerSegment,
-  hasJsonType,
   isJsonObject,
   SchemaProblem,
   type JsonObject,
   type JsonValue,
 } from './json.js';
-import { isModeIndependentPattern, unicodePattern } from './regex.js';
+import { unicodePattern } from './regex.js';
 
 /** A node where a schema may stand: an object or a boolean. */
 export type SchemaNode = JsonObject | boolean;
@@ -44,25 +40,12 @@ export interface SchemaAnalysis {
   readonly lookup: Record<string, Schema | boolean>;
   /** The schema each `$ref`-bearing node of `document` points at. */
   readonly refTargets: ReadonlyMap<JsonObject, SchemaNode>;
-  /**
-   * Where zod's converter would not be faithful, e.g. `"if" at #/properties/a`.
-   * Empty when the schema can take the zod path. At most
-   * {@link MAX_LISTED_OBSTACLES} are listed.
-   */
-  readonly zodObstacles: readonly string[];
 }
 
-/** How many zod obstacles an analysis lists before it stops counting. */
-export const MAX_LISTED_OBSTACLES = 20;
-
-/** A `type` keyword after validation: one name or a list of names. */
-type TypeSpec = string | readonly string[];
-
+/** A subschema being visited, and where. */
 interface Visit {
   readonly node: JsonObject;
   readonly pointer: string;
-  /** The `type` of the composition parent, which zod's copy may inherit. */
-  readonly inherited: TypeSpec | undefined;
 }
 
 /**
@@ -77,14 +60,11 @@ export function analyzeSchema(document: JsonObject): SchemaAnalysis {
 
 class Analyzer {
   readonly draft: SchemaDraft;
-  private readonly obstacles: string[] = [];
   private readonly visited = new Map<JsonObject, Visit>();
   private readonly refNodes: JsonObject[] = [];
   private readonly dynamicRefNodes: Visit[] = [];
   private readonly anchors = new Map<string, string[]>();
   private nestedResources = 0;
-  /** Nodes zod turns into an intersection (see `checkIntersections`). */
-  private readonly intersections: Visit[] = [];
   /** Cleared once `dereference` has run: later edits could not reach the lookup. */
   private beforeDereference = true;
 
@@ -94,7 +74,7 @@ class Analyzer {
 
   run(): SchemaAnalysis {
     this.checkTopLevel();
-    this.walk({ node: this.root, pointer: '#', inherited: 'object' });
+    this.walk({ node: this.root, pointer: '#' });
     this.rewriteDynamicRefs();
     this.beforeDereference = false;
     let lookup: Record<string, Schema | boolean>;
@@ -106,14 +86,7 @@ class Analyzer {
       });
     }
     const refTargets = this.resolveRefs(lookup);
-    this.checkIntersections(refTargets);
-    return {
-      document: this.root,
-      draft: this.draft,
-      lookup,
-      refTargets,
-      zodObstacles: this.obstacles,
-    };
+    return { document: this.root, draft: this.draft, lookup, refTargets };
   }
 
   private checkTopLevel(): void {
@@ -125,10 +98,6 @@ class Analyzer {
         `top-level "type" must be "object" (MCP tools take an object of named arguments), received ${JSON.stringify(type)}`,
       );
     }
-  }
-
-  private obstacle(reason: string): void {
-    if (this.obstacles.length < MAX_LISTED_OBSTACLES) this.obstacles.push(reason);
   }
 
   /** Visits every subschema reachable from `start` without following `$ref`. */
@@ -144,15 +113,14 @@ class Analyzer {
 
   private pushChildren(visit: Visit, stack: Visit[]): void {
     const { node, pointer } = visit;
-    const ownType = node['type'] as TypeSpec | undefined;
-    const push = (value: JsonValue | undefined, at: string, inherited?: TypeSpec): void => {
+    const push = (value: JsonValue | undefined, at: string): void => {
       if (value === undefined || typeof value === 'boolean') return;
       if (!isJsonObject(value)) {
         throw new SchemaProblem(
           `expected a schema (an object or a boolean) at ${at}, received ${kindOf(value)}`,
         );
       }
-      stack.push({ node: value, pointer: at, inherited });
+      stack.push({ node: value, pointer: at });
     };
     for (const keyword of SINGLE_SCHEMA_KEYWORDS) {
       push(node[keyword], `${pointer}/${keyword}`);
@@ -170,16 +138,13 @@ class Analyzer {
       }
       prefixItems.forEach((item, i) => push(item, `${pointer}/prefixItems/${i}`));
     }
-    // Branches of a typed schema only ever see values of that type, so zod's
-    // copy may give an untyped branch its parent's type without changing a verdict.
-    const branchType = ownType ?? visit.inherited;
     for (const keyword of SCHEMA_LIST_KEYWORDS) {
       const list = node[keyword];
       if (list === undefined) continue;
       if (!Array.isArray(list) || list.length === 0) {
         throw new SchemaProblem(`"${keyword}" at ${pointer} must be a non-empty array of schemas`);
       }
-      list.forEach((item, i) => push(item, `${pointer}/${keyword}/${i}`, branchType));
+      list.forEach((item, i) => push(item, `${pointer}/${keyword}/${i}`));
     }
     for (const keyword of SCHEMA_MAP_KEYWORDS) {
       const map = node[keyword];
@@ -214,7 +179,6 @@ class Analyzer {
       // An annotation by default in 2020-12; see docs/schemas.md for why we never assert it.
       delete node['format'];
     }
-    this.checkZodFidelity(visit);
   }
 
   private checkShapes(node: JsonObject, pointer: string): void {
@@ -328,15 +292,6 @@ class Analyzer {
       }
       requireLocal('$ref', ref, pointer);
       this.refNodes.push(node);
-      const siblings = Object.keys(node).filter(
-        (key) => key !== '$ref' && ASSERTING_KEYWORDS.has(key),
-      );
-      if (siblings.length > 0) {
-        // Draft 7 ignores them, 2020-12 applies them; zod's converter always ignores them.
-        this.obstacle(
-          `"$ref" beside ${siblings.map((key) => `"${key}"`).join(', ')} at ${pointer}`,
-        );
-      }
     }
     const dynamicRef = node['$dynamicRef'];
     if (dynamicRef !== undefined) {
@@ -396,75 +351,6 @@ class Analyzer {
     }
   }
 
-  private checkZodFidelity(visit: Visit): void {
-    const { node, pointer } = visit;
-    for (const keyword of ZOD_UNSUPPORTED) {
-      if (node[keyword] !== undefined) this.obstacle(`"${keyword}" at ${pointer}`);
-    }
-    if (Array.isArray(node['items'])) this.obstacle(`array-form "items" at ${pointer}`);
-    const minLength = node['minLength'];
-    // zod counts UTF-16 units, JSON Schema counts code points; they agree on 0 and 1.
-    if (typeof minLength === 'number' && minLength > 1)
-      this.obstacle(`"minLength" above 1 at ${pointer}`);
-    const pattern = node['pattern'];
-    if (typeof pattern === 'string' && !isModeIndependentPattern(pattern)) {
-      this.obstacle(`"pattern" whose meaning depends on the Unicode flag at ${pointer}`);
-    }
-    const hasEnum = node['enum'] !== undefined;
-    const hasConst = node['const'] !== undefined;
-    if (hasEnum || hasConst) {
-      const values = hasEnum ? (node['enum'] as JsonValue[]) : [node['const'] ?? null];
-      if (hasEnum && hasConst) this.obstacle(`"enum" beside "const" at ${pointer}`);
-      if (values.some((value) => typeof value === 'object' && value !== null)) {
-        this.obstacle(
-          `"${hasEnum ? 'enum' : 'const'}" with an object or array value at ${pointer}`,
-        );
-      }
-      const others = TYPED_KEYWORDS.filter((key) => node[key] !== undefined);
-      if (others.length > 0) {
-        this.obstacle(`"${hasEnum ? 'enum' : 'const'}" beside "${others[0] ?? ''}" at ${pointer}`);
-      }
-    } else if (node['type'] === undefined && visit.inherited === undefined) {
-      const typed = TYPED_KEYWORDS.find((key) => node[key] !== undefined);
-      // zod's converter reads a schema without "type" as "anything" and drops these.
-      if (typed !== undefined) this.obstacle(`"${typed}" without "type" at ${pointer}`);
-      const compositions = SCHEMA_LIST_KEYWORDS.filter((key) => node[key] !== undefined);
-      // Without a type it keeps only the last of anyOf/oneOf/allOf instead of all of them.
-      if (compositions.length > 1)
-        this.obstacle(`${compositions.join(' beside ')} without "type" at ${pointer}`);
-    }
-    const typed =
-      node['type'] !== undefined || visit.inherited !== undefined || hasEnum || hasConst;
-    if (
-      node['allOf'] !== undefined ||
-      (typed && (node['anyOf'] !== undefined || node['oneOf'] !== undefined))
-    ) {
-      this.intersections.push(visit);
-    }
-    for (const name of propertyNames(node)) {
-      // Names on Object.prototype: zod finds them on every object and validates the inherited value.
-      if (name in Object.prototype) {
-        this.obstacle(`property ${JSON.stringify(name)} (an Object.prototype name) at ${pointer}`);
-        break;
-      }
-    }
-  }
-
-  /**
-   * zod reports a key that a strict object (`additionalProperties: false`)
-   * rejects inside an intersection only when *both* sides reject it, so that
-   * strict objects compose; JSON Schema's `allOf` rejects it if either does.
-   * An intersection is every `allOf`, and every typed `anyOf`/`oneOf` (zod
-   * intersects the type with the union).
-   */
-  private checkIntersections(refTargets: ReadonlyMap<JsonObject, SchemaNode>): void {
-    for (const { node, pointer } of this.intersections) {
-      if (hasStrictOperand(node, refTargets, new Set())) {
-        this.obstacle(`"additionalProperties": false under allOf/anyOf/oneOf at ${pointer}`);
-      }
-    }
-  }
-
   /**
    * `$dynamicRef` is rewritten to a plain `$ref` where that is exact: a single
    * schema resource whose anchor of that name is unique, so dynamic scope
@@ -511,69 +397,11 @@ class Analyzer {
       const earlier = this.visited.get(resolved);
       if (earlier === undefined) {
         // Reachable only through this reference (e.g. under an unknown keyword): check it too.
-        this.walk({ node: resolved, pointer: `${ref} (via ${at})`, inherited: undefined });
-      } else if (
-        earlier.inherited !== undefined &&
-        resolved['type'] === undefined &&
-        resolved !== this.root
-      ) {
-        this.obstacle(`"$ref" into an untyped composition branch at ${earlier.pointer}`);
-      }
-      if (resolved === this.root && this.root['type'] === undefined) {
-        this.obstacle(`"$ref" to a top level without "type" at ${at}`);
+        this.walk({ node: resolved, pointer: `${ref} (via ${at})` });
       }
     }
     return targets;
   }
-}
-
-/**
- * Whether an intersection operand — the node itself or, through
- * composition keywords and `$ref`, one of its branches — is an object schema
- * whose extra keys are refused.
- */
-function hasStrictOperand(
-  node: SchemaNode,
-  refTargets: ReadonlyMap<JsonObject, SchemaNode>,
-  seen: Set<JsonObject>,
-): boolean {
-  if (typeof node === 'boolean' || seen.has(node)) return false;
-  seen.add(node);
-  const target = refTargets.get(node);
-  if (target !== undefined && hasStrictOperand(target, refTargets, seen)) return true;
-  const additional = node['additionalProperties'];
-  if (additional !== undefined && refusesAll(additional as SchemaNode, refTargets, new Set()))
-    return true;
-  for (const keyword of SCHEMA_LIST_KEYWORDS) {
-    const branches = node[keyword];
-    if (!Array.isArray(branches)) continue;
-    if (branches.some((branch) => hasStrictOperand(branch as SchemaNode, refTargets, seen)))
-      return true;
-  }
-  return false;
-}
-
-/** Whether zod converts `node` to `never` (as `false`, or an enum left empty). */
-function refusesAll(
-  node: SchemaNode,
-  refTargets: ReadonlyMap<JsonObject, SchemaNode>,
-  seen: Set<JsonObject>,
-): boolean {
-  if (typeof node === 'boolean') return !node;
-  if (seen.has(node)) return false;
-  seen.add(node);
-  const target = refTargets.get(node);
-  if (target !== undefined) return refusesAll(target, refTargets, seen);
-  const listed = node['enum'] ?? (node['const'] === undefined ? undefined : [node['const']]);
-  if (!Array.isArray(listed)) return false;
-  const type = node['type'];
-  const names = typeof type === 'string' ? [type] : Array.isArray(type) ? type : undefined;
-  // A value of another type is dropped from zod's copy; erring towards "refuses" only costs the zod path.
-  return names === undefined
-    ? listed.length === 0
-    : !listed.some((value) =>
-        names.some((name) => typeof name === 'string' && hasJsonType(value, name)),
-      );
 }
 
 function requireLocal(keyword: string, ref: string, pointer: string): void {
@@ -588,17 +416,6 @@ function checkStringList(value: JsonValue, at: string): void {
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
     throw new SchemaProblem(`${at} must be an array of strings, received ${JSON.stringify(value)}`);
   }
-}
-
-function propertyNames(node: JsonObject): string[] {
-  const names: string[] = [];
-  const properties = node['properties'];
-  if (isJsonObject(properties)) names.push(...Object.keys(properties));
-  const required = node['required'];
-  if (Array.isArray(required)) {
-    for (const name of required) if (typeof name === 'string') names.push(name);
-  }
-  return names;
 }
 
 /** `#/a/b` (a JSON Pointer as we write them) as a URI fragment `$ref` value. */

@@ -9,15 +9,22 @@
 /** Largest tool schema accepted, in characters of canonical JSON. */
 export const MAX_SCHEMA_TEXT_LENGTH = 262_144;
 
+/** The keywords that make a reference, as they appear in JSON text. */
+const REFERENCES = ['"$ref"', '"$dynamicRef"', '"$recursiveRef"'];
+
 /** Keywords whose subschemas apply to the same value (no data consumed on the way). */
 const SAME_VALUE = ['allOf', 'anyOf', 'oneOf'] as const;
 const SAME_VALUE_SINGLE = ['not', 'if', 'then', 'else'] as const;
+/** Keywords whose values are data, not schemas. */
+const VALUE_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
-/** Why `schema` is refused before any validator is built, or undefined. */
-export function schemaBoundsRefusal(schema: unknown, textLength: number): string | undefined {
-  if (textLength > MAX_SCHEMA_TEXT_LENGTH) {
-    return `the schema is ${textLength} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
+/** Why `schema` (whose JSON text is `text`) is refused before any validator is built, or undefined. */
+export function schemaBoundsRefusal(schema: unknown, text: string): string | undefined {
+  if (text.length > MAX_SCHEMA_TEXT_LENGTH) {
+    return `the schema is ${text.length} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
   }
+  // A JSON tree has no cycle of its own: a loop needs a reference.
+  if (!REFERENCES.some((keyword) => text.includes(keyword))) return undefined;
   const cycle = refCycle(schema);
   if (cycle !== undefined) {
     return `its $refs loop without any data in between (${cycle.join(' → ')}), so no value could ever be checked against it`;
@@ -30,20 +37,25 @@ export function schemaBoundsRefusal(schema: unknown, textLength: number): string
  * that apply to the same value (`$ref`, `allOf`, `anyOf`, `oneOf`, `not`,
  * `if`/`then`/`else`), as JSON pointers; undefined when there is none.
  * Recursion through `properties` or `items` is fine: data ends it.
+ * Pointers are worked out only for the report: the search itself keeps
+ * nodes, not strings.
  */
 function refCycle(root: unknown): string[] | undefined {
-  const onPath = new Map<object, string>();
+  const onPath = new Set<object>();
   const done = new Set<object>();
+  const targets = new Map<string, unknown>();
+  const target = (ref: string): unknown => {
+    if (!targets.has(ref)) targets.set(ref, resolvePointer(root, ref));
+    return targets.get(ref);
+  };
 
-  const visit = (node: unknown, pointer: string): string[] | undefined => {
-    if (!isObject(node)) return undefined;
-    const seen = onPath.get(node);
-    if (seen !== undefined) return [seen, pointer];
-    if (done.has(node)) return undefined;
-    onPath.set(node, pointer);
+  const visit = (node: unknown): [object, object] | undefined => {
+    if (!isObject(node) || done.has(node)) return undefined;
+    onPath.add(node);
     try {
-      for (const next of sameValueEdges(root, node, pointer)) {
-        const found = visit(next.node, next.pointer);
+      for (const next of sameValueEdges(node, target)) {
+        if (isObject(next) && onPath.has(next)) return [next, node];
+        const found = visit(next);
         if (found !== undefined) return found;
       }
     } finally {
@@ -54,52 +66,62 @@ function refCycle(root: unknown): string[] | undefined {
   };
 
   // Start from every subschema: a cycle may hide anywhere, not only at the root.
-  for (const [node, pointer] of subschemas(root, '#')) {
-    const found = visit(node, pointer);
-    if (found !== undefined) return found;
+  for (const node of subschemas(root)) {
+    const found = visit(node);
+    if (found !== undefined) return found.map((end) => pointerOf(root, end) ?? '#');
   }
   return undefined;
 }
 
+/** The subschemas that apply to the same value as `node`. */
 function sameValueEdges(
-  root: unknown,
   node: Record<string, unknown>,
-  pointer: string,
-): { node: unknown; pointer: string }[] {
-  const edges: { node: unknown; pointer: string }[] = [];
+  target: (ref: string) => unknown,
+): unknown[] {
+  const edges: unknown[] = [];
   const ref = node['$ref'];
-  if (typeof ref === 'string' && ref.startsWith('#')) {
-    const target = resolvePointer(root, ref);
-    if (target !== undefined) edges.push({ node: target, pointer: ref });
-  }
+  if (typeof ref === 'string' && ref.startsWith('#')) edges.push(target(ref));
   for (const key of SAME_VALUE) {
     const list = node[key];
-    if (Array.isArray(list)) {
-      list.forEach((item, index) =>
-        edges.push({ node: item, pointer: `${pointer}/${key}/${index}` }),
-      );
-    }
+    if (Array.isArray(list)) edges.push(...(list as unknown[]));
   }
-  for (const key of SAME_VALUE_SINGLE) {
-    if (isObject(node[key])) edges.push({ node: node[key], pointer: `${pointer}/${key}` });
-  }
+  for (const key of SAME_VALUE_SINGLE) edges.push(node[key]);
   return edges;
 }
 
-/** Every object under `node` with its JSON pointer (bounded by the size check above). */
-function* subschemas(node: unknown, pointer: string): Generator<[object, string]> {
-  if (Array.isArray(node)) {
-    for (let index = 0; index < node.length; index += 1) {
-      yield* subschemas(node[index], `${pointer}/${index}`);
+/** Every object under `root` that may be a schema (not inside enum, const, default, examples). */
+function subschemas(root: unknown): object[] {
+  const found: object[] = [];
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (Array.isArray(node)) {
+      stack.push(...(node as unknown[]));
+    } else if (isObject(node)) {
+      found.push(node);
+      for (const key of Object.keys(node)) {
+        if (!VALUE_KEYWORDS.has(key)) stack.push(node[key]);
+      }
     }
-    return;
   }
-  if (!isObject(node)) return;
-  yield [node, pointer];
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue;
-    yield* subschemas(value, `${pointer}/${escapePointer(key)}`);
+  return found;
+}
+
+/** The JSON pointer of `wanted` under `root`, found by a walk (for reports only). */
+function pointerOf(root: unknown, wanted: object): string | undefined {
+  const stack: [unknown, string][] = [[root, '#']];
+  while (stack.length > 0) {
+    const [node, pointer] = stack.pop() as [unknown, string];
+    if (node === wanted) return pointer;
+    if (Array.isArray(node))
+      node.forEach((item, index) => stack.push([item, `${pointer}/${index}`]));
+    else if (isObject(node)) {
+      for (const [key, value] of Object.entries(node)) {
+        stack.push([value, `${pointer}/${escapePointer(key)}`]);
+      }
+    }
   }
+  return undefined;
 }
 
 function resolvePointer(root: unknown, ref: string): unknown {
@@ -107,7 +129,12 @@ function resolvePointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith('#/')) return undefined;
   let node: unknown = root;
   for (const raw of ref.slice(2).split('/')) {
-    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    let key: string;
+    try {
+      key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    } catch {
+      return undefined;
+    }
     if (Array.isArray(node)) node = node[Number(key)];
     else if (isObject(node) && Object.hasOwn(node, key)) node = node[key];
     else return undefined;

@@ -20,17 +20,9 @@ export interface SchemaCacheStats {
   readonly misses: number;
   /** Entries dropped to stay within `maxEntries`. */
   readonly evictions: number;
-  /** Schemas converted with zod's `fromJSONSchema` (on first use). */
-  readonly zodConversions: number;
-  /** Validators built on @cfworker/json-schema. */
-  readonly jsonSchemaBuilds: number;
-  /** Conversions where `fromJSONSchema` threw and the JSON Schema validator took over. */
-  readonly zodFailures: number;
   /** Schemas refused (each is cached, so it is analysed once). */
   readonly rejections: number;
 }
-
-type Counter = 'zodConversions' | 'jsonSchemaBuilds' | 'zodFailures' | 'rejections';
 
 /** One cached verdict on a schema: a validator, or the reason it was refused. */
 export type CacheEntry<V> = { readonly validator: V } | { readonly rejection: string };
@@ -45,9 +37,6 @@ export class SchemaCache<V> {
     hits: 0,
     misses: 0,
     evictions: 0,
-    zodConversions: 0,
-    jsonSchemaBuilds: 0,
-    zodFailures: 0,
     rejections: 0,
   };
 
@@ -77,11 +66,6 @@ export class SchemaCache<V> {
       this.entries.delete(oldest.value);
       this.counts.evictions++;
     }
-  }
-
-  /** Adds one to a build counter. */
-  count(counter: Counter): void {
-    this.counts[counter]++;
   }
 
   /** Drops every entry and zeroes the counters. */

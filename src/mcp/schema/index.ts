@@ -17,19 +17,14 @@ import {
   DEFAULT_SCHEMA_CACHE_SIZE,
   type SchemaCacheStats,
 } from './cache.js';
-import {
-  createJsonSchemaEngine,
-  createZodEngine,
-  type EngineKind,
-  type ValidationEngine,
-} from './convert.js';
-import { describeTyped, describeValue, subjectOf, type ArgumentPath } from './issues.js';
+import { createArgumentCheck, type ArgumentCheck } from './engine.js';
+import { describeTyped, describeValue, subjectOf } from './issues.js';
 import { schemaBoundsRefusal } from './bounds.js';
 import { canonicalJsonText, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
 import { type PatternCheck, type PatternPlan, patternIssues, planPatterns } from './patterns.js';
 
 export { DEFAULT_SCHEMA_CACHE_SIZE };
-export type { SchemaCacheStats, EngineKind };
+export type { SchemaCacheStats };
 
 /** Names the tool a schema belongs to, for error messages. */
 export interface ToolSchemaIds {
@@ -43,25 +38,13 @@ export interface ToolSchemaIds {
  */
 export type InputValidator = z.ZodType<Record<string, unknown>>;
 
-/** How an {@link InputValidator} checks arguments. */
-export interface InputValidatorInfo {
-  /** `zod` (converted by `z.fromJSONSchema`) or `json-schema` (@cfworker/json-schema). */
-  readonly engine: EngineKind;
-  /** False until the first parse: the zod conversion is deferred until then. */
-  readonly built: boolean;
-  /** Why the zod path was not taken, e.g. `"if" at #/properties/a`; empty on the zod path. */
-  readonly reasons: readonly string[];
-}
-
 const cache = new SchemaCache<InputValidator>(DEFAULT_SCHEMA_CACHE_SIZE);
-const engines = new WeakMap<InputValidator, LazyEngine>();
 
 /**
  * Builds (or takes from the cache) the validator of a tool's `inputSchema`.
  *
- * The schema is analysed at once — so a schema that cannot be honoured is
- * refused here — but converted to zod only when the validator is first used.
- * Validators are cached by schema content (keys sorted), so a second tool,
+ * The schema is analysed at once, so a schema that cannot be honoured is
+ * refused here. Validators are cached by schema content (keys sorted), so a second tool,
  * section or reconnect with the same schema gets the same validator object.
  * The input schema is never modified.
  *
@@ -99,7 +82,7 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
   let plan: PatternPlan;
   try {
     // Bounded work first: size, and $ref cycles that no data ends.
-    const refusal = schemaBoundsRefusal(schema, text.length);
+    const refusal = schemaBoundsRefusal(schema, text);
     if (refusal !== undefined) throw new SchemaProblem(refusal);
     // A private copy from the canonical text: the analysis edits it, and the
     // validator library annotates it, while the caller's schema stays as sent.
@@ -110,7 +93,7 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
     if (error instanceof SchemaProblem) cache.set(key, { rejection: error.message });
     throw failure;
   }
-  const base = createValidator(new LazyEngine(analysis));
+  const base = createValidator(createArgumentCheck(analysis));
   const validator = plan.checks.length === 0 ? base : withPatternChecks(base, plan.checks);
   cache.set(key, { validator });
   return validator;
@@ -140,13 +123,13 @@ function cachedValidator(
   return entry.validator;
 }
 
-/** Drops every cached validator and zeroes the counters (tests, benchmarks). */
+/** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {
   keysByText.clear();
   cache.clear();
 }
 
-/** Counters of the validator cache: hits, misses, conversions, evictions. */
+/** @internal Counters of the validator cache: hits, misses, evictions, rejections. */
 export function schemaCacheStats(): SchemaCacheStats {
   return cache.stats();
 }
@@ -165,65 +148,17 @@ export function schemaCanonicalKey(schema: unknown): string {
   }
 }
 
-/**
- * How a validator from {@link createInputValidator} checks arguments, or
- * `undefined` for any other value. Does not trigger the deferred conversion.
- */
-export function inputValidatorInfo(validator: unknown): InputValidatorInfo | undefined {
-  const engine = engines.get(validator as InputValidator);
-  return engine?.info();
-}
-
 function schemaError(error: unknown, ids: ToolSchemaIds): McpSchemaError {
   const reason = error instanceof Error ? error.message : String(error);
   return new McpSchemaError(ids.serverName, ids.toolName, reason, { cause: error });
 }
 
 /**
- * Builds the zod-path engine on first use. Until then it holds the analysis,
- * which is also the fallback if `fromJSONSchema` throws.
+ * The zod validator of a tool's arguments: a `z.custom` whose check runs
+ * the JSON Schema check and reports each problem as a zod issue
+ * (`code: 'custom'`, `params.keyword`) at its path.
  */
-class LazyEngine {
-  private engine: ValidationEngine | undefined;
-  private analysis: SchemaAnalysis | undefined;
-  private readonly reasons: readonly string[];
-
-  constructor(analysis: SchemaAnalysis) {
-    this.reasons = analysis.zodObstacles;
-    if (analysis.zodObstacles.length > 0) {
-      // Building this one is cheap (the analysis already dereferenced the schema).
-      this.engine = createJsonSchemaEngine(analysis);
-      cache.count('jsonSchemaBuilds');
-    } else {
-      this.analysis = analysis;
-    }
-  }
-
-  get(): ValidationEngine {
-    if (this.engine !== undefined) return this.engine;
-    const analysis = this.analysis;
-    if (analysis === undefined) throw new Error('validator has neither an engine nor a schema');
-    try {
-      this.engine = createZodEngine(analysis);
-      cache.count('zodConversions');
-    } catch {
-      // The analysis found no obstacle, so this is a converter limit we did not
-      // foresee; the JSON Schema validator is exact, so use it instead.
-      this.engine = createJsonSchemaEngine(analysis);
-      cache.count('zodFailures');
-      cache.count('jsonSchemaBuilds');
-    }
-    this.analysis = undefined;
-    return this.engine;
-  }
-
-  info(): InputValidatorInfo {
-    const kind: EngineKind = this.engine?.kind ?? (this.reasons.length > 0 ? 'json-schema' : 'zod');
-    return { engine: kind, built: this.engine !== undefined, reasons: this.reasons };
-  }
-}
-
-function createValidator(lazy: LazyEngine): InputValidator {
+function createValidator(check: ArgumentCheck): InputValidator {
   const validator = z.custom<Record<string, unknown>>().check((payload) => {
     const value: unknown = payload.value;
     if (!isJsonObject(value)) {
@@ -236,9 +171,9 @@ function createValidator(lazy: LazyEngine): InputValidator {
       });
       return;
     }
-    let problems: readonly { path: ArgumentPath; keyword: string; message: string }[];
+    let problems: ReturnType<ArgumentCheck>;
     try {
-      problems = lazy.get().check(value);
+      problems = check(value);
     } catch (error) {
       // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
       const reason = error instanceof Error ? error.message : String(error);
@@ -256,13 +191,12 @@ function createValidator(lazy: LazyEngine): InputValidator {
       });
     }
   });
-  engines.set(validator, lazy);
   return validator;
 }
 
 /** `base`, then every RE2 pattern check on the strings it accepted. */
 function withPatternChecks(base: InputValidator, checks: readonly PatternCheck[]): InputValidator {
-  const checked = base.superRefine((value, ctx) => {
+  return base.superRefine((value, ctx) => {
     for (const issue of patternIssues(checks, value)) {
       // Worded as the engines word a failed pattern.
       ctx.addIssue({
@@ -272,9 +206,6 @@ function withPatternChecks(base: InputValidator, checks: readonly PatternCheck[]
       });
     }
   });
-  const engine = engines.get(base);
-  if (engine !== undefined) engines.set(checked, engine);
-  return checked;
 }
 
 /**
@@ -287,7 +218,7 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
   if (!isJsonObject(schema)) return undefined; // createInputValidator explains this one
   const text = plainJsonText(schema);
   if (text === undefined) return undefined;
-  const bounds = schemaBoundsRefusal(schema, text.length);
+  const bounds = schemaBoundsRefusal(schema, text);
   if (bounds !== undefined) return bounds;
   if (!text.includes('"pattern')) return undefined;
   try {

@@ -1,8 +1,8 @@
 /**
- * The wording shared by both engines: a problem has a path into the
+ * The wording of argument problems: a problem has a path into the
  * arguments and a sentence that names the field, what it must be, and what
- * was received — the same whichever validator ran. `zod-issues.ts` and
- * `output-units.ts` translate each engine's errors into these findings.
+ * was received. `output-units.ts` turns the validator's errors into these
+ * findings.
  */
 
 /** A path into the arguments: property names and array indexes. */
@@ -101,7 +101,7 @@ export function show(value: unknown): string {
 }
 
 /**
- * One problem per path and keyword: zod can report a tuple's length twice,
+ * One problem per path and keyword: a validator can report a tuple's length twice,
  * and a summary may restate what its details say.
  */
 export function toProblems(findings: readonly Finding[]): ArgumentProblem[] {

@@ -124,25 +124,6 @@ class CanonicalWriter {
   }
 }
 
-/**
- * Whether `value` is of the JSON Schema type `name` (`integer` is a number
- * with no fractional part).
- */
-export function hasJsonType(value: JsonValue, name: string): boolean {
-  switch (name) {
-    case 'null':
-      return value === null;
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return isJsonObject(value);
-    default:
-      return typeof value === name;
-  }
-}
-
 /** Escapes one JSON Pointer segment (RFC 6901): `~` → `~0`, `/` → `~1`. */
 export function escapePointerSegment(segment: string): string {
   if (!segment.includes('~') && !segment.includes('/')) return segment;

@@ -1,7 +1,6 @@
 /**
  * The JSON Schema vocabulary the analysis knows: where subschemas stand,
- * which keywords assert, which dialects we read, and which keywords zod's
- * converter does not handle faithfully.
+ * which keywords take counts, and which dialects we read.
  */
 import type { SchemaDraft } from '@cfworker/json-schema';
 import { SchemaProblem, type JsonObject } from './json.js';
@@ -54,70 +53,6 @@ export const NON_NEGATIVE_INTEGER_KEYWORDS = [
   'minContains',
   'maxContains',
 ] as const;
-
-/**
- * Keywords that zod's converter drops, rejects, or reads differently from
- * JSON Schema. Found by reading `from-json-schema.ts` (zod 4.6) and testing:
- * `maxLength` counts UTF-16 units instead of code points, `multipleOf` uses a
- * float remainder that misjudges exponent-notation numbers, `dependencies` is
- * silently ignored, `additionalItems` and array-form `items` follow draft-7
- * tuple rules whatever the draft. The rest throw or are approximations.
- */
-export const ZOD_UNSUPPORTED = [
-  'not',
-  'if',
-  'then',
-  'else',
-  'dependentSchemas',
-  'dependentRequired',
-  'dependencies',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'patternProperties',
-  'propertyNames',
-  'contains',
-  'minContains',
-  'maxContains',
-  '$recursiveRef',
-  'additionalItems',
-  'maxLength',
-  'multipleOf',
-] as const;
-
-/** Keywords that only constrain objects. */
-export const OBJECT_KEYWORDS = [
-  'properties',
-  'required',
-  'additionalProperties',
-  'minProperties',
-  'maxProperties',
-];
-/** Keywords that only constrain arrays. */
-export const ARRAY_KEYWORDS = ['items', 'prefixItems', 'minItems', 'maxItems', 'uniqueItems'];
-/** Keywords that only constrain strings (and that zod's path keeps). */
-export const STRING_KEYWORDS = ['minLength', 'pattern'];
-/** Keywords that only constrain numbers (and that zod's path keeps). */
-export const NUMBER_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'];
-/** Every keyword that applies to one JSON type only. */
-export const TYPED_KEYWORDS = [
-  ...OBJECT_KEYWORDS,
-  ...ARRAY_KEYWORDS,
-  ...STRING_KEYWORDS,
-  ...NUMBER_KEYWORDS,
-];
-
-/** Keywords that constrain a value (as opposed to annotations). */
-export const ASSERTING_KEYWORDS = new Set<string>([
-  ...TYPED_KEYWORDS,
-  ...ZOD_UNSUPPORTED,
-  'type',
-  'enum',
-  'const',
-  'allOf',
-  'anyOf',
-  'oneOf',
-  '$dynamicRef',
-]);
 
 /** `$schema` URIs we read, without scheme and trailing `#`. */
 const DIALECTS: ReadonlyMap<string, SchemaDraft> = new Map([

@@ -1,8 +1,8 @@
 /**
  * `pattern` handling. JSON Schema patterns are ECMA-262 regular expressions
  * read with Unicode semantics (`u` flag, as @cfworker/json-schema compiles
- * them); zod's converter compiles them without the flag. This module decides
- * whether a pattern is usable at all and whether the two readings agree.
+ * them). This module decides whether a pattern is usable at all, repairing
+ * legacy identity escapes that only the non-`u` grammar accepts.
  */
 
 /**
@@ -39,38 +39,6 @@ export function unicodePattern(pattern: string): string | undefined {
     repaired += char;
   }
   return compiles(repaired, 'u') ? repaired : undefined;
-}
-
-/**
- * True when the pattern matches the same strings with and without the `u`
- * flag, judged conservatively from its text: ASCII only, and none of the
- * constructs whose reach depends on the mode — `.`, negated classes,
- * `\S` `\W` `\D` `\B`, Unicode property and code-point escapes, `\u` and `\c`
- * escapes. Without those every atom matches one BMP code unit in both modes.
- */
-export function isModeIndependentPattern(pattern: string): boolean {
-  if (!compiles(pattern, '')) return false;
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i] ?? '';
-    if (char.charCodeAt(0) > 0x7f) return false;
-    if (char === '\\') {
-      const next = pattern[i + 1] ?? '';
-      if ('SWDBpPuc'.includes(next)) return false;
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (char === ']') inClass = false;
-      continue;
-    }
-    if (char === '.') return false;
-    if (char === '[') {
-      if (pattern[i + 1] === '^') return false;
-      inClass = true;
-    }
-  }
-  return true;
 }
 
 function compiles(pattern: string, flags: string): boolean {

@@ -1,19 +1,15 @@
 /**
  * Faithfulness: for random schemas and random arguments, our verdict equals
  * the verdict of @cfworker/json-schema, used here as the reference JSON
- * Schema implementation. During development these properties ran for
- * 250,000 cases; the zod pitfalls they and reading zod's converter turned up
- * are pinned one by one below.
+ * Schema implementation, on the raw schema: what our analysis changes in
+ * its private copy (formats dropped, patterns made Unicode-aware or checked
+ * with RE2, `$dynamicRef` rewritten) must not change a verdict. The
+ * pitfalls an earlier zod-based path had are pinned one by one below.
  */
 import { Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  clearSchemaCache,
-  createInputValidator,
-  inputValidatorInfo,
-  type EngineKind,
-} from '../../../src/mcp/schema/index.js';
+import { clearSchemaCache, createInputValidator } from '../../../src/mcp/schema/index.js';
 import { argumentsArb, rootSchemaArb, type Json } from './arbitraries.js';
 
 const ids = { serverName: 'fuzz', toolName: 'tool' };
@@ -23,26 +19,7 @@ function referenceAccepts(schema: Json, value: Json): boolean {
   return new Validator(structuredClone(schema) as object, '2020-12', false).validate(value).valid;
 }
 
-/** Removes what sends a schema to the JSON Schema path, so the zod path is exercised too. */
-function zodFriendly(value: Json): Json {
-  if (Array.isArray(value)) return value.map(zodFriendly);
-  if (value === null || typeof value !== 'object') return value;
-  const out: { [key: string]: Json } = {};
-  for (const [key, item] of Object.entries(value)) {
-    if (['not', 'if', 'then', 'else', 'maxLength', 'multipleOf'].includes(key)) continue;
-    if (key === 'minLength' && typeof item === 'number') out[key] = Math.min(item, 1);
-    else if (key === 'pattern' && !['^a', '^[a-z]+$', 'b', '\\d'].includes(item as string))
-      continue;
-    else out[key] = zodFriendly(item);
-  }
-  return out;
-}
-
-function checkAgainstReference(
-  schemas: fc.Arbitrary<Json>,
-  runs: number,
-): Record<EngineKind, number> {
-  const engines: Record<EngineKind, number> = { zod: 0, 'json-schema': 0 };
+function checkAgainstReference(schemas: fc.Arbitrary<Json>, runs: number): void {
   fc.assert(
     fc.property(
       schemas,
@@ -57,13 +34,10 @@ function checkAgainstReference(
             ours: referenceAccepts(schema, value),
           });
         }
-        const engine = inputValidatorInfo(validator)?.engine;
-        if (engine !== undefined) engines[engine]++;
       },
     ),
     { numRuns: runs },
   );
-  return engines;
 }
 
 beforeEach(() => {
@@ -72,17 +46,10 @@ beforeEach(() => {
 
 describe('fidelity against the reference validator', () => {
   it('agrees on random schemas of every kind', () => {
-    const engines = checkAgainstReference(rootSchemaArb, 400);
-    expect(engines['json-schema']).toBeGreaterThan(0);
+    checkAgainstReference(rootSchemaArb, 800);
   });
 
-  it('agrees on random schemas that take the zod path', () => {
-    const engines = checkAgainstReference(rootSchemaArb.map(zodFriendly), 400);
-    // Most of these must really have been converted by zod, or the test proves little.
-    expect(engines.zod).toBeGreaterThan(engines['json-schema']);
-  });
-
-  /** Each pitfall of zod's converter we found, pinned with a value it got wrong. */
+  /** Each pitfall zod's converter had, pinned with a value it got wrong. */
   const pitfalls: readonly [string, Json, Json][] = [
     [
       'a required property whose schema may be "nothing" (union of true and a guarded object)',
@@ -167,13 +134,11 @@ describe('fidelity against the reference validator', () => {
     });
   }
 
-  it('diverges in one documented place: integers beyond 2^53 on the zod path', () => {
+  it('judges integers beyond 2^53 as the reference does', () => {
     const schema = { type: 'object', properties: { n: { type: 'integer' } } };
     const validator = createInputValidator(schema, ids);
-    expect(inputValidatorInfo(validator)?.engine).toBe('zod');
-    expect(referenceAccepts(schema, { n: 2 ** 60 })).toBe(true);
-    const result = validator.safeParse({ n: 2 ** 60 });
-    expect(result.success).toBe(false);
-    expect(result.error?.issues[0]?.message).toContain('lose precision');
+    expect(validator.safeParse({ n: 2 ** 60 }).success).toBe(
+      referenceAccepts(schema, { n: 2 ** 60 }),
+    );
   });
 });
