@@ -7,12 +7,13 @@
  */
 import { dereference, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import {
+  checkKeywordValues,
+  checkStringList,
   detectDraft,
-  NON_NEGATIVE_INTEGER_KEYWORDS,
+  kindOf,
   SCHEMA_LIST_KEYWORDS,
   SCHEMA_MAP_KEYWORDS,
   SINGLE_SCHEMA_KEYWORDS,
-  TYPE_NAMES,
 } from './keywords.js';
 import {
   escapePointerSegment,
@@ -171,89 +172,13 @@ class Analyzer {
 
   private checkNode(visit: Visit): void {
     const { node, pointer } = visit;
-    this.checkShapes(node, pointer);
+    checkKeywordValues(node, pointer, this.draft);
     this.checkIdentifiers(node, pointer);
     this.checkReferences(visit);
     this.checkPatterns(node, pointer);
     if (typeof node['format'] === 'string') {
       // An annotation by default in 2020-12; see docs/schemas.md for why we never assert it.
       delete node['format'];
-    }
-  }
-
-  private checkShapes(node: JsonObject, pointer: string): void {
-    const type = node['type'];
-    if (type !== undefined) {
-      const names = Array.isArray(type) ? type : [type];
-      if (
-        names.length === 0 ||
-        names.some((name) => typeof name !== 'string' || !TYPE_NAMES.has(name))
-      ) {
-        throw new SchemaProblem(
-          `"type" at ${pointer} must be one of ${[...TYPE_NAMES].join(', ')} or a non-empty list of them, received ${JSON.stringify(type)}`,
-        );
-      }
-    }
-    const required = node['required'];
-    if (required !== undefined) checkStringList(required, `${pointer}/required`);
-    const enumValues = node['enum'];
-    if (enumValues !== undefined && !Array.isArray(enumValues)) {
-      throw new SchemaProblem(
-        `"enum" at ${pointer} must be an array, received ${kindOf(enumValues)}`,
-      );
-    }
-    for (const keyword of NON_NEGATIVE_INTEGER_KEYWORDS) {
-      const value = node[keyword];
-      if (
-        value !== undefined &&
-        !(typeof value === 'number' && Number.isInteger(value) && value >= 0)
-      ) {
-        throw new SchemaProblem(
-          `"${keyword}" at ${pointer} must be a non-negative integer, received ${JSON.stringify(value)}`,
-        );
-      }
-    }
-    for (const keyword of ['minimum', 'maximum'] as const) {
-      const value = node[keyword];
-      if (value !== undefined && typeof value !== 'number') {
-        throw new SchemaProblem(
-          `"${keyword}" at ${pointer} must be a number, received ${JSON.stringify(value)}`,
-        );
-      }
-    }
-    for (const keyword of ['exclusiveMinimum', 'exclusiveMaximum'] as const) {
-      const value = node[keyword];
-      // Draft 4 spells these as booleans beside minimum/maximum; later drafts as numbers.
-      const ok = this.draft === '4' ? typeof value === 'boolean' : typeof value === 'number';
-      if (value !== undefined && !ok) {
-        const expected = this.draft === '4' ? 'a boolean (draft-04)' : 'a number';
-        throw new SchemaProblem(
-          `"${keyword}" at ${pointer} must be ${expected}, received ${JSON.stringify(value)}`,
-        );
-      }
-    }
-    const multipleOf = node['multipleOf'];
-    if (multipleOf !== undefined && !(typeof multipleOf === 'number' && multipleOf > 0)) {
-      throw new SchemaProblem(
-        `"multipleOf" at ${pointer} must be a number above 0, received ${JSON.stringify(multipleOf)}`,
-      );
-    }
-    const uniqueItems = node['uniqueItems'];
-    if (uniqueItems !== undefined && typeof uniqueItems !== 'boolean') {
-      throw new SchemaProblem(
-        `"uniqueItems" at ${pointer} must be a boolean, received ${JSON.stringify(uniqueItems)}`,
-      );
-    }
-    const dependentRequired = node['dependentRequired'];
-    if (dependentRequired !== undefined) {
-      if (!isJsonObject(dependentRequired)) {
-        throw new SchemaProblem(
-          `"dependentRequired" at ${pointer} must be an object of string lists`,
-        );
-      }
-      for (const [name, list] of Object.entries(dependentRequired)) {
-        checkStringList(list, `${pointer}/dependentRequired/${escapePointerSegment(name)}`);
-      }
     }
   }
 
@@ -412,12 +337,6 @@ function requireLocal(keyword: string, ref: string, pointer: string): void {
   }
 }
 
-function checkStringList(value: JsonValue, at: string): void {
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    throw new SchemaProblem(`${at} must be an array of strings, received ${JSON.stringify(value)}`);
-  }
-}
-
 /** `#/a/b` (a JSON Pointer as we write them) as a URI fragment `$ref` value. */
 function pointerToFragment(pointer: string): string {
   try {
@@ -426,12 +345,6 @@ function pointerToFragment(pointer: string): string {
     // encodeURI refuses lone surrogates, which a JSON key may hold.
     throw new SchemaProblem(`cannot refer to ${pointer}: ${messageOf(error)}`, { cause: error });
   }
-}
-
-function kindOf(value: JsonValue): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
 }
 
 function messageOf(error: unknown): string {

@@ -4,6 +4,7 @@
  * was received. `output-units.ts` turns the validator's errors into these
  * findings.
  */
+import { isJsonObject, type JsonValue } from './json.js';
 
 /** A path into the arguments: property names and array indexes. */
 export type ArgumentPath = readonly (string | number)[];
@@ -197,4 +198,84 @@ export function enumFinding(
     keyword: 'enum',
     predicate: `must be one of ${listValues(values)}; received ${describeValue(value)}`,
   };
+}
+
+/** What a `false` schema says, by the keyword that holds it. */
+export function falsePredicate(parentKeyword: string | undefined): string {
+  switch (parentKeyword) {
+    case 'additionalProperties':
+    case 'unevaluatedProperties':
+      return 'is not an allowed property';
+    case 'items':
+    case 'prefixItems':
+    case 'additionalItems':
+    case 'unevaluatedItems':
+      return 'is not an allowed item';
+    default:
+      return 'is not allowed here';
+  }
+}
+
+/** The names `required`, `dependentRequired` or `dependencies` find missing. */
+export function missingFindings(
+  keyword: string,
+  node: Record<string, JsonValue> | undefined,
+  path: ArgumentPath,
+  value: unknown,
+): Finding[] {
+  if (!isJsonObject(value) || node === undefined) return [];
+  const present = (name: string): boolean => Object.hasOwn(value, name);
+  if (keyword === 'required') {
+    const names = Array.isArray(node['required']) ? node['required'] : [];
+    return names
+      .filter((name): name is string => typeof name === 'string' && !present(name))
+      .map((name) => ({ path: [...path, name], keyword, predicate: 'is required' }));
+  }
+  const rules = node[keyword];
+  if (!isJsonObject(rules)) return [];
+  const findings: Finding[] = [];
+  for (const [trigger, needed] of Object.entries(rules)) {
+    if (!present(trigger) || !Array.isArray(needed)) continue;
+    for (const name of needed) {
+      if (typeof name === 'string' && !present(name)) {
+        findings.push({
+          path: [...path, name],
+          keyword,
+          predicate: `is required when ${JSON.stringify(trigger)} is present`,
+        });
+      }
+    }
+  }
+  return findings;
+}
+
+/** A number outside `minimum`/`maximum` or an exclusive bound (draft 4's booleans too). */
+export function boundFinding(
+  keyword: string,
+  node: Record<string, JsonValue> | undefined,
+  path: ArgumentPath,
+  value: unknown,
+): Finding {
+  const received = describeValue(value);
+  const own = node?.[keyword];
+  // Draft 4 writes exclusive bounds as booleans beside minimum/maximum.
+  const exclusive4 = (bound: string): boolean => node?.[bound] === true;
+  switch (keyword) {
+    case 'minimum':
+      return {
+        path,
+        keyword,
+        predicate: `must be ${exclusive4('exclusiveMinimum') ? '>' : '>='} ${show(own)}; received ${received}`,
+      };
+    case 'maximum':
+      return {
+        path,
+        keyword,
+        predicate: `must be ${exclusive4('exclusiveMaximum') ? '<' : '<='} ${show(own)}; received ${received}`,
+      };
+    case 'exclusiveMinimum':
+      return { path, keyword, predicate: `must be > ${show(own)}; received ${received}` };
+    default:
+      return { path, keyword, predicate: `must be < ${show(own)}; received ${received}` };
+  }
 }

@@ -7,6 +7,9 @@ import type { OutputUnit } from '@cfworker/json-schema';
 import type { SchemaNode } from './analyze.js';
 import {
   alternativesFinding,
+  boundFinding,
+  falsePredicate,
+  missingFindings,
   describeValue,
   enumFinding,
   listValues,
@@ -340,83 +343,6 @@ class UnitReader {
           : undefined;
     }
     return path;
-  }
-}
-
-function falsePredicate(parentKeyword: string | undefined): string {
-  switch (parentKeyword) {
-    case 'additionalProperties':
-    case 'unevaluatedProperties':
-      return 'is not an allowed property';
-    case 'items':
-    case 'prefixItems':
-    case 'additionalItems':
-    case 'unevaluatedItems':
-      return 'is not an allowed item';
-    default:
-      return 'is not allowed here';
-  }
-}
-
-function missingFindings(
-  keyword: string,
-  node: Record<string, JsonValue> | undefined,
-  path: ArgumentPath,
-  value: unknown,
-): Finding[] {
-  if (!isJsonObject(value) || node === undefined) return [];
-  const present = (name: string): boolean => Object.hasOwn(value, name);
-  if (keyword === 'required') {
-    const names = Array.isArray(node['required']) ? node['required'] : [];
-    return names
-      .filter((name): name is string => typeof name === 'string' && !present(name))
-      .map((name) => ({ path: [...path, name], keyword, predicate: 'is required' }));
-  }
-  const rules = node[keyword];
-  if (!isJsonObject(rules)) return [];
-  const findings: Finding[] = [];
-  for (const [trigger, needed] of Object.entries(rules)) {
-    if (!present(trigger) || !Array.isArray(needed)) continue;
-    for (const name of needed) {
-      if (typeof name === 'string' && !present(name)) {
-        findings.push({
-          path: [...path, name],
-          keyword,
-          predicate: `is required when ${JSON.stringify(trigger)} is present`,
-        });
-      }
-    }
-  }
-  return findings;
-}
-
-function boundFinding(
-  keyword: string,
-  node: Record<string, JsonValue> | undefined,
-  path: ArgumentPath,
-  value: unknown,
-): Finding {
-  const received = describeValue(value);
-  const own = node?.[keyword];
-  // Draft 4 writes exclusive bounds as booleans beside minimum/maximum.
-  const exclusive4 = (bound: string): boolean => node?.[bound] === true;
-  switch (keyword) {
-    case 'minimum':
-      return {
-        path,
-        keyword,
-        predicate: `must be ${exclusive4('exclusiveMinimum') ? '>' : '>='} ${show(own)}; received ${received}`,
-      };
-    case 'maximum':
-      return {
-        path,
-        keyword,
-        predicate: `must be ${exclusive4('exclusiveMaximum') ? '<' : '<='} ${show(own)}; received ${received}`,
-      };
-    case 'exclusiveMinimum':
-      return { path, keyword, predicate: `must be > ${show(own)}; received ${received}` };
-    default:
-      return { path, keyword, predicate: `must be < ${show(own)}; received ${received}` };
   }
 }
 
