@@ -216,8 +216,22 @@ function withPatternChecks(base: InputValidator, checks: readonly PatternCheck[]
  */
 export function inputSchemaRefusal(schema: unknown): string | undefined {
   if (!isJsonObject(schema)) return undefined; // createInputValidator explains this one
+  // The same listed schema is asked about more than once (connect, then bridging).
+  const known = verdicts.get(schema);
+  if (known !== undefined) return known === ACCEPTED ? undefined : known;
   const text = plainJsonText(schema);
   if (text === undefined) return undefined;
+  const refusal = judgeBounds(schema, text);
+  verdicts.set(schema, refusal ?? ACCEPTED);
+  return refusal;
+}
+
+/** Verdicts of {@link inputSchemaRefusal} by schema object, for as long as it lives. */
+const verdicts = new WeakMap<JsonObject, string>();
+/** The verdict of a schema that may be used (no refusal text is empty). */
+const ACCEPTED = '';
+
+function judgeBounds(schema: JsonObject, text: string): string | undefined {
   const bounds = schemaBoundsRefusal(schema, text);
   if (bounds !== undefined) return bounds;
   if (!text.includes('"pattern')) return undefined;
