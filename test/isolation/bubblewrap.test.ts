@@ -1,0 +1,76 @@
+/**
+ * The bubblewrap command line, read as data: what is mounted how, and what
+ * the sandboxed server's environment holds. (What it can and cannot reach
+ * when run is in test/integration/isolation-bubblewrap.test.ts.)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { bubblewrapCommand, SANDBOX_HOME } from '../../src/isolation/bubblewrap.js';
+
+const bwrap = { program: 'bwrap', namespaces: ['--unshare-all', '--unshare-user'] };
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The mounts of a bwrap argument list as [option, source, target] triples. */
+function mounts(args: readonly string[]): string[][] {
+  const found: string[][] = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const option = args[i] ?? '';
+    if (['--bind', '--ro-bind', '--ro-bind-try'].includes(option)) {
+      found.push([option, args[i + 1] ?? '', args[i + 2] ?? '']);
+      i += 2;
+    } else if (['--tmpfs', '--dir', '--proc', '--dev'].includes(option)) {
+      found.push([option, args[i + 1] ?? '']);
+      i += 1;
+    }
+  }
+  return found;
+}
+
+describe('bubblewrapCommand', () => {
+  it('mounts the workspace read-write and nothing else of the host writable', () => {
+    const workspace = mkdtempSync(path.join(tmpdir(), 'bwrap-ws-'));
+    dirs.push(workspace);
+    const line = { command: 'node', args: ['server.js'], env: { PATH: '/usr/bin', TOKEN: 't' } };
+    const wrapped = bubblewrapCommand(bwrap, line, { workspace, readOnly: ['/opt/data'] });
+    expect(wrapped.command).toBe('bwrap');
+    expect(wrapped.args.slice(0, 2)).toEqual(bwrap.namespaces);
+    const list = mounts(wrapped.args);
+    expect(list.filter(([option]) => option === '--bind')).toEqual([
+      ['--bind', workspace, workspace],
+    ]);
+    expect(list).toContainEqual(['--ro-bind-try', '/opt/data', '/opt/data']);
+    for (const tmpfs of ['/tmp', '/run', '/home']) expect(list).toContainEqual(['--tmpfs', tmpfs]);
+    expect(list).toContainEqual(['--proc', '/proc']);
+    const chdir = wrapped.args.indexOf('--chdir');
+    expect(wrapped.args[chdir + 1]).toBe(workspace);
+    expect(wrapped.args.slice(-2)).toEqual(['node', 'server.js']);
+    expect(wrapped.env).toMatchObject({ HOME: SANDBOX_HOME, TMPDIR: '/tmp', TOKEN: 't' });
+  });
+
+  it('without a declared workspace, the working directory is read-only', () => {
+    const wrapped = bubblewrapCommand(
+      bwrap,
+      { command: 'node', args: [], env: {} },
+      { workspace: undefined, readOnly: [] },
+    );
+    const list = mounts(wrapped.args);
+    expect(list.some(([option]) => option === '--bind')).toBe(false);
+    expect(list).toContainEqual(['--ro-bind-try', process.cwd(), process.cwd()]);
+  });
+
+  it('never mounts a whole home or the root read-write', () => {
+    const wrapped = bubblewrapCommand(
+      bwrap,
+      { command: path.join(process.cwd(), 'node_modules/.bin/tsx'), args: ['x.ts'], env: {} },
+      { workspace: undefined, readOnly: [] },
+    );
+    const targets = mounts(wrapped.args).map((mount) => mount[2] ?? mount[1]);
+    expect(targets).not.toContain('/');
+    expect(targets).not.toContain(process.env['HOME'] ?? '/root');
+  });
+});
