@@ -1,15 +1,22 @@
 /**
  * Connections under random interleavings, against real stdio servers:
  * connect, disconnect, calls, escalation (which switches to the isolated
- * instance) and health checks, released in an order fast-check's scheduler
+ * instance), a server killed under the connection (which reconnects) and
+ * health checks, released in an order fast-check's scheduler
  * picks. Afterwards no child process remains, `connected` matches what is
  * really there, and every call settled within its timeout.
  */
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { McpHealthMonitor, McpIntegrationSection, Session, invokeTool } from '../../src/index.js';
-import { childPids, expectNoNewChildren, isAlive } from '../support/processes.js';
+import {
+  McpHealthMonitor,
+  McpIntegrationSection,
+  McpServerConnected,
+  Session,
+  invokeTool,
+} from '../../src/index.js';
+import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
 
 const busyServerPath = fileURLToPath(
   new URL('../fixtures/resilience/busy-server.mjs', import.meta.url),
@@ -21,6 +28,7 @@ type Step =
   | { readonly kind: 'disconnect' }
   | { readonly kind: 'call'; readonly tool: 'pid' | 'slow' | 'quota' }
   | { readonly kind: 'escalate' }
+  | { readonly kind: 'crash' }
   | { readonly kind: 'health' };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -34,6 +42,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.constant({ kind: 'escalate' as const }) },
+  { weight: 1, arbitrary: fc.constant({ kind: 'crash' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'health' as const }) },
 );
 
@@ -52,6 +61,20 @@ async function run(section: McpIntegrationSection, session: Session, s: Step): P
       return undefined;
     case 'health':
       return new McpHealthMonitor(section, { timeoutMs: 1_000 }).check();
+    case 'crash': {
+      // The server dies under the connection: it reconnects on its own, unless
+      // a disconnect wins; wait (bounded) until one of the two has happened.
+      await section.connect().catch(() => undefined);
+      const connection = section.routes[0]?.active;
+      const pid = connection?.pid;
+      if (connection?.state !== 'connected' || pid === undefined || pid === null) return undefined;
+      process.kill(pid, 'SIGKILL');
+      await waitFor(() => connection.pid !== pid || connection.state === 'closed', {
+        timeoutMs: CALL_TIMEOUT_MS,
+        description: 'a reconnect or a close after the crash',
+      }).catch(() => undefined);
+      return undefined;
+    }
     case 'call': {
       // An agent connects before it calls: join (or start) a connection, which a
       // disconnect released meanwhile may still undo; then there is no tool to call.
@@ -72,6 +95,7 @@ describe('connections under random interleavings (real stdio servers)', () => {
   it('leave no process, report connected truthfully, and never hang a call', async () => {
     let answered = 0;
     let connectedAtEnd = 0;
+    let reconnects = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.scheduler(),
@@ -79,6 +103,9 @@ describe('connections under random interleavings (real stdio servers)', () => {
         async (scheduler, steps) => {
           const before = childPids();
           const session = new Session();
+          session.bus.subscribe(McpServerConnected, (event) => {
+            if (event.reconnect) reconnects += 1;
+          });
           const section = new McpIntegrationSection({
             session,
             servers: [
@@ -126,5 +153,6 @@ describe('connections under random interleavings (real stdio servers)', () => {
     // The property is not vacuous: calls reached servers and sections ended connected.
     expect(answered).toBeGreaterThan(0);
     expect(connectedAtEnd).toBeGreaterThan(0);
+    expect(reconnects).toBeGreaterThan(0);
   }, 240_000);
 });
