@@ -201,6 +201,7 @@ export class CallJournal {
       const path = record.patch.path;
       if (outsider(record)) {
         conflicts.push({ slice: record.slice, path: [...path], reason: 'overwritten' });
+        this.#bequeath(record, scope);
         continue;
       }
       try {
@@ -220,6 +221,24 @@ export class CallJournal {
       }
     }
     return conflicts;
+  }
+
+  /**
+   * A failed call's write that a later, still running call overwrote stays
+   * for now (the later write wins); but if that call fails too, undoing its
+   * own write would bring back the failed call's value. So the undo step
+   * passes to the most recent running call that overwrote it, ordered
+   * before that call's own steps: it runs only if that call rolls back, and
+   * is dropped when it commits (its write then stands).
+   */
+  #bequeath(record: UndoRecord, failed: CallScope): void {
+    const heirs = record.overwrittenBy.filter(
+      (writer): writer is CallScope =>
+        writer !== undefined && writer.active && !failed.contains(writer),
+    );
+    const heir = heirs[heirs.length - 1];
+    if (heir === undefined) return;
+    heir.records = [...heir.records, record].sort((a, b) => a.seq - b.seq);
   }
 
   /** The innermost running call of this session on the current async stack. */

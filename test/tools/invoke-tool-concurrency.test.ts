@@ -128,13 +128,55 @@ describe('per-call rollback under parallel calls', () => {
     expect(order).toEqual(['conflict', 'invoked']);
   });
 
-  it('undoes a failed call whose later overwriter was itself rolled back', async () => {
+  /** A promise to release by hand, so that a test decides the order, not timers. */
+  function gate(): { readonly opened: Promise<void>; open(): void } {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    return { opened, open };
+  }
+
+  it.each([
+    ['the overwriter fails first', ['second', 'first']],
+    ['the overwritten call fails first', ['first', 'second']],
+  ] as const)(
+    'undoes two failed calls that wrote the same place, whichever fails first (%s)',
+    async (_label, failOrder) => {
+      const { session } = notesSession();
+      const written = { first: gate(), second: gate() };
+      const fail = { first: gate(), second: gate() };
+      const writer = (name: 'first' | 'second') =>
+        tool(name, async (context) => {
+          if (name === 'second') await written.first.opened;
+          context.session.slice<Notes>('notes').update((draft) => {
+            draft.shared.owner = name;
+          });
+          written[name].open();
+          await fail[name].opened;
+          return ToolResult.error(`${name} failed`);
+        });
+      const calls = [
+        invokeTool(writer('first'), {}, { session }),
+        invokeTool(writer('second'), {}, { session }),
+      ];
+      await written.second.opened;
+      const [firstToFail, secondToFail] = failOrder;
+      fail[firstToFail].open();
+      await calls[firstToFail === 'first' ? 0 : 1];
+      fail[secondToFail].open();
+      await Promise.all(calls);
+      expect(session.slice<Notes>('notes').get().shared.owner).toBe('app');
+    },
+  );
+
+  it('keeps the overwriter when it succeeds after the overwritten call failed', async () => {
     const { session } = notesSession();
     const first = tool('first', async (context) => {
       context.session.slice<Notes>('notes').update((draft) => {
         draft.shared.owner = 'first';
       });
-      await later(30);
+      await later(20);
       return ToolResult.error('first failed');
     });
     const second = tool('second', async (context) => {
@@ -142,11 +184,11 @@ describe('per-call rollback under parallel calls', () => {
       context.session.slice<Notes>('notes').update((draft) => {
         draft.shared.owner = 'second';
       });
-      await later(5);
-      return ToolResult.error('second failed');
+      await later(40);
+      return ToolResult.ok(null);
     });
     await Promise.all([invokeTool(first, {}, { session }), invokeTool(second, {}, { session })]);
-    expect(session.slice<Notes>('notes').get().shared.owner).toBe('app');
+    expect(session.slice<Notes>('notes').get().shared.owner).toBe('second');
   });
 
   it('undoes a nested call with its parent, and only the nested one when it alone fails', async () => {
@@ -252,6 +294,48 @@ const plan: fc.Arbitrary<Plan> = fc.record({
 });
 
 describe('per-call rollback, property', () => {
+  it('leaves the last write of a successful call in a contested place, or the value before all of them', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(fc.record({ ok: fc.boolean(), writes: fc.integer({ min: 1, max: 2 }) }), {
+          minLength: 2,
+          maxLength: 8,
+        }),
+        async (scheduler, plans) => {
+          const session = new Session({ sessionId: 'contested' });
+          const notes = session.slice<Notes>('notes', { initial: INITIAL });
+          const writes: { call: number; value: string }[] = [];
+          const calls = plans.map((p, index) =>
+            invokeTool(
+              tool(`w${String(index)}`, async (context) => {
+                for (let step = 0; step < p.writes; step += 1) {
+                  await scheduler.schedule(
+                    Promise.resolve(),
+                    `w${String(index)} write ${String(step)}`,
+                  );
+                  const value = `w${String(index)}.${String(step)}`;
+                  writes.push({ call: index, value });
+                  context.session.slice<Notes>('notes').update((draft) => {
+                    draft.shared.owner = value;
+                  });
+                }
+                await scheduler.schedule(Promise.resolve(), `w${String(index)} end`);
+                return p.ok ? ToolResult.ok(null) : ToolResult.error('failed');
+              }),
+              {},
+              { session },
+            ),
+          );
+          await scheduler.waitFor(Promise.all(calls));
+          const lastKept = writes.filter((write) => plans[write.call]?.ok === true).at(-1);
+          expect(notes.get().shared.owner).toBe(lastKept?.value ?? 'app');
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it('leaves exactly the writes of the successful calls, whatever the interleaving', async () => {
     await fc.assert(
       fc.asyncProperty(
