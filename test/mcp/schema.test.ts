@@ -5,9 +5,9 @@ import {
   createInputValidator,
   DEFAULT_SCHEMA_CACHE_SIZE,
   schemaCacheStats,
-  schemaCanonicalKey,
   type InputValidator,
 } from '../../src/mcp/schema/index.js';
+import { canonicalJsonText } from '../../src/mcp/schema/json.js';
 
 const ids = { serverName: 'shop', toolName: 'place_order' };
 
@@ -539,7 +539,7 @@ describe('createInputValidator: cache', () => {
       misses: 1,
       size: 1,
     });
-    expect(schemaCanonicalKey(reordered)).toBe(schemaCanonicalKey(schema));
+    expect(canonicalJsonText(reordered)).toBe(canonicalJsonText(schema));
   });
 
   it('caches a refusal without caching the ids it was first raised for', () => {

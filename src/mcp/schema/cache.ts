@@ -1,6 +1,6 @@
 /**
  * A bounded, least-recently-used cache of built validators keyed by schema
- * content, plus the counters tests and benchmarks read. Entries hold no
+ * content, with the counters tests and benchmarks read. Entries hold no
  * server or tool name, so one entry serves every tool with the same schema.
  */
 import { createHash } from 'node:crypto';
@@ -8,62 +8,38 @@ import { createHash } from 'node:crypto';
 /** How many schemas the cache keeps before it drops the least recently used. */
 export const DEFAULT_SCHEMA_CACHE_SIZE = 2_000;
 
-/** Counters of the schema cache since the last {@link SchemaCache.clear}. */
-export interface SchemaCacheStats {
-  /** Entries held now. */
-  readonly size: number;
-  /** The bound on `size`. */
-  readonly maxEntries: number;
-  /** Lookups answered from the cache. */
-  readonly hits: number;
-  /** Lookups that had to analyse the schema. */
-  readonly misses: number;
-  /** Entries dropped to stay within `maxEntries`. */
-  readonly evictions: number;
-  /** Schemas refused (each is cached, so it is analysed once). */
-  readonly rejections: number;
-}
-
 /** One cached verdict on a schema: a validator, or the reason it was refused. */
 export type CacheEntry<V> = { readonly validator: V } | { readonly rejection: string };
 
-/**
- * The cache. A `Map` keeps insertion order, so re-inserting on every hit
- * makes its first key the least recently used one.
- */
+/** Counters since the last {@link SchemaCache.clear}: lookups answered, lookups that built, drops, refusals. */
+export type SchemaCacheStats = Readonly<
+  Record<'size' | 'maxEntries' | 'hits' | 'misses' | 'evictions' | 'rejections', number>
+>;
+
+/** The cache. A `Map` keeps insertion order, so its first key is the least recently used. */
 export class SchemaCache<V> {
   private readonly entries = new Map<string, CacheEntry<V>>();
-  private readonly counts = {
-    hits: 0,
-    misses: 0,
-    evictions: 0,
-    rejections: 0,
-  };
+  private counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };
 
   constructor(readonly maxEntries: number = DEFAULT_SCHEMA_CACHE_SIZE) {}
 
-  /** The entry for `key`, marked as most recently used; counts a hit or miss. */
+  /** The entry for `key`, marked as most recently used; counts a hit or a miss. */
   get(key: string): CacheEntry<V> | undefined {
     const entry = this.entries.get(key);
-    if (entry === undefined) {
-      this.counts.misses++;
-      return undefined;
-    }
-    this.counts.hits++;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    if (entry === undefined) this.counts.misses++;
+    else this.set(key, entry, true);
     return entry;
   }
 
   /** Stores `entry`, dropping the least recently used entries beyond the bound. */
-  set(key: string, entry: CacheEntry<V>): void {
+  set(key: string, entry: CacheEntry<V>, hit = false): void {
     this.entries.delete(key);
     this.entries.set(key, entry);
-    if ('rejection' in entry) this.counts.rejections++;
-    while (this.entries.size > this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (oldest.done === true) break;
-      this.entries.delete(oldest.value);
+    if (hit) this.counts.hits++;
+    else if ('rejection' in entry) this.counts.rejections++;
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries) break;
+      this.entries.delete(oldest);
       this.counts.evictions++;
     }
   }
@@ -71,20 +47,16 @@ export class SchemaCache<V> {
   /** Drops every entry and zeroes the counters. */
   clear(): void {
     this.entries.clear();
-    for (const name of Object.keys(this.counts) as (keyof typeof this.counts)[])
-      this.counts[name] = 0;
+    this.counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };
   }
 
   /** A snapshot of the counters. */
   stats(): SchemaCacheStats {
-    return Object.freeze({ size: this.entries.size, maxEntries: this.maxEntries, ...this.counts });
+    return { size: this.entries.size, maxEntries: this.maxEntries, ...this.counts };
   }
 }
 
-/**
- * The cache key of a schema's canonical text: its SHA-256, so an entry costs
- * 43 characters however large the schema is.
- */
+/** The key of a schema's canonical text: its SHA-256, so a key is short however large the schema. */
 export function cacheKeyOf(canonicalText: string): string {
   return createHash('sha256').update(canonicalText).digest('base64url');
 }

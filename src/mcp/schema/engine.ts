@@ -1,13 +1,14 @@
 /**
  * The check of tool arguments: @cfworker/json-schema's interpreting
  * validator, which walks the schema as data (no code is generated from
- * schema text), and its errors in one wording.
+ * schema text), then the RE2 pattern checks, with every error in one wording.
  */
-import { validate, type Schema } from '@cfworker/json-schema';
-import type { SchemaAnalysis, SchemaNode } from './analyze.js';
-import type { ArgumentProblem } from './issues.js';
+import { validate } from '@cfworker/json-schema';
+import type { SchemaAnalysis } from './analyze.js';
+import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
 import { decodeLocation, problemsFromOutputUnits } from './output-units.js';
 import { isJsonObject, type JsonValue } from './json.js';
+import { patternIssues, type PatternCheck } from './patterns.js';
 
 /** Everything wrong with `value`; empty when it is valid. */
 export type ArgumentCheck = (value: Record<string, unknown>) => ArgumentProblem[];
@@ -15,34 +16,32 @@ export type ArgumentCheck = (value: Record<string, unknown>) => ArgumentProblem[
 /**
  * Validates with `validate` on the lookup the analysis built (what the
  * library's `Validator` class does internally), with `shortCircuit = false`
- * so every error is reported.
+ * so every error is reported, and every string on a plain path against the
+ * patterns taken out for RE2.
  */
-export function createArgumentCheck(analysis: SchemaAnalysis): ArgumentCheck {
-  const { document, draft, lookup } = analysis;
-  const root = document as Schema;
-  const locate = (location: string): SchemaNode | JsonValue | undefined =>
-    locateSchema(analysis, location);
-  return (value) => {
-    const result = validate(value, root, draft, lookup, false);
-    return result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
-  };
-}
-
-/** The schema value at a validator `keywordLocation`, following `$ref`. */
-function locateSchema(
+export function createArgumentCheck(
   analysis: SchemaAnalysis,
-  location: string,
-): SchemaNode | JsonValue | undefined {
-  let current: JsonValue | undefined = analysis.document;
-  for (const segment of decodeLocation(location)) {
-    if (segment === '$ref' && isJsonObject(current)) {
-      current = analysis.refTargets.get(current);
-      continue;
+  patterns: readonly PatternCheck[],
+): ArgumentCheck {
+  const { document, draft, lookup, refTargets } = analysis;
+  /** The schema value at a validator `keywordLocation`, following `$ref`. */
+  const locate = (location: string): JsonValue | undefined => {
+    let current: JsonValue | undefined = document;
+    for (const segment of decodeLocation(location)) {
+      if (segment === '$ref' && isJsonObject(current)) current = refTargets.get(current);
+      else if (Array.isArray(current)) current = current[Number(segment)];
+      else if (isJsonObject(current) && Object.hasOwn(current, segment)) current = current[segment];
+      else return undefined;
     }
-    if (Array.isArray(current)) current = current[Number(segment)];
-    else if (isJsonObject(current))
-      current = Object.hasOwn(current, segment) ? current[segment] : undefined;
-    else return undefined;
-  }
-  return current;
+    return current;
+  };
+  return (value) => {
+    const result = validate(value, document, draft, lookup, false);
+    const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
+    for (const { path, pattern, input } of patternIssues(patterns, value)) {
+      const message = `${subjectOf(path)} must match ${pattern}; received ${describeValue(input)}`;
+      problems.push({ path, keyword: 'pattern', message });
+    }
+    return problems;
+  };
 }

@@ -10,20 +10,15 @@
  */
 import { z } from 'zod';
 import { McpSchemaError } from '../../core/errors.js';
-import { analyzeSchema, type SchemaAnalysis } from './analyze.js';
-import {
-  cacheKeyOf,
-  SchemaCache,
-  DEFAULT_SCHEMA_CACHE_SIZE,
-  type SchemaCacheStats,
-} from './cache.js';
-import { createArgumentCheck, type ArgumentCheck } from './engine.js';
-import { describeTyped, describeValue, subjectOf } from './issues.js';
+import { analyzeSchema } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
+import { cacheKeyOf, SchemaCache, type CacheEntry, type SchemaCacheStats } from './cache.js';
+import { createArgumentCheck, type ArgumentCheck } from './engine.js';
+import { describeTyped } from './issues.js';
 import { canonicalJsonText, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
-import { type PatternCheck, type PatternPlan, patternIssues, planPatterns } from './patterns.js';
+import { planPatterns } from './patterns.js';
 
-export { DEFAULT_SCHEMA_CACHE_SIZE };
+export { DEFAULT_SCHEMA_CACHE_SIZE } from './cache.js';
 export type { SchemaCacheStats };
 
 /** Names the tool a schema belongs to, for error messages. */
@@ -38,15 +33,17 @@ export interface ToolSchemaIds {
  */
 export type InputValidator = z.ZodType<Record<string, unknown>>;
 
-const cache = new SchemaCache<InputValidator>(DEFAULT_SCHEMA_CACHE_SIZE);
+const cache = new SchemaCache<InputValidator>();
+/** Cache keys by the schema's plain JSON text: a schema seen before skips the canonical form. */
+const keysByText = new Map<string, string>();
 
 /**
  * Builds (or takes from the cache) the validator of a tool's `inputSchema`.
  *
  * The schema is analysed at once, so a schema that cannot be honoured is
- * refused here. Validators are cached by schema content (keys sorted), so a second tool,
- * section or reconnect with the same schema gets the same validator object.
- * The input schema is never modified.
+ * refused here. Validators are cached by schema content (keys sorted), so a
+ * second tool, section or reconnect with the same schema gets the same
+ * validator object. The input schema is never modified.
  *
  * @param schema - the tool's `inputSchema`, as the server sent it.
  * @param ids - the server and tool, named in errors only (never cached).
@@ -55,102 +52,57 @@ const cache = new SchemaCache<InputValidator>(DEFAULT_SCHEMA_CACHE_SIZE);
  * inside the schema, or a keyword is malformed or unsupported.
  */
 export function createInputValidator(schema: unknown, ids: ToolSchemaIds): InputValidator {
+  const fail = (reason: string, cause?: unknown): McpSchemaError =>
+    new McpSchemaError(ids.serverName, ids.toolName, reason, cause === undefined ? {} : { cause });
   if (!isJsonObject(schema)) {
-    throw new McpSchemaError(
-      ids.serverName,
-      ids.toolName,
+    throw fail(
       `the input schema must be a JSON object with "type": "object", received ${describeTyped(schema)}`,
     );
   }
-  // Fast path: the same JSON text as a schema seen before (a reconnect, a
-  // second section) skips the canonical form and its hash.
   const raw = plainJsonText(schema);
   const seenKey = raw === undefined ? undefined : keysByText.get(raw);
-  const seen = seenKey === undefined ? undefined : cache.get(seenKey);
-  if (seen !== undefined) return cachedValidator(seen, ids);
-  let text: string;
-  try {
-    text = canonicalJsonText(schema);
-  } catch (error) {
-    throw schemaError(error, ids);
+  let entry = seenKey === undefined ? undefined : cache.get(seenKey);
+  if (entry === undefined) {
+    let text: string;
+    try {
+      text = canonicalJsonText(schema);
+    } catch (error) {
+      throw fail(messageOf(error), error);
+    }
+    const key = cacheKeyOf(text);
+    if (raw !== undefined) {
+      if (keysByText.size >= cache.maxEntries) keysByText.clear();
+      keysByText.set(raw, key);
+    }
+    entry = cache.get(key);
+    if (entry === undefined) {
+      try {
+        entry = build(schema, text);
+      } catch (error) {
+        throw fail(messageOf(error), error); // not the schema's fault: not cached
+      }
+      cache.set(key, entry);
+    }
   }
-  const key = cacheKeyOf(text);
-  if (raw !== undefined) rememberText(raw, key);
-  const cached = cache.get(key);
-  if (cached !== undefined) return cachedValidator(cached, ids);
-  let analysis: SchemaAnalysis;
-  let plan: PatternPlan;
-  try {
-    // Bounded work first: size, and $ref cycles that no data ends.
-    const refusal = schemaBoundsRefusal(schema, text);
-    if (refusal !== undefined) throw new SchemaProblem(refusal);
-    // A private copy from the canonical text: the analysis edits it, and the
-    // validator library annotates it, while the caller's schema stays as sent.
-    plan = planPatterns(JSON.parse(text) as JsonObject);
-    analysis = analyzeSchema(plan.schema as JsonObject);
-  } catch (error) {
-    const failure = schemaError(error, ids);
-    if (error instanceof SchemaProblem) cache.set(key, { rejection: error.message });
-    throw failure;
-  }
-  const base = createValidator(createArgumentCheck(analysis));
-  const validator = plan.checks.length === 0 ? base : withPatternChecks(base, plan.checks);
-  cache.set(key, { validator });
-  return validator;
-}
-
-/** Cache keys by the schema's plain JSON text, bounded like the cache itself. */
-const keysByText = new Map<string, string>();
-
-function plainJsonText(schema: JsonObject): string | undefined {
-  try {
-    return JSON.stringify(schema);
-  } catch {
-    return undefined; // cycles, bigints: the canonical path reports them
-  }
-}
-
-function rememberText(raw: string, key: string): void {
-  if (keysByText.size >= DEFAULT_SCHEMA_CACHE_SIZE) keysByText.clear();
-  keysByText.set(raw, key);
-}
-
-function cachedValidator(
-  entry: { validator: InputValidator } | { rejection: string },
-  ids: ToolSchemaIds,
-): InputValidator {
-  if ('rejection' in entry) throw new McpSchemaError(ids.serverName, ids.toolName, entry.rejection);
+  if ('rejection' in entry) throw fail(entry.rejection);
   return entry.validator;
 }
 
-/** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
-export function clearSchemaCache(): void {
-  keysByText.clear();
-  cache.clear();
-}
-
-/** @internal Counters of the validator cache: hits, misses, evictions, rejections. */
-export function schemaCacheStats(): SchemaCacheStats {
-  return cache.stats();
-}
-
-/**
- * The canonical JSON text of a schema (object keys sorted at every level):
- * equal for schemas that differ only in key order. The cache keys on its hash.
- * @throws {TypeError} when the value is not plain JSON (a cycle, a function,
- * a non-finite number, a class instance).
- */
-export function schemaCanonicalKey(schema: unknown): string {
+/** The cache entry of a schema not seen before: its validator, or why it is refused. */
+function build(schema: JsonObject, text: string): CacheEntry<InputValidator> {
   try {
-    return canonicalJsonText(schema);
+    // Bounded work first: size, and $ref cycles that no data ends.
+    const refusal = schemaBoundsRefusal(schema, text);
+    if (refusal !== undefined) return { rejection: refusal };
+    // A private copy from the canonical text: the analysis edits it, and the
+    // validator library annotates it, while the caller's schema stays as sent.
+    const copy = JSON.parse(text) as JsonObject;
+    const patterns = planPatterns(copy);
+    return { validator: zodValidator(createArgumentCheck(analyzeSchema(copy), patterns)) };
   } catch (error) {
-    throw new TypeError(error instanceof Error ? error.message : String(error), { cause: error });
+    if (error instanceof SchemaProblem) return { rejection: error.message };
+    throw error;
   }
-}
-
-function schemaError(error: unknown, ids: ToolSchemaIds): McpSchemaError {
-  const reason = error instanceof Error ? error.message : String(error);
-  return new McpSchemaError(ids.serverName, ids.toolName, reason, { cause: error });
 }
 
 /**
@@ -158,51 +110,29 @@ function schemaError(error: unknown, ids: ToolSchemaIds): McpSchemaError {
  * the JSON Schema check and reports each problem as a zod issue
  * (`code: 'custom'`, `params.keyword`) at its path.
  */
-function createValidator(check: ArgumentCheck): InputValidator {
-  const validator = z.custom<Record<string, unknown>>().check((payload) => {
+function zodValidator(check: ArgumentCheck): InputValidator {
+  return z.custom<Record<string, unknown>>().check((payload) => {
     const value: unknown = payload.value;
-    if (!isJsonObject(value)) {
-      payload.issues.push({
-        code: 'custom',
-        input: value,
-        path: [],
-        message: `the arguments must be an object; received ${describeTyped(value)}`,
-        params: { keyword: 'type' },
-      });
-      return;
-    }
     let problems: ReturnType<ArgumentCheck>;
-    try {
-      problems = check(value);
-    } catch (error) {
-      // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
-      const reason = error instanceof Error ? error.message : String(error);
-      problems = [
-        { path: [], keyword: 'error', message: `the arguments could not be validated: ${reason}` },
-      ];
+    if (!isJsonObject(value)) {
+      const message = `the arguments must be an object; received ${describeTyped(value)}`;
+      problems = [{ path: [], keyword: 'type', message }];
+    } else {
+      try {
+        problems = check(value);
+      } catch (error) {
+        // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
+        const message = `the arguments could not be validated: ${messageOf(error)}`;
+        problems = [{ path: [], keyword: 'error', message }];
+      }
     }
-    for (const problem of problems) {
+    for (const { path, keyword, message } of problems) {
       payload.issues.push({
         code: 'custom',
         input: value,
-        path: [...problem.path],
-        message: problem.message,
-        params: { keyword: problem.keyword },
-      });
-    }
-  });
-  return validator;
-}
-
-/** `base`, then every RE2 pattern check on the strings it accepted. */
-function withPatternChecks(base: InputValidator, checks: readonly PatternCheck[]): InputValidator {
-  return base.superRefine((value, ctx) => {
-    for (const issue of patternIssues(checks, value)) {
-      // Worded as the engines word a failed pattern.
-      ctx.addIssue({
-        code: 'custom',
-        path: issue.path,
-        message: `${subjectOf(issue.path)} must match ${issue.pattern}; received ${describeValue(issue.input)}`,
+        path: [...path],
+        message,
+        params: { keyword },
       });
     }
   });
@@ -217,28 +147,48 @@ function withPatternChecks(base: InputValidator, checks: readonly PatternCheck[]
 export function inputSchemaRefusal(schema: unknown): string | undefined {
   if (!isJsonObject(schema)) return undefined; // createInputValidator explains this one
   // The same listed schema is asked about more than once (connect, then bridging).
-  const known = verdicts.get(schema);
-  if (known !== undefined) return known === ACCEPTED ? undefined : known;
-  const text = plainJsonText(schema);
-  if (text === undefined) return undefined;
-  const refusal = judgeBounds(schema, text);
-  verdicts.set(schema, refusal ?? ACCEPTED);
-  return refusal;
+  let verdict = verdicts.get(schema);
+  if (verdict === undefined) {
+    const text = plainJsonText(schema);
+    verdict = text === undefined ? '' : (judgeBounds(schema, text) ?? '');
+    verdicts.set(schema, verdict);
+  }
+  return verdict === '' ? undefined : verdict;
 }
 
-/** Verdicts of {@link inputSchemaRefusal} by schema object, for as long as it lives. */
+/** Verdicts of {@link inputSchemaRefusal} by schema object; `''` when it may be used. */
 const verdicts = new WeakMap<JsonObject, string>();
-/** The verdict of a schema that may be used (no refusal text is empty). */
-const ACCEPTED = '';
 
 function judgeBounds(schema: JsonObject, text: string): string | undefined {
   const bounds = schemaBoundsRefusal(schema, text);
-  if (bounds !== undefined) return bounds;
-  if (!text.includes('"pattern')) return undefined;
+  if (bounds !== undefined || !text.includes('"pattern')) return bounds;
   try {
-    planPatterns(schema);
+    planPatterns(JSON.parse(text));
     return undefined;
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return messageOf(error);
   }
+}
+
+function plainJsonText(schema: JsonObject): string | undefined {
+  try {
+    return JSON.stringify(schema);
+  } catch {
+    return undefined; // cycles, bigints: the canonical path reports them
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
+export function clearSchemaCache(): void {
+  keysByText.clear();
+  cache.clear();
+}
+
+/** @internal Counters of the validator cache: hits, misses, evictions, rejections. */
+export function schemaCacheStats(): SchemaCacheStats {
+  return cache.stats();
 }

@@ -1,64 +1,12 @@
 /**
- * The JSON Schema vocabulary the analysis knows: where subschemas stand,
- * which dialects we read, and what each keyword's value must look like.
+ * The JSON Schema vocabulary the analysis knows: which dialects we read,
+ * and what each keyword's value must look like.
  */
 import type { SchemaDraft } from '@cfworker/json-schema';
-import {
-  escapePointerSegment,
-  isJsonObject,
-  SchemaProblem,
-  type JsonObject,
-  type JsonValue,
-} from './json.js';
+import { escapePointerSegment, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
 
 /** The JSON Schema type names. */
-export const TYPE_NAMES = new Set([
-  'string',
-  'number',
-  'integer',
-  'boolean',
-  'null',
-  'array',
-  'object',
-]);
-
-/** Keywords whose value is one subschema. */
-export const SINGLE_SCHEMA_KEYWORDS = [
-  'additionalProperties',
-  'additionalItems',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-] as const;
-
-/** Keywords whose value is a non-empty array of subschemas. */
-export const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf'] as const;
-
-/** Keywords whose value maps names to subschemas. */
-export const SCHEMA_MAP_KEYWORDS = [
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-] as const;
-
-/** Keywords whose value must be a non-negative integer. */
-export const NON_NEGATIVE_INTEGER_KEYWORDS = [
-  'minLength',
-  'maxLength',
-  'minItems',
-  'maxItems',
-  'minProperties',
-  'maxProperties',
-  'minContains',
-  'maxContains',
-] as const;
+const TYPE_NAMES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];
 
 /** `$schema` URIs we read, without scheme and trailing `#`. */
 const DIALECTS: ReadonlyMap<string, SchemaDraft> = new Map([
@@ -72,115 +20,99 @@ const DIALECTS: ReadonlyMap<string, SchemaDraft> = new Map([
 ]);
 
 /**
- * The dialect named by a root `$schema`; MCP's default, 2020-12, when there
- * is none.
+ * The dialect named by a root `$schema`; MCP's default, 2020-12, when there is none.
  * @throws {SchemaProblem} for a malformed, obsolete or unknown dialect.
  */
 export function detectDraft(root: JsonObject): SchemaDraft {
   const named = root['$schema'];
   if (named === undefined) return '2020-12';
-  if (typeof named !== 'string') {
-    throw new SchemaProblem(`"$schema" must be a string, received ${JSON.stringify(named)}`);
-  }
-  const bare = named.replace(/^https?:\/\//, '').replace(/#$/, '');
-  const draft = DIALECTS.get(bare);
+  const draft =
+    typeof named === 'string'
+      ? DIALECTS.get(named.replace(/^https?:\/\//, '').replace(/#$/, ''))
+      : undefined;
   if (draft !== undefined) return draft;
   throw new SchemaProblem(
     `"$schema" names ${JSON.stringify(named)}; supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12`,
   );
 }
 
+type Rule = readonly [holds: (value: unknown) => boolean, expected: string];
+
+const isString = (value: unknown): boolean => typeof value === 'string';
+const isNumber = (value: unknown): boolean => typeof value === 'number';
+const isCount = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isTypeName = (value: unknown): boolean =>
+  typeof value === 'string' && TYPE_NAMES.includes(value);
+const isStringList = (value: unknown): boolean =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+
+const COUNT: Rule = [isCount, 'a non-negative integer'];
+const NUMBER: Rule = [isNumber, 'a number'];
+const STRING: Rule = [isString, 'a string'];
+
+/** What each keyword's value must be, in every dialect. */
+const RULES: Readonly<Record<string, Rule>> = {
+  type: [
+    (value) =>
+      isTypeName(value) || (Array.isArray(value) && value.length > 0 && value.every(isTypeName)),
+    `one of ${TYPE_NAMES.join(', ')} or a non-empty list of them`,
+  ],
+  required: [isStringList, 'an array of strings'],
+  enum: [Array.isArray, 'an array'],
+  minLength: COUNT,
+  maxLength: COUNT,
+  minItems: COUNT,
+  maxItems: COUNT,
+  minProperties: COUNT,
+  maxProperties: COUNT,
+  minContains: COUNT,
+  maxContains: COUNT,
+  minimum: NUMBER,
+  maximum: NUMBER,
+  multipleOf: [(value) => isNumber(value) && (value as number) > 0, 'a number above 0'],
+  uniqueItems: [(value) => typeof value === 'boolean', 'a boolean'],
+  dependentRequired: [
+    (value) => isJsonObject(value) && Object.values(value).every(isStringList),
+    'an object of string lists',
+  ],
+  $ref: STRING,
+  $dynamicRef: STRING,
+  $id: STRING,
+  $anchor: STRING,
+  $dynamicAnchor: STRING,
+  pattern: STRING,
+};
+
+/** Draft 4 spells exclusive bounds as booleans beside minimum/maximum; later drafts as numbers. */
+const EXCLUSIVE_4: Rule = [(value) => typeof value === 'boolean', 'a boolean (draft-04)'];
+
 /**
  * Refuses malformed keyword values at `pointer` (`required: "a"`,
  * `type: "text"`, a negative `minLength`, …), read in `draft`.
- * @throws {SchemaProblem} naming the keyword and what it must be.
+ * @throws {SchemaProblem} naming the keyword, what it must be and what it is.
  */
 export function checkKeywordValues(node: JsonObject, pointer: string, draft: SchemaDraft): void {
-  const type = node['type'];
-  if (type !== undefined) {
-    const names = Array.isArray(type) ? type : [type];
-    if (
-      names.length === 0 ||
-      names.some((name) => typeof name !== 'string' || !TYPE_NAMES.has(name))
-    ) {
+  for (const keyword of Object.keys(node)) {
+    const rule = keyword.startsWith('exclusiveM')
+      ? draft === '4'
+        ? EXCLUSIVE_4
+        : NUMBER
+      : RULES[keyword];
+    if (rule !== undefined && !rule[0](node[keyword])) {
       throw new SchemaProblem(
-        `"type" at ${pointer} must be one of ${[...TYPE_NAMES].join(', ')} or a non-empty list of them, received ${JSON.stringify(type)}`,
+        `"${keyword}" at ${pointer} must be ${rule[1]}, received ${JSON.stringify(node[keyword])}`,
       );
     }
   }
-  const required = node['required'];
-  if (required !== undefined) checkStringList(required, `${pointer}/required`);
-  const enumValues = node['enum'];
-  if (enumValues !== undefined && !Array.isArray(enumValues)) {
-    throw new SchemaProblem(
-      `"enum" at ${pointer} must be an array, received ${kindOf(enumValues)}`,
-    );
-  }
-  for (const keyword of NON_NEGATIVE_INTEGER_KEYWORDS) {
-    const value = node[keyword];
-    if (
-      value !== undefined &&
-      !(typeof value === 'number' && Number.isInteger(value) && value >= 0)
-    ) {
-      throw new SchemaProblem(
-        `"${keyword}" at ${pointer} must be a non-negative integer, received ${JSON.stringify(value)}`,
-      );
+  const dependencies = node['dependencies'];
+  if (isJsonObject(dependencies)) {
+    for (const [name, sub] of Object.entries(dependencies)) {
+      if (Array.isArray(sub) && !isStringList(sub)) {
+        throw new SchemaProblem(
+          `${pointer}/dependencies/${escapePointerSegment(name)} must be an array of strings, received ${JSON.stringify(sub)}`,
+        );
+      }
     }
   }
-  for (const keyword of ['minimum', 'maximum'] as const) {
-    const value = node[keyword];
-    if (value !== undefined && typeof value !== 'number') {
-      throw new SchemaProblem(
-        `"${keyword}" at ${pointer} must be a number, received ${JSON.stringify(value)}`,
-      );
-    }
-  }
-  for (const keyword of ['exclusiveMinimum', 'exclusiveMaximum'] as const) {
-    const value = node[keyword];
-    // Draft 4 spells these as booleans beside minimum/maximum; later drafts as numbers.
-    const ok = draft === '4' ? typeof value === 'boolean' : typeof value === 'number';
-    if (value !== undefined && !ok) {
-      const expected = draft === '4' ? 'a boolean (draft-04)' : 'a number';
-      throw new SchemaProblem(
-        `"${keyword}" at ${pointer} must be ${expected}, received ${JSON.stringify(value)}`,
-      );
-    }
-  }
-  const multipleOf = node['multipleOf'];
-  if (multipleOf !== undefined && !(typeof multipleOf === 'number' && multipleOf > 0)) {
-    throw new SchemaProblem(
-      `"multipleOf" at ${pointer} must be a number above 0, received ${JSON.stringify(multipleOf)}`,
-    );
-  }
-  const uniqueItems = node['uniqueItems'];
-  if (uniqueItems !== undefined && typeof uniqueItems !== 'boolean') {
-    throw new SchemaProblem(
-      `"uniqueItems" at ${pointer} must be a boolean, received ${JSON.stringify(uniqueItems)}`,
-    );
-  }
-  const dependentRequired = node['dependentRequired'];
-  if (dependentRequired !== undefined) {
-    if (!isJsonObject(dependentRequired)) {
-      throw new SchemaProblem(
-        `"dependentRequired" at ${pointer} must be an object of string lists`,
-      );
-    }
-    for (const [name, list] of Object.entries(dependentRequired)) {
-      checkStringList(list, `${pointer}/dependentRequired/${escapePointerSegment(name)}`);
-    }
-  }
-}
-
-/** @throws {SchemaProblem} unless `value` is a list of strings. */
-export function checkStringList(value: JsonValue, at: string): void {
-  if (!Array.isArray(value) || value.some((item) => typeof item !== 'string')) {
-    throw new SchemaProblem(`${at} must be an array of strings, received ${JSON.stringify(value)}`);
-  }
-}
-
-/** `null`, `an array`, `a string`, … for messages. */
-export function kindOf(value: JsonValue): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return `a ${typeof value}`;
 }

@@ -11,7 +11,7 @@
  * the schema is refused with the reason.
  */
 import { RE2JS } from 're2js';
-import { SchemaProblem } from './json.js';
+import { isJsonObject as isObject, schemaLikeObjects, SchemaProblem } from './json.js';
 
 /** One pattern checked with RE2: `path` is where the strings are (`*` = every array item). */
 export interface PatternCheck {
@@ -20,68 +20,37 @@ export interface PatternCheck {
   readonly matches: (text: string) => boolean;
 }
 
-/** A schema with its plain-path patterns taken out, and the checks that replace them. */
-export interface PatternPlan {
-  readonly schema: unknown;
-  readonly checks: readonly PatternCheck[];
-}
-
 /**
- * Takes the plain-path patterns out of `schema` (a copy; the original is
- * kept for `toolDefinitions()`).
+ * Takes the plain-path patterns out of `schema` (which the caller owns and
+ * which is changed in place) and returns the checks that replace them.
  *
  * @throws SchemaProblem naming the pattern when one left with the validator could backtrack badly.
  */
-export function planPatterns(schema: unknown): PatternPlan {
+export function planPatterns(schema: unknown): PatternCheck[] {
   const checks: PatternCheck[] = [];
-  const stripped = strip(schema, [], checks);
-  const risky = riskyPattern(stripped);
+  strip(schema, [], checks);
+  const risky = riskyPattern(schema);
   if (risky !== undefined) {
     throw new SchemaProblem(
       `pattern ${JSON.stringify(risky)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`,
     );
   }
-  return { schema: stripped, checks };
+  return checks;
 }
 
-function strip(node: unknown, path: string[], checks: PatternCheck[]): unknown {
-  if (!isObject(node)) return node;
-  let copy: Record<string, unknown> | undefined;
-  const set = (key: string, value: unknown): void => {
-    copy ??= { ...node };
-    copy[key] = value;
-  };
-  const pattern = node['pattern'];
-  if (typeof pattern === 'string') {
-    const compiled = compileRe2(pattern);
-    if (compiled !== undefined) {
-      checks.push({ path, pattern, matches: compiled });
-      copy ??= { ...node };
-      delete copy['pattern'];
-    }
+/** Moves the patterns RE2 can run on the plain path `path` from `node` into `checks`. */
+function strip(node: unknown, path: string[], checks: PatternCheck[]): void {
+  if (!isObject(node)) return;
+  const { pattern, properties, items } = node;
+  const matches = typeof pattern === 'string' ? compileRe2(pattern) : undefined;
+  if (matches !== undefined) {
+    checks.push({ path, pattern: pattern as string, matches });
+    delete node['pattern'];
   }
-  const properties = node['properties'];
   if (isObject(properties)) {
-    let changed = false;
-    const next: Record<string, unknown> = {};
-    for (const [key, sub] of Object.entries(properties)) {
-      const out = strip(sub, [...path, key], checks);
-      if (out !== sub) changed = true;
-      Object.defineProperty(next, key, {
-        value: out,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    }
-    if (changed) set('properties', next);
+    for (const [key, sub] of Object.entries(properties)) strip(sub, [...path, key], checks);
   }
-  const items = node['items'];
-  if (isObject(items)) {
-    const out = strip(items, [...path, '*'], checks);
-    if (out !== items) set('items', out);
-  }
-  return copy ?? node;
+  strip(items, [...path, '*'], checks);
 }
 
 function compileRe2(pattern: string): ((text: string) => boolean) | undefined {
@@ -94,25 +63,14 @@ function compileRe2(pattern: string): ((text: string) => boolean) | undefined {
   }
 }
 
-/** The first pattern still in `node` that a backtracking engine could stall on. */
-function riskyPattern(node: unknown): string | undefined {
-  if (Array.isArray(node)) {
-    for (const item of node) {
-      const found = riskyPattern(item);
-      if (found !== undefined) return found;
-    }
-    return undefined;
-  }
-  if (!isObject(node)) return undefined;
-  for (const [key, value] of Object.entries(node)) {
-    if (key === 'pattern' && typeof value === 'string' && !isLinearSafe(value)) return value;
-    if (key === 'patternProperties' && isObject(value)) {
-      const bad = Object.keys(value).find((name) => !isLinearSafe(name));
-      if (bad !== undefined) return bad;
-    }
-    if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') continue;
-    const found = riskyPattern(value);
-    if (found !== undefined) return found;
+/** The first pattern still in `schema` that a backtracking engine could stall on. */
+function riskyPattern(schema: unknown): string | undefined {
+  for (const node of schemaLikeObjects(schema)) {
+    const { pattern, patternProperties } = node;
+    if (typeof pattern === 'string' && !isLinearSafe(pattern)) return pattern;
+    const keys = isObject(patternProperties) ? Object.keys(patternProperties) : [];
+    const risky = keys.find((key) => !isLinearSafe(key));
+    if (risky !== undefined) return risky;
   }
   return undefined;
 }
@@ -170,10 +128,6 @@ function isQuantifier(pattern: string, index: number): boolean {
   if (match === null) return false;
   if (match[2] === undefined) return Number(match[1]) > 1;
   return match[3] === '' || Number(match[3]) > 1;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Every string in `value` that breaks a check: its path, the pattern and the string. */
