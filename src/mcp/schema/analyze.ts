@@ -8,7 +8,7 @@
 import { dereference, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import { checkKeywordValues, detectDraft } from './keywords.js';
 import { childSchemas, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
-import { unicodePattern } from './regex.js';
+import { unicodePattern } from './patterns.js';
 
 /** A node where a schema may stand: an object or a boolean. */
 export type SchemaNode = JsonObject | boolean;

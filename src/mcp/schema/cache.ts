@@ -31,8 +31,8 @@ export class SchemaCache<V> {
     return entry;
   }
 
-  /** Stores `entry`, dropping the least recently used entries beyond the bound. */
-  set(key: string, entry: CacheEntry<V>, hit = false): void {
+  /** Stores `entry` and returns it, dropping the least recently used entries beyond the bound. */
+  set(key: string, entry: CacheEntry<V>, hit = false): CacheEntry<V> {
     this.entries.delete(key);
     this.entries.set(key, entry);
     if (hit) this.counts.hits++;
@@ -42,6 +42,7 @@ export class SchemaCache<V> {
       this.entries.delete(oldest);
       this.counts.evictions++;
     }
+    return entry;
   }
 
   /** Drops every entry and zeroes the counters. */

@@ -5,10 +5,10 @@
  */
 import { validate } from '@cfworker/json-schema';
 import type { SchemaAnalysis } from './analyze.js';
-import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
+import type { ArgumentProblem } from './issues.js';
 import { decodeLocation, problemsFromOutputUnits } from './output-units.js';
 import { isJsonObject, type JsonValue } from './json.js';
-import { patternIssues, type PatternCheck } from './patterns.js';
+import { patternProblems, type PatternCheck } from './patterns.js';
 
 /** Everything wrong with `value`; empty when it is valid. */
 export type ArgumentCheck = (value: Record<string, unknown>) => ArgumentProblem[];
@@ -38,10 +38,6 @@ export function createArgumentCheck(
   return (value) => {
     const result = validate(value, document, draft, lookup, false);
     const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
-    for (const { path, pattern, input } of patternIssues(patterns, value)) {
-      const message = `${subjectOf(path)} must match ${pattern}; received ${describeValue(input)}`;
-      problems.push({ path, keyword: 'pattern', message });
-    }
-    return problems;
+    return [...problems, ...patternProblems(patterns, value)];
   };
 }

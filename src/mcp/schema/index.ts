@@ -1,12 +1,6 @@
 /**
  * Run-time validators for MCP tool input schemas (JSON Schema sent by an
- * untrusted server). See `docs/schemas.md` for the design.
- *
- * @example
- * ```ts
- * const params = createInputValidator(tool.inputSchema, { serverName: 'github', toolName: 'search' });
- * const result = params.safeParse({ query: 'zod' });
- * ```
+ * untrusted server), cached by content. See `docs/schemas.md` for the design.
  */
 import { z } from 'zod';
 import { McpSchemaError } from '../../core/errors.js';
@@ -62,27 +56,19 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
   const raw = plainJsonText(schema);
   const seenKey = raw === undefined ? undefined : keysByText.get(raw);
   let entry = seenKey === undefined ? undefined : cache.get(seenKey);
-  if (entry === undefined) {
-    let text: string;
-    try {
-      text = canonicalJsonText(schema);
-    } catch (error) {
-      throw fail(messageOf(error), error);
-    }
-    const key = cacheKeyOf(text);
-    if (raw !== undefined) {
-      if (keysByText.size >= cache.maxEntries) keysByText.clear();
-      keysByText.set(raw, key);
-    }
-    entry = cache.get(key);
+  try {
     if (entry === undefined) {
-      try {
-        entry = build(schema, text);
-      } catch (error) {
-        throw fail(messageOf(error), error); // not the schema's fault: not cached
+      const text = canonicalJsonText(schema);
+      const key = cacheKeyOf(text);
+      if (raw !== undefined) {
+        if (keysByText.size >= cache.maxEntries) keysByText.clear();
+        keysByText.set(raw, key);
       }
-      cache.set(key, entry);
+      entry = cache.get(key) ?? cache.set(key, build(schema, text));
     }
+  } catch (error) {
+    // Not cached: a value JSON cannot carry, or a failure that is not the schema's.
+    throw fail(messageOf(error), error);
   }
   if ('rejection' in entry) throw fail(entry.rejection);
   return entry.validator;

@@ -1,9 +1,10 @@
 /**
- * The wording of argument problems: a problem has a path into the
- * arguments and a sentence that names the field, what it must be, and what
- * was received. `output-units.ts` turns the validator's errors into these
- * findings.
+ * The wording of argument problems: a sentence that names the field, what
+ * it must be, and what was received, e.g.
+ * `"user.age" must be an integer; received a string ("ten")`.
+ * `output-units.ts` decides which findings the validator's errors make.
  */
+import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 
 /** A path into the arguments: property names and array indexes. */
 export type ArgumentPath = readonly (string | number)[];
@@ -14,7 +15,7 @@ export interface ArgumentProblem {
   readonly path: ArgumentPath;
   /** The JSON Schema keyword that failed, e.g. `type` or `required`. */
   readonly keyword: string;
-  /** The full sentence, e.g. `"user.age" must be an integer; received a string ("5")`. */
+  /** The full sentence: the subject, then the predicate. */
   readonly message: string;
 }
 
@@ -30,7 +31,7 @@ export interface Finding {
 
 const MAX_SHOWN = 8;
 
-/** The subject of a sentence about `path`: `the arguments`, `"user.tags[0]"` or `"items[\"a.b\"]"`. */
+/** The subject of a sentence about `path`: `the arguments`, `"user.tags[0]"`, `"items[\"a.b\"]"`. */
 export function subjectOf(path: ArgumentPath): string {
   if (path.length === 0) return 'the arguments';
   let label = '';
@@ -57,52 +58,28 @@ export function describeValue(value: unknown): string {
 
 /** A received value with its JSON type: `a string ("5")`, `null`. */
 export function describeTyped(value: unknown): string {
-  if (value === null || value === undefined || typeof value === 'object') {
-    return describeValue(value);
-  }
   const kind = typeof value;
-  const article =
-    kind === 'string' || kind === 'number' || kind === 'boolean' ? 'a' : 'a value of type';
+  if (value === null || value === undefined || kind === 'object') return describeValue(value);
+  const article = ['string', 'number', 'boolean'].includes(kind) ? 'a' : 'a value of type';
   return `${article} ${kind} (${describeValue(value)})`;
 }
 
 /** `1 item`, `2 items`, `1 property`, `3 properties`. */
-export function counted(count: unknown, noun: string): string {
+function counted(count: unknown, noun: string): string {
   const plural = noun.endsWith('y') ? `${noun.slice(0, -1)}ies` : `${noun}s`;
   return `${JSON.stringify(count) ?? 'nothing'} ${count === 1 ? noun : plural}`;
 }
 
-const TYPE_PHRASES: Readonly<Record<string, string>> = {
-  string: 'a string',
-  number: 'a number',
-  integer: 'an integer',
-  boolean: 'a boolean',
-  null: 'null',
-  array: 'an array',
-  object: 'an object',
-};
-
 /** Schema values in a sentence: `"S", "M", "L"`, at most eight of them. */
-export function listValues(values: readonly unknown[]): string {
+function listValues(values: readonly unknown[]): string {
   const shown = values.slice(0, MAX_SHOWN).map((value) => JSON.stringify(value) ?? String(value));
   return values.length > MAX_SHOWN ? `${shown.join(', ')}, …` : shown.join(', ');
 }
 
-/**
- * One problem per path and keyword: a validator can report a tuple's length
- * twice, and a summary may restate what its details say.
- */
-export function toProblems(findings: readonly Finding[]): ArgumentProblem[] {
-  const seen = new Set<string>();
-  const problems: ArgumentProblem[] = [];
-  for (const { path, keyword, predicate } of findings) {
-    const key = `${keyword} ${JSON.stringify(path)}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    problems.push({ path, keyword, message: `${subjectOf(path)} ${predicate}` });
-  }
-  return problems;
-}
+const TYPE_PHRASES: Readonly<Record<string, string>> = {
+  ...{ string: 'a string', number: 'a number', integer: 'an integer', boolean: 'a boolean' },
+  ...{ null: 'null', array: 'an array', object: 'an object' },
+};
 
 /** `must be a string or null; received …` for the type names `expected`. */
 export function typeFinding(
@@ -113,12 +90,8 @@ export function typeFinding(
   const phrases = [...new Set(expected.map((name) => TYPE_PHRASES[name] ?? name))];
   const last = phrases.pop() ?? 'nothing';
   const phrase = phrases.length === 0 ? last : `${phrases.join(', ')} or ${last}`;
-  return {
-    path,
-    keyword: 'type',
-    expected,
-    predicate: `must be ${phrase}; received ${describeTyped(value)}`,
-  };
+  const predicate = `must be ${phrase}; received ${describeTyped(value)}`;
+  return { path, keyword: 'type', expected, predicate };
 }
 
 /** One finding for a failed `anyOf`/`oneOf`, from its alternatives' findings. */
@@ -130,20 +103,14 @@ export function alternativesFinding(
 ): Finding {
   // Alternatives that differ only by type merge into one: "must be a string or an integer".
   const types = alternatives.map((findings) => (findings.length === 1 ? findings[0] : undefined));
-  if (
-    types.every(
-      (f) =>
-        f?.expected !== undefined &&
-        f.path.length === path.length &&
-        f.path.every((segment, i) => segment === path[i]),
-    )
-  ) {
+  const here = (f: Finding | undefined): boolean =>
+    f?.expected !== undefined && f.path.length === path.length;
+  if (types.every(here))
     return typeFinding(
       path,
       types.flatMap((f) => f?.expected ?? []),
       value,
     );
-  }
   const described = alternatives.slice(0, MAX_SHOWN).map((findings, i) => {
     const parts = findings.slice(0, 2).map((f) => {
       const relative = f.path.slice(path.length);
@@ -151,19 +118,82 @@ export function alternativesFinding(
     });
     return `(${i + 1}) ${parts.length > 0 ? parts.join(', ') : 'does not match'}`;
   });
-  return {
-    path,
-    keyword,
-    predicate: `must match ${keyword === 'oneOf' ? 'exactly one' : 'at least one'} of ${alternatives.length} alternatives, but: ${described.join('; ')}`,
-  };
+  const how = keyword === 'oneOf' ? 'exactly one' : 'at least one';
+  const predicate = `must match ${how} of ${alternatives.length} alternatives, but: ${described.join('; ')}`;
+  return { path, keyword, predicate };
 }
 
-/** The value at `path` under `root`, or undefined. */
-export function valueAt(root: unknown, path: ArgumentPath): unknown {
-  let current = root;
-  for (const segment of path) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<string | number, unknown>)[segment];
+/** What a leaf keyword's sentence is made from. */
+export interface Leaf {
+  /** The schema's value for the keyword; undefined when it could not be located. */
+  readonly own: JsonValue | undefined;
+  /** The schema object holding the keyword. */
+  readonly node: JsonObject | undefined;
+  /** The value judged. */
+  readonly value: unknown;
+  /** The validator's own sentence, for what we do not word ourselves. */
+  readonly error: string;
+}
+
+const received = (value: unknown): string => `received ${describeValue(value)}`;
+const show = (value: unknown): string => JSON.stringify(value) ?? 'nothing';
+
+/** The predicate of each leaf keyword that quotes the schema's value. */
+const QUOTING: Record<string, (leaf: Leaf & { own: JsonValue }) => string> = {
+  const: ({ own, value }) => `must be ${listValues([own])}; ${received(value)}`,
+  minimum: ({ own, value, node }) =>
+    `must be ${node?.['exclusiveMinimum'] === true ? '>' : '>='} ${show(own)}; ${received(value)}`,
+  maximum: ({ own, value, node }) =>
+    `must be ${node?.['exclusiveMaximum'] === true ? '<' : '<='} ${show(own)}; ${received(value)}`,
+  exclusiveMinimum: ({ own, value }) => `must be > ${show(own)}; ${received(value)}`,
+  exclusiveMaximum: ({ own, value }) => `must be < ${show(own)}; ${received(value)}`,
+  pattern: ({ own, value }) =>
+    `must match /${typeof own === 'string' ? own : show(own)}/u; ${received(value)}`,
+  multipleOf: ({ own, value }) => `must be a multiple of ${show(own)}; ${received(value)}`,
+  enum: ({ own, value }) => {
+    const values = Array.isArray(own) ? own : [];
+    if (values.length === 0) return 'is not allowed here (the schema lists no value)';
+    return `must be ${values.length === 1 ? '' : 'one of '}${listValues(values)}; ${received(value)}`;
+  },
+};
+const SIZES: readonly [string, string, (value: unknown) => string][] = [
+  [
+    'Length',
+    'character',
+    (v) => `${describeValue(v)} (${typeof v === 'string' ? [...v].length : 0})`,
+  ],
+  ['Items', 'item', (v) => (Array.isArray(v) ? String(v.length) : describeValue(v))],
+  ['Properties', 'property', (v) => String(isJsonObject(v) ? Object.keys(v).length : 0)],
+];
+for (const [what, noun, measure] of SIZES) {
+  for (const [bound, word] of [
+    ['min', 'least'],
+    ['max', 'most'],
+  ] as const) {
+    QUOTING[`${bound}${what}`] = ({ own, value }) =>
+      `must have at ${word} ${counted(own, noun)}; received ${measure(value)}`;
   }
-  return current;
+}
+
+/** Keywords that quote the schema's value in their sentence. */
+export const QUOTING_KEYWORDS: ReadonlySet<string> = new Set(Object.keys(QUOTING));
+
+/** The predicate of a failed leaf `keyword` (not `type`, not the missing-name keywords). */
+export function leafPredicate(keyword: string, leaf: Leaf): string {
+  const quote = QUOTING[keyword];
+  if (quote !== undefined && leaf.own !== undefined) return quote({ ...leaf, own: leaf.own });
+  switch (keyword) {
+    case 'uniqueItems': {
+      const pair = /indexes (\d+) and (\d+)/.exec(leaf.error);
+      return `must not repeat items; item ${pair?.[2] ?? '?'} equals item ${pair?.[1] ?? '?'}`;
+    }
+    case 'not':
+      return 'must not match the schema under "not"';
+    case 'minContains':
+    case 'maxContains':
+      return `does not hold the right number of matching items: ${leaf.error}`;
+    default:
+      // Also a quoting keyword whose schema could not be located (e.g. behind $recursiveRef).
+      return `is invalid: ${leaf.error}`;
+  }
 }

@@ -90,24 +90,20 @@ export function unescapePointerSegment(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-/** Keywords whose value is one subschema. */
-const SINGLE = [
-  'additionalProperties',
-  'additionalItems',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'contains',
-  'propertyNames',
-  'not',
-  'if',
-  'then',
-  'else',
-  'items',
-];
+/** Keywords whose value is one subschema (`items` may also be a list). */
+const SINGLE = `additionalProperties additionalItems unevaluatedProperties unevaluatedItems
+  contains propertyNames not if then else items`.split(/\s+/);
 /** Keywords whose value is an array of subschemas (never empty for `allOf`, `anyOf`, `oneOf`). */
 const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
-/** Keywords whose value maps names to subschemas. */
-const MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+/** Keywords whose value maps names to subschemas (`dependencies` also to property lists). */
+const MAPS = [
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+];
 
 /** Where a subschema stands under its parent: the pointer suffix, and the value there. */
 export type Child = readonly [suffix: string, value: JsonValue];
@@ -132,7 +128,7 @@ export function childSchemas(node: JsonObject, pointer: string): Child[] {
     }
     list.forEach((item, i) => children.push([`/${keyword}/${i}`, item]));
   }
-  for (const keyword of [...MAPS, 'dependencies']) {
+  for (const keyword of MAPS) {
     const map = node[keyword];
     if (map === undefined) continue;
     if (!isJsonObject(map)) {

@@ -60,14 +60,12 @@ const RULES: Readonly<Record<string, Rule>> = {
   ],
   required: [isStringList, 'an array of strings'],
   enum: [Array.isArray, 'an array'],
-  minLength: COUNT,
-  maxLength: COUNT,
-  minItems: COUNT,
-  maxItems: COUNT,
-  minProperties: COUNT,
-  maxProperties: COUNT,
-  minContains: COUNT,
-  maxContains: COUNT,
+  ...Object.fromEntries(
+    ['Length', 'Items', 'Properties', 'Contains'].flatMap((what) => [
+      [`min${what}`, COUNT],
+      [`max${what}`, COUNT],
+    ]),
+  ),
   minimum: NUMBER,
   maximum: NUMBER,
   multipleOf: [(value) => isNumber(value) && (value as number) > 0, 'a number above 0'],
@@ -76,12 +74,9 @@ const RULES: Readonly<Record<string, Rule>> = {
     (value) => isJsonObject(value) && Object.values(value).every(isStringList),
     'an object of string lists',
   ],
-  $ref: STRING,
-  $dynamicRef: STRING,
-  $id: STRING,
-  $anchor: STRING,
-  $dynamicAnchor: STRING,
-  pattern: STRING,
+  ...Object.fromEntries(
+    ['$ref', '$dynamicRef', '$id', '$anchor', '$dynamicAnchor', 'pattern'].map((k) => [k, STRING]),
+  ),
 };
 
 /** Draft 4 spells exclusive bounds as booleans beside minimum/maximum; later drafts as numbers. */

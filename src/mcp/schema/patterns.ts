@@ -1,78 +1,93 @@
 /**
- * Regular expressions from a server's schema run in linear time. A
- * backtracking engine (JavaScript's) can take seconds on one string for a
- * pattern such as `^(a+)+$`, so patterns never reach it when they can be
- * avoided: every `pattern` on a plain path (nested `properties` and `items`,
- * the paths real tool schemas use) is taken out of the schema the
- * validators see and checked with RE2 (`re2js`, pure JavaScript, no
- * backtracking). A pattern elsewhere (under `anyOf`, `$ref`, ...) stays
- * with the validator only when it cannot backtrack badly (no quantified
- * group that itself repeats or alternates, no back-reference); otherwise
- * the schema is refused with the reason.
+ * `pattern` and `patternProperties`: usable with the `u` flag the validator
+ * compiles them with, and run in linear time. A backtracking engine
+ * (JavaScript's) can take minutes on one string for `^(a+)+$`, so every
+ * `pattern` on a plain path (nested `properties` and `items`, the paths real
+ * tool schemas use) is taken out of the validator's copy and checked with
+ * RE2 (`re2js`: pure JavaScript, no backtracking). A pattern elsewhere stays
+ * with the validator only when it cannot backtrack badly; otherwise the
+ * schema is refused with the reason.
  */
 import { RE2JS } from 're2js';
-import { isJsonObject as isObject, schemaLikeObjects, SchemaProblem } from './json.js';
+import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
+import { isJsonObject, schemaLikeObjects, SchemaProblem } from './json.js';
 
 /** One pattern checked with RE2: `path` is where the strings are (`*` = every array item). */
 export interface PatternCheck {
   readonly path: readonly string[];
   readonly pattern: string;
-  readonly matches: (text: string) => boolean;
+  readonly re2: RE2JS;
 }
 
 /**
  * Takes the plain-path patterns out of `schema` (which the caller owns and
  * which is changed in place) and returns the checks that replace them.
- *
- * @throws SchemaProblem naming the pattern when one left with the validator could backtrack badly.
+ * @throws SchemaProblem naming a pattern left with the validator that could backtrack badly.
  */
 export function planPatterns(schema: unknown): PatternCheck[] {
   const checks: PatternCheck[] = [];
-  strip(schema, [], checks);
-  const risky = riskyPattern(schema);
-  if (risky !== undefined) {
-    throw new SchemaProblem(
-      `pattern ${JSON.stringify(risky)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`,
-    );
+  const strip = (node: unknown, path: string[]): void => {
+    if (!isJsonObject(node)) return;
+    const { pattern, properties, items } = node;
+    const re2 = typeof pattern === 'string' ? compileRe2(pattern) : undefined;
+    if (re2 !== undefined) {
+      checks.push({ path, pattern: pattern as string, re2 });
+      delete node['pattern'];
+    }
+    for (const [key, sub] of Object.entries(isJsonObject(properties) ? properties : {})) {
+      strip(sub, [...path, key]);
+    }
+    strip(items, [...path, '*']);
+  };
+  strip(schema, []);
+  for (const node of schemaLikeObjects(schema)) {
+    const { pattern, patternProperties } = node;
+    const left = [...(typeof pattern === 'string' ? [pattern] : [])];
+    if (isJsonObject(patternProperties)) left.push(...Object.keys(patternProperties));
+    const risky = left.find((source) => !isLinearSafe(source));
+    if (risky !== undefined) {
+      throw new SchemaProblem(
+        `pattern ${JSON.stringify(risky)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`,
+      );
+    }
   }
   return checks;
 }
 
-/** Moves the patterns RE2 can run on the plain path `path` from `node` into `checks`. */
-function strip(node: unknown, path: string[], checks: PatternCheck[]): void {
-  if (!isObject(node)) return;
-  const { pattern, properties, items } = node;
-  const matches = typeof pattern === 'string' ? compileRe2(pattern) : undefined;
-  if (matches !== undefined) {
-    checks.push({ path, pattern: pattern as string, matches });
-    delete node['pattern'];
-  }
-  if (isObject(properties)) {
-    for (const [key, sub] of Object.entries(properties)) strip(sub, [...path, key], checks);
-  }
-  strip(items, [...path, '*'], checks);
-}
-
-function compileRe2(pattern: string): ((text: string) => boolean) | undefined {
+function compileRe2(pattern: string): RE2JS | undefined {
   try {
-    const re = RE2JS.compile(pattern);
-    // JSON Schema patterns are not anchored: a match anywhere counts.
-    return (text) => re.matcher(text).find();
+    return RE2JS.compile(pattern);
   } catch {
-    return undefined;
+    return undefined; // e.g. a look-ahead: left with the validator, if it is linear-safe
   }
 }
 
-/** The first pattern still in `schema` that a backtracking engine could stall on. */
-function riskyPattern(schema: unknown): string | undefined {
-  for (const node of schemaLikeObjects(schema)) {
-    const { pattern, patternProperties } = node;
-    if (typeof pattern === 'string' && !isLinearSafe(pattern)) return pattern;
-    const keys = isObject(patternProperties) ? Object.keys(patternProperties) : [];
-    const risky = keys.find((key) => !isLinearSafe(key));
-    if (risky !== undefined) return risky;
-  }
-  return undefined;
+/** A problem for every string on a check's path that its pattern does not match (anywhere in it). */
+export function patternProblems(
+  checks: readonly PatternCheck[],
+  value: unknown,
+): ArgumentProblem[] {
+  const problems: ArgumentProblem[] = [];
+  const visit = (
+    check: PatternCheck,
+    node: unknown,
+    rest: readonly string[],
+    path: (string | number)[],
+  ): void => {
+    const [head, ...tail] = rest;
+    if (head === undefined) {
+      if (typeof node === 'string' && !check.re2.matcher(node).find()) {
+        const message = `${subjectOf(path)} must match ${check.pattern}; received ${describeValue(node)}`;
+        problems.push({ path, keyword: 'pattern', message });
+      }
+    } else if (head === '*') {
+      if (Array.isArray(node)) node.forEach((item, i) => visit(check, item, tail, [...path, i]));
+    } else if (isJsonObject(node) && Object.hasOwn(node, head)) {
+      visit(check, node[head], tail, [...path, head]);
+    }
+  };
+  for (const check of checks) visit(check, value, check.path, []);
+  return problems;
 }
 
 /**
@@ -81,40 +96,28 @@ function riskyPattern(schema: unknown): string | undefined {
  * an alternation (star height one). Conservative: it may refuse a safe pattern.
  */
 export function isLinearSafe(pattern: string): boolean {
-  const groups: { repeats: boolean }[] = [{ repeats: false }];
+  /** For each open group: does it repeat or alternate inside? */
+  const groups = [false];
   let inClass = false;
   for (let i = 0; i < pattern.length; i += 1) {
-    const char = pattern[i]!;
+    const char = pattern[i];
     if (char === '\\') {
       if (/[1-9k]/.test(pattern[i + 1] ?? '')) return false;
       i += 1;
-      continue;
-    }
-    if (inClass) {
-      if (char === ']') inClass = false;
-      continue;
-    }
-    if (char === '[') {
+    } else if (inClass) {
+      inClass = char !== ']';
+    } else if (char === '[') {
       inClass = true;
-      continue;
-    }
-    if (char === '(') {
-      groups.push({ repeats: false });
-      continue;
-    }
-    if (char === '|') {
-      groups.at(-1)!.repeats = true;
-      continue;
-    }
-    if (char === ')') {
-      const closed = groups.pop() ?? { repeats: false };
-      if (groups.length === 0) groups.push({ repeats: false });
+    } else if (char === '(') {
+      groups.push(false);
+    } else if (char === ')') {
+      const repeats = groups.length > 1 ? groups.pop() === true : false;
       const quantified = isQuantifier(pattern, i + 1);
-      if (quantified && closed.repeats) return false;
-      if (quantified || closed.repeats) groups.at(-1)!.repeats = true;
-      continue;
+      if (quantified && repeats) return false;
+      if (quantified || repeats) groups[groups.length - 1] = true;
+    } else if (char === '|' || isQuantifier(pattern, i)) {
+      groups[groups.length - 1] = true;
     }
-    if (isQuantifier(pattern, i)) groups.at(-1)!.repeats = true;
   }
   return true;
 }
@@ -123,38 +126,47 @@ export function isLinearSafe(pattern: string): boolean {
 function isQuantifier(pattern: string, index: number): boolean {
   const char = pattern[index];
   if (char === '*' || char === '+') return true;
-  if (char !== '{') return false;
-  const match = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(index));
+  const match = char === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(index)) : null;
   if (match === null) return false;
-  if (match[2] === undefined) return Number(match[1]) > 1;
-  return match[3] === '' || Number(match[3]) > 1;
+  return match[2] === undefined ? Number(match[1]) > 1 : match[3] === '' || Number(match[3]) > 1;
 }
 
-/** Every string in `value` that breaks a check: its path, the pattern and the string. */
-export function patternIssues(
-  checks: readonly PatternCheck[],
-  value: unknown,
-): { readonly path: (string | number)[]; readonly pattern: string; readonly input: string }[] {
-  const issues: { path: (string | number)[]; pattern: string; input: string }[] = [];
-  for (const check of checks) {
-    for (const [at, text] of stringsAt(value, check.path, [])) {
-      if (!check.matches(text)) issues.push({ path: at, pattern: check.pattern, input: text });
+/** Characters that keep their escape in Unicode mode; other escapes are legacy identity escapes. */
+const UNICODE_ESCAPABLE = new Set('^$\\.*+?()[]{}|/');
+
+/**
+ * The pattern in a form the `u`-flag grammar accepts, or `undefined` when
+ * there is none. Servers written in other languages often escape characters
+ * that need no escape (`\_`, `\@`, `\-` outside a class); in the legacy
+ * grammar those mean the bare character, so dropping the backslash keeps the
+ * meaning the server intended.
+ */
+export function unicodePattern(pattern: string): string | undefined {
+  if (compiles(pattern)) return pattern;
+  let repaired = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i] ?? '';
+    const next = pattern[i + 1];
+    if (char === '\\') {
+      if (next === undefined) return undefined;
+      i++;
+      const keep =
+        /[A-Za-z0-9]/.test(next) || UNICODE_ESCAPABLE.has(next) || (inClass && next === '-');
+      repaired += keep ? `\\${next}` : next;
+      continue;
     }
+    if (char === '[' || char === ']') inClass = char === '[';
+    repaired += char;
   }
-  return issues;
+  return compiles(repaired) ? repaired : undefined;
 }
 
-function stringsAt(
-  value: unknown,
-  path: readonly string[],
-  at: (string | number)[],
-): [(string | number)[], string][] {
-  if (path.length === 0) return typeof value === 'string' ? [[at, value]] : [];
-  const [head, ...rest] = path as [string, ...string[]];
-  if (head === '*') {
-    if (!Array.isArray(value)) return [];
-    return value.flatMap((item, index) => stringsAt(item, rest, [...at, index]));
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
   }
-  if (!isObject(value) || !Object.hasOwn(value, head)) return [];
-  return stringsAt(value[head], rest, [...at, head]);
 }
