@@ -1,40 +1,32 @@
 /**
- * Walks a tool's input schema once, before anything is built from it:
+ * From a tool's input schema to the check of its arguments: one walk
  * refuses what cannot be honoured (remote or dangling `$ref`, malformed
- * keywords, a non-object top level), prepares an owned copy for the JSON
- * Schema validator and resolves every reference. Nothing here evaluates
- * schema text.
+ * keywords, a non-object top level) and prepares the validator's copy.
+ * Nothing here evaluates schema text.
  */
-import { dereference, type Schema, type SchemaDraft } from '@cfworker/json-schema';
-import { checkKeywordValues, detectDraft } from './keywords.js';
-import { childSchemas, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
-import { unicodePattern } from './patterns.js';
+import { dereference, validate, type Schema, type SchemaDraft } from '@cfworker/json-schema';
+import { describeTyped, type ArgumentProblem } from './issues.js';
+import { checkKeywordValues, childSchemas, detectDraft } from './keywords.js';
+import { isJsonObject, SchemaProblem, type JsonObject, type JsonValue } from './json.js';
+import { decodeLocation, problemsFromOutputUnits } from './output-units.js';
+import { patternProblems, unicodePattern, type PatternCheck } from './patterns.js';
 
-/** A node where a schema may stand: an object or a boolean. */
-export type SchemaNode = JsonObject | boolean;
-
-/** What {@link analyzeSchema} learns about a schema. */
-export interface SchemaAnalysis {
-  /**
-   * The owned copy, ready for @cfworker/json-schema: `format` removed (an
-   * annotation, see `docs/schemas.md`), patterns in `u`-flag form,
-   * `$dynamicRef` rewritten to `$ref`. Already dereferenced into `lookup`.
-   */
-  readonly document: JsonObject;
-  /** The dialect the schema is read in. */
-  readonly draft: SchemaDraft;
-  /** Every schema the validator can reach by URI, built by `dereference`. */
-  readonly lookup: Record<string, Schema | boolean>;
-  /** The schema each `$ref`-bearing node of `document` points at. */
-  readonly refTargets: ReadonlyMap<JsonObject, SchemaNode>;
-}
+/** Everything wrong with `value`; empty when it is valid. Never throws. */
+export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
 
 /**
- * Analyses `document`, which the caller owns and which is changed in place
- * (see {@link SchemaAnalysis.document}).
+ * The check of a tool's arguments against `document`, which the caller owns
+ * and which becomes the validator's copy: `format` removed (an annotation,
+ * see `docs/schemas.md`), patterns in `u`-flag form, `$dynamicRef` rewritten
+ * to `$ref`. The check runs @cfworker/json-schema's interpreting validator
+ * (it walks the schema as data; no code is generated from schema text) with
+ * `shortCircuit = false`, so every error is reported, then `patterns` (RE2).
  * @throws {SchemaProblem} naming the first thing that makes the schema unusable.
  */
-export function analyzeSchema(document: JsonObject): SchemaAnalysis {
+export function createArgumentCheck(
+  document: JsonObject,
+  patterns: readonly PatternCheck[],
+): ArgumentCheck {
   const draft = detectDraft(document);
   const type = document['type'];
   const types = Array.isArray(type) ? type : [type];
@@ -50,11 +42,36 @@ export function analyzeSchema(document: JsonObject): SchemaAnalysis {
   try {
     lookup = dereference(document);
   } catch (error) {
-    throw new SchemaProblem(`schema identifiers do not resolve: ${messageOf(error)}`, {
-      cause: error,
-    });
+    throw new SchemaProblem(`schema identifiers do not resolve: ${messageOf(error)}`);
   }
-  return { document, draft, lookup, refTargets: walk.resolveRefs(lookup) };
+  walk.checkRefs(lookup);
+  /** The schema value at a validator `keywordLocation`; `$ref` leads to its target in the lookup. */
+  const locate = (location: string): JsonValue | undefined => {
+    let current: JsonValue | undefined = document;
+    for (const segment of decodeLocation(location)) {
+      if (segment === '$ref' && isJsonObject(current)) {
+        current = lookup[(current as Schema).__absolute_ref__ ?? ''];
+      } else if (Array.isArray(current)) current = current[Number(segment)];
+      else if (isJsonObject(current) && Object.hasOwn(current, segment)) current = current[segment];
+      else return undefined;
+    }
+    return current;
+  };
+  return (value) => {
+    if (!isJsonObject(value)) {
+      const message = `the arguments must be an object; received ${describeTyped(value)}`;
+      return [{ path: [], keyword: 'type', message }];
+    }
+    try {
+      const result = validate(value, document, draft, lookup, false);
+      const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
+      return [...problems, ...patternProblems(patterns, value)];
+    } catch (error) {
+      // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
+      const message = `the arguments could not be validated: ${messageOf(error)}`;
+      return [{ path: [], keyword: 'error', message }];
+    }
+  };
 }
 
 /** One pass over the subschemas, collecting what reference resolution needs. */
@@ -84,9 +101,8 @@ class Walk {
       for (const [suffix, child] of childSchemas(node, pointer)) {
         if (typeof child === 'boolean') continue;
         if (!isJsonObject(child)) {
-          const kind = child === null ? 'null' : Array.isArray(child) ? 'an array' : typeof child;
           throw new SchemaProblem(
-            `expected a schema (an object or a boolean) at ${pointer}${suffix}, received ${kind}`,
+            `expected a schema (an object or a boolean) at ${pointer}${suffix}, received ${JSON.stringify(child)}`,
           );
         }
         stack.push([child, pointer + suffix]);
@@ -104,9 +120,8 @@ class Walk {
     }
     const id = this.draft === '4' ? node['id'] : node['$id'];
     if (typeof id === 'string' && node !== this.root && !id.startsWith('#')) this.nestedResources++;
-    for (const name of [node['$anchor'], node['$dynamicAnchor']]) {
-      if (typeof name === 'string')
-        this.anchors.set(name, [...(this.anchors.get(name) ?? []), pointer]);
+    for (const name of [node['$anchor'], node['$dynamicAnchor']].filter(isString)) {
+      this.anchors.set(name, [...(this.anchors.get(name) ?? []), pointer]);
     }
     for (const keyword of ['$ref', '$dynamicRef'] as const) {
       const ref = node[keyword];
@@ -131,9 +146,9 @@ class Walk {
       );
     }
     // The validator reads patterns when validating, so these edits may follow `dereference`.
-    const pattern = node['pattern'];
-    if (typeof pattern === 'string')
-      node['pattern'] = usablePattern(pattern, `"pattern" at ${pointer} is not`);
+    if (isString(node['pattern'])) {
+      node['pattern'] = usablePattern(node['pattern'], `"pattern" at ${pointer} is not`);
+    }
     const patternProperties = node['patternProperties'];
     if (!isJsonObject(patternProperties)) return;
     for (const [key, sub] of Object.entries(patternProperties)) {
@@ -165,26 +180,23 @@ class Walk {
     this.beforeDereference = false;
   }
 
-  /** Resolves every `$ref` through the validator's own lookup, so both agree. */
-  resolveRefs(lookup: Record<string, Schema | boolean>): Map<JsonObject, SchemaNode> {
-    const targets = new Map<JsonObject, SchemaNode>();
-    // The list grows while it is read: a target reached only by reference is walked too.
+  /**
+   * Resolves every `$ref` through the validator's own lookup, so both agree,
+   * and walks the targets reached only by reference (under unknown keywords).
+   */
+  checkRefs(lookup: Record<string, Schema | boolean>): void {
+    // The list grows while it is read.
     for (let i = 0; i < this.refNodes.length; i++) {
-      const node = this.refNodes[i] as JsonObject;
-      if (targets.has(node)) continue;
-      const absolute = (node as Schema).__absolute_ref__;
-      const target = absolute === undefined ? undefined : lookup[absolute];
+      const node = this.refNodes[i] as JsonObject & Schema;
+      const target = lookup[node.__absolute_ref__ ?? ''];
       const ref = JSON.stringify(node['$ref']);
       const at = this.pointers.get(node) ?? '#';
       if (target === undefined) {
         throw new SchemaProblem(`"$ref" ${ref} at ${at} does not resolve inside the schema`);
       }
-      targets.set(node, target);
-      if (typeof target !== 'boolean' && !this.pointers.has(target)) {
+      if (isJsonObject(target) && !this.pointers.has(target))
         this.visit(target, `${ref} (via ${at})`);
-      }
     }
-    return targets;
   }
 }
 
@@ -203,8 +215,12 @@ function fragmentOf(pointer: string): string {
     return '#' + encodeURI(pointer.slice(1)).replace(/#/g, '%23');
   } catch (error) {
     // encodeURI refuses lone surrogates, which a JSON key may hold.
-    throw new SchemaProblem(`cannot refer to ${pointer}: ${messageOf(error)}`, { cause: error });
+    throw new SchemaProblem(`cannot refer to ${pointer}: ${messageOf(error)}`);
   }
+}
+
+function isString(value: unknown): value is string {
+  return typeof value === 'string';
 }
 
 function messageOf(error: unknown): string {

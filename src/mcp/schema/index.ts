@@ -3,17 +3,13 @@
  * untrusted server), cached by content. See `docs/schemas.md` for the design.
  */
 import { z } from 'zod';
+import { createHash } from 'node:crypto';
 import { McpSchemaError } from '../../core/errors.js';
-import { analyzeSchema } from './analyze.js';
+import { createArgumentCheck } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
-import { cacheKeyOf, SchemaCache, type CacheEntry, type SchemaCacheStats } from './cache.js';
-import { createArgumentCheck, type ArgumentCheck } from './engine.js';
 import { describeTyped } from './issues.js';
 import { canonicalJsonText, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
 import { planPatterns } from './patterns.js';
-
-export { DEFAULT_SCHEMA_CACHE_SIZE } from './cache.js';
-export type { SchemaCacheStats };
 
 /** Names the tool a schema belongs to, for error messages. */
 export interface ToolSchemaIds {
@@ -27,9 +23,20 @@ export interface ToolSchemaIds {
  */
 export type InputValidator = z.ZodType<Record<string, unknown>>;
 
-const cache = new SchemaCache<InputValidator>();
-/** Cache keys by the schema's plain JSON text: a schema seen before skips the canonical form. */
-const keysByText = new Map<string, string>();
+/** How many schemas the cache keeps before it drops the least recently used. */
+export const DEFAULT_SCHEMA_CACHE_SIZE = 2_000;
+
+/** A cached verdict on a schema: its validator, or why it is refused. It names no tool. */
+type CacheEntry = { readonly validator: InputValidator } | { readonly rejection: string };
+
+/** Entries by the SHA-256 of the schema's canonical text; the first key is the least recently used. */
+const cache = new Map<string, CacheEntry>();
+let counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };
+/** Cache keys by schema object: a listed schema asked for again skips its canonical form. */
+let keysByObject = new WeakMap<JsonObject, string>();
+
+/** Counters of the validator cache since it was last cleared. */
+export type SchemaCacheStats = Readonly<typeof counts & { size: number; maxEntries: number }>;
 
 /**
  * Builds (or takes from the cache) the validator of a tool's `inputSchema`.
@@ -37,7 +44,8 @@ const keysByText = new Map<string, string>();
  * The schema is analysed at once, so a schema that cannot be honoured is
  * refused here. Validators are cached by schema content (keys sorted), so a
  * second tool, section or reconnect with the same schema gets the same
- * validator object. The input schema is never modified.
+ * validator object. The input schema is never modified, and is read once:
+ * schemas are data from a listing, never changed in place.
  *
  * @param schema - the tool's `inputSchema`, as the server sent it.
  * @param ids - the server and tool, named in errors only (never cached).
@@ -53,18 +61,14 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
       `the input schema must be a JSON object with "type": "object", received ${describeTyped(schema)}`,
     );
   }
-  const raw = plainJsonText(schema);
-  const seenKey = raw === undefined ? undefined : keysByText.get(raw);
-  let entry = seenKey === undefined ? undefined : cache.get(seenKey);
+  const knownKey = keysByObject.get(schema);
+  let entry = knownKey === undefined ? undefined : cached(knownKey);
   try {
     if (entry === undefined) {
       const text = canonicalJsonText(schema);
-      const key = cacheKeyOf(text);
-      if (raw !== undefined) {
-        if (keysByText.size >= cache.maxEntries) keysByText.clear();
-        keysByText.set(raw, key);
-      }
-      entry = cache.get(key) ?? cache.set(key, build(schema, text));
+      const key = createHash('sha256').update(text).digest('base64url');
+      keysByObject.set(schema, key);
+      entry = cached(key) ?? remember(key, build(schema, text));
     }
   } catch (error) {
     // Not cached: a value JSON cannot carry, or a failure that is not the schema's.
@@ -74,8 +78,32 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
   return entry.validator;
 }
 
+/** The entry for `key`, now the most recently used; counts a hit or a miss. */
+function cached(key: string): CacheEntry | undefined {
+  const entry = cache.get(key);
+  if (entry === undefined) counts.misses++;
+  else {
+    counts.hits++;
+    cache.delete(key);
+    cache.set(key, entry);
+  }
+  return entry;
+}
+
+/** Stores `entry`, dropping the least recently used entries beyond the bound. */
+function remember(key: string, entry: CacheEntry): CacheEntry {
+  cache.set(key, entry);
+  if ('rejection' in entry) counts.rejections++;
+  for (const oldest of cache.keys()) {
+    if (cache.size <= DEFAULT_SCHEMA_CACHE_SIZE) break;
+    cache.delete(oldest);
+    counts.evictions++;
+  }
+  return entry;
+}
+
 /** The cache entry of a schema not seen before: its validator, or why it is refused. */
-function build(schema: JsonObject, text: string): CacheEntry<InputValidator> {
+function build(schema: JsonObject, text: string): CacheEntry {
   try {
     // Bounded work first: size, and $ref cycles that no data ends.
     const refusal = schemaBoundsRefusal(schema, text);
@@ -84,44 +112,25 @@ function build(schema: JsonObject, text: string): CacheEntry<InputValidator> {
     // validator library annotates it, while the caller's schema stays as sent.
     const copy = JSON.parse(text) as JsonObject;
     const patterns = planPatterns(copy);
-    return { validator: zodValidator(createArgumentCheck(analyzeSchema(copy), patterns)) };
+    const check = createArgumentCheck(copy, patterns);
+    // A zod schema whose check reports each problem as an issue with `params.keyword`.
+    const validator = z.custom<Record<string, unknown>>().check((payload) => {
+      for (const { path, keyword, message } of check(payload.value)) {
+        const input = payload.value;
+        payload.issues.push({
+          code: 'custom',
+          input,
+          path: [...path],
+          message,
+          params: { keyword },
+        });
+      }
+    });
+    return { validator };
   } catch (error) {
     if (error instanceof SchemaProblem) return { rejection: error.message };
     throw error;
   }
-}
-
-/**
- * The zod validator of a tool's arguments: a `z.custom` whose check runs
- * the JSON Schema check and reports each problem as a zod issue
- * (`code: 'custom'`, `params.keyword`) at its path.
- */
-function zodValidator(check: ArgumentCheck): InputValidator {
-  return z.custom<Record<string, unknown>>().check((payload) => {
-    const value: unknown = payload.value;
-    let problems: ReturnType<ArgumentCheck>;
-    if (!isJsonObject(value)) {
-      const message = `the arguments must be an object; received ${describeTyped(value)}`;
-      problems = [{ path: [], keyword: 'type', message }];
-    } else {
-      try {
-        problems = check(value);
-      } catch (error) {
-        // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
-        const message = `the arguments could not be validated: ${messageOf(error)}`;
-        problems = [{ path: [], keyword: 'error', message }];
-      }
-    }
-    for (const { path, keyword, message } of problems) {
-      payload.issues.push({
-        code: 'custom',
-        input: value,
-        path: [...path],
-        message,
-        params: { keyword },
-      });
-    }
-  });
 }
 
 /**
@@ -135,8 +144,14 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
   // The same listed schema is asked about more than once (connect, then bridging).
   let verdict = verdicts.get(schema);
   if (verdict === undefined) {
-    const text = plainJsonText(schema);
-    verdict = text === undefined ? '' : (judgeBounds(schema, text) ?? '');
+    try {
+      const text = JSON.stringify(schema);
+      verdict = schemaBoundsRefusal(schema, text) ?? '';
+      if (verdict === '' && text.includes('"pattern')) planPatterns(JSON.parse(text));
+    } catch (error) {
+      // A pattern to refuse; or a cycle or bigint, which createInputValidator reports.
+      verdict = error instanceof SchemaProblem ? error.message : '';
+    }
     verdicts.set(schema, verdict);
   }
   return verdict === '' ? undefined : verdict;
@@ -145,36 +160,18 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
 /** Verdicts of {@link inputSchemaRefusal} by schema object; `''` when it may be used. */
 const verdicts = new WeakMap<JsonObject, string>();
 
-function judgeBounds(schema: JsonObject, text: string): string | undefined {
-  const bounds = schemaBoundsRefusal(schema, text);
-  if (bounds !== undefined || !text.includes('"pattern')) return bounds;
-  try {
-    planPatterns(JSON.parse(text));
-    return undefined;
-  } catch (error) {
-    return messageOf(error);
-  }
-}
-
-function plainJsonText(schema: JsonObject): string | undefined {
-  try {
-    return JSON.stringify(schema);
-  } catch {
-    return undefined; // cycles, bigints: the canonical path reports them
-  }
-}
-
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {
-  keysByText.clear();
+  keysByObject = new WeakMap();
   cache.clear();
+  counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };
 }
 
 /** @internal Counters of the validator cache: hits, misses, evictions, rejections. */
 export function schemaCacheStats(): SchemaCacheStats {
-  return cache.stats();
+  return { size: cache.size, maxEntries: DEFAULT_SCHEMA_CACHE_SIZE, ...counts };
 }

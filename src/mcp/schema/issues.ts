@@ -9,23 +9,22 @@ import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 /** A path into the arguments: property names and array indexes. */
 export type ArgumentPath = readonly (string | number)[];
 
-/** One thing wrong with the arguments. */
+/** One thing wrong with the arguments: where, the JSON Schema keyword that failed, the sentence. */
 export interface ArgumentProblem {
-  /** Where, from the arguments object down. */
   readonly path: ArgumentPath;
-  /** The JSON Schema keyword that failed, e.g. `type` or `required`. */
   readonly keyword: string;
-  /** The full sentence: the subject, then the predicate. */
   readonly message: string;
 }
 
-/** A problem before it is put into words: the subject is added last. */
+/**
+ * A problem before it is put into words: the `predicate` follows the
+ * subject (`must be an integer; received …`). `type` findings keep the
+ * names `expected`, so alternatives can merge.
+ */
 export interface Finding {
   readonly path: ArgumentPath;
   readonly keyword: string;
-  /** What follows the subject, e.g. `must be an integer; received …`. */
   readonly predicate: string;
-  /** For `type` findings: the names expected, so alternatives can merge. */
   readonly expected?: readonly string[];
 }
 
@@ -123,15 +122,15 @@ export function alternativesFinding(
   return { path, keyword, predicate };
 }
 
-/** What a leaf keyword's sentence is made from. */
+/**
+ * What a leaf keyword's sentence is made from: the schema's value for the
+ * keyword (`own`, when it could be located), the schema object holding it,
+ * the value judged, and the validator's own sentence.
+ */
 export interface Leaf {
-  /** The schema's value for the keyword; undefined when it could not be located. */
   readonly own: JsonValue | undefined;
-  /** The schema object holding the keyword. */
   readonly node: JsonObject | undefined;
-  /** The value judged. */
   readonly value: unknown;
-  /** The validator's own sentence, for what we do not word ourselves. */
   readonly error: string;
 }
 

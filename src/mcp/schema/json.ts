@@ -31,53 +31,54 @@ export function isJsonObject(value: unknown): value is JsonObject {
 /**
  * JSON text of `value` with object keys sorted at every level, so equal
  * schemas give equal text whatever their key order. `undefined` members are
- * skipped, as `JSON.stringify` does.
+ * skipped and `undefined` items written as `null`, as `JSON.stringify` does.
  * @throws {SchemaProblem} for what JSON cannot carry faithfully: cycles,
  * functions, symbols, bigints, non-finite numbers, class instances, and
  * nesting beyond {@link MAX_SCHEMA_DEPTH}.
  */
-export function canonicalJsonText(value: unknown, path: string[] = [], seen = new Set()): string {
+export function canonicalJsonText(value: unknown): string {
+  const path: string[] = [];
+  const open = new Set<object>();
   const problem = (what: string): SchemaProblem => {
     const pointer = `#${path.map((segment) => `/${escapePointerSegment(segment)}`).join('')}`;
-    return new SchemaProblem(
-      `schema ${what} (at ${pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer})`,
-    );
+    const shown = pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer;
+    return new SchemaProblem(`schema ${what} (at ${shown})`);
   };
-  if (typeof value === 'number' && !Number.isFinite(value)) {
-    throw problem(`holds the number ${String(value)}; JSON numbers must be finite`);
-  }
-  if (typeof value !== 'object' || value === null) {
-    if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) {
-      return JSON.stringify(value);
+  const write = (node: unknown): string => {
+    if (node === null || typeof node === 'string' || typeof node === 'boolean') {
+      return JSON.stringify(node);
     }
-    throw problem(`holds a ${typeof value}; expected plain JSON`);
-  }
-  if (path.length >= MAX_SCHEMA_DEPTH)
-    throw problem(`nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
-  if (seen.has(value)) throw problem('is cyclic; use $defs and $ref for recursion');
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
-    throw problem('holds a non-plain object; expected plain JSON');
-  }
-  seen.add(value);
-  const item = (key: string, member: unknown): string => {
-    path.push(key);
-    // JSON.stringify writes null for holes and undefined items; so do we.
-    const text = member === undefined ? 'null' : canonicalJsonText(member, path, seen);
-    path.pop();
+    if (typeof node === 'number') {
+      if (Number.isFinite(node)) return JSON.stringify(node);
+      throw problem(`holds the number ${String(node)}; JSON numbers must be finite`);
+    }
+    if (typeof node !== 'object') throw problem(`holds a ${typeof node}; expected plain JSON`);
+    if (path.length >= MAX_SCHEMA_DEPTH)
+      throw problem(`nests deeper than ${MAX_SCHEMA_DEPTH} levels`);
+    if (open.has(node)) throw problem('is cyclic; use $defs and $ref for recursion');
+    const proto: unknown = Object.getPrototypeOf(node);
+    if (!Array.isArray(node) && proto !== Object.prototype && proto !== null) {
+      throw problem('holds a non-plain object; expected plain JSON');
+    }
+    open.add(node);
+    const member = (key: string): string => {
+      path.push(key);
+      const item = (node as Record<string, unknown>)[key];
+      const text = item === undefined ? 'null' : write(item);
+      path.pop();
+      return text;
+    };
+    const text = Array.isArray(node)
+      ? `[${Array.from(node, (_, i) => member(String(i))).join(',')}]`
+      : `{${Object.keys(node)
+          .filter((key) => (node as Record<string, unknown>)[key] !== undefined)
+          .sort()
+          .map((key) => `${JSON.stringify(key)}:${member(key)}`)
+          .join(',')}}`;
+    open.delete(node);
     return text;
   };
-  const text = Array.isArray(value)
-    ? `[${value.map((member: unknown, i) => item(String(i), member)).join(',')}]`
-    : `{${Object.keys(value)
-        .sort()
-        .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-        .map(
-          (key) => `${JSON.stringify(key)}:${item(key, (value as Record<string, unknown>)[key])}`,
-        )
-        .join(',')}}`;
-  seen.delete(value);
-  return text;
+  return write(value);
 }
 
 /** Escapes one JSON Pointer segment (RFC 6901): `~` → `~0`, `/` → `~1`. */
@@ -88,58 +89,6 @@ export function escapePointerSegment(segment: string): string {
 /** Reverses {@link escapePointerSegment}; `~1` is replaced before `~0`. */
 export function unescapePointerSegment(segment: string): string {
   return segment.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
-/** Keywords whose value is one subschema (`items` may also be a list). */
-const SINGLE = `additionalProperties additionalItems unevaluatedProperties unevaluatedItems
-  contains propertyNames not if then else items`.split(/\s+/);
-/** Keywords whose value is an array of subschemas (never empty for `allOf`, `anyOf`, `oneOf`). */
-const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
-/** Keywords whose value maps names to subschemas (`dependencies` also to property lists). */
-const MAPS = [
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
-];
-
-/** Where a subschema stands under its parent: the pointer suffix, and the value there. */
-export type Child = readonly [suffix: string, value: JsonValue];
-
-/**
- * The subschema positions of `node` (`dependencies` entries that are string
- * lists are left out). Values are returned as they are, so the caller judges
- * whether each is a schema.
- * @throws {SchemaProblem} when a list or map keyword holds something else.
- */
-export function childSchemas(node: JsonObject, pointer: string): Child[] {
-  const children: Child[] = [];
-  for (const keyword of SINGLE) {
-    const value = node[keyword];
-    if (value !== undefined && !Array.isArray(value)) children.push([`/${keyword}`, value]);
-  }
-  for (const keyword of LISTS) {
-    const list = node[keyword];
-    if (list === undefined || (keyword === 'items' && !Array.isArray(list))) continue;
-    if (!Array.isArray(list) || (list.length === 0 && keyword.endsWith('Of'))) {
-      throw new SchemaProblem(`"${keyword}" at ${pointer} must be a non-empty array of schemas`);
-    }
-    list.forEach((item, i) => children.push([`/${keyword}/${i}`, item]));
-  }
-  for (const keyword of MAPS) {
-    const map = node[keyword];
-    if (map === undefined) continue;
-    if (!isJsonObject(map)) {
-      throw new SchemaProblem(`"${keyword}" at ${pointer} must be an object of schemas`);
-    }
-    for (const [name, sub] of Object.entries(map)) {
-      if (keyword === 'dependencies' && Array.isArray(sub)) continue;
-      children.push([`/${keyword}/${escapePointerSegment(name)}`, sub]);
-    }
-  }
-  return children;
 }
 
 /** Keywords whose values are data, never schemas. */

@@ -1,9 +1,15 @@
 /**
  * The JSON Schema vocabulary the analysis knows: which dialects we read,
- * and what each keyword's value must look like.
+ * what each keyword's value must look like, and where subschemas stand.
  */
 import type { SchemaDraft } from '@cfworker/json-schema';
-import { escapePointerSegment, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
+import {
+  escapePointerSegment,
+  isJsonObject,
+  SchemaProblem,
+  type JsonObject,
+  type JsonValue,
+} from './json.js';
 
 /** The JSON Schema type names. */
 const TYPE_NAMES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];
@@ -89,25 +95,64 @@ const EXCLUSIVE_4: Rule = [(value) => typeof value === 'boolean', 'a boolean (dr
  */
 export function checkKeywordValues(node: JsonObject, pointer: string, draft: SchemaDraft): void {
   for (const keyword of Object.keys(node)) {
-    const rule = keyword.startsWith('exclusiveM')
-      ? draft === '4'
-        ? EXCLUSIVE_4
-        : NUMBER
-      : RULES[keyword];
+    const exclusive = keyword.startsWith('exclusiveM');
+    const rule = exclusive ? (draft === '4' ? EXCLUSIVE_4 : NUMBER) : RULES[keyword];
     if (rule !== undefined && !rule[0](node[keyword])) {
       throw new SchemaProblem(
         `"${keyword}" at ${pointer} must be ${rule[1]}, received ${JSON.stringify(node[keyword])}`,
       );
     }
   }
-  const dependencies = node['dependencies'];
-  if (isJsonObject(dependencies)) {
-    for (const [name, sub] of Object.entries(dependencies)) {
-      if (Array.isArray(sub) && !isStringList(sub)) {
+}
+
+/** Keywords whose value is one subschema (`items` may also be a list). */
+const SINGLE = `additionalProperties additionalItems unevaluatedProperties unevaluatedItems
+  contains propertyNames not if then else items`.split(/\s+/);
+/** Keywords whose value is an array of subschemas (never empty for `allOf`, `anyOf`, `oneOf`). */
+const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+/** Keywords whose value maps names to subschemas (`dependencies` also to property lists). */
+const MAPS = 'properties patternProperties $defs definitions dependentSchemas dependencies'.split(
+  ' ',
+);
+
+/** Where a subschema stands under its parent: the pointer suffix, and the value there. */
+export type Child = readonly [suffix: string, value: JsonValue];
+
+/**
+ * The subschema positions of `node`, with their values as they are (the
+ * caller judges whether each is a schema); `dependencies` that list
+ * property names are checked here and left out.
+ * @throws {SchemaProblem} when a list or map keyword holds something else.
+ */
+export function childSchemas(node: JsonObject, pointer: string): Child[] {
+  const children: Child[] = [];
+  for (const keyword of SINGLE) {
+    const value = node[keyword];
+    if (value !== undefined && !Array.isArray(value)) children.push([`/${keyword}`, value]);
+  }
+  for (const keyword of LISTS) {
+    const list = node[keyword];
+    if (list === undefined || (keyword === 'items' && !Array.isArray(list))) continue;
+    if (!Array.isArray(list) || (list.length === 0 && keyword.endsWith('Of'))) {
+      throw new SchemaProblem(`"${keyword}" at ${pointer} must be a non-empty array of schemas`);
+    }
+    list.forEach((item, i) => children.push([`/${keyword}/${i}`, item]));
+  }
+  for (const keyword of MAPS) {
+    const map = node[keyword];
+    if (map === undefined) continue;
+    if (!isJsonObject(map)) {
+      throw new SchemaProblem(`"${keyword}" at ${pointer} must be an object of schemas`);
+    }
+    for (const [name, sub] of Object.entries(map)) {
+      const at = `/${keyword}/${escapePointerSegment(name)}`;
+      if (keyword !== 'dependencies' || !Array.isArray(sub)) children.push([at, sub]);
+      else if (!isStringList(sub)) {
         throw new SchemaProblem(
-          `${pointer}/dependencies/${escapePointerSegment(name)} must be an array of strings, received ${JSON.stringify(sub)}`,
+          `${pointer}${at} must be an array of strings, received ${JSON.stringify(sub)}`,
         );
       }
     }
   }
+  return children;
 }

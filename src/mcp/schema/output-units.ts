@@ -1,9 +1,10 @@
 /**
  * Problems from @cfworker/json-schema output units (run with
- * `shortCircuit = false`). The validator reports a flat list in which
- * summary units ("Property "a" does not match schema") precede the units
- * that explain them: summaries are dropped where details follow, and the
- * errors inside a failed `anyOf`/`oneOf` become one sentence.
+ * `shortCircuit = false`). The validator reports a flat list in which a
+ * summary unit ("Property "a" does not match schema") precedes the units
+ * that explain it, under its keyword location; read as a tree, summaries
+ * give way to their details and a failed `anyOf`/`oneOf` becomes one
+ * sentence from its alternatives.
  */
 import type { OutputUnit } from '@cfworker/json-schema';
 import {
@@ -27,11 +28,14 @@ const CONTAINERS = new Set(
   additionalItems unevaluatedItems $ref $recursiveRef allOf dependentSchemas if`.split(/\s+/),
 );
 
-/** Keywords that name missing properties, one unit per name. */
+/** Keywords that name missing properties: one unit per name, all named from the first. */
 const MISSING = new Set(['required', 'dependentRequired', 'dependencies']);
 
-interface Unit extends OutputUnit {
-  /** The keyword of the error this one explains, for `false` schemas. */
+/** A unit with the units that explain it. */
+interface UnitNode {
+  readonly unit: OutputUnit;
+  readonly details: UnitNode[];
+  /** For `false` schemas: the keyword of the error this one explains. */
   readonly parentKeyword?: string;
 }
 
@@ -41,25 +45,32 @@ export function problemsFromOutputUnits(
   instance: unknown,
   locate: SchemaLocator,
 ): ArgumentProblem[] {
-  // The validator gives a `false` schema's error the *instance* location as its keyword
-  // location; it always directly follows the error it explains, so re-home it there.
-  const prepared: Unit[] = [];
+  const roots: UnitNode[] = [];
+  const open: UnitNode[] = [];
   for (const unit of units) {
-    const previous = prepared[prepared.length - 1];
-    const parent = unit.keyword === 'false' ? previous : undefined;
-    prepared.push(
-      parent === undefined
-        ? unit
-        : {
-            ...unit,
-            keywordLocation: `${parent.keywordLocation}/false`,
-            parentKeyword: parent.keyword,
-          },
-    );
+    const previous = open[open.length - 1];
+    // A `false` schema's unit carries the *instance* location as its keyword location, and
+    // always directly follows the unit it explains.
+    const node: UnitNode =
+      unit.keyword === 'false' && previous !== undefined
+        ? {
+            unit: { ...unit, keywordLocation: `${previous.unit.keywordLocation}/false` },
+            details: [],
+            parentKeyword: previous.unit.keyword,
+          }
+        : { unit, details: [] };
+    while (
+      open.length > 0 &&
+      !node.unit.keywordLocation.startsWith(`${open[open.length - 1]?.unit.keywordLocation}/`)
+    ) {
+      open.pop();
+    }
+    (open[open.length - 1]?.details ?? roots).push(node);
+    open.push(node);
   }
   const seen = new Set<string>();
   const problems: ArgumentProblem[] = [];
-  for (const { path, keyword, predicate } of new UnitReader(prepared, instance, locate).read()) {
+  for (const { path, keyword, predicate } of new Reader(instance, locate).findings(roots)) {
     const key = `${keyword} ${JSON.stringify(path)}`;
     if (seen.has(key)) continue; // a tuple's length twice, a summary restating its details
     seen.add(key);
@@ -68,89 +79,67 @@ export function problemsFromOutputUnits(
   return problems;
 }
 
-class UnitReader {
-  private index = 0;
-  private readonly reported = new Set<string>();
-  /** Property names standing in for values while `propertyNames` errors are read. */
-  private readonly names = new Map<string, string>();
-
+class Reader {
   constructor(
-    private readonly units: readonly Unit[],
     private readonly instance: unknown,
     private readonly locate: SchemaLocator,
   ) {}
 
-  /** Reads units while `belongs` holds for the next one. */
-  read(belongs: (unit: Unit) => boolean = () => true): Finding[] {
-    const findings: Finding[] = [];
-    for (let unit = this.next(); unit !== undefined && belongs(unit); unit = this.next()) {
-      this.index++;
-      const prefix = `${unit.keywordLocation}/`;
-      const inside = (next: Unit): boolean => next.keywordLocation.startsWith(prefix);
-      const path = this.pathOf(unit.instanceLocation);
-      const { keyword } = unit;
-      const first = this.next();
-      if (keyword === 'anyOf' || keyword === 'oneOf') {
-        findings.push(this.alternatives(unit, path));
-      } else if (keyword === 'propertyNames') {
-        // The inner errors judge the property's *name*, located at the property.
-        const name =
-          first && inside(first) ? decodeLocation(first.instanceLocation).pop() : undefined;
-        if (first !== undefined && name !== undefined) this.names.set(first.instanceLocation, name);
-        const child = this.read(inside)[0];
-        const detail = child === undefined ? '' : `: ${child.predicate}`;
-        const predicate = `is not an allowed property name${detail}`;
-        findings.push({ path: child?.path ?? path, keyword, predicate });
-      } else if (keyword === 'contains') {
-        this.read(inside);
-        const predicate = 'must contain at least one item that matches the "contains" schema';
-        findings.push({ path, keyword, predicate });
-      } else if (keyword === 'false') {
-        const parent = unit.parentKeyword ?? '';
-        const what = /Properties$/.test(parent)
-          ? 'property'
-          : /[iI]tems$/.test(parent)
-            ? 'item'
-            : '';
-        const predicate = what === '' ? 'is not allowed here' : `is not an allowed ${what}`;
-        findings.push({ path, keyword, predicate });
-      } else if (
-        !CONTAINERS.has(keyword) &&
-        !(keyword === 'dependencies' && first && inside(first))
-      ) {
-        // (A schema-valued dependency is a container: its own errors follow.)
-        findings.push(...this.leafFindings(unit, path));
-      }
-    }
-    return findings;
+  /** The findings of sibling units; `names` when they judge property names, not values. */
+  findings(nodes: readonly UnitNode[], names = false): Finding[] {
+    const missingSeen = new Set<string>();
+    return nodes.flatMap((node) => {
+      const { keyword, keywordLocation, instanceLocation } = node.unit;
+      if (!MISSING.has(keyword)) return this.finding(node, names);
+      const once = `${keyword} ${instanceLocation} ${keywordLocation}`;
+      if (missingSeen.has(once)) return [];
+      missingSeen.add(once);
+      return this.finding(node, names);
+    });
   }
 
-  private next(): Unit | undefined {
-    return this.units[this.index];
-  }
-
-  /** One finding for a failed `anyOf`/`oneOf`, from the findings of each failed alternative. */
-  private alternatives(unit: Unit, path: ArgumentPath): Finding {
-    const matches = /\((\d+) matches\)/.exec(unit.error)?.[1];
-    if (matches !== undefined && Number(matches) > 1) {
-      const predicate = `must match exactly one alternative, but matches ${matches}`;
-      return { path, keyword: 'oneOf', predicate };
-    }
-    const prefix = `${unit.keywordLocation}/`;
-    const branches: Finding[][] = [];
-    for (let next = this.next(); next?.keywordLocation.startsWith(prefix); next = this.next()) {
-      const branch = `${prefix}${next.keywordLocation.slice(prefix.length).split('/')[0] ?? ''}/`;
-      const before = this.index;
-      branches.push(this.read((u) => u.keywordLocation.startsWith(branch)));
-      // A unit we cannot place must still be consumed, or this loop would not end.
-      if (this.index === before) this.index++;
-    }
-    return alternativesFinding(path, unit.keyword, valueAt(this.instance, path), branches);
-  }
-
-  private leafFindings(unit: Unit, path: ArgumentPath): Finding[] {
+  private finding(node: UnitNode, names: boolean): Finding[] {
+    const { unit, details } = node;
     const { keyword, error } = unit;
-    const value = this.names.get(unit.instanceLocation) ?? valueAt(this.instance, path);
+    const path = this.pathOf(unit.instanceLocation);
+    // Inside `propertyNames`, errors are located at the property and judge its name.
+    const value = names ? path[path.length - 1] : valueAt(this.instance, path);
+    const one = (predicate: string): Finding[] => [{ path, keyword, predicate }];
+    if (keyword === 'anyOf' || keyword === 'oneOf') {
+      const matches = /\((\d+) matches\)/.exec(error)?.[1];
+      if (matches !== undefined && Number(matches) > 1) {
+        return one(`must match exactly one alternative, but matches ${matches}`);
+      }
+      const branches = new Map<string, UnitNode[]>();
+      for (const detail of details) {
+        const branch =
+          detail.unit.keywordLocation.slice(unit.keywordLocation.length + 1).split('/')[0] ?? '';
+        branches.set(branch, [...(branches.get(branch) ?? []), detail]);
+      }
+      const alternatives = [...branches.values()].map((branch) => this.findings(branch, names));
+      return [alternativesFinding(path, keyword, value, alternatives)];
+    }
+    if (keyword === 'propertyNames') {
+      const child = this.findings(details, true)[0];
+      const detail = child === undefined ? '' : `: ${child.predicate}`;
+      return [
+        {
+          path: child?.path ?? path,
+          keyword,
+          predicate: `is not an allowed property name${detail}`,
+        },
+      ];
+    }
+    if (keyword === 'contains') {
+      return one('must contain at least one item that matches the "contains" schema');
+    }
+    if (keyword === 'false') {
+      const parent = node.parentKeyword ?? '';
+      const what = /Properties$/.test(parent) ? 'property' : /[iI]tems$/.test(parent) ? 'item' : '';
+      return one(what === '' ? 'is not allowed here' : `is not an allowed ${what}`);
+    }
+    // A container's own errors follow (a schema-valued dependency is one too).
+    if (CONTAINERS.has(keyword) || details.length > 0) return this.findings(details, names);
     if (keyword === 'type') {
       // The validator's text lists the expected names: `... Expected "a", "b".`
       const listed = /Expected (".*")\.$/.exec(error)?.[1] ?? '';
@@ -164,28 +153,25 @@ class UnitReader {
     }
     const location = unit.keywordLocation;
     const parent = this.locate(location.slice(0, Math.max(location.lastIndexOf('/'), 1)));
-    const node = isJsonObject(parent) ? parent : undefined;
-    const own = node?.[keyword];
+    const schema = isJsonObject(parent) ? parent : undefined;
+    const own = schema?.[keyword];
     if (MISSING.has(keyword) && own !== undefined && isJsonObject(value)) {
-      // One unit per missing name; report them all from the first.
-      const once = `${keyword} ${unit.instanceLocation} ${location}`;
-      if (this.reported.has(once)) return [];
-      this.reported.add(once);
-      const missing = (names: JsonValue | undefined, predicate: string): Finding[] =>
-        (Array.isArray(names) ? names : [])
+      const missing = (list: JsonValue | undefined, predicate: string): Finding[] =>
+        (Array.isArray(list) ? list : [])
           .filter((name): name is string => typeof name === 'string' && !Object.hasOwn(value, name))
           .map((name) => ({ path: [...path, name], keyword, predicate }));
       if (keyword === 'required') return missing(own, 'is required');
       return Object.entries(isJsonObject(own) ? own : {})
         .filter(([trigger]) => Object.hasOwn(value, trigger))
-        .flatMap(([trigger, names]) =>
-          missing(names, `is required when ${JSON.stringify(trigger)} is present`),
+        .flatMap(([trigger, list]) =>
+          missing(list, `is required when ${JSON.stringify(trigger)} is present`),
         );
     }
+    // A keyword whose schema value could not be located is worded by the validator.
     const quotes = QUOTING_KEYWORDS.has(keyword) || MISSING.has(keyword);
-    // A quoting keyword whose schema could not be located: the validator's words.
-    const leaf = { own: quotes ? own : undefined, node, value, error };
-    return [{ path, keyword, predicate: leafPredicate(keyword, leaf) }];
+    return one(
+      leafPredicate(keyword, { own: quotes ? own : undefined, node: schema, value, error }),
+    );
   }
 
   /** The path of an instance location, with array indexes as numbers. */
