@@ -7,8 +7,15 @@
 import { dereference, validate, type Schema, type SchemaDraft } from '@cfworker/json-schema';
 import { describeTyped, type ArgumentProblem } from './issues.js';
 import { checkKeywordValues, childSchemas, detectDraft } from './keywords.js';
-import { isJsonObject, SchemaProblem, type JsonObject, type JsonValue } from './json.js';
-import { decodeLocation, problemsFromOutputUnits } from './output-units.js';
+import {
+  decodePointer,
+  isJsonObject,
+  memberOf,
+  SchemaProblem,
+  type JsonObject,
+  type JsonValue,
+} from './json.js';
+import { problemsFromOutputUnits } from './output-units.js';
 import { patternProblems, unicodePattern, type PatternCheck } from './patterns.js';
 
 /** Everything wrong with `value`; empty when it is valid. Never throws. */
@@ -46,17 +53,14 @@ export function createArgumentCheck(
   }
   walk.checkRefs(lookup);
   /** The schema value at a validator `keywordLocation`; `$ref` leads to its target in the lookup. */
-  const locate = (location: string): JsonValue | undefined => {
-    let current: JsonValue | undefined = document;
-    for (const segment of decodeLocation(location)) {
-      if (segment === '$ref' && isJsonObject(current)) {
-        current = lookup[(current as Schema).__absolute_ref__ ?? ''];
-      } else if (Array.isArray(current)) current = current[Number(segment)];
-      else if (isJsonObject(current) && Object.hasOwn(current, segment)) current = current[segment];
-      else return undefined;
-    }
-    return current;
-  };
+  const locate = (location: string): JsonValue | undefined =>
+    decodePointer(location).reduce<JsonValue | undefined>(
+      (node, segment) =>
+        segment === '$ref' && isJsonObject(node)
+          ? lookup[(node as Schema).__absolute_ref__ ?? '']
+          : memberOf(node, segment),
+      document,
+    );
   return (value) => {
     if (!isJsonObject(value)) {
       const message = `the arguments must be an object; received ${describeTyped(value)}`;

@@ -5,7 +5,7 @@
  * they started without any data in between (which no validator can ever
  * finish), is refused with the reason.
  */
-import { isJsonObject, schemaLikeObjects, unescapePointerSegment, type JsonValue } from './json.js';
+import { decodePointer, isJsonObject, memberOf, schemaLikeObjects } from './json.js';
 
 /** Largest tool schema accepted, in characters of JSON. */
 export const MAX_SCHEMA_TEXT_LENGTH = 262_144;
@@ -69,18 +69,7 @@ function refCycle(root: unknown): string[] | undefined {
 }
 
 /** The value at a `#/a/b` reference, or undefined when it does not resolve. */
-function resolvePointer(root: unknown, ref: string): JsonValue | undefined {
-  let node = root as JsonValue | undefined;
-  for (const raw of ref === '#' ? [] : ref.slice(2).split('/')) {
-    let key: string;
-    try {
-      key = unescapePointerSegment(decodeURIComponent(raw));
-    } catch {
-      return undefined;
-    }
-    if (Array.isArray(node)) node = node[Number(key)];
-    else if (isJsonObject(node) && Object.hasOwn(node, key)) node = node[key];
-    else return undefined;
-  }
-  return ref === '#' || ref.startsWith('#/') ? node : undefined;
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (ref !== '#' && !ref.startsWith('#/')) return undefined;
+  return decodePointer(ref).reduce<unknown>((node, key) => memberOf(node, key), root);
 }

@@ -122,77 +122,64 @@ export function alternativesFinding(
   return { path, keyword, predicate };
 }
 
-/**
- * What a leaf keyword's sentence is made from: the schema's value for the
- * keyword (`own`, when it could be located), the schema object holding it,
- * the value judged, and the validator's own sentence.
- */
-export interface Leaf {
-  readonly own: JsonValue | undefined;
-  readonly node: JsonObject | undefined;
-  readonly value: unknown;
-  readonly error: string;
-}
-
 const received = (value: unknown): string => `received ${describeValue(value)}`;
 const show = (value: unknown): string => JSON.stringify(value) ?? 'nothing';
+const length = (v: unknown): string =>
+  `${describeValue(v)} (${typeof v === 'string' ? [...v].length : 0})`;
+const items = (v: unknown): string => (Array.isArray(v) ? String(v.length) : describeValue(v));
+const size = (v: unknown): string => String(isJsonObject(v) ? Object.keys(v).length : 0);
+type Quote = (own: JsonValue, value: unknown, node: JsonObject | undefined) => string;
+const count =
+  (word: string, noun: string, measure: (value: unknown) => string): Quote =>
+  (own, value) =>
+    `must have at ${word} ${counted(own, noun)}; received ${measure(value)}`;
 
-/** The predicate of each leaf keyword that quotes the schema's value. */
-const QUOTING: Record<string, (leaf: Leaf & { own: JsonValue }) => string> = {
-  const: ({ own, value }) => `must be ${listValues([own])}; ${received(value)}`,
-  minimum: ({ own, value, node }) =>
-    `must be ${node?.['exclusiveMinimum'] === true ? '>' : '>='} ${show(own)}; ${received(value)}`,
-  maximum: ({ own, value, node }) =>
-    `must be ${node?.['exclusiveMaximum'] === true ? '<' : '<='} ${show(own)}; ${received(value)}`,
-  exclusiveMinimum: ({ own, value }) => `must be > ${show(own)}; ${received(value)}`,
-  exclusiveMaximum: ({ own, value }) => `must be < ${show(own)}; ${received(value)}`,
-  pattern: ({ own, value }) =>
-    `must match /${typeof own === 'string' ? own : show(own)}/u; ${received(value)}`,
-  multipleOf: ({ own, value }) => `must be a multiple of ${show(own)}; ${received(value)}`,
-  enum: ({ own, value }) => {
+/** The predicate of each leaf keyword that quotes the schema's value (`own`) for it. */
+const QUOTING: Readonly<Record<string, Quote>> = {
+  const: (own, value) => `must be ${listValues([own])}; ${received(value)}`,
+  enum: (own, value) => {
     const values = Array.isArray(own) ? own : [];
     if (values.length === 0) return 'is not allowed here (the schema lists no value)';
     return `must be ${values.length === 1 ? '' : 'one of '}${listValues(values)}; ${received(value)}`;
   },
+  minimum: (own, value, node) =>
+    `must be ${node?.['exclusiveMinimum'] === true ? '>' : '>='} ${show(own)}; ${received(value)}`,
+  maximum: (own, value, node) =>
+    `must be ${node?.['exclusiveMaximum'] === true ? '<' : '<='} ${show(own)}; ${received(value)}`,
+  exclusiveMinimum: (own, value) => `must be > ${show(own)}; ${received(value)}`,
+  exclusiveMaximum: (own, value) => `must be < ${show(own)}; ${received(value)}`,
+  multipleOf: (own, value) => `must be a multiple of ${show(own)}; ${received(value)}`,
+  pattern: (own, value) =>
+    `must match /${typeof own === 'string' ? own : show(own)}/u; ${received(value)}`,
+  minLength: count('least', 'character', length),
+  maxLength: count('most', 'character', length),
+  minItems: count('least', 'item', items),
+  maxItems: count('most', 'item', items),
+  minProperties: count('least', 'property', size),
+  maxProperties: count('most', 'property', size),
 };
-const SIZES: readonly [string, string, (value: unknown) => string][] = [
-  [
-    'Length',
-    'character',
-    (v) => `${describeValue(v)} (${typeof v === 'string' ? [...v].length : 0})`,
-  ],
-  ['Items', 'item', (v) => (Array.isArray(v) ? String(v.length) : describeValue(v))],
-  ['Properties', 'property', (v) => String(isJsonObject(v) ? Object.keys(v).length : 0)],
-];
-for (const [what, noun, measure] of SIZES) {
-  for (const [bound, word] of [
-    ['min', 'least'],
-    ['max', 'most'],
-  ] as const) {
-    QUOTING[`${bound}${what}`] = ({ own, value }) =>
-      `must have at ${word} ${counted(own, noun)}; received ${measure(value)}`;
-  }
-}
 
-/** Keywords that quote the schema's value in their sentence. */
-export const QUOTING_KEYWORDS: ReadonlySet<string> = new Set(Object.keys(QUOTING));
+/** The predicate of other leaf keywords, from the validator's own sentence. */
+const UNQUOTED: Readonly<Record<string, (error: string) => string>> = {
+  uniqueItems: (error) => {
+    const pair = /indexes (\d+) and (\d+)/.exec(error);
+    return `must not repeat items; item ${pair?.[2] ?? '?'} equals item ${pair?.[1] ?? '?'}`;
+  },
+  not: () => 'must not match the schema under "not"',
+  minContains: (error) => `does not hold the right number of matching items: ${error}`,
+  maxContains: (error) => `does not hold the right number of matching items: ${error}`,
+};
 
-/** The predicate of a failed leaf `keyword` (not `type`, not the missing-name keywords). */
-export function leafPredicate(keyword: string, leaf: Leaf): string {
+/**
+ * The predicate of a failed leaf `keyword` (not `type`, not the missing-name
+ * keywords); the validator's words where the schema's value (`own`) could
+ * not be located, e.g. behind `$recursiveRef`, or we have none of our own.
+ */
+export function leafPredicate(
+  keyword: string,
+  leaf: { own: JsonValue | undefined; node: JsonObject | undefined; value: unknown; error: string },
+): string {
   const quote = QUOTING[keyword];
-  if (quote !== undefined && leaf.own !== undefined) return quote({ ...leaf, own: leaf.own });
-  switch (keyword) {
-    case 'uniqueItems': {
-      const pair = /indexes (\d+) and (\d+)/.exec(leaf.error);
-      return `must not repeat items; item ${pair?.[2] ?? '?'} equals item ${pair?.[1] ?? '?'}`;
-    }
-    case 'not':
-      return 'must not match the schema under "not"';
-    case 'minContains':
-    case 'maxContains':
-      return `does not hold the right number of matching items: ${leaf.error}`;
-    default:
-      // Also a quoting keyword whose schema could not be located (e.g. behind $recursiveRef).
-      return `is invalid: ${leaf.error}`;
-  }
+  if (quote !== undefined && leaf.own !== undefined) return quote(leaf.own, leaf.value, leaf.node);
+  return UNQUOTED[keyword]?.(leaf.error) ?? `is invalid: ${leaf.error}`;
 }

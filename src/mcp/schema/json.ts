@@ -86,9 +86,26 @@ export function escapePointerSegment(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** Reverses {@link escapePointerSegment}; `~1` is replaced before `~0`. */
-export function unescapePointerSegment(segment: string): string {
-  return segment.replace(/~1/g, '/').replace(/~0/g, '~');
+/** `#/a~1b/0` → `['a/b', '0']`: a pointer fragment's segments, URI-decoded and unescaped. */
+export function decodePointer(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        // not URI-encoded after all: taken as it is
+      }
+      return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
+    });
+}
+
+/** The member `key` of an array or object (own members only), or undefined. */
+export function memberOf(node: unknown, key: string | number): JsonValue | undefined {
+  if (Array.isArray(node)) return node[Number(key)] as JsonValue | undefined;
+  return isJsonObject(node) && Object.hasOwn(node, key) ? node[key] : undefined;
 }
 
 /** Keywords whose values are data, never schemas. */

@@ -10,14 +10,13 @@ import type { OutputUnit } from '@cfworker/json-schema';
 import {
   alternativesFinding,
   leafPredicate,
-  QUOTING_KEYWORDS,
   subjectOf,
   typeFinding,
   type ArgumentPath,
   type ArgumentProblem,
   type Finding,
 } from './issues.js';
-import { isJsonObject, unescapePointerSegment, type JsonValue } from './json.js';
+import { decodePointer, isJsonObject, memberOf, type JsonValue } from './json.js';
 
 /** Finds the schema value at a validator `keywordLocation`, following `$ref`. */
 export type SchemaLocator = (keywordLocation: string) => JsonValue | undefined;
@@ -28,7 +27,7 @@ const CONTAINERS = new Set(
   additionalItems unevaluatedItems $ref $recursiveRef allOf dependentSchemas if`.split(/\s+/),
 );
 
-/** Keywords that name missing properties: one unit per name, all named from the first. */
+/** Keywords that name missing properties: one unit per name, each naming them all. */
 const MISSING = new Set(['required', 'dependentRequired', 'dependencies']);
 
 /** A unit with the units that explain it. */
@@ -87,15 +86,7 @@ class Reader {
 
   /** The findings of sibling units; `names` when they judge property names, not values. */
   findings(nodes: readonly UnitNode[], names = false): Finding[] {
-    const missingSeen = new Set<string>();
-    return nodes.flatMap((node) => {
-      const { keyword, keywordLocation, instanceLocation } = node.unit;
-      if (!MISSING.has(keyword)) return this.finding(node, names);
-      const once = `${keyword} ${instanceLocation} ${keywordLocation}`;
-      if (missingSeen.has(once)) return [];
-      missingSeen.add(once);
-      return this.finding(node, names);
-    });
+    return nodes.flatMap((node) => this.finding(node, names));
   }
 
   private finding(node: UnitNode, names: boolean): Finding[] {
@@ -103,7 +94,7 @@ class Reader {
     const { keyword, error } = unit;
     const path = this.pathOf(unit.instanceLocation);
     // Inside `propertyNames`, errors are located at the property and judge its name.
-    const value = names ? path[path.length - 1] : valueAt(this.instance, path);
+    const value = names ? path[path.length - 1] : path.reduce(memberOf, this.instance as JsonValue);
     const one = (predicate: string): Finding[] => [{ path, keyword, predicate }];
     if (keyword === 'anyOf' || keyword === 'oneOf') {
       const matches = /\((\d+) matches\)/.exec(error)?.[1];
@@ -121,14 +112,8 @@ class Reader {
     }
     if (keyword === 'propertyNames') {
       const child = this.findings(details, true)[0];
-      const detail = child === undefined ? '' : `: ${child.predicate}`;
-      return [
-        {
-          path: child?.path ?? path,
-          keyword,
-          predicate: `is not an allowed property name${detail}`,
-        },
-      ];
+      const predicate = `is not an allowed property name${child ? `: ${child.predicate}` : ''}`;
+      return [{ path: child?.path ?? path, keyword, predicate }];
     }
     if (keyword === 'contains') {
       return one('must contain at least one item that matches the "contains" schema');
@@ -143,13 +128,8 @@ class Reader {
     if (keyword === 'type') {
       // The validator's text lists the expected names: `... Expected "a", "b".`
       const listed = /Expected (".*")\.$/.exec(error)?.[1] ?? '';
-      return [
-        typeFinding(
-          path,
-          [...listed.matchAll(/"([a-z]+)"/g)].map((m) => m[1] ?? ''),
-          value,
-        ),
-      ];
+      const expected = [...listed.matchAll(/"([a-z]+)"/g)].map((match) => match[1] ?? '');
+      return [typeFinding(path, expected, value)];
     }
     const location = unit.keywordLocation;
     const parent = this.locate(location.slice(0, Math.max(location.lastIndexOf('/'), 1)));
@@ -167,47 +147,18 @@ class Reader {
           missing(list, `is required when ${JSON.stringify(trigger)} is present`),
         );
     }
-    // A keyword whose schema value could not be located is worded by the validator.
-    const quotes = QUOTING_KEYWORDS.has(keyword) || MISSING.has(keyword);
-    return one(
-      leafPredicate(keyword, { own: quotes ? own : undefined, node: schema, value, error }),
-    );
+    return one(leafPredicate(keyword, { own, node: schema, value, error }));
   }
 
   /** The path of an instance location, with array indexes as numbers. */
   private pathOf(location: string): ArgumentPath {
     const path: (string | number)[] = [];
-    let current = this.instance;
-    for (const segment of decodeLocation(location)) {
+    let current: unknown = this.instance;
+    for (const segment of decodePointer(location)) {
       const index = Array.isArray(current) && /^(0|[1-9]\d*)$/.test(segment) ? Number(segment) : -1;
       path.push(index >= 0 ? index : segment);
-      current = valueAt(current, [segment]);
+      current = memberOf(current, segment);
     }
     return path;
   }
-}
-
-/** The value at `path` under `root`, or undefined. */
-function valueAt(root: unknown, path: ArgumentPath): unknown {
-  let current = root;
-  for (const segment of path) {
-    if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<string | number, unknown>)[segment];
-  }
-  return current;
-}
-
-/** `#/a~1b/0` → `['a/b', '0']`; the validator URI-encodes each segment. */
-export function decodeLocation(location: string): string[] {
-  const body = location.startsWith('#') ? location.slice(1) : location;
-  return body
-    .split('/')
-    .slice(1)
-    .map((segment) => {
-      try {
-        return unescapePointerSegment(decodeURIComponent(segment));
-      } catch {
-        return unescapePointerSegment(segment);
-      }
-    });
 }
