@@ -257,8 +257,10 @@ export class Session {
 
   /**
    * Merges escalations that other processes stored for this session. Cheap
-   * when nothing changed: one version read, and a full read only when the
-   * version moved. MCP tool calls await this before choosing a connection.
+   * when nothing changed: the store's `version()` (Redis: nothing while its
+   * change channel is live and quiet, else one GET; file: one `stat`), and a
+   * full read only when the version moved. MCP tool calls await this before
+   * choosing a connection. See docs/sessions.md.
    *
    * @throws SessionStoreError when the store cannot be read.
    */

@@ -1,9 +1,10 @@
-import { chmod, mkdir, open, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, chmod, mkdir, readFile, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PRIVATE_DIRECTORY_MODE, isErrno, writeFileAtomic } from '../../core/atomic-file.js';
 import { FileLockTimeoutError, withFileLock } from '../../core/file-lock.js';
 import type { PrivateDataState } from '../private-data.js';
 import { SessionStoreError, describeError } from './errors.js';
+import { FileVersionCache } from './file-version-cache.js';
 import {
   defaultSessionDirectory,
   emptyRecord,
@@ -80,6 +81,7 @@ export class FileSessionStore implements SessionStore {
   readonly #workspaceRoots: readonly string[];
   readonly #lockTimeoutMs: number;
   readonly #staleLockMs: number;
+  readonly #versions = new FileVersionCache();
   #prepared: Promise<void> | undefined;
   #closed = false;
 
@@ -125,27 +127,17 @@ export class FileSessionStore implements SessionStore {
     return versioned(record?.version ?? 0, record?.privateData ?? EMPTY_PRIVATE_DATA);
   }
 
-  /** Reads only the first bytes of the session's file. */
+  /**
+   * One `stat` while the session's file is the one this store read last;
+   * otherwise the first bytes of the new file.
+   */
   async version(sessionId: string, options: StoreCallOptions = {}): Promise<number> {
     const file = await this.#prepare(sessionId, options);
-    let prefix: string;
     try {
-      const handle = await open(file, 'r');
-      try {
-        const buffer = Buffer.alloc(VERSION_PREFIX_BYTES);
-        const { bytesRead } = await handle.read(buffer, 0, VERSION_PREFIX_BYTES, 0);
-        prefix = buffer.subarray(0, bytesRead).toString('utf8');
-      } finally {
-        await handle.close();
-      }
+      return await this.#versions.version(file, (handle) => readVersion(handle, file, sessionId));
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) return 0;
       throw this.#ioError('read', sessionId, error);
     }
-    const match = VERSION_PREFIX.exec(prefix);
-    if (match?.[1] !== undefined) return Number(match[1]);
-    // Not written by this version of the store: read it whole.
-    return (await this.#read(file, sessionId, options.signal))?.version ?? 0;
   }
 
   async mergePrivateData(
@@ -191,10 +183,10 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
-  /** Marks the store closed; it holds no open handles between calls. Idempotent. */
-  close(): Promise<void> {
+  /** Marks the store closed and closes the files `version()` holds open. Idempotent. */
+  async close(): Promise<void> {
     this.#closed = true;
-    return Promise.resolve();
+    await this.#versions.clear();
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -315,6 +307,17 @@ export class FileSessionStore implements SessionStore {
       { cause: error },
     );
   }
+}
+
+/** The version at the start of a session file, or in the whole record when it is not there. */
+async function readVersion(handle: FileHandle, file: string, sessionId: string): Promise<number> {
+  const buffer = Buffer.alloc(VERSION_PREFIX_BYTES);
+  const { bytesRead } = await handle.read(buffer, 0, VERSION_PREFIX_BYTES, 0);
+  const match = VERSION_PREFIX.exec(buffer.subarray(0, bytesRead).toString('utf8'));
+  if (match?.[1] !== undefined) return Number(match[1]);
+  // Not written by this version of the store: read it whole.
+  const text = await handle.readFile({ encoding: 'utf8' });
+  return parseRecord(text, file, sessionId).version;
 }
 
 function versioned(version: number, privateData: PrivateDataState): VersionedPrivateData {

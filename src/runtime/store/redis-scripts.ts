@@ -8,6 +8,8 @@
  * - `<prefix>:{<id>}:version` — integer, INCR'd by every merge that raised something
  * - `<prefix>:{<id>}:slices`  — hash: slice name → JSON
  * - `<prefix>:{<id>}:events`  — stream of mirrored events
+ * - channel `<prefix>:changes` — `<prefix>:{<id>}` of every session whose
+ *   private-data state rose or was deleted
  */
 import { createHash } from 'node:crypto';
 
@@ -22,9 +24,13 @@ function script(source: string): LuaScript {
 }
 
 /**
- * Max-merge. KEYS: private, version. ARGV: level, then dataset/level pairs.
- * A stored level the script does not know counts as the highest, so a
- * damaged value is never overwritten downwards. Returns `{ version, HGETALL private }`.
+ * Max-merge. KEYS: private, version. ARGV: the change channel, the message
+ * naming the session, the level, then dataset/level pairs. A stored level
+ * the script does not know counts as the highest, so a damaged value is
+ * never overwritten downwards. When something rose it increments the version
+ * and publishes the message, inside the script: Redis registers the message
+ * for every subscriber before it answers the writer. Returns
+ * `{ version, HGETALL private }`.
  */
 export const MERGE_PRIVATE_DATA = script(`
 local ranks = { public = 0, internal = 1, confidential = 2, secret = 3 }
@@ -46,15 +52,16 @@ local function raise(field, level)
   end
   return nil
 end
-local failed = raise('level', ARGV[1])
+local failed = raise('level', ARGV[3])
 if failed then return failed end
-for i = 2, #ARGV, 2 do
+for i = 4, #ARGV, 2 do
   failed = raise('d:' .. ARGV[i], ARGV[i + 1])
   if failed then return failed end
 end
 local version
 if changed then
   version = redis.call('INCR', KEYS[2])
+  redis.call('PUBLISH', ARGV[1], ARGV[2])
 else
   version = tonumber(redis.call('GET', KEYS[2]) or '0')
 end

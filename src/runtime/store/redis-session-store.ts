@@ -1,10 +1,20 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import { Redis } from 'ioredis';
 import type { PrivateDataState } from '../private-data.js';
-import { pause } from '../../core/pause.js';
 import { boundedCall } from './bounded-call.js';
 import { SessionStoreError, describeError } from './errors.js';
 import type { RemoteSessionEvent, SerializedSessionEvent } from './event-serialization.js';
 import type { JsonValue } from './json-value.js';
+import { RedisChangeWatch, type ReadTicket, invalidateLocally } from './redis-change-watch.js';
+import { followStream } from './redis-event-stream.js';
+import {
+  DEFAULT_CHANGE_HEARTBEAT_MS,
+  DEFAULT_EVENT_STREAM_MAX_LENGTH,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  DEFAULT_REDIS_KEY_PREFIX,
+  DEFAULT_REDIS_URL,
+  type RedisSessionStoreOptions,
+  type SubscribeRemoteOptions,
+} from './redis-store-options.js';
 import {
   asArray,
   toVersion,
@@ -21,56 +31,14 @@ import {
   privateDataState,
 } from './session-store.js';
 
-/** Default of {@link RedisSessionStoreOptions.url}. */
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
-/** Default of {@link RedisSessionStoreOptions.keyPrefix}. */
-export const DEFAULT_REDIS_KEY_PREFIX = 'mcp-sections';
-/** Default of {@link RedisSessionStoreOptions.commandTimeoutMs}. */
-export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 5_000;
-/** Default of {@link RedisSessionStoreOptions.eventStreamMaxLength}. */
-export const DEFAULT_EVENT_STREAM_MAX_LENGTH = 1_000;
-
-/** How long one XREAD of {@link RedisSessionStore.subscribeRemote} blocks, in milliseconds. */
-const XREAD_BLOCK_MS = 2_000;
-/** Longest pause of a subscription between two failed reads, in milliseconds. */
-const MAX_RESUBSCRIBE_DELAY_MS = 1_000;
-
-/** Options of {@link RedisSessionStore}. */
-export interface RedisSessionStoreOptions {
-  /**
-   * An ioredis client to use. The store does not close it, and a client
-   * that queues commands while disconnected delays failures (see
-   * `docs/sessions.md`). Without it the store opens its own from `url`.
-   */
-  readonly client?: Redis;
-  /** Where the store's own client connects. @default DEFAULT_REDIS_URL */
-  readonly url?: string;
-  /** Extra options of the store's own client (TLS, password, db...). @default {} */
-  readonly redisOptions?: RedisOptions;
-  /** Prefix of every key. @default DEFAULT_REDIS_KEY_PREFIX */
-  readonly keyPrefix?: string;
-  /**
-   * How long a store operation may take before it fails as
-   * `store-unavailable`, in milliseconds.
-   * @default DEFAULT_REDIS_COMMAND_TIMEOUT_MS
-   */
-  readonly commandTimeoutMs?: number;
-  /**
-   * Approximate bound on a session's event stream (`XADD ... MAXLEN ~ n`;
-   * Redis trims whole stream nodes, so the length may exceed it by up to one
-   * node, 100 entries by default).
-   * @default DEFAULT_EVENT_STREAM_MAX_LENGTH
-   */
-  readonly eventStreamMaxLength?: number;
-}
-
-/** Options of {@link RedisSessionStore.subscribeRemote}. */
-export interface SubscribeRemoteOptions {
-  /** `now`: events appended after the subscription; `start`: the whole stream first. @default 'now' */
-  readonly from?: 'now' | 'start';
-  /** Ends the subscription, like calling the returned function. */
-  readonly signal?: AbortSignal;
-}
+export {
+  DEFAULT_CHANGE_HEARTBEAT_MS,
+  DEFAULT_EVENT_STREAM_MAX_LENGTH,
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+  DEFAULT_REDIS_KEY_PREFIX,
+  DEFAULT_REDIS_URL,
+};
+export type { RedisSessionStoreOptions, SubscribeRemoteOptions };
 
 /** Ends a remote subscription: stops its read loop and closes its connection. */
 export type RemoteUnsubscribe = () => Promise<void>;
@@ -79,7 +47,10 @@ export type RemoteUnsubscribe = () => Promise<void>;
  * A session store on Redis, for sessions that move between workers and
  * hosts. Merges are a Lua script (maximum of every level, then INCR of the
  * version only when something rose), so concurrent workers cannot lower a
- * session's sensitivity; `version()` is one GET. Optionally it keeps a
+ * session's sensitivity. A merge that raised something publishes the
+ * session on the store's change channel; while this store follows that
+ * channel and nothing was published, `version()` makes no round trip, and
+ * otherwise it is one GET. Optionally it keeps a
  * bounded stream of each session's events that other processes can follow
  * with {@link RedisSessionStore.subscribeRemote}.
  *
@@ -94,6 +65,8 @@ export class RedisSessionStore implements SessionStore {
   readonly #timeoutMs: number;
   readonly #maxLength: number;
   readonly #subscriptions = new Set<RemoteUnsubscribe>();
+  readonly #changes: RedisChangeWatch | undefined;
+  readonly #channel: string;
   #closing: Promise<void> | undefined;
 
   constructor(options: RedisSessionStoreOptions = {}) {
@@ -116,6 +89,15 @@ export class RedisSessionStore implements SessionStore {
       this.#client.on('error', () => undefined);
       this.#ownsClient = true;
     }
+    this.#channel = `${this.keyPrefix}:changes`;
+    this.#changes =
+      options.watchChanges === false
+        ? undefined
+        : new RedisChangeWatch(
+            this.#client,
+            this.#channel,
+            options.changeHeartbeatMs ?? DEFAULT_CHANGE_HEARTBEAT_MS,
+          );
   }
 
   async load(
@@ -123,6 +105,7 @@ export class RedisSessionStore implements SessionStore {
     options: StoreCallOptions = {},
   ): Promise<StoredSession | undefined> {
     const keys = this.#keys(sessionId);
+    const ticket = this.#changes?.begin(keys.base);
     const reply = await this.#eval(
       READ_SESSION,
       [keys.private, keys.version, keys.slices],
@@ -133,7 +116,7 @@ export class RedisSessionStore implements SessionStore {
     const [version, privateFields, sliceFields] = asArray(reply, 3);
     const privateData = parsePrivateData(sessionId, privateFields);
     const slices = parseSlices(sessionId, sliceFields);
-    const count = toVersion(version);
+    const count = this.#settle(ticket, toVersion(version));
     if (count === 0 && !privateData.hasPrivateData && Object.keys(slices).length === 0) {
       return undefined;
     }
@@ -145,6 +128,7 @@ export class RedisSessionStore implements SessionStore {
     options: StoreCallOptions = {},
   ): Promise<VersionedPrivateData> {
     const keys = this.#keys(sessionId);
+    const ticket = this.#changes?.begin(keys.base);
     const reply = await this.#eval(
       READ_SESSION,
       [keys.private, keys.version],
@@ -153,21 +137,31 @@ export class RedisSessionStore implements SessionStore {
       options.signal,
     );
     const [version, fields] = asArray(reply, 2);
-    return Object.freeze({
-      version: toVersion(version),
-      privateData: parsePrivateData(sessionId, fields),
-    });
+    const privateData = parsePrivateData(sessionId, fields);
+    return Object.freeze({ version: this.#settle(ticket, toVersion(version)), privateData });
   }
 
-  /** One GET. */
+  /**
+   * No round trip while the change channel is live and published nothing
+   * for the session since its version was last read; otherwise one GET.
+   */
   async version(sessionId: string, options: StoreCallOptions = {}): Promise<number> {
-    const key = this.#keys(sessionId).version;
+    const keys = this.#keys(sessionId);
+    if (this.#changes?.cached(keys.base) !== undefined) {
+      this.#assertOpen();
+      // One turn of the event loop: a message already in the socket's buffer is read
+      // (and drops the cached version) before the version is trusted.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const cached = this.#changes.cached(keys.base);
+      if (cached !== undefined) return cached;
+    }
+    const ticket = this.#changes?.begin(keys.base);
     const value = await this.#call(
-      () => this.#client.get(key),
+      () => this.#client.get(keys.version),
       `reading the version of session ${JSON.stringify(sessionId)}`,
       options.signal,
     );
-    return toVersion(value ?? 0);
+    return this.#settle(ticket, toVersion(value ?? 0));
   }
 
   async mergePrivateData(
@@ -177,14 +171,25 @@ export class RedisSessionStore implements SessionStore {
   ): Promise<VersionedPrivateData> {
     const keys = this.#keys(sessionId);
     const normal = privateDataState(state.sensitivity, state.datasets);
-    const args = [normal.sensitivity, ...Object.entries(normal.datasets).flat()];
-    const reply = await this.#eval(
-      MERGE_PRIVATE_DATA,
-      [keys.private, keys.version],
-      args,
-      `recording the private-data state of session ${JSON.stringify(sessionId)}`,
-      options.signal,
-    );
+    const args = [
+      this.#channel,
+      keys.base,
+      normal.sensitivity,
+      ...Object.entries(normal.datasets).flat(),
+    ];
+    let reply: unknown;
+    try {
+      reply = await this.#eval(
+        MERGE_PRIVATE_DATA,
+        [keys.private, keys.version],
+        args,
+        `recording the private-data state of session ${JSON.stringify(sessionId)}`,
+        options.signal,
+      );
+    } finally {
+      // Even a merge that failed here may have happened there.
+      invalidateLocally(this.#channel, keys.base);
+    }
     const [version, fields] = asArray(reply, 2);
     return Object.freeze({
       version: toVersion(version),
@@ -212,11 +217,20 @@ export class RedisSessionStore implements SessionStore {
 
   async delete(sessionId: string, options: StoreCallOptions = {}): Promise<void> {
     const keys = this.#keys(sessionId);
-    await this.#call(
-      () => this.#client.del(keys.private, keys.version, keys.slices, keys.events),
-      `deleting session ${JSON.stringify(sessionId)}`,
-      options.signal,
-    );
+    try {
+      await this.#call(
+        () =>
+          this.#client
+            .multi()
+            .del(keys.private, keys.version, keys.slices, keys.events)
+            .publish(this.#channel, keys.base)
+            .exec(),
+        `deleting session ${JSON.stringify(sessionId)}`,
+        options.signal,
+      );
+    } finally {
+      invalidateLocally(this.#channel, keys.base);
+    }
   }
 
   /** Appends to the session's stream, trimmed to about `eventStreamMaxLength` entries. */
@@ -274,34 +288,10 @@ export class RedisSessionStore implements SessionStore {
     const connection = this.#client.duplicate({ lazyConnect: true, maxRetriesPerRequest: null });
     connection.on('error', () => undefined);
     const stop = new AbortController();
-    const loop = (async (): Promise<void> => {
-      let delayMs = 50;
-      while (!stop.signal.aborted) {
-        let reply: Awaited<ReturnType<Redis['xread']>>;
-        try {
-          reply = await connection.xread('BLOCK', XREAD_BLOCK_MS, 'STREAMS', key, lastId);
-          delayMs = 50;
-        } catch {
-          if (stop.signal.aborted) break;
-          await pause(delayMs, stop.signal);
-          delayMs = Math.min(delayMs * 2, MAX_RESUBSCRIBE_DELAY_MS);
-          continue;
-        }
-        for (const [, entries] of reply ?? []) {
-          for (const [id, fields] of entries) {
-            lastId = id;
-            if (stop.signal.aborted) return;
-            const event = parseStreamEntry(sessionId, id, fields);
-            if (event === undefined) continue;
-            try {
-              handler(event);
-            } catch {
-              // One failing handler must not end the subscription.
-            }
-          }
-        }
-      }
-    })();
+    const loop = followStream(connection, key, lastId, stop.signal, (id, fields) => {
+      const event = parseStreamEntry(sessionId, id, fields);
+      if (event !== undefined) handler(event);
+    });
     let ended: Promise<void> | undefined;
     const unsubscribe: RemoteUnsubscribe = () => {
       ended ??= (async () => {
@@ -325,6 +315,7 @@ export class RedisSessionStore implements SessionStore {
    */
   close(): Promise<void> {
     this.#closing ??= (async () => {
+      this.#changes?.close();
       await Promise.all([...this.#subscriptions].map((unsubscribe) => unsubscribe()));
       if (this.#ownsClient) this.#client.disconnect();
     })();
@@ -336,6 +327,7 @@ export class RedisSessionStore implements SessionStore {
   }
 
   #keys(sessionId: string): {
+    base: string;
     private: string;
     version: string;
     slices: string;
@@ -347,11 +339,17 @@ export class RedisSessionStore implements SessionStore {
     // Encoding keeps ':' and braces in ids from breaking the layout or the hash tag.
     const base = `${this.keyPrefix}:{${encodeURIComponent(sessionId)}}`;
     return {
+      base,
       private: `${base}:private`,
       version: `${base}:version`,
       slices: `${base}:slices`,
       events: `${base}:events`,
     };
+  }
+
+  #settle(ticket: ReadTicket | undefined, version: number): number {
+    this.#changes?.settle(ticket, version);
+    return version;
   }
 
   #assertOpen(): void {

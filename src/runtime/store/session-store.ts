@@ -50,7 +50,11 @@ export interface SessionStore {
   readPrivateData(sessionId: string, options?: StoreCallOptions): Promise<VersionedPrivateData>;
   /**
    * The version of the stored private-data state, as cheaply as the store
-   * allows (one Redis GET; one small file read). `0` when nothing is stored.
+   * allows (Redis: no round trip while its change channel vouches for a
+   * cached version, else one GET; file: one `stat` while the file is
+   * unchanged). It must reflect every change that completed before the
+   * call; docs/sessions.md says how each store keeps that promise, and
+   * where Redis's change channel bounds it. `0` when nothing is stored.
    */
   version(sessionId: string, options?: StoreCallOptions): Promise<number>;
   /**

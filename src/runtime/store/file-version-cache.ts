@@ -1,0 +1,103 @@
+/**
+ * Versions of session files, checked with one `stat` while a file is not
+ * replaced.
+ *
+ * Session files are never written in place: every write renames a new file
+ * over the old one (`writeFileAtomic`). So while the path still names the
+ * inode whose version was read, that version is current. The cache keeps
+ * that inode open, which stops the file system from giving its number to a
+ * new file: equal device and inode numbers then mean the same, unchanged file.
+ */
+import type { FileHandle } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { isErrno } from '../../core/atomic-file.js';
+
+/** Bound on the files held open; the oldest is closed first. */
+const MAX_OPEN_FILES = 64;
+
+interface Entry {
+  readonly handle: FileHandle;
+  readonly dev: number;
+  readonly ino: number;
+  readonly version: number;
+}
+
+/**
+ * Reads the version of a session file through a handle of its own.
+ *
+ * @internal Used by `FileSessionStore`.
+ */
+export type ReadVersion = (handle: FileHandle) => Promise<number>;
+
+/** @internal Used by `FileSessionStore.version`. */
+export class FileVersionCache {
+  readonly #entries = new Map<string, Entry>();
+  // Windows may refuse to replace a file another handle holds open.
+  readonly #enabled = process.platform !== 'win32';
+
+  /**
+   * The version of `file`: one `stat` when the file is the one read last
+   * time; otherwise it is opened and read with `read`. `0` when it does not exist.
+   *
+   * @throws the `fs` error of `stat`, `open` or `read`, except ENOENT.
+   */
+  async version(file: string, read: ReadVersion): Promise<number> {
+    const known = this.#entries.get(file);
+    if (known !== undefined) {
+      let info: { dev: number; ino: number };
+      try {
+        info = await stat(file);
+      } catch (error) {
+        if (!isErrno(error, 'ENOENT')) throw error;
+        this.#forget(file, known);
+        return 0;
+      }
+      // Still installed means its handle was open during the stat: the inode was not reused.
+      const held = this.#entries.get(file) === known;
+      if (held && info.dev === known.dev && info.ino === known.ino) return known.version;
+    }
+    let handle: FileHandle;
+    try {
+      handle = await open(file, 'r');
+    } catch (error) {
+      if (isErrno(error, 'ENOENT')) return 0;
+      throw error;
+    }
+    let entry: Entry;
+    try {
+      const info = await handle.stat();
+      entry = { handle, dev: info.dev, ino: info.ino, version: await read(handle) };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+    if (!this.#enabled) {
+      await handle.close();
+      return entry.version;
+    }
+    this.#install(file, entry);
+    return entry.version;
+  }
+
+  /** Closes every handle; the cache stays usable. */
+  async clear(): Promise<void> {
+    const entries = [...this.#entries.values()];
+    this.#entries.clear();
+    await Promise.all(entries.map((entry) => entry.handle.close().catch(() => undefined)));
+  }
+
+  #install(file: string, entry: Entry): void {
+    const previous = this.#entries.get(file);
+    if (previous !== undefined) this.#forget(file, previous);
+    if (this.#entries.size >= MAX_OPEN_FILES) {
+      const [oldestFile, oldest] = this.#entries.entries().next().value ?? [];
+      if (oldestFile !== undefined && oldest !== undefined) this.#forget(oldestFile, oldest);
+    }
+    this.#entries.set(file, entry);
+  }
+
+  #forget(file: string, entry: Entry): void {
+    if (this.#entries.get(file) === entry) this.#entries.delete(file);
+    entry.handle.close().catch(() => undefined);
+  }
+}
