@@ -1,4 +1,4 @@
-import { AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ErrorCode, type Progress, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
@@ -6,6 +6,7 @@ import { pause } from '../core/pause.js';
 import { MALFORMED_MARKER_SENSITIVITY, readPrivateDataMarker } from '../core/sensitivity.js';
 import { callRefusal, resolveReach } from '../isolation/permissions.js';
 import { ownValue } from '../core/own-value.js';
+import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
 import { describeError } from '../runtime/store/errors.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
@@ -14,6 +15,7 @@ import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolProgress, McpToolTimedOut, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
+import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
@@ -24,6 +26,8 @@ import { bridgedDescription } from './tool-naming.js';
 
 /** A bridged MCP tool: params are the server's JSON object arguments. */
 export type McpTool = Tool<z.ZodType<Record<string, unknown>>, McpToolValue | null>;
+
+const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
 
 /** What a bridged tool needs from its section. */
 export interface BridgeContext {
@@ -60,6 +64,42 @@ export function bridgeTool(
   const params = (): z.ZodType<Record<string, unknown>> =>
     validatorOrRefusal(description.inputSchema, ids);
 
+  // Progress costs every request a token, and the SDK and the server work for it:
+  // ask for it only when something sees it, or when the server's config says
+  // progress may keep a call alive past its timeout.
+  const callOptions = (tool: ToolContext): CallOptions => {
+    const signal = tool.signal === NEVER_ABORTED ? undefined : tool.signal;
+    const { maxTotalTimeoutMs } = route.config;
+    if (maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
+      // Nothing can abort the default signal: do not make the SDK listen to it.
+      return signal === undefined ? NO_CALL_OPTIONS : { signal };
+    }
+    // Progress arrives on the transport's own callback; running it in the call's
+    // async context makes the reducers it runs part of this call, so a failure
+    // undoes them with the call.
+    const inCall = AsyncLocalStorage.snapshot();
+    return {
+      ...(signal === undefined ? {} : { signal }),
+      ...(maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs }),
+      onProgress: (progress: Progress) =>
+        inCall(() =>
+          session.dispatch(
+            new McpToolProgress({
+              sessionId: session.sessionId,
+              serverName,
+              toolName: bridgedName,
+              originalName: original,
+              callId: tool.callId,
+              progress: progress.progress,
+              ...(progress.total === undefined ? {} : { total: progress.total }),
+              ...(progress.message === undefined ? {} : { message: progress.message }),
+              createdAt: new Date(),
+            }),
+          ),
+        ),
+    };
+  };
+
   const callServer = async (
     args: Record<string, unknown>,
     tool: ToolContext,
@@ -77,32 +117,7 @@ export function bridgeTool(
     // A second check: the switch above may have waited while another call escalated.
     const lateRefusal = refusal();
     if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
-    const raw = await route.track(() =>
-      connection.callTool(original, args, {
-        ...(route.config.maxTotalTimeoutMs === undefined
-          ? {}
-          : { maxTotalTimeoutMs: route.config.maxTotalTimeoutMs }),
-        // Nothing can abort the default signal: do not make the SDK listen to it.
-        ...(tool.signal === NEVER_ABORTED ? {} : { signal: tool.signal }),
-        // Progress arrives on the transport's own callback; binding it here makes the
-        // reducers it runs part of this call, so a failure undoes them with the call.
-        onProgress: AsyncResource.bind((progress: Progress) => {
-          session.dispatch(
-            new McpToolProgress({
-              sessionId: session.sessionId,
-              serverName,
-              toolName: bridgedName,
-              originalName: original,
-              callId: tool.callId,
-              progress: progress.progress,
-              ...(progress.total === undefined ? {} : { total: progress.total }),
-              ...(progress.message === undefined ? {} : { message: progress.message }),
-              createdAt: new Date(),
-            }),
-          );
-        }),
-      }),
-    );
+    const raw = await route.track(() => connection.callTool(original, args, callOptions(tool)));
     // The server's word that private data entered counts even on a failed call.
     const reading = readPrivateDataMarker(raw._meta);
     if (reading.kind === 'marker') {
