@@ -1,11 +1,16 @@
-import { AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { ErrorCode, type Progress, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { pause } from '../core/pause.js';
-import { MALFORMED_MARKER_SENSITIVITY, readPrivateDataMarker } from '../core/sensitivity.js';
+import {
+  type DataSensitivity,
+  MALFORMED_MARKER_SENSITIVITY,
+  readPrivateDataMarker,
+} from '../core/sensitivity.js';
 import { callRefusal, resolveReach } from '../isolation/permissions.js';
 import { ownValue } from '../core/own-value.js';
+import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
 import { describeError } from '../runtime/store/errors.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
@@ -14,6 +19,7 @@ import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolProgress, McpToolTimedOut, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
+import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
@@ -24,6 +30,8 @@ import { bridgedDescription } from './tool-naming.js';
 
 /** A bridged MCP tool: params are the server's JSON object arguments. */
 export type McpTool = Tool<z.ZodType<Record<string, unknown>>, McpToolValue | null>;
+
+const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
 
 /** What a bridged tool needs from its section. */
 export interface BridgeContext {
@@ -43,66 +51,97 @@ export function bridgeTool(
   bridgedName: string,
   context: BridgeContext,
 ): McpTool {
-  const { route, session } = context;
-  const serverName = route.name;
-  const original = description.name;
-  const annotations = toAnnotations(description);
-  const reach = resolveReach(ownValue(route.config.permissions, original), annotations);
-  const sensitiveLevel = ownValue(route.config.sensitiveTools, original);
-  const serverIsolated = route.isolateAt !== undefined;
-  const refusal = (): string | undefined =>
-    callRefusal(bridgedName, reach, {
-      hasPrivateData: session.privateData.hasPrivateData,
-      serverIsolated,
-    });
-  const ids = { serverName, toolName: original };
-  // Built on the first call: connecting to a server with many tools creates no validator.
-  const params = (): z.ZodType<Record<string, unknown>> =>
-    validatorOrRefusal(description.inputSchema, ids);
+  const serverName = context.route.name;
+  const call = new BridgedCall(description, bridgedName, context);
+  // The name comes from bridgedToolName and the description from
+  // bridgedDescription, both valid by construction.
+  return Tool.trusted({
+    name: bridgedName,
+    description: bridgedDescription(serverName, description.name, description.description),
+    // Built on the first call: connecting to a server with many tools creates no validator.
+    params: () => validatorOrRefusal(description.inputSchema, serverName, description.name),
+    inputSchema: description.inputSchema,
+    annotations: call.annotations,
+    origin: { kind: 'mcp', server: serverName, originalName: description.name },
+    handler: (args, tool) => call.run(args, tool),
+  });
+}
 
-  const callServer = async (
+/**
+ * What one bridged tool does when called: sync with the session's store,
+ * check the ratchet, send, map the result, retry once when that is safe.
+ * One object per tool, so a connect to many tools makes no closures per step.
+ */
+class BridgedCall {
+  readonly annotations: ToolAnnotations;
+  readonly #description: McpToolDescription;
+  readonly #original: string;
+  readonly #bridgedName: string;
+  readonly #context: BridgeContext;
+  readonly #reach: ReturnType<typeof resolveReach>;
+  readonly #sensitiveLevel: DataSensitivity | undefined;
+
+  constructor(description: McpToolDescription, bridgedName: string, context: BridgeContext) {
+    this.#description = description;
+    this.#original = description.name;
+    this.#bridgedName = bridgedName;
+    this.#context = context;
+    this.annotations = toAnnotations(description);
+    const config = context.route.config;
+    this.#reach = resolveReach(ownValue(config.permissions, this.#original), this.annotations);
+    this.#sensitiveLevel = ownValue(config.sensitiveTools, this.#original);
+  }
+
+  /** The handler: one call, and one retry when the error and the tool allow it. */
+  async run(
     args: Record<string, unknown>,
     tool: ToolContext,
-  ): Promise<ToolResult<McpToolValue | null>> => {
+  ): Promise<ToolResult<McpToolValue | null>> {
+    try {
+      return await this.#send(args, tool);
+    } catch (error) {
+      const { retry } = this.#context;
+      const { route } = this.#context;
+      // A route that fails closed stays closed: sending again (or reconnecting) cannot help.
+      if (!retry.enabled || tool.signal.aborted || route.failClosedReason !== undefined)
+        return this.#fail(error, tool);
+      const decision = decideRetry(error, this.annotations);
+      if (!decision.retry) return this.#fail(error, tool, decision.note);
+      // Taken now: the connection may reconnect by itself during the wait.
+      const failedSession = route.active.sessionsOpened;
+      try {
+        await pause(retryDelayMs(retry), tool.signal);
+        tool.signal.throwIfAborted();
+        if (decision.newSession) await route.renewSession(failedSession);
+        return await this.#send(args, tool);
+      } catch (second) {
+        return this.#fail(second, tool, 'retried once');
+      }
+    }
+  }
+
+  async #send(
+    args: Record<string, unknown>,
+    tool: ToolContext,
+  ): Promise<ToolResult<McpToolValue | null>> {
+    const { route, session } = this.#context;
+    const serverName = route.name;
+    const original = this.#original;
     // Escalations other workers stored for this session count before anything is decided.
     if (session.store !== undefined || session.hasPendingPrivateData) {
       const unsynced = await syncWithStore(session, serverName, original, tool.signal);
       if (unsynced !== undefined) return unsynced;
     }
-    const refused = refusal();
+    const refused = this.#refusal();
     if (refused !== undefined) return ToolResult.error(refused);
     const sensitivity = session.privateData.sensitivity;
     // Without a switch under way the connection is known now; awaiting costs a turn per call.
     const connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
     // A second check: the switch above may have waited while another call escalated.
-    const lateRefusal = refusal();
+    const lateRefusal = this.#refusal();
     if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
-    const raw = await route.track(() =>
-      connection.callTool(original, args, {
-        ...(route.config.maxTotalTimeoutMs === undefined
-          ? {}
-          : { maxTotalTimeoutMs: route.config.maxTotalTimeoutMs }),
-        // Nothing can abort the default signal: do not make the SDK listen to it.
-        ...(tool.signal === NEVER_ABORTED ? {} : { signal: tool.signal }),
-        // Progress arrives on the transport's own callback; binding it here makes the
-        // reducers it runs part of this call, so a failure undoes them with the call.
-        onProgress: AsyncResource.bind((progress: Progress) => {
-          session.dispatch(
-            new McpToolProgress({
-              sessionId: session.sessionId,
-              serverName,
-              toolName: bridgedName,
-              originalName: original,
-              callId: tool.callId,
-              progress: progress.progress,
-              ...(progress.total === undefined ? {} : { total: progress.total }),
-              ...(progress.message === undefined ? {} : { message: progress.message }),
-              createdAt: new Date(),
-            }),
-          );
-        }),
-      }),
-    );
+    const options = this.#callOptions(tool);
+    const raw = await route.track(() => connection.callTool(original, args, options));
     // The server's word that private data entered counts even on a failed call.
     const reading = readPrivateDataMarker(raw._meta);
     if (reading.kind === 'marker') {
@@ -113,7 +152,7 @@ export function bridgeTool(
         new PrivateDataMarkerMalformed({
           sessionId: session.sessionId,
           serverName,
-          toolName: bridgedName,
+          toolName: this.#bridgedName,
           originalName: original,
           callId: tool.callId,
           reason: route.redact(reading.reason),
@@ -122,60 +161,82 @@ export function bridgeTool(
         }),
       );
     }
-    const violation = outputSchemaViolation(description.outputSchema, raw, ids);
+    const violation = outputSchemaViolation(this.#description.outputSchema, raw, {
+      serverName,
+      toolName: original,
+    });
     const limited = limitResult(raw, route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
-    if (result.success && sensitiveLevel !== undefined) {
-      session.privateData.add(`${serverName}.${original}`, sensitiveLevel);
+    if (result.success && this.#sensitiveLevel !== undefined) {
+      session.privateData.add(`${serverName}.${original}`, this.#sensitiveLevel);
     }
     // The escalation is in the store before the call returns, or the call fails.
     if (!session.hasPendingPrivateData) return result;
     const unrecorded = await recordEscalation(session, serverName, original, tool.signal);
     return unrecorded ?? result;
-  };
+  }
 
-  return Tool.create({
-    name: bridgedName,
-    description: bridgedDescription(serverName, original, description.description),
-    params,
-    inputSchema: description.inputSchema,
-    annotations,
-    origin: { kind: 'mcp', server: serverName, originalName: original },
-    handler: async (args, tool) => {
-      const fail = (error: unknown, note?: string): ToolResult<null> => {
-        const result = failure(error, {
-          session,
-          serverName,
-          bridgedName,
-          original,
-          callId: tool.callId,
-          signal: tool.signal,
-        });
-        return ToolResult.error(
-          route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
-        );
-      };
-      try {
-        return await callServer(args, tool);
-      } catch (error) {
-        // A route that fails closed stays closed: sending again (or reconnecting) cannot help.
-        if (!context.retry.enabled || tool.signal.aborted || route.failClosedReason !== undefined)
-          return fail(error);
-        const decision = decideRetry(error, annotations);
-        if (!decision.retry) return fail(error, decision.note);
-        // Taken now: the connection may reconnect by itself during the wait.
-        const failedSession = route.active.sessionsOpened;
-        try {
-          await pause(retryDelayMs(context.retry), tool.signal);
-          tool.signal.throwIfAborted();
-          if (decision.newSession) await route.renewSession(failedSession);
-          return await callServer(args, tool);
-        } catch (second) {
-          return fail(second, 'retried once');
-        }
-      }
-    },
-  });
+  #refusal(): string | undefined {
+    const { route, session } = this.#context;
+    return callRefusal(this.#bridgedName, this.#reach, {
+      hasPrivateData: session.privateData.hasPrivateData,
+      serverIsolated: route.isolateAt !== undefined,
+    });
+  }
+
+  /**
+   * Progress costs every request a token, and the SDK and the server work
+   * for it: it is asked for only when something sees it, or when the
+   * server's config says progress may keep a call alive past its timeout.
+   */
+  #callOptions(tool: ToolContext): CallOptions {
+    const { route, session } = this.#context;
+    // Nothing can abort the default signal: do not make the SDK listen to it.
+    const signal = tool.signal === NEVER_ABORTED ? undefined : tool.signal;
+    const { maxTotalTimeoutMs } = route.config;
+    if (maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
+      return signal === undefined ? NO_CALL_OPTIONS : { signal };
+    }
+    // Progress arrives on the transport's own callback; running it in the call's
+    // async context makes the reducers it runs part of this call, so a failure
+    // undoes them with the call.
+    const inCall = AsyncLocalStorage.snapshot();
+    return {
+      ...(signal === undefined ? {} : { signal }),
+      ...(maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs }),
+      onProgress: (progress: Progress) =>
+        inCall(() =>
+          session.dispatch(
+            new McpToolProgress({
+              sessionId: session.sessionId,
+              serverName: route.name,
+              toolName: this.#bridgedName,
+              originalName: this.#original,
+              callId: tool.callId,
+              progress: progress.progress,
+              ...(progress.total === undefined ? {} : { total: progress.total }),
+              ...(progress.message === undefined ? {} : { message: progress.message }),
+              createdAt: new Date(),
+            }),
+          ),
+        ),
+    };
+  }
+
+  #fail(error: unknown, tool: ToolContext, note?: string): ToolResult<null> {
+    const { route, session } = this.#context;
+    const result = failure(error, {
+      session,
+      serverName: route.name,
+      bridgedName: this.#bridgedName,
+      original: this.#original,
+      callId: tool.callId,
+      signal: tool.signal,
+    });
+    return ToolResult.error(
+      route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
+    );
+  }
 }
 
 /**
@@ -227,10 +288,11 @@ async function recordEscalation(
 
 function validatorOrRefusal(
   schema: unknown,
-  ids: { serverName: string; toolName: string },
+  serverName: string,
+  toolName: string,
 ): z.ZodType<Record<string, unknown>> {
   try {
-    return createInputValidator(schema, ids);
+    return createInputValidator(schema, { serverName, toolName });
   } catch (error) {
     // Fail closed: a schema we cannot honour refuses every call, with the reason.
     const reason = error instanceof Error ? error.message : String(error);

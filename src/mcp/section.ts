@@ -11,11 +11,13 @@ import {
   type SectionEnabledContext,
   type SectionRenderContext,
 } from '../prompt/section.js';
+import { sameItems } from '../prompt/same-items.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import {
+  type AvailableServer,
   DEFAULT_MCP_SECTION_KEY,
   McpClientGroup,
   type McpClientGroupOptions,
@@ -70,6 +72,8 @@ export class McpIntegrationSection extends Section<undefined> {
   /** The servers, connections and tools this section renders. */
   readonly group: McpClientGroup;
   readonly #templateParts: readonly TemplatePart[] | undefined;
+  /** The last body rendered, and what it was made of. */
+  #lastBody: { readonly inputs: readonly unknown[]; readonly body: string } | undefined;
 
   /** @throws McpConfigError for a bad server config; PromptValidationError for a bad template. */
   constructor(options: McpIntegrationSectionOptions) {
@@ -175,6 +179,25 @@ export class McpIntegrationSection extends Section<undefined> {
       );
     }
     const servers = this.group.availableServers;
+    const unavailable = this.unavailableServers;
+    // What the body is made of; the same as last time means the same body, and
+    // the inventory of many tools is not rebuilt (a server's tool list is
+    // frozen, and replaced when its tools change).
+    const inputs: unknown[] = [context.depth, context.path];
+    for (const server of servers) inputs.push(server.name, server.tools);
+    for (const server of unavailable) inputs.push(server.name, server.reason);
+    const last = this.#lastBody;
+    if (last !== undefined && sameItems(inputs, last.inputs)) return last.body;
+    const body = this.#renderInventory(servers, unavailable, context);
+    this.#lastBody = { inputs, body };
+    return body;
+  }
+
+  #renderInventory(
+    servers: readonly AvailableServer[],
+    unavailable: readonly UnavailableServer[],
+    context: SectionRenderContext,
+  ): string {
     const body =
       this.#templateParts === undefined
         ? renderDefaultInventory(servers, context.depth)
@@ -187,7 +210,7 @@ export class McpIntegrationSection extends Section<undefined> {
             },
             `section "${context.path}"`,
           );
-    const unavailable = renderUnavailable(this.unavailableServers, context.depth);
-    return [body, unavailable].filter((part) => part.length > 0).join('\n\n');
+    const warning = renderUnavailable(unavailable, context.depth);
+    return [body, warning].filter((part) => part.length > 0).join('\n\n');
   }
 }

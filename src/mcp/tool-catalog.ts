@@ -11,7 +11,9 @@ import type { RetryOptions } from './retry-policy.js';
 import { inputSchemaRefusal } from './schema/index.js';
 import { canonicalJsonText } from './schema/json.js';
 import type { ServerRoute } from './server-route.js';
-import { assertUniqueNames, bridgedToolName, isToolSelected } from './tool-naming.js';
+import { assertUniqueToolNames, bridgedToolName, isToolSelected } from './tool-naming.js';
+
+const NO_TOOLS: readonly McpTool[] = Object.freeze([]);
 
 /** The name a server gave a bridged tool. */
 export function originalName(tool: McpTool): string {
@@ -37,7 +39,7 @@ export class ToolCatalog {
 
   /** One server's tools (none when it has no entry). */
   of(server: string): readonly McpTool[] {
-    return this.#byServer.get(server) ?? [];
+    return this.#byServer.get(server) ?? NO_TOOLS;
   }
 
   /**
@@ -79,14 +81,8 @@ export class ToolCatalog {
    */
   publish(routes: readonly ServerRoute[]): void {
     const all: McpTool[] = [];
-    const entries: { bridged: string; original: string; serverName: string }[] = [];
-    for (const route of routes) {
-      for (const tool of this.of(route.name)) {
-        all.push(tool);
-        entries.push({ bridged: tool.name, original: originalName(tool), serverName: route.name });
-      }
-    }
-    assertUniqueNames('', entries);
+    for (const route of routes) all.push(...this.of(route.name));
+    assertUniqueToolNames(all);
     this.#all = Object.freeze(all);
   }
 
@@ -112,10 +108,7 @@ export class ToolCatalog {
           : bridgeTool(description, name, { session: this.#session, route, retry: this.#retry }),
       );
     }
-    assertUniqueNames(
-      route.name,
-      tools.map((tool) => ({ bridged: tool.name, original: originalName(tool) })),
-    );
+    // Names used twice within the server are found by publish, with the same message.
     return Object.freeze(tools);
   }
 }

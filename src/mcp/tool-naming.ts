@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
-import { MAX_TOOL_DESCRIPTION_LENGTH, TOOL_NAME_PATTERN } from '../tools/tool.js';
+import { MAX_TOOL_DESCRIPTION_LENGTH, type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { serverTextLine } from './server-text.js';
 
@@ -25,8 +25,14 @@ export function bridgedToolName(prefix: string, original: string): string {
 /** Applies `enabledTools` first, then `disabledTools`, to original names. */
 export function isToolSelected(config: ResolvedServerConfig, original: string): boolean {
   if (config.enabledTools !== undefined && !config.enabledTools.includes(original)) return false;
-  return !(config.disabledTools ?? []).includes(original);
+  return config.disabledTools?.includes(original) !== true;
 }
+
+/**
+ * Printable ASCII words separated by single spaces: text that
+ * `serverTextLine` would return unchanged (other text goes through it).
+ */
+const CLEAN_ASCII_LINE = /^[!-~]+(?: [!-~]+)*$/;
 
 /** A description that fits the tool rules: trimmed, at most 200 characters, never empty. */
 export function bridgedDescription(
@@ -34,6 +40,14 @@ export function bridgedDescription(
   original: string,
   description: string | undefined,
 ): string {
+  // Most servers send clean short lines: a test allocates nothing, where cleaning copies.
+  if (
+    description !== undefined &&
+    description.length <= MAX_TOOL_DESCRIPTION_LENGTH &&
+    CLEAN_ASCII_LINE.test(description)
+  ) {
+    return description;
+  }
   const text = serverTextLine(description ?? '', Number.POSITIVE_INFINITY);
   const line =
     text.length > 0 ? text : `Tool "${serverTextLine(original, 64)}" of MCP server "${serverName}"`;
@@ -42,29 +56,29 @@ export function bridgedDescription(
 }
 
 /**
- * Throws when two tools map to the same bridged name.
- * @throws McpSchemaError naming both originals.
+ * Throws when two tools (of one server or of two) have the same bridged name.
+ * @throws McpSchemaError naming both originals and their servers.
  */
-export function assertUniqueNames(
-  serverName: string,
-  entries: readonly {
-    readonly bridged: string;
-    readonly original: string;
-    readonly serverName?: string;
-  }[],
-): void {
-  const seen = new Map<string, { original: string; serverName: string }>();
-  for (const entry of entries) {
-    const owner = entry.serverName ?? serverName;
-    const other = seen.get(entry.bridged);
+export function assertUniqueToolNames(tools: readonly Tool[]): void {
+  const seen = new Map<string, Tool>();
+  for (const tool of tools) {
+    const other = seen.get(tool.name);
     if (other !== undefined) {
+      const [server, original] = serverAndOriginal(tool);
+      const [otherServer, otherOriginal] = serverAndOriginal(other);
       throw new McpSchemaError(
-        owner,
-        entry.original,
-        `bridged name "${entry.bridged}" is also the name of tool "${other.original}" of server "${other.serverName}"; ` +
+        server,
+        original,
+        `bridged name "${tool.name}" is also the name of tool "${otherOriginal}" of server "${otherServer}"; ` +
           'set a different toolPrefix or disable one of them',
       );
     }
-    seen.set(entry.bridged, { original: entry.original, serverName: owner });
+    seen.set(tool.name, tool);
   }
+}
+
+function serverAndOriginal(tool: Tool): readonly [server: string, original: string] {
+  return tool.origin.kind === 'mcp'
+    ? [tool.origin.server, tool.origin.originalName]
+    : ['', tool.name];
 }

@@ -1,10 +1,12 @@
 import type { z } from 'zod';
 import { PromptRenderError } from '../core/errors.js';
+import { isObserved } from '../runtime/event-bus.js';
 import { PromptRendered } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
 import type { PromptTemplate } from './prompt-template.js';
 import { RenderedPrompt } from './rendered-prompt.js';
+import { sameItems } from './same-items.js';
 import type { ParamsSchema, Section } from './section.js';
 
 /** Options of {@link Prompt.render}. */
@@ -22,6 +24,15 @@ export interface RenderOptions {
 export class Prompt {
   readonly template: PromptTemplate;
   readonly #bound = new Map<ParamsSchema, unknown>();
+  /** The last render's parts and text, and its tool lists and tools: reused when unchanged. */
+  #last: { readonly parts: readonly string[]; readonly text: string } | undefined;
+  #lastTools:
+    | {
+        readonly lists: readonly (readonly Tool[])[];
+        readonly paths: readonly string[];
+        readonly tools: readonly Tool[];
+      }
+    | undefined;
 
   constructor(template: PromptTemplate) {
     this.template = template;
@@ -54,9 +65,10 @@ export class Prompt {
    * @throws PromptRenderError for a missing value or params that do not parse.
    */
   render(options: RenderOptions = {}): RenderedPrompt {
-    const blocks: string[] = [];
-    const tools: Tool[] = [];
-    const owners = new Map<string, string>();
+    // Headings and bodies alternate; tool lists go with the path of their section.
+    const parts: string[] = [];
+    const toolLists: (readonly Tool[])[] = [];
+    const toolPaths: string[] = [];
     const { session } = options;
 
     const visit = (
@@ -81,37 +93,88 @@ export class Prompt {
             ...(session === undefined ? {} : { session }),
           })
           .trim();
-        blocks.push(body.length === 0 ? heading : `${heading}\n\n${body}`);
-        for (const tool of section.tools()) {
-          const owner = owners.get(tool.name);
-          if (owner !== undefined) {
-            throw new PromptRenderError(
-              `tool name "${tool.name}" is offered twice (sections "${owner}" and "${path}")`,
-            );
-          }
-          owners.set(tool.name, path);
-          tools.push(tool);
+        parts.push(heading, body);
+        const tools = section.tools();
+        if (tools.length > 0) {
+          toolLists.push(tools);
+          toolPaths.push(path);
         }
         visit(section.children, depth + 1, number, path);
       }
     };
     visit(this.template.sections, 0, '', '');
 
-    const rendered = new RenderedPrompt(blocks.join('\n\n'), Object.freeze(tools));
-    if (session !== undefined) {
+    const rendered = new RenderedPrompt(this.#text(parts), this.#tools(toolLists, toolPaths));
+    if (session !== undefined && isObserved(session, PromptRendered)) {
       session.dispatch(
         new PromptRendered({
           ns: this.template.ns,
           key: this.template.key,
           ...(this.template.name === undefined ? {} : { name: this.template.name }),
           text: rendered.text,
-          toolNames: Object.freeze(tools.map((t) => t.name)),
+          toolNames: Object.freeze(rendered.tools.map((t) => t.name)),
           sessionId: session.sessionId,
           createdAt: new Date(),
         }),
       );
     }
     return rendered;
+  }
+
+  /**
+   * The text of the headings and bodies, joined; the previous text when
+   * they are the same strings as last time (a section that caches its body
+   * returns the very same string, so comparing costs nothing, and a long
+   * prompt is not copied again).
+   */
+  #text(parts: readonly string[]): string {
+    const last = this.#last;
+    if (last !== undefined && sameItems(parts, last.parts)) return last.text;
+    const blocks: string[] = [];
+    for (let index = 0; index < parts.length; index += 2) {
+      const heading = parts[index]!;
+      const body = parts[index + 1]!;
+      blocks.push(body.length === 0 ? heading : `${heading}\n\n${body}`);
+    }
+    const text = blocks.join('\n\n');
+    this.#last = { parts, text };
+    return text;
+  }
+
+  /**
+   * Every offered tool, checked for names offered twice; the previous frozen
+   * list when the sections gave the same tool lists from the same paths.
+   * @throws PromptRenderError for a name offered by two sections.
+   */
+  #tools(lists: readonly (readonly Tool[])[], paths: readonly string[]): readonly Tool[] {
+    const last = this.#lastTools;
+    // Only frozen lists can be trusted to hold the same tools as last time.
+    if (
+      last !== undefined &&
+      sameItems(lists, last.lists) &&
+      sameItems(paths, last.paths) &&
+      lists.every((list) => Object.isFrozen(list))
+    ) {
+      return last.tools;
+    }
+    const tools: Tool[] = [];
+    const owners = new Map<string, string>();
+    lists.forEach((list, index) => {
+      const path = paths[index]!;
+      for (const tool of list) {
+        const owner = owners.get(tool.name);
+        if (owner !== undefined) {
+          throw new PromptRenderError(
+            `tool name "${tool.name}" is offered twice (sections "${owner}" and "${path}")`,
+          );
+        }
+        owners.set(tool.name, path);
+        tools.push(tool);
+      }
+    });
+    const frozen = Object.freeze(tools);
+    this.#lastTools = { lists, paths, tools: frozen };
+    return frozen;
   }
 
   #resolveParams(section: Section, path: string): unknown {

@@ -20,12 +20,30 @@ export class RenderedPrompt {
 
   /** The tools as `{ name, description, inputSchema }`, ready for an LLM API. */
   toolDefinitions(): readonly ToolDefinition[] {
-    return this.tools.map((tool) =>
-      Object.freeze({
-        name: tool.name,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-      }),
-    );
+    let definitions = listDefinitions.get(this.tools);
+    if (definitions === undefined) {
+      definitions = Object.freeze(this.tools.map(definitionOf));
+      listDefinitions.set(this.tools, definitions);
+    }
+    return definitions;
   }
+}
+
+// A tool is frozen, and `Prompt.render` hands out the same frozen tool list while
+// the tools do not change: both are safe keys, and an unchanged prompt's
+// definitions are built once.
+const toolDefinitions = new WeakMap<Tool, ToolDefinition>();
+const listDefinitions = new WeakMap<readonly Tool[], readonly ToolDefinition[]>();
+
+function definitionOf(tool: Tool): ToolDefinition {
+  let definition = toolDefinitions.get(tool);
+  if (definition === undefined) {
+    definition = Object.freeze({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+    });
+    toolDefinitions.set(tool, definition);
+  }
+  return definition;
 }

@@ -28,6 +28,34 @@ export interface EventBus {
   subscribeAll(handler: EventHandler<object>): Unsubscribe;
   /** Delivers `event` synchronously to its class's handlers, then to catch-all handlers. */
   dispatch(event: object): DispatchResult;
+  /**
+   * True when dispatching an event of exactly `eventClass` would call a
+   * handler (one of its class, or a catch-all one). Lets a producer skip
+   * work that only an observer needs. A bus without it counts as observed.
+   */
+  hasSubscribers?(eventClass: EventClass<object>): boolean;
+}
+
+/**
+ * Who may see an event dispatched through a session: its bus's handlers and
+ * its reducers. `hasReducers` is optional: a session that cannot say counts
+ * as having some.
+ */
+export interface EventObservers {
+  readonly bus: EventBus;
+  hasReducers?(eventClass: EventClass<object>): boolean;
+}
+
+/**
+ * True unless it is certain that nothing would see an event of exactly
+ * `eventClass`: no reducer and no bus handler. For skipping work that only
+ * an observer needs (building an event, asking a server for progress).
+ */
+export function isObserved(observers: EventObservers, eventClass: EventClass<object>): boolean {
+  return (
+    (observers.hasReducers?.(eventClass) ?? true) ||
+    (observers.bus.hasSubscribers?.(eventClass) ?? true)
+  );
 }
 
 const ALL_EVENTS = Symbol('all-events');
@@ -56,11 +84,15 @@ export class InProcessEventBus implements EventBus {
     return this.#on(ALL_EVENTS, handler);
   }
 
+  hasSubscribers(eventClass: EventClass<object>): boolean {
+    return this.#hasListeners(this.#keys.get(eventClass));
+  }
+
   dispatch(event: object): DispatchResult {
     const key = this.#keys.get(event.constructor);
+    if (!this.#hasListeners(key)) return EMPTY_RESULT;
     const typed = key === undefined ? [] : this.#emitter.listeners(key);
     const all = this.#emitter.listeners(ALL_EVENTS);
-    if (typed.length === 0 && all.length === 0) return EMPTY_RESULT;
     const errors: unknown[] = [];
     for (const listener of [...typed, ...all]) {
       try {
@@ -74,6 +106,14 @@ export class InProcessEventBus implements EventBus {
       errors: Object.freeze(errors),
       ok: errors.length === 0,
     });
+  }
+
+  /** Counting does not copy the listener lists, as `listeners()` does. */
+  #hasListeners(key: symbol | undefined): boolean {
+    return (
+      (key !== undefined && this.#emitter.listenerCount(key) > 0) ||
+      this.#emitter.listenerCount(ALL_EVENTS) > 0
+    );
   }
 
   #on(key: symbol, handler: EventHandler<object>): Unsubscribe {

@@ -117,6 +117,15 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
     return new Tool(options, description);
   }
 
+  /**
+   * @internal Creates a tool whose name and description are valid by
+   * construction (bridged MCP tools: `bridgedToolName`, `bridgedDescription`),
+   * without checking them again; `description` must be trimmed already.
+   */
+  static trusted<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
+    return new Tool(options, options.description);
+  }
+
   /** The zod schema that validates the arguments (built on first use when given as a function). */
   get params(): S {
     if (this.#params === undefined) {

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
-import { invokeTool, Session } from '../../src/index.js';
+import { invokeTool, McpToolProgress, Session, type EventClass } from '../../src/index.js';
 import { bridgeTool } from '../../src/mcp/bridge-tool.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
 import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
@@ -17,7 +17,11 @@ afterEach(async () => {
   await Promise.all(routes.splice(0).map((route) => route.close()));
 });
 
-async function bridged(tools: readonly RawTool[], extra: Record<string, unknown> = {}) {
+async function bridged(
+  tools: readonly RawTool[],
+  extra: Record<string, unknown> = {},
+  session = new Session(),
+) {
   const raw = rawToolServer(tools);
   const [config] = parseServerConfigs([
     { name: 'srv', transport: { type: 'in-memory', server: raw.server }, ...extra },
@@ -35,7 +39,6 @@ async function bridged(tools: readonly RawTool[], extra: Record<string, unknown>
   });
   routes.push(route);
   await route.connect();
-  const session = new Session();
   const byName = new Map(
     route.tools.map((description) => [
       description.name,
@@ -122,5 +125,84 @@ describe('bridgeTool', () => {
     fail = false;
     await invokeTool(tool('load'), {}, { session });
     expect(session.privateData.sensitivity).toBe('secret');
+  });
+});
+
+describe('bridgeTool asks for progress only when something observes it', () => {
+  /** A session that can say it has no reducers (a plain one cannot, and counts as observed). */
+  class ReducerlessSession extends Session {
+    hasReducers(_eventClass: EventClass<object>): boolean {
+      return false;
+    }
+  }
+
+  /** A tool that records the progress token of each request and reports progress on it. */
+  function progressTool(tokens: unknown[]): RawTool {
+    return {
+      name: 'work',
+      inputSchema: { type: 'object' },
+      handler: async (_args, extra) => {
+        const token = extra._meta?.progressToken;
+        tokens.push(token);
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: 1, total: 1 },
+          });
+        }
+        return { content: [{ type: 'text', text: 'done' }] };
+      },
+    };
+  }
+
+  it('sends no progress token when nothing observes McpToolProgress', async () => {
+    const tokens: unknown[] = [];
+    const { session, tool } = await bridged([progressTool(tokens)], {}, new ReducerlessSession());
+    expect((await invokeTool(tool('work'), {}, { session })).success).toBe(true);
+    expect(tokens).toEqual([undefined]);
+  });
+
+  it('sends one, and publishes the progress, once a subscriber listens (and not after it leaves)', async () => {
+    const tokens: unknown[] = [];
+    const { session, tool } = await bridged([progressTool(tokens)], {}, new ReducerlessSession());
+    const seen: McpToolProgress[] = [];
+    const off = session.bus.subscribe(McpToolProgress, (event) => seen.push(event));
+    const result = await invokeTool(tool('work'), {}, { session });
+    expect(result.success).toBe(true);
+    expect(tokens).toHaveLength(1);
+    expect(tokens[0]).toBeDefined();
+    expect(seen).toMatchObject([{ toolName: 'srv_work', originalName: 'work', progress: 1 }]);
+    off();
+    await invokeTool(tool('work'), {}, { session });
+    expect(tokens[1]).toBeUndefined();
+  });
+
+  it('sends one when a catch-all subscriber listens', async () => {
+    const tokens: unknown[] = [];
+    const { session, tool } = await bridged([progressTool(tokens)], {}, new ReducerlessSession());
+    session.bus.subscribeAll(() => undefined);
+    await invokeTool(tool('work'), {}, { session });
+    expect(tokens[0]).toBeDefined();
+  });
+
+  it('sends one when the session cannot say it has no reducer on McpToolProgress', async () => {
+    const tokens: unknown[] = [];
+    const { session, tool } = await bridged([progressTool(tokens)]);
+    const ticks = session.slice('ticks', { initial: { n: 0 } });
+    ticks.on(McpToolProgress, (draft) => void (draft.n += 1));
+    await invokeTool(tool('work'), {}, { session });
+    expect(tokens[0]).toBeDefined();
+    expect(ticks.get().n).toBe(1);
+  });
+
+  it('sends one when the server config sets maxTotalTimeoutMs, so progress keeps the call alive', async () => {
+    const tokens: unknown[] = [];
+    const { session, tool } = await bridged(
+      [progressTool(tokens)],
+      { maxTotalTimeoutMs: 5_000 },
+      new ReducerlessSession(),
+    );
+    await invokeTool(tool('work'), {}, { session });
+    expect(tokens[0]).toBeDefined();
   });
 });

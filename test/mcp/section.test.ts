@@ -425,6 +425,50 @@ describe('tool lists that change or come in pages', () => {
     expect(section.tools().map((tool) => tool.name)).toEqual(['dyn_first']);
   });
 
+  it('a prompt rendered again follows the tool list: the same text and definitions while it stands, the new ones after it changed', async () => {
+    const server = new McpServer({ name: 'dynamic', version: '1.0.0' });
+    server.registerTool(
+      'first',
+      { description: 'The first tool', inputSchema: { x: z.string() } },
+      ({ x }) => ({ content: [{ type: 'text', text: `first ${x}` }] }),
+    );
+    const session = new Session();
+    const events = recordEvents(session);
+    await using section = new McpIntegrationSection({
+      servers: [{ name: 'dyn', transport: { type: 'in-memory', server } }],
+      session,
+    });
+    await section.connect();
+    const prompt = new Prompt(
+      PromptTemplate.create({ ns: 'test', key: 'prompt', sections: [section] }),
+    );
+    const before = prompt.render({ session });
+    const again = prompt.render({ session });
+    expect(again.text).toBe(before.text);
+    expect(again.tools).toBe(before.tools);
+    expect(again.toolDefinitions()).toBe(before.toolDefinitions());
+    expect(before.toolDefinitions().map((definition) => definition.name)).toEqual(['dyn_first']);
+
+    server.registerTool(
+      'second',
+      { description: 'The second tool', inputSchema: { n: z.number() } },
+      ({ n }) => ({ content: [{ type: 'text', text: `second ${n}` }] }),
+    );
+    await waitFor(() => events.of(McpToolsChanged).length >= 1, {
+      timeoutMs: 5_000,
+      description: 'McpToolsChanged',
+    });
+    const after = prompt.render({ session });
+    expect(after.text).toContain('- `dyn_second` - The second tool');
+    expect(after.tools.map((tool) => tool.name)).toEqual(['dyn_first', 'dyn_second']);
+    expect(after.toolDefinitions().map((definition) => definition.name)).toEqual([
+      'dyn_first',
+      'dyn_second',
+    ]);
+    // The unchanged tool keeps its definition object.
+    expect(after.toolDefinitions()[0]).toBe(before.toolDefinitions()[0]);
+  });
+
   it('follows nextCursor until every page is listed', async () => {
     const names = ['t1', 't2', 't3', 't4', 't5'];
     const raw = rawToolServer(

@@ -17,6 +17,8 @@ import {
   invokeTool,
   type McpServerConfig,
 } from '../../src/index.js';
+import fc from 'fast-check';
+import { serverTextLine } from '../../src/mcp/server-text.js';
 import { bridgedDescription, bridgedToolName, isToolSelected } from '../../src/mcp/tool-naming.js';
 import { rawToolServer, toolNamed, type RawTool } from '../support/mcp-fixtures.js';
 
@@ -109,6 +111,29 @@ describe('bridgedDescription', () => {
     expect(bridgedDescription('srv', 'tool', '  Reads\n\n  a   file ')).toBe('Reads a file');
     expect(bridgedDescription('srv', 'tool', undefined)).toBe('Tool "tool" of MCP server "srv"');
     expect(bridgedDescription('srv', 'tool', '   ')).toBe('Tool "tool" of MCP server "srv"');
+  });
+
+  it('gives a clean line back as it is, and cleans anything else the way serverTextLine does', () => {
+    const cleaned = (text: string): string => {
+      const line = serverTextLine(text, Number.POSITIVE_INFINITY);
+      if (line.length === 0) return 'Tool "tool" of MCP server "srv"';
+      if (line.length <= MAX_TOOL_DESCRIPTION_LENGTH) return line;
+      return `${line.slice(0, MAX_TOOL_DESCRIPTION_LENGTH - 1).trimEnd()}…`;
+    };
+    const text = fc.oneof(
+      fc.string({
+        unit: fc.constantFrom('a', 'b', ' ', '\t', '\n', '\u200b', 'é', '\u0085', '\u2028'),
+      }),
+      fc.string({ unit: 'grapheme-ascii', maxLength: 220 }),
+    );
+    fc.assert(
+      fc.property(text, (description) => {
+        expect(bridgedDescription('srv', 'tool', description)).toBe(cleaned(description));
+      }),
+      { numRuns: 2_000 },
+    );
+    const clean = 'Reads a file, returns its text (UTF-8).';
+    expect(bridgedDescription('srv', 'tool', clean)).toBe(clean);
   });
 });
 

@@ -400,3 +400,46 @@ describe('PromptRendered', () => {
     expect(events[0]!.createdAt).toBeInstanceOf(Date);
   });
 });
+
+describe('rendering again', () => {
+  it('gives the same text, tools and definitions when nothing changed, and new ones when a section did', () => {
+    const options = { rulesEnabled: true };
+    const sections = tree(options);
+    const prompt = new Prompt(PromptTemplate.create({ ns: 'test', key: 'prompt', sections }));
+    prompt.bind(Context, { user: 'Ada', budget: 5 });
+    const first = prompt.render();
+    const second = prompt.render();
+    expect(second.text).toBe(first.text);
+    expect(second.tools).toBe(first.tools);
+    expect(second.toolDefinitions()).toBe(first.toolDefinitions());
+
+    prompt.bind(Context, { user: 'Grace', budget: 5 });
+    const rebound = prompt.render();
+    expect(rebound.text).toContain('You are helping Grace.');
+    expect(rebound.tools).toBe(first.tools);
+
+    options.rulesEnabled = false;
+    const without = prompt.render();
+    expect(without.text).not.toContain('Be brief.');
+    expect(without.tools.map((t) => t.name)).toEqual(['lookup', 'answer']);
+    expect(without.toolDefinitions().map((d) => d.name)).toEqual(['lookup', 'answer']);
+  });
+
+  it('publishes PromptRendered on every render to a subscriber', () => {
+    const session = new Session();
+    const seen: PromptRendered[] = [];
+    session.bus.subscribe(PromptRendered, (event) => seen.push(event));
+    const prompt = new Prompt(
+      PromptTemplate.create({
+        ns: 'test',
+        key: 'prompt',
+        sections: [
+          new MarkdownSection({ key: 'a', title: 'A', template: 'a', tools: [tool('one')] }),
+        ],
+      }),
+    );
+    prompt.render({ session });
+    prompt.render({ session });
+    expect(seen.map((event) => event.toolNames)).toEqual([['one'], ['one']]);
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InProcessEventBus, defineEvent } from '../../src/index.js';
+import { isObserved } from '../../src/runtime/event-bus.js';
 
 class OrderPlaced extends defineEvent<{ readonly orderId: string }>() {}
 class OrderCancelled extends defineEvent<{ readonly orderId: string }>() {}
@@ -154,5 +155,46 @@ describe('defineEvent', () => {
     const event = new OrderPlaced(init);
     init.orderId = 'changed';
     expect(event.orderId).toBe('o-10');
+  });
+
+  it('says whether a class has subscribers: its own or catch-all ones, until they unsubscribe', () => {
+    const bus = new InProcessEventBus();
+    expect(bus.hasSubscribers(OrderPlaced)).toBe(false);
+    const off = bus.subscribe(OrderPlaced, () => undefined);
+    expect(bus.hasSubscribers(OrderPlaced)).toBe(true);
+    expect(bus.hasSubscribers(OrderCancelled)).toBe(false);
+    expect(bus.hasSubscribers(RushOrderPlaced)).toBe(false);
+    off();
+    expect(bus.hasSubscribers(OrderPlaced)).toBe(false);
+    const offAll = bus.subscribeAll(() => undefined);
+    expect(bus.hasSubscribers(OrderCancelled)).toBe(true);
+    offAll();
+    expect(bus.hasSubscribers(OrderCancelled)).toBe(false);
+  });
+});
+
+describe('isObserved', () => {
+  const quiet = { hasReducers: () => false };
+
+  it('is false only when neither a reducer nor a bus handler would see the event', () => {
+    const bus = new InProcessEventBus();
+    expect(isObserved({ bus, ...quiet }, OrderPlaced)).toBe(false);
+    bus.subscribe(OrderPlaced, () => undefined);
+    expect(isObserved({ bus, ...quiet }, OrderPlaced)).toBe(true);
+    expect(isObserved({ bus, ...quiet }, OrderCancelled)).toBe(false);
+    expect(isObserved({ bus, hasReducers: (c) => c === OrderCancelled }, OrderCancelled)).toBe(
+      true,
+    );
+  });
+
+  it('counts as observed what it cannot tell: a bus without hasSubscribers, no hasReducers', () => {
+    const bus = new InProcessEventBus();
+    const opaqueBus = {
+      subscribe: bus.subscribe.bind(bus),
+      subscribeAll: bus.subscribeAll.bind(bus),
+      dispatch: bus.dispatch.bind(bus),
+    };
+    expect(isObserved({ bus: opaqueBus, ...quiet }, OrderPlaced)).toBe(true);
+    expect(isObserved({ bus }, OrderPlaced)).toBe(true);
   });
 });

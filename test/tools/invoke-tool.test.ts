@@ -119,6 +119,20 @@ describe('invokeTool', () => {
       });
     });
 
+    it('runs the checks of a synchronous schema once per call', async () => {
+      const { session } = fixture();
+      let checks = 0;
+      const tool = Tool.create({
+        name: 'count',
+        description: 'Counts checks',
+        params: z.object({ n: z.number().refine(() => (checks += 1) > 0) }),
+        handler: () => ToolResult.ok(null),
+      });
+      await invokeTool(tool, { n: 1 }, { session });
+      await invokeTool(tool, { n: 2 }, { session });
+      expect(checks).toBe(2);
+    });
+
     it('turns a throwing transform into an error result', async () => {
       const { session, events } = fixture();
       const tool = Tool.create({
@@ -402,6 +416,27 @@ describe('invokeTool', () => {
       await invokeTool(tool, { text: 'b' }, { session });
       expect(events).toHaveLength(2);
       expect(events[0]!.callId).not.toBe(events[1]!.callId);
+    });
+
+    it('publishes ToolInvoked on a bus that cannot say whether anyone listens', async () => {
+      const dispatched: object[] = [];
+      const bus = {
+        subscribe: () => () => undefined,
+        subscribeAll: () => () => undefined,
+        dispatch: (event: object) => {
+          dispatched.push(event);
+          return { handlersInvoked: 1, errors: [], ok: true };
+        },
+      };
+      const session = new Session({ bus });
+      session.slice<Ledger>('ledger', { initial: { entries: [] } });
+      await invokeTool(
+        writer(() => ToolResult.ok(null)),
+        { text: 'a' },
+        { session },
+      );
+      expect(dispatched).toMatchObject([{ toolName: 'write', params: { text: 'a', count: 1 } }]);
+      expect(dispatched[0]).toBeInstanceOf(ToolInvoked);
     });
 
     it('publishes the parsed params, the result and where the tool came from', async () => {
