@@ -28,6 +28,7 @@ export const COMPARISONS: Readonly<Record<string, () => Promise<Comparison>>> = 
   render: async () => (await import('./render.js')).render,
   scaling: async () => (await import('./scaling.js')).scaling,
   'session-stores': async () => (await import('./store-call.js')).sessionStores,
+  workers: async () => (await import('./workers.js')).workers,
   snapshot: async () => (await import('./snapshot.js')).snapshot,
   concurrency: async () => (await import('./concurrency.js')).concurrency,
   'connect-five': async () => (await import('./connect.js')).connectFive,

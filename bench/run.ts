@@ -44,6 +44,7 @@ const PLAN: readonly Step[] = [
   { name: 'render', timeoutMs: 120_000 },
   { name: 'scaling', timeoutMs: 120_000 },
   { name: 'session-stores', timeoutMs: 120_000 },
+  { name: 'workers', timeoutMs: 180_000 },
   { name: 'snapshot', timeoutMs: 60_000 },
   { name: 'concurrency', timeoutMs: 90_000 },
   { name: 'connect-five', timeoutMs: 150_000 },
