@@ -10,7 +10,7 @@
  * and whether it was refused.
  */
 import { randomUUID } from 'node:crypto';
-import type { SessionStore } from '../src/index.js';
+import type { SessionStore, Tool } from '../src/index.js';
 import { loadLibrary, loadRedisEntry } from './library.js';
 import { ECHO_ARGS, MARKER_KEY, sessionServer } from './servers.js';
 
@@ -89,16 +89,17 @@ async function main(): Promise<void> {
     await nextMessage();
     const records: CallRecord[] = [];
     for (let i = 0; i < task.calls; i += 1) {
-      const escalate = task.escalateAt?.call === i;
-      const [name, target, args] = escalate
-        ? ([
-            'load_dataset',
-            load,
-            { dataset: `w${task.index}-${randomUUID()}`, sensitivity: task.escalateAt.level },
-          ] as const)
-        : i % 2 === 0
-          ? (['echo', echo, ECHO_ARGS] as const)
-          : (['fetch_url', fetchUrl, { url: 'https://example.com/' }] as const);
+      const { escalateAt } = task;
+      let call: [CallRecord['tool'], Tool, Record<string, unknown>];
+      if (escalateAt?.call === i) {
+        const dataset = `w${task.index}-${randomUUID()}`;
+        call = ['load_dataset', load, { dataset, sensitivity: escalateAt.level }];
+      } else if (i % 2 === 0) {
+        call = ['echo', echo, { ...ECHO_ARGS }];
+      } else {
+        call = ['fetch_url', fetchUrl, { url: 'https://example.com/' }];
+      }
+      const [name, target, args] = call;
       const startUs = nowUs();
       const result = await lib.invokeTool(target, args, { session });
       records.push({
