@@ -12,7 +12,7 @@ function times(value: number | undefined): string {
 export function formatValue(row: ResultRow): string {
   if (row.value === null) return '—';
   const abs = Math.abs(row.value);
-  const digits = abs >= 100 ? 1 : abs >= 1 ? 2 : 4;
+  const digits = Number.isInteger(row.value) ? 0 : abs >= 100 ? 1 : abs >= 1 ? 2 : 4;
   return `${row.value.toFixed(digits)} ${row.unit}`;
 }
 
