@@ -1,6 +1,7 @@
 /**
  * Runs one comparison in this process and writes its rows as JSON:
- * `node --import tsx bench/child.ts <comparison> <out.json>`.
+ * `node --expose-gc --import tsx bench/child.ts <comparison> <out.json>`
+ * (`BENCH_QUICK=1` for a smoke run).
  * `bench/run.ts` starts one of these per comparison, so that no comparison
  * inherits another's heap, JIT state or child processes.
  */
@@ -13,16 +14,21 @@ type Comparison = () => Promise<ResultRow[]>;
 
 /** Every comparison, by the name `run.ts` passes; each loads only its own module. */
 export const COMPARISONS: Readonly<Record<string, () => Promise<Comparison>>> = {
-  'per-call-stdio': async () => {
-    const { perCall } = await import('./per-call.js');
-    return () => perCall('stdio');
-  },
   'per-call-in-memory': async () => {
     const { perCall } = await import('./per-call.js');
     return () => perCall('in-memory');
   },
-  'own-cost': async () => (await import('./own-cost.js')).ownCost,
-  schemas: async () => (await import('./schemas.js')).schemas,
+  'per-call-stdio': async () => {
+    const { perCall } = await import('./per-call.js');
+    return () => perCall('stdio');
+  },
+  'own-cpu': async () => (await import('./own-cpu.js')).ownCpu,
+  allocation: async () => (await import('./allocation.js')).allocation,
+  'connect-many': async () => (await import('./connect-many.js')).connectMany,
+  render: async () => (await import('./render.js')).render,
+  scaling: async () => (await import('./scaling.js')).scaling,
+  'session-stores': async () => (await import('./store-call.js')).sessionStores,
+  workers: async () => (await import('./workers.js')).workers,
   snapshot: async () => (await import('./snapshot.js')).snapshot,
   concurrency: async () => (await import('./concurrency.js')).concurrency,
   'connect-five': async () => (await import('./connect.js')).connectFive,

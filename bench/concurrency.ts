@@ -4,19 +4,22 @@
  * client doing the same on its own server. Every call must succeed, and no
  * process warning (e.g. too many abort listeners) may appear.
  */
-import { invokeTool } from '../src/index.js';
 import { openSection, rawClient } from './contenders.js';
+import { isQuick } from './interleave.js';
+import { loadLibrary } from './library.js';
 import { ECHO_ARGS, ECHO_TEXT } from './servers.js';
 import { alternate, type Contender, cpuRatio, median, type ResultRow, round } from './stats.js';
 
 const CALLS = 1_000;
-const ROUNDS = 7;
+const ROUNDS = isQuick() ? 2 : 7;
 
 const RAW = 'raw SDK, Promise.all of 1,000 callTool';
 const BRIDGED = 'invokeTool, Promise.all of 1,000';
 
 /** Runs comparison 5. */
 export async function concurrency(): Promise<ResultRow[]> {
+  const lib = await loadLibrary();
+  const { invokeTool } = lib;
   // Warnings are emitted on a later tick; each is put down to the batch running then.
   let running = RAW;
   const warnings: Record<string, string[]> = { [RAW]: [], [BRIDGED]: [] };
@@ -25,7 +28,7 @@ export async function concurrency(): Promise<ResultRow[]> {
   };
   process.on('warning', onWarning);
   const raw = await rawClient('stdio');
-  const { section, echo, session } = await openSection('stdio');
+  const { section, echo, session } = await openSection(lib, 'stdio');
   const errors = { [RAW]: 0, [BRIDGED]: 0 };
   const firstError: Record<string, string> = {};
   const note = (who: typeof RAW | typeof BRIDGED, message: string): void => {
@@ -74,7 +77,7 @@ export async function concurrency(): Promise<ResultRow[]> {
       const row: ResultRow = {
         comparison: '1,000 concurrent calls, one stdio connection',
         contender,
-        median: round(CALLS / (ms / 1_000), 0),
+        value: round(CALLS / (ms / 1_000), 0),
         unit: 'calls/s',
         note:
           `${round(ms, 1)} ms a batch; errors: ${count}${count > 0 ? ` (${firstError[contender]})` : ''}; ` +

@@ -1,22 +1,24 @@
 /**
- * One factory per way of calling `echo`: the raw SDK client, this
- * library's bridged tool through `invokeTool`, LangChain's adapters and
- * Mastra's client. Each opens its own server (its own process on stdio)
- * so that no two contenders share a pipe.
+ * One factory per way of calling `echo`: the raw SDK client, the library's
+ * bridged tool through `invokeTool` (dist or src, with or without a caller
+ * signal, subscribers, many tools, a big session), LangChain's adapters and
+ * Mastra's client. Each opens its own server — its own process on stdio, its
+ * own `McpServer` in memory — so that no two contenders share a pipe.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { invokeTool, McpIntegrationSection, Session, type Tool } from '../src/index.js';
-import type { McpTransportConfig } from '../src/config/server-config.js';
+import type { McpIntegrationSection, Session, Tool } from '../src/index.js';
+import type { Caller } from './interleave.js';
+import type { Library } from './library.js';
 import { type InvokableTool, langChainAdapters, type MastraTool, mastraMcp } from './peers.js';
 import { ECHO_ARGS, ECHO_TEXT, echoServer, everythingStdio } from './servers.js';
-import type { Contender } from './stats.js';
 
 /** A contender holding a connection; `close()` ends it and its server. */
-export interface OpenContender extends Contender {
+export interface OpenCaller extends Caller {
   close(): Promise<void>;
 }
 
@@ -34,69 +36,117 @@ function firstText(result: CallToolResult): unknown {
   return block?.type === 'text' ? block.text : undefined;
 }
 
-/** A raw SDK client on its own transport, already connected. */
-export async function rawClient(transport: Transport, server?: McpServer): Promise<Client> {
+/** A raw SDK client on its own transport (and its own server), connected. */
+export async function rawClient(
+  transport: Transport,
+  server: McpServer | Server = echoServer(),
+): Promise<Client> {
   const client = new Client(CLIENT_INFO);
   if (transport === 'stdio') {
     const { command, args } = everythingStdio();
     await client.connect(new StdioClientTransport({ command, args: [...args], stderr: 'ignore' }));
   } else {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await (server ?? echoServer()).connect(serverSide);
+    await server.connect(serverSide);
     await client.connect(clientSide);
   }
   return client;
 }
 
+/** Options of {@link openRaw}. */
+export interface RawOptions {
+  /** Pass a fresh `AbortSignal` with every call, as a caller with a per-call timeout does. */
+  readonly signal?: boolean;
+  /** The in-memory server. @default echoServer() */
+  readonly server?: McpServer | Server;
+}
+
 /** `Client.callTool` of the SDK, nothing else. */
-export async function openRaw(name: string, transport: Transport): Promise<OpenContender> {
-  const client = await rawClient(transport);
-  const params = { name: 'echo', arguments: { ...ECHO_ARGS } };
-  expectEcho(firstText((await client.callTool(params)) as CallToolResult), name);
-  return {
-    name,
-    run: async () => {
-      await client.callTool(params);
-    },
-    close: () => client.close(),
-  };
-}
-
-/** The section's transport config for `transport`. */
-export function sectionTransport(transport: Transport): McpTransportConfig {
-  if (transport === 'in-memory') return { type: 'in-memory', server: echoServer() };
-  const { command, args } = everythingStdio();
-  return { type: 'stdio', command, args };
-}
-
-/** A connected section and its bridged `echo` tool. */
-export async function openSection(
+export async function openRaw(
+  name: string,
   transport: Transport,
-  session = new Session(),
+  options: RawOptions = {},
+): Promise<OpenCaller> {
+  const client = await rawClient(transport, options.server);
+  const params = { name: 'echo', arguments: ECHO_ARGS };
+  expectEcho(firstText((await client.callTool(params)) as CallToolResult), name);
+  const call = options.signal
+    ? () => client.callTool(params, undefined, { signal: new AbortController().signal })
+    : () => client.callTool(params);
+  return { name, call, close: () => client.close() };
+}
+
+/** Options of {@link openSection}. */
+export interface SectionOptions {
+  /** The session the section belongs to. @default a new one */
+  readonly session?: Session;
+  /** The in-memory server. @default echoServer() */
+  readonly server?: McpServer | Server;
+}
+
+/** A connected section of `lib` and its bridged `echo` tool. */
+export async function openSection(
+  lib: Library,
+  transport: Transport,
+  options: SectionOptions = {},
 ): Promise<{ section: McpIntegrationSection; echo: Tool; session: Session }> {
-  const section = new McpIntegrationSection({
-    servers: [{ name: 'everything', transport: sectionTransport(transport) }],
+  const session = options.session ?? new lib.Session();
+  const { command, args } = everythingStdio();
+  const section = new lib.McpIntegrationSection({
+    servers: [
+      {
+        name: 'everything',
+        transport:
+          transport === 'in-memory'
+            ? { type: 'in-memory', server: options.server ?? echoServer() }
+            : { type: 'stdio', command, args: [...args] },
+      },
+    ],
     session,
   });
   await section.connect();
   const echo = section.tools().find((tool) => tool.name === 'everything_echo');
-  if (echo === undefined) throw new Error('the section has no everything_echo tool');
+  if (echo === undefined) {
+    await section.disconnect();
+    throw new Error('the section has no everything_echo tool');
+  }
   return { section, echo, session };
 }
 
-/** `invokeTool` on the bridged `echo`: validation, snapshot, event included. */
-export async function openBridged(name: string, transport: Transport): Promise<OpenContender> {
-  const { section, echo, session } = await openSection(transport);
-  const first = await invokeTool(echo, { ...ECHO_ARGS }, { session });
+/** Options of {@link openBridged}. */
+export interface BridgedOptions extends SectionOptions {
+  /** Pass a fresh `AbortSignal` with every call. */
+  readonly signal?: boolean;
+  /** How many `ToolInvoked` subscribers (each does nothing) the session has. @default 0 */
+  readonly subscribers?: number;
+}
+
+/** `invokeTool` on the bridged `echo`: validation, snapshot, rollback, events, ratchet included. */
+export async function openBridged(
+  lib: Library,
+  name: string,
+  transport: Transport,
+  options: BridgedOptions = {},
+): Promise<OpenCaller> {
+  const { section, echo, session } = await openSection(lib, transport, options);
+  let seen = 0;
+  for (let i = 0; i < (options.subscribers ?? 0); i += 1) {
+    session.bus.subscribe(lib.ToolInvoked, () => {
+      seen += 1;
+    });
+  }
+  const first = await lib.invokeTool(echo, { ...ECHO_ARGS }, { session });
   expectEcho(first.message, name);
-  return {
-    name,
-    run: async () => {
-      const result = await invokeTool(echo, ECHO_ARGS, { session });
-      if (!result.success) throw new Error(`${name}: ${result.message}`);
-    },
-    close: () => section.disconnect(),
+  if ((options.subscribers ?? 0) > 0 && seen === 0) throw new Error(`${name}: no ToolInvoked seen`);
+  const call = async (): Promise<void> => {
+    const result = await lib.invokeTool(
+      echo,
+      ECHO_ARGS,
+      options.signal ? { session, signal: new AbortController().signal } : { session },
+    );
+    if (!result.success) throw new Error(`${name}: ${result.message}`);
   };
+  return { name, call, close: () => section.disconnect() };
 }
 
 /**
@@ -104,7 +154,7 @@ export async function openBridged(name: string, transport: Transport): Promise<O
  * in memory (which `MultiServerMCPClient` cannot reach) `loadMcpTools` on a
  * raw SDK client, the function `MultiServerMCPClient` itself uses.
  */
-export async function openLangChain(name: string, transport: Transport): Promise<OpenContender> {
+export async function openLangChain(name: string, transport: Transport): Promise<OpenCaller> {
   const { MultiServerMCPClient, loadMcpTools } = await langChainAdapters();
   let tools: readonly InvokableTool[];
   let close: () => Promise<void>;
@@ -125,17 +175,11 @@ export async function openLangChain(name: string, transport: Transport): Promise
   const echo = tools.find((tool) => tool.name === 'echo' || tool.name.endsWith('__echo'));
   if (echo === undefined) throw new Error(`${name}: no echo tool`);
   expectEcho(await echo.invoke({ ...ECHO_ARGS }), name);
-  return {
-    name,
-    run: async () => {
-      await echo.invoke(ECHO_ARGS);
-    },
-    close,
-  };
+  return { name, call: () => echo.invoke(ECHO_ARGS), close };
 }
 
 /** Mastra: `MCPClient` → `getTools()` → `execute({ context })`. stdio (or HTTP) only. */
-export async function openMastra(name: string): Promise<OpenContender> {
+export async function openMastra(name: string): Promise<OpenCaller> {
   const { MCPClient } = await mastraMcp();
   const { command, args } = everythingStdio();
   const client = new MCPClient({
@@ -150,13 +194,42 @@ export async function openMastra(name: string): Promise<OpenContender> {
     expectEcho(firstText(first), name);
     return {
       name,
-      run: async () => {
-        await echo.execute({ context: ECHO_ARGS });
-      },
+      call: () => echo.execute({ context: ECHO_ARGS }),
       close: () => client.disconnect(),
     };
   } catch (error) {
     await client.disconnect().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Opens every contender in order; a peer (a name in `optional`) that cannot
+ * run is reported instead of failing the comparison. On any other failure
+ * closes what was opened and rethrows.
+ */
+export async function openAll(
+  attempts: readonly (readonly [string, () => Promise<OpenCaller>])[],
+  optional: readonly string[] = [],
+): Promise<{ open: OpenCaller[]; failed: Record<string, string> }> {
+  const open: OpenCaller[] = [];
+  const failed: Record<string, string> = {};
+  for (const [name, start] of attempts) {
+    try {
+      open.push(await start());
+    } catch (error) {
+      if (!optional.includes(name)) {
+        await closeAll(open);
+        throw error;
+      }
+      const message = error instanceof Error ? error.message : String(error);
+      failed[name] = `cannot run: ${message.split('\n')[0] ?? message}`;
+    }
+  }
+  return { open, failed };
+}
+
+/** Closes every contender, even when one fails to close. */
+export async function closeAll(open: readonly OpenCaller[]): Promise<void> {
+  await Promise.allSettled(open.map((c) => c.close()));
 }

@@ -5,15 +5,15 @@
  * handlers, abort listeners — shows as growth in proportion to the calls.
  */
 import { getEventListeners } from 'node:events';
-import { invokeTool } from '../src/index.js';
-import { NEVER_ABORTED } from '../src/tools/invoke-tool.js';
 import { openSection, rawClient } from './contenders.js';
+import { isQuick } from './interleave.js';
+import { loadLibrary } from './library.js';
 import { ECHO_ARGS } from './servers.js';
 import { formatBytes, median, type ResultRow, round } from './stats.js';
 
 const FIRST = 1_000;
 const TOTAL = 10_000;
-const REPEATS = 3;
+const REPEATS = isQuick() ? 1 : 3;
 /**
  * Flat: less than this kept over the 9,000 calls between the readings. The
  * raw client itself keeps 0–200 KB (noise of the collector and the JIT); the
@@ -39,9 +39,11 @@ async function growth(call: () => Promise<void>): Promise<number> {
 
 /** Runs comparison 7. */
 export async function heap(): Promise<ResultRow[]> {
+  const lib = await loadLibrary();
+  const { invokeTool } = lib;
   const raw = await rawClient('in-memory');
-  const plain = await openSection('in-memory');
-  const signalled = await openSection('in-memory');
+  const plain = await openSection(lib, 'in-memory');
+  const signalled = await openSection(lib, 'in-memory');
   // A caller that passes one long-lived signal to every call (e.g. an agent run's).
   const run = new AbortController();
   const contenders: [string, () => Promise<void>][] = [
@@ -72,16 +74,15 @@ export async function heap(): Promise<ResultRow[]> {
     for (let r = 0; r < REPEATS; r += 1) {
       for (const [name, call] of contenders) perCall.get(name)!.push(await growth(call));
     }
-    const listeners =
-      getEventListeners(NEVER_ABORTED, 'abort').length +
-      getEventListeners(run.signal, 'abort').length;
+    const listeners = getEventListeners(run.signal, 'abort').length;
     return [...perCall].map(([contender, values]): ResultRow => {
       const bytes = median(values);
       const isOurs = contender !== 'raw SDK Client.callTool';
       return {
         comparison: `heap, ${TOTAL.toLocaleString('en-US')} vs ${FIRST.toLocaleString('en-US')} calls (in-memory)`,
         contender,
-        median: round(bytes, 1),
+        value: round(bytes, 1),
+        statistic: `median of ${REPEATS}`,
         unit: 'B/call kept',
         ...(isOurs
           ? {

@@ -1,95 +1,95 @@
 /**
- * Comparisons 1 and 2: the latency of one `echo` call, raw SDK against the
- * bridged tool through `invokeTool` and against the peers, over stdio
+ * The latency of one `echo` call, interleaved call by call: the raw SDK
+ * client against the bridged tool through `invokeTool` (compiled `dist/`;
+ * in memory also `src/` through tsx, with a caller `AbortSignal` and with a
+ * `ToolInvoked` subscriber) and against the peers, over stdio
  * (server-everything, one process per contender) and in memory.
  */
 import {
+  closeAll,
+  openAll,
   openBridged,
   openLangChain,
   openMastra,
   openRaw,
-  type OpenContender,
+  type OpenCaller,
   type Transport,
 } from './contenders.js';
-import { alternate, type ResultRow, rowsFromRounds } from './stats.js';
+import { interleave, perCallRows, plan } from './interleave.js';
+import { loadLibrary } from './library.js';
+import type { ResultRow } from './stats.js';
 
-const RAW = 'raw SDK Client.callTool';
+export const RAW = 'raw SDK Client.callTool';
 const CONTROL = 'raw SDK (control, 2nd server)';
-const BRIDGED = 'invokeTool (bridged)';
+export const BRIDGED = 'invokeTool (bridged, dist)';
+const BRIDGED_SRC = 'invokeTool (bridged, src via tsx)';
+const RAW_SIGNAL = 'raw SDK, caller AbortSignal';
+const BRIDGED_SIGNAL = 'invokeTool (dist), caller AbortSignal';
+const BRIDGED_SUBSCRIBER = 'invokeTool (dist), 1 ToolInvoked subscriber';
 const LANGCHAIN = '@langchain/mcp-adapters';
 const MASTRA = '@mastra/mcp';
 
-/** Rounds and block sizes per transport (stdio blocks of 200: shorter ones are noise). */
-const PLAN: Readonly<Record<Transport, { rounds: number; block: number; warmup: number }>> = {
-  stdio: { rounds: 15, block: 200, warmup: 30 },
-  'in-memory': { rounds: 15, block: 1_000, warmup: 300 },
-};
-
-const GOALS: Readonly<Record<Transport, number>> = { stdio: 1.1, 'in-memory': 1.5 };
-
-/** Opens what can be opened; a peer that cannot run becomes a row saying why. */
-async function openAll(
-  transport: Transport,
-): Promise<{ open: OpenContender[]; failed: ResultRow[] }> {
-  const comparison = `per-call ${transport}`;
-  const attempts: [string, () => Promise<OpenContender>][] = [
-    [RAW, () => openRaw(RAW, transport)],
-    [BRIDGED, () => openBridged(BRIDGED, transport)],
-    [LANGCHAIN, () => openLangChain(LANGCHAIN, transport)],
-  ];
-  if (transport === 'stdio') {
-    attempts.splice(1, 0, [CONTROL, () => openRaw(CONTROL, transport)]);
-    attempts.push([MASTRA, () => openMastra(MASTRA)]);
-  }
-  const open: OpenContender[] = [];
-  const failed: ResultRow[] = [];
-  for (const [name, start] of attempts) {
-    try {
-      open.push(await start());
-    } catch (error) {
-      if (name === RAW || name === BRIDGED) {
-        await Promise.all(open.map((c) => c.close()));
-        throw error;
-      }
-      const message = error instanceof Error ? error.message : String(error);
-      failed.push({
-        comparison,
-        contender: name,
-        median: null,
-        unit: 'ms/call',
-        note: `cannot run: ${message.split('\n')[0] ?? message}`,
-      });
-    }
-  }
-  if (transport === 'in-memory') {
-    failed.push({
-      comparison,
-      contender: MASTRA,
-      median: null,
-      unit: 'ms/call',
-      note: 'not measured: MCPClient 0.14.5 connects only by command (stdio) or url',
-    });
-  }
-  return { open, failed };
-}
+/** The issue's goals for the bridged call, as ratios to the raw client. */
+const GOALS: Readonly<Record<Transport, number>> = { stdio: 1.05, 'in-memory': 1.25 };
 
 /** Runs the per-call comparison over one transport. */
 export async function perCall(transport: Transport): Promise<ResultRow[]> {
-  const { open, failed } = await openAll(transport);
+  const [dist, src] = await Promise.all([loadLibrary('dist'), loadLibrary('src')]);
+  const attempts: [string, () => Promise<OpenCaller>][] = [
+    [RAW, () => openRaw(RAW, transport)],
+    [CONTROL, () => openRaw(CONTROL, transport)],
+    [BRIDGED, () => openBridged(dist, BRIDGED, transport)],
+  ];
+  if (transport === 'in-memory') {
+    attempts.push(
+      [BRIDGED_SRC, () => openBridged(src, BRIDGED_SRC, transport)],
+      [RAW_SIGNAL, () => openRaw(RAW_SIGNAL, transport, { signal: true })],
+      [BRIDGED_SIGNAL, () => openBridged(dist, BRIDGED_SIGNAL, transport, { signal: true })],
+      [
+        BRIDGED_SUBSCRIBER,
+        () => openBridged(dist, BRIDGED_SUBSCRIBER, transport, { subscribers: 1 }),
+      ],
+    );
+  }
+  attempts.push([LANGCHAIN, () => openLangChain(LANGCHAIN, transport)]);
+  if (transport === 'stdio') attempts.push([MASTRA, () => openMastra(MASTRA)]);
+  const { open, failed } = await openAll(attempts, [LANGCHAIN, MASTRA]);
+  const comparison = `per call, ${transport}`;
   try {
-    const plan = PLAN[transport];
-    const times = await alternate(open, plan);
+    // A stdio call takes ~10× an in-memory one: a third of the rounds keeps the run short.
+    const p = plan(transport === 'stdio' ? 1 / 3 : 1);
+    const times = await interleave(open, p);
     const goal = GOALS[transport];
-    const rows = rowsFromRounds(`per-call ${transport}`, times, {
+    const rows = perCallRows(comparison, times, {
       baseline: RAW,
-      unitsPerRound: plan.block,
-      unit: 'ms',
-      goals: { [BRIDGED]: goal },
-      notes: { [CONTROL]: 'noise floor: the same raw client on its own process' },
+      plan: p,
+      unit: transport === 'stdio' ? 'ms' : 'µs',
+      goals: { [BRIDGED]: goal, [BRIDGED_SIGNAL]: goal, [BRIDGED_SUBSCRIBER]: goal },
+      notes: {
+        [CONTROL]: 'noise floor: the same raw client on a second server',
+        [BRIDGED_SRC]: 'the same code run from src/ through tsx (esbuild keepNames)',
+        [BRIDGED_SIGNAL]: `compare with «${RAW_SIGNAL}»: the signal costs the SDK too`,
+      },
     });
-    return [...rows.map((row) => judgePeers(row, rows)), ...failed];
+    const absent: ResultRow[] = Object.entries(failed).map(([contender, note]) => ({
+      comparison,
+      contender,
+      value: null,
+      unit: 'µs/call',
+      note,
+    }));
+    if (transport === 'in-memory') {
+      absent.push({
+        comparison,
+        contender: MASTRA,
+        value: null,
+        unit: 'µs/call',
+        note: 'not measured: MCPClient 0.14.5 connects only by command (stdio) or url',
+      });
+    }
+    return [...rows.map((row) => judgePeers(row, rows)), ...absent];
   } finally {
-    await Promise.all(open.map((c) => c.close()));
+    await closeAll(open);
   }
 }
 
@@ -100,8 +100,8 @@ function judgePeers(row: ResultRow, rows: readonly ResultRow[]): ResultRow {
     (other) =>
       (other.contender === LANGCHAIN || other.contender === MASTRA) && other.ratio !== undefined,
   );
-  const beaten = peers.filter((peer) => row.ratio! < peer.ratio!).map((peer) => peer.contender);
   const behind = peers.filter((peer) => row.ratio! >= peer.ratio!).map((peer) => peer.contender);
+  const beaten = peers.filter((peer) => row.ratio! < peer.ratio!).map((peer) => peer.contender);
   const note =
     behind.length === 0
       ? `faster than ${beaten.join(' and ') || 'no peer measured'}`

@@ -1,30 +1,50 @@
 /**
- * `npm run bench`: runs every comparison in its own child process
- * (`node --expose-gc --import tsx bench/child.ts <name>`), prints a table of
- * medians and ratios per comparison and a summary of the goals, and — when
- * every comparison ran — writes `bench/results.json`.
+ * `npm run bench`: builds the library (`tsc -p tsconfig.build.json`, so that
+ * `dist/` is the code in `src/` now), runs every comparison in its own child
+ * process (`node --expose-gc --import tsx bench/child.ts <name>`), prints a
+ * table per comparison and the goals met or missed, and — when every
+ * comparison of a full run succeeded — writes `bench/results.json`.
  *
- * `npm run bench -- schemas snapshot` runs only those comparisons (and
- * writes no file).
+ * `npm run bench -- --quick` is a smoke run (a tenth of the calls, no file);
+ * `npm run bench -- render scaling` runs only those (no file);
+ * `--no-build` uses `dist/` as it is.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { childPids } from '../test/support/processes.js';
 import { leftovers } from './processes.js';
-import type { ComparisonResult, ResultRow } from './stats.js';
+import { formatGoals, formatTable } from './report.js';
+import type { ComparisonResult } from './stats.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 
-/** Comparisons in the order they run, with a bound on each one's time. */
-const PLAN: readonly { readonly name: string; readonly timeoutMs: number }[] = [
-  { name: 'per-call-stdio', timeoutMs: 120_000 },
+/** One comparison: its name in `child.ts`, a bound on its time, extra Node flags. */
+interface Step {
+  readonly name: string;
+  readonly timeoutMs: number;
+  readonly nodeArgs?: readonly string[];
+}
+
+/** Comparisons in the order they run. */
+const PLAN: readonly Step[] = [
   { name: 'per-call-in-memory', timeoutMs: 120_000 },
-  { name: 'own-cost', timeoutMs: 90_000 },
-  { name: 'schemas', timeoutMs: 180_000 },
+  { name: 'per-call-stdio', timeoutMs: 180_000 },
+  { name: 'own-cpu', timeoutMs: 120_000 },
+  // A 32 MB young generation: a block of calls allocates a few MB without a collection.
+  {
+    name: 'allocation',
+    timeoutMs: 90_000,
+    nodeArgs: ['--min-semi-space-size=32', '--max-semi-space-size=32'],
+  },
+  { name: 'connect-many', timeoutMs: 240_000 },
+  { name: 'render', timeoutMs: 120_000 },
+  { name: 'scaling', timeoutMs: 120_000 },
+  { name: 'session-stores', timeoutMs: 120_000 },
+  { name: 'workers', timeoutMs: 180_000 },
   { name: 'snapshot', timeoutMs: 60_000 },
   { name: 'concurrency', timeoutMs: 90_000 },
   { name: 'connect-five', timeoutMs: 150_000 },
@@ -39,54 +59,72 @@ interface Failure {
 }
 
 /** Where `pkg` is installed: the benchmark's peers under bench/peers, the rest at the root. */
-function packageRoot(pkg: string): string {
-  const own = path.join(here, 'peers', 'node_modules', pkg);
-  return existsSync(own) ? own : path.join(root, 'node_modules', pkg);
-}
-
 function version(pkg: string): string {
+  const own = path.join(here, 'peers', 'node_modules', pkg);
+  const dir = existsSync(own) ? own : path.join(root, 'node_modules', pkg);
   try {
-    const manifest = JSON.parse(
-      readFileSync(path.join(packageRoot(pkg), 'package.json'), 'utf8'),
-    ) as { version?: string };
-    return manifest.version ?? '?';
+    return (
+      (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version?: string })
+        .version ?? '?'
+    );
   } catch {
     return 'not installed';
   }
 }
 
+function load(): number[] {
+  return loadavg().map((n) => Math.round(n * 100) / 100);
+}
+
 function machine(): Record<string, unknown> {
+  const packages = [
+    '@modelcontextprotocol/sdk',
+    '@modelcontextprotocol/server-everything',
+    '@langchain/mcp-adapters',
+    '@langchain/core',
+    '@mastra/mcp',
+    'zod',
+    'ioredis',
+  ];
   return {
     cpus: availableParallelism(),
     cpuModel: cpus()[0]?.model ?? 'unknown',
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
-    loadAverageAtStart: loadavg().map((n) => Math.round(n * 100) / 100),
-    packages: Object.fromEntries(
-      [
-        '@modelcontextprotocol/sdk',
-        '@modelcontextprotocol/server-everything',
-        '@langchain/mcp-adapters',
-        '@langchain/core',
-        '@mastra/mcp',
-        'zod',
-      ].map((pkg) => [pkg, version(pkg)]),
-    ),
+    loadAverageAtStart: load(),
+    packages: Object.fromEntries(packages.map((pkg) => [pkg, version(pkg)])),
   };
 }
 
+/** Compiles `src/` to `dist/` with the build's own tsconfig. */
+function build(): void {
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: root,
+    encoding: 'utf8',
+  });
+  if (result.status !== 0)
+    throw new Error(`npm run build failed:\n${result.stdout}${result.stderr}`);
+}
+
 /** Runs one comparison in a child process; resolves with its result or why it failed. */
-function runChild(
-  name: string,
-  timeoutMs: number,
-  outDir: string,
-): Promise<ComparisonResult | Failure> {
+function runChild(step: Step, outDir: string, quick: boolean): Promise<ComparisonResult | Failure> {
+  const { name, timeoutMs } = step;
   const out = path.join(outDir, `${name}.json`);
-  const child = spawn(
-    process.execPath,
-    ['--expose-gc', '--import', 'tsx', path.join(here, 'child.ts'), name, out],
-    { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const args = [
+    '--expose-gc',
+    ...(step.nodeArgs ?? []),
+    '--import',
+    'tsx',
+    path.join(here, 'child.ts'),
+    name,
+    out,
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, BENCH_QUICK: quick ? '1' : '0' },
+  });
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL);
@@ -94,10 +132,8 @@ function runChild(
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
   return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      // Its servers see their stdin close and exit with it.
-      child.kill('SIGKILL');
-    }, timeoutMs);
+    // Its stdio servers see their stdin close and exit with it; the others are checked below.
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
       resolve({ name, reason: `could not start: ${error.message}` });
@@ -107,11 +143,10 @@ function runChild(
       if (code === 0) {
         try {
           resolve(JSON.parse(readFileSync(out, 'utf8')) as ComparisonResult);
-          return;
         } catch (error) {
           resolve({ name, reason: `no result file: ${String(error)}` });
-          return;
         }
+        return;
       }
       const why = signal === 'SIGKILL' ? `timed out after ${timeoutMs} ms` : `exit ${code}`;
       resolve({ name, reason: `${why}\n${output.trim()}` });
@@ -119,44 +154,11 @@ function runChild(
   });
 }
 
-function times(value: number | undefined): string {
-  return value === undefined ? '' : `${value.toFixed(2)}×`;
-}
-
-function formatMedian(row: ResultRow): string {
-  if (row.median === null) return '—';
-  const digits = Math.abs(row.median) >= 100 ? 1 : Math.abs(row.median) >= 1 ? 3 : 4;
-  return `${row.median.toFixed(digits)} ${row.unit}`;
-}
-
-/** One Markdown table per comparison. */
-export function formatTable(rows: readonly ResultRow[]): string {
-  const lines = [
-    '| contender | median | ratio | range | CPU ratio | goal | met | note |',
-    '|---|---:|---:|---:|---:|---|---|---|',
-  ];
-  for (const row of rows) {
-    const range =
-      row.ratioRange === undefined ? '' : `${times(row.ratioRange[0])}–${times(row.ratioRange[1])}`;
-    const met = row.met === undefined ? '' : row.met ? 'yes' : '**no**';
-    const note = (row.note ?? '').replace(/\|/g, '\\|');
-    lines.push(
-      `| ${row.contender} | ${formatMedian(row)} | ${times(row.ratio)} | ${range} | ${times(row.cpuRatio)} | ${row.goal ?? ''} | ${met} | ${note} |`,
-    );
-  }
-  const baselines = [...new Set(rows.flatMap((row) => row.baseline ?? []))];
-  if (baselines.length > 0) {
-    const against = baselines.map((baseline) => {
-      const of = rows.filter((row) => row.baseline === baseline).map((row) => row.contender);
-      return baselines.length === 1 ? `«${baseline}»` : `«${baseline}» (${of.join('; ')})`;
-    });
-    lines.push('', `Ratios: median of the per-round ratios to ${against.join(', and to ')}.`);
-  }
-  return lines.join('\n');
-}
-
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
+  const argv = process.argv.slice(2);
+  const quick = argv.includes('--quick');
+  const noBuild = argv.includes('--no-build');
+  const wanted = argv.filter((arg) => !arg.startsWith('--'));
   const unknown = wanted.filter((name) => !PLAN.some((step) => step.name === name));
   if (unknown.length > 0) {
     throw new Error(
@@ -164,9 +166,11 @@ async function main(): Promise<void> {
     );
   }
   const plan = wanted.length === 0 ? PLAN : PLAN.filter((step) => wanted.includes(step.name));
+  if (!noBuild) build();
   const info = machine();
   console.log(
-    `mcp-sections benchmarks — ${String(info.cpus)} CPUs (${String(info.cpuModel)}), Node ${process.version}, load ${JSON.stringify(info.loadAverageAtStart)}\n`,
+    `mcp-sections benchmarks${quick ? ' (--quick: a smoke run, figures not for quoting)' : ''} — ` +
+      `${String(info.cpus)} CPUs (${String(info.cpuModel)}), Node ${process.version}, load ${JSON.stringify(info.loadAverageAtStart)}; library from dist/\n`,
   );
   const before = new Set(childPids());
   const outDir = mkdtempSync(path.join(tmpdir(), 'mcp-sections-bench-'));
@@ -176,7 +180,7 @@ async function main(): Promise<void> {
   try {
     for (const step of plan) {
       process.stdout.write(`## ${step.name} … `);
-      const result = await runChild(step.name, step.timeoutMs, outDir);
+      const result = await runChild(step, outDir, quick);
       if ('reason' in result) {
         failures.push(result);
         console.log(`FAILED\n${result.reason}\n`);
@@ -189,33 +193,25 @@ async function main(): Promise<void> {
     rmSync(outDir, { recursive: true, force: true });
   }
   const seconds = (performance.now() - started) / 1_000;
-  const judged = results.flatMap((r) => r.rows).filter((row) => row.met !== undefined);
-  console.log('## Goals\n');
-  for (const row of judged) {
-    console.log(
-      `- ${row.met === true ? 'met    ' : 'MISSED '} ${row.comparison} — ${row.contender}: ${times(row.ratio) || formatMedian(row)} (goal ${row.goal ?? ''})`,
-    );
-  }
-  for (const failure of failures) console.log(`- FAILED  ${failure.name}`);
+  const goals = formatGoals(results.flatMap((r) => r.rows));
+  const met = goals.filter((line) => line.startsWith('- met')).length;
+  console.log(`## Goals: ${met} of ${goals.length} met\n`);
+  for (const line of goals) console.log(line);
+  for (const failure of failures) console.log(`- FAILED ${failure.name}`);
   const left = await leftovers(before);
   console.log(
     `\n${results.length}/${plan.length} comparisons in ${seconds.toFixed(0)} s; processes left behind: ${left.length === 0 ? 'none' : left.join(', ')}`,
   );
-  if (wanted.length === 0 && failures.length === 0) {
+  if (wanted.length === 0 && !quick && failures.length === 0) {
     const file = path.join(here, 'results.json');
-    writeFileSync(
-      file,
-      `${JSON.stringify(
-        {
-          date: new Date().toISOString(),
-          seconds: Math.round(seconds),
-          machine: { ...info, loadAverageAtEnd: loadavg().map((n) => Math.round(n * 100) / 100) },
-          comparisons: results,
-        },
-        null,
-        2,
-      )}\n`,
-    );
+    const machineInfo = { ...info, loadAverageAtEnd: load() };
+    const body = {
+      date: new Date().toISOString(),
+      seconds: Math.round(seconds),
+      machine: machineInfo,
+      comparisons: results,
+    };
+    writeFileSync(file, `${JSON.stringify(body, null, 2)}\n`);
     console.log(`wrote ${path.relative(root, file)}`);
   }
   if (failures.length > 0 || left.length > 0) process.exitCode = 1;

@@ -3,7 +3,9 @@
  * and 100,000 entries in state. Snapshots share the frozen state, so the
  * pair should cost the same whatever the size.
  */
-import { Session } from '../src/index.js';
+import type { Session } from '../src/index.js';
+import { isQuick } from './interleave.js';
+import { type Library, loadLibrary } from './library.js';
 import { alternate, type Contender, type ResultRow, rowsFromRounds } from './stats.js';
 
 const SIZES = [10, 10_000, 100_000] as const;
@@ -16,8 +18,8 @@ function label(size: number): string {
 }
 
 /** A session whose state holds `size` entries, in one slice plus a small one. */
-function sessionWith(size: number): Session {
-  const session = new Session();
+function sessionWith(lib: Library, size: number): Session {
+  const session = new lib.Session();
   const entries: Record<string, { id: number; title: string; done: boolean }> = {};
   for (let i = 0; i < size; i += 1)
     entries[`item-${i}`] = { id: i, title: `item ${i}`, done: false };
@@ -28,8 +30,9 @@ function sessionWith(size: number): Session {
 
 /** Runs comparison 4. */
 export async function snapshot(): Promise<ResultRow[]> {
+  const lib = await loadLibrary();
   const contenders: Contender[] = SIZES.map((size) => {
-    const session = sessionWith(size);
+    const session = sessionWith(lib, size);
     return {
       name: label(size),
       run: () => {
@@ -40,7 +43,7 @@ export async function snapshot(): Promise<ResultRow[]> {
     };
   });
   const times = await alternate(contenders, {
-    rounds: 15,
+    rounds: isQuick() ? 3 : 15,
     block: PAIRS_PER_BLOCK,
     warmup: 20_000,
   });

@@ -10,14 +10,16 @@ export interface ResultRow {
   readonly comparison: string;
   /** Who is measured, e.g. `invokeTool (bridged)`. */
   readonly contender: string;
-  /** The median of the rounds, in `unit`. `null` when the contender could not run. */
-  readonly median: number | null;
+  /** The figure, in `unit` (see `statistic`). `null` when the contender could not run. */
+  readonly value: number | null;
   readonly unit: string;
-  /** Median of the per-round ratios against `baseline`, when there is one. */
+  /** How `value` was taken, e.g. `10%-trimmed mean of 3,000 calls`, `median of 15 rounds`. */
+  readonly statistic?: string;
+  /** This row's figure against `baseline`'s, when there is one. */
   readonly ratio?: number;
   /** The contender the ratio is taken against. */
   readonly baseline?: string;
-  /** Spread of the ratio over the rounds: [min, max]. */
+  /** Spread of the ratio: [min, max] over chunks of calls, or over rounds. */
   readonly ratioRange?: readonly [number, number];
   /** Median per-round ratio of this process's CPU time (see {@link RoundTimes.cpu}). */
   readonly cpuRatio?: number;
@@ -119,6 +121,19 @@ export async function alternate(
   return Object.assign(wall, { cpu });
 }
 
+/**
+ * The mean of `values` without the lowest and highest `share` of them (10%
+ * each side by default): robust to the stalls a shared machine adds, yet
+ * unlike a median it still moves with every call's cost.
+ */
+export function trimmedMean(values: ArrayLike<number>, share = 0.1): number {
+  const sorted = Float64Array.from(values).sort();
+  const cut = Math.floor(sorted.length * share);
+  let sum = 0;
+  for (let i = cut; i < sorted.length - cut; i += 1) sum += sorted[i]!;
+  return sum / Math.max(1, sorted.length - 2 * cut);
+}
+
 /** The median of `values` (mean of the middle two for an even count). */
 export function median(values: readonly number[]): number {
   if (values.length === 0) return Number.NaN;
@@ -153,8 +168,9 @@ export function rowsFromRounds(
     const row: ResultRow = {
       comparison,
       contender,
-      median: round(perUnit * scale, 4),
+      value: round(perUnit * scale, 4),
       unit: `${options.unit}/call`,
+      statistic: `median of ${values.length} rounds`,
       ...(note === undefined ? {} : { note }),
     };
     if (contender === options.baseline) return row;

@@ -1,0 +1,158 @@
+/**
+ * Connecting to a server that lists 100, 1,000 or 10,000 realistic tools
+ * (`schema-gen.ts`: nested objects, `$defs`, enums, ~2.7 KB each):
+ * `McpIntegrationSection.connect()` against the raw client's connect +
+ * `listTools`, in steady state — back-to-back connect/close cycles of both,
+ * interleaved, no `gc()` forced before a cycle (that would hide the
+ * collection a connect causes). Every cycle gets a new server and a fresh
+ * copy of the listing, parsed from JSON before the timer starts, as a real
+ * transport would hand over new objects; the close of a cycle happens
+ * before the next one, untimed.
+ */
+import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpIntegrationSection } from '../src/index.js';
+import { rawClient } from './contenders.js';
+import {
+  type Caller,
+  interleave,
+  isQuick,
+  perCallRows,
+  type InterleavePlan,
+} from './interleave.js';
+import { type Library, loadLibrary } from './library.js';
+import { langChainAdapters } from './peers.js';
+import { generateTools } from './schema-gen.js';
+import { listingServer } from './servers.js';
+import type { ResultRow } from './stats.js';
+
+const RAW = 'raw Client connect + listTools';
+const SECTION = 'McpIntegrationSection.connect() (dist)';
+const LANGCHAIN = 'raw connect + LangChain loadMcpTools';
+
+/** The issue's goal at 1,000 tools. */
+const GOAL = 1.25;
+
+/** Cycles per size: fewer where one cycle takes long. */
+function cycles(size: number): InterleavePlan {
+  const rounds = isQuick() ? 3 : size >= 10_000 ? 6 : size >= 1_000 ? 30 : 90;
+  return { warmup: isQuick() || size >= 10_000 ? 1 : 5, rounds, chunk: rounds / 3 };
+}
+
+/** A contender that connects anew on every call and closes the last connection before it. */
+function cycling(
+  name: string,
+  text: string,
+  connect: (tools: McpToolDescription[]) => Promise<() => Promise<void>>,
+): Caller & { done(): Promise<void> } {
+  let tools: McpToolDescription[] = [];
+  let close: (() => Promise<void>) | undefined;
+  const finish = async (): Promise<void> => {
+    const last = close;
+    close = undefined;
+    await last?.();
+  };
+  return {
+    name,
+    prepare: async () => {
+      await finish();
+      tools = JSON.parse(text) as McpToolDescription[];
+    },
+    call: async () => {
+      close = await connect(tools);
+    },
+    done: finish,
+  };
+}
+
+async function connectSection(
+  lib: Library,
+  tools: McpToolDescription[],
+  expected: number,
+): Promise<McpIntegrationSection> {
+  const section = new lib.McpIntegrationSection({
+    servers: [{ name: 'many', transport: { type: 'in-memory', server: listingServer(tools) } }],
+    session: new lib.Session(),
+  });
+  await section.connect();
+  const bridged = section.tools().length;
+  if (bridged !== expected) {
+    await section.disconnect();
+    throw new Error(`the section bridged ${bridged} of ${expected} tools`);
+  }
+  return section;
+}
+
+/** Runs one size. */
+async function connectSize(
+  lib: Library,
+  size: number,
+  bridgedCount: number,
+  text: string,
+): Promise<ResultRow[]> {
+  let raw: Client | undefined;
+  const callers = [
+    cycling(RAW, text, async (tools) => {
+      raw = await rawClient('in-memory', listingServer(tools));
+      const listed = await raw.listTools();
+      if (listed.tools.length !== size) throw new Error(`listed ${listed.tools.length} of ${size}`);
+      const client = raw;
+      return () => client.close();
+    }),
+    cycling(SECTION, text, async (tools) => {
+      const section = await connectSection(lib, tools, bridgedCount);
+      return () => section.disconnect();
+    }),
+  ];
+  if (size === 1_000) {
+    const { loadMcpTools } = await langChainAdapters().catch(() => ({ loadMcpTools: undefined }));
+    if (loadMcpTools !== undefined) {
+      callers.push(
+        cycling(LANGCHAIN, text, async (tools) => {
+          const client = await rawClient('in-memory', listingServer(tools));
+          await loadMcpTools('many', client);
+          return () => client.close();
+        }),
+      );
+    }
+  }
+  const plan = cycles(size);
+  try {
+    const times = await interleave(callers, plan);
+    return perCallRows(`connect + list ${size.toLocaleString('en-US')} tools, in-memory`, times, {
+      baseline: RAW,
+      plan,
+      unit: 'ms',
+      ...(size === 1_000 ? { goals: { [SECTION]: GOAL } } : {}),
+    }).map((row) => ({
+      ...row,
+      unit: 'ms/connect',
+      ...(row.contender === SECTION ? { note: `${bridgedCount} of ${size} tools bridged` } : {}),
+    }));
+  } finally {
+    await Promise.allSettled(callers.map((c) => c.done()));
+  }
+}
+
+/** The sizes, smallest first. */
+export const CONNECT_SIZES = [100, 1_000, 10_000] as const;
+
+/** Runs the connect comparison at every size. */
+export async function connectMany(): Promise<ResultRow[]> {
+  const lib = await loadLibrary();
+  const rows: ResultRow[] = [];
+  for (const size of CONNECT_SIZES) {
+    const tools = generateTools(size).map((g) => g.tool);
+    const text = JSON.stringify(tools);
+    // The library may refuse a schema it cannot bound; count what it bridges once, untimed.
+    const probe = new lib.McpIntegrationSection({
+      servers: [{ name: 'many', transport: { type: 'in-memory', server: listingServer(tools) } }],
+      session: new lib.Session(),
+    });
+    await probe.connect();
+    const bridged = probe.tools().length;
+    await probe.disconnect();
+    rows.push(...(await connectSize(lib, size, bridged, text)));
+  }
+  return rows;
+}

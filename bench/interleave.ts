@@ -1,0 +1,134 @@
+/**
+ * Per-call comparisons that hold up on a shared, noisy machine: every
+ * contender makes one call in turn, the order rotating on every round, so
+ * that a stall (another process, a collection) lands on all of them alike;
+ * then 10%-trimmed means over all calls, and the ratio's spread over chunks
+ * of calls. Measured this way a 1.10 vs 1.13 question settles; blocks of
+ * calls per contender, taken in 9–15 rounds, do not.
+ */
+import { type ResultRow, round, trimmedMean } from './stats.js';
+
+/** One way of making one call. */
+export interface Caller {
+  readonly name: string;
+  /** Makes one call and resolves when it is done. */
+  readonly call: () => Promise<unknown>;
+  /** Untimed work right before each call (close the last cycle, copy the input). */
+  readonly prepare?: () => Promise<void> | void;
+}
+
+/** How many rounds; one round is one call of each contender. */
+export interface InterleavePlan {
+  /** Untimed rounds first (JIT, caches, pools). */
+  readonly warmup: number;
+  /** Timed rounds. */
+  readonly rounds: number;
+  /** Rounds per chunk for the spread (`rounds` should be a multiple). */
+  readonly chunk: number;
+}
+
+/** The issue's method: 300 warm-up rounds, then 3,000 in chunks of 1,000. */
+export const FULL_PLAN: InterleavePlan = { warmup: 300, rounds: 3_000, chunk: 1_000 };
+
+/** A smoke run: the same shape, a tenth of the calls. */
+export const QUICK_PLAN: InterleavePlan = { warmup: 50, rounds: 300, chunk: 100 };
+
+/** Whether this run is a `--quick` one (the runner sets `BENCH_QUICK=1`). */
+export function isQuick(): boolean {
+  return process.env.BENCH_QUICK === '1';
+}
+
+/** {@link FULL_PLAN} or {@link QUICK_PLAN}, scaled by `factor` (for slow calls). */
+export function plan(factor = 1): InterleavePlan {
+  const base = isQuick() ? QUICK_PLAN : FULL_PLAN;
+  const chunk = Math.max(1, Math.round(base.chunk * factor));
+  return { warmup: Math.max(1, Math.round(base.warmup * factor)), rounds: chunk * 3, chunk };
+}
+
+/** Milliseconds of every timed call, per contender, in round order. */
+export type CallTimes = ReadonlyMap<string, Float64Array>;
+
+/**
+ * Runs `plan.warmup + plan.rounds` rounds; in round `r` contender
+ * `(r + k) % n` goes k-th, so each is first, last and in between equally often.
+ */
+export async function interleave(
+  callers: readonly Caller[],
+  p: InterleavePlan,
+): Promise<CallTimes> {
+  const n = callers.length;
+  const times = callers.map(() => new Float64Array(p.rounds));
+  for (let r = -p.warmup; r < p.rounds; r += 1) {
+    const start = ((r % n) + n) % n;
+    for (let k = 0; k < n; k += 1) {
+      const index = (start + k) % n;
+      await callers[index]!.prepare?.();
+      const before = performance.now();
+      await callers[index]!.call();
+      const elapsed = performance.now() - before;
+      if (r >= 0) times[index]![r] = elapsed;
+    }
+  }
+  return new Map(callers.map((caller, i) => [caller.name, times[i]!]));
+}
+
+/** Trimmed-mean ratio of `values` to `base` in each chunk of `chunk` rounds. */
+export function chunkRatios(values: Float64Array, base: Float64Array, chunk: number): number[] {
+  const out: number[] = [];
+  for (let from = 0; from + chunk <= values.length; from += chunk) {
+    out.push(
+      trimmedMean(values.subarray(from, from + chunk)) /
+        trimmedMean(base.subarray(from, from + chunk)),
+    );
+  }
+  return out;
+}
+
+/** How to turn {@link CallTimes} into rows. */
+export interface PerCallRowsOptions {
+  /** The contender every ratio is taken against. */
+  readonly baseline: string;
+  readonly plan: InterleavePlan;
+  /** Upper bounds on the ratio, by contender. */
+  readonly goals?: Readonly<Record<string, number>>;
+  readonly notes?: Readonly<Record<string, string>>;
+  /** `ms` (stdio) or `µs` (in memory). @default 'µs' */
+  readonly unit?: 'ms' | 'µs';
+}
+
+/** One row per contender: trimmed mean per call, ratio to the baseline, spread over chunks. */
+export function perCallRows(
+  comparison: string,
+  times: CallTimes,
+  options: PerCallRowsOptions,
+): ResultRow[] {
+  const base = times.get(options.baseline);
+  if (base === undefined) throw new Error(`no baseline "${options.baseline}" in the run`);
+  const unit = options.unit ?? 'µs';
+  const scale = unit === 'µs' ? 1_000 : 1;
+  const baseMean = trimmedMean(base);
+  const statistic = `10%-trimmed mean of ${base.length.toLocaleString('en-US')} interleaved calls`;
+  return [...times].map(([contender, values]): ResultRow => {
+    const mean = trimmedMean(values);
+    const note = options.notes?.[contender];
+    const row: ResultRow = {
+      comparison,
+      contender,
+      value: round(mean * scale, unit === 'µs' ? 2 : 4),
+      unit: `${unit}/call`,
+      statistic,
+      ...(note === undefined ? {} : { note }),
+    };
+    if (contender === options.baseline) return row;
+    const ratio = mean / baseMean;
+    const spread = chunkRatios(values, base, options.plan.chunk);
+    const goal = options.goals?.[contender];
+    return {
+      ...row,
+      ratio: round(ratio, 3),
+      baseline: options.baseline,
+      ratioRange: [round(Math.min(...spread), 3), round(Math.max(...spread), 3)],
+      ...(goal === undefined ? {} : { goal: `≤ ${goal.toFixed(2)}×`, met: ratio <= goal }),
+    };
+  });
+}
