@@ -261,7 +261,7 @@ const serverFields = z.strictObject(
     maxTotalTimeoutMs: positiveMilliseconds
       .optional()
       .describe(
-        'A call whose tool reports progress has its timeout restarted by every report, up to this much in all. Default 10 × timeoutMs.',
+        'Setting it asks every call for progress: each report restarts the timeout, up to this much in all. Without it, progress is asked for only while something observes McpToolProgress (then the cap is 10 × timeoutMs).',
       ),
     maxResultChars: z
       .number({

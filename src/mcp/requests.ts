@@ -123,7 +123,11 @@ export async function sendToolCall(
         typeof cap === 'number' ? cap : timeoutMs,
         typeof cap === 'number'
           ? `tool "${name}" of server "${serverName}" reported progress but did not finish within maxTotalTimeoutMs (${cap} ms)`
-          : `tool "${name}" of server "${serverName}" timed out after ${timeoutMs} ms`,
+          : `tool "${name}" of server "${serverName}" timed out after ${timeoutMs} ms${
+              options.onProgress
+                ? ''
+                : ' (its progress was not asked for, as nothing observes McpToolProgress: set maxTotalTimeoutMs to let progress reports extend the timeout)'
+            }`,
         { cause: error },
       );
     }

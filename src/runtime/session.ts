@@ -343,6 +343,11 @@ export class Session {
     return this.#journal.begin(info);
   }
 
+  /** True when a reducer is registered for events of exactly `eventClass`. */
+  hasReducers(eventClass: EventClass<object>): boolean {
+    return (this.#reducers.get(eventClass)?.length ?? 0) > 0;
+  }
+
   /**
    * Runs the reducers registered for the event's class, then publishes it
    * on the bus. A throwing reducer leaves its slice unchanged and is

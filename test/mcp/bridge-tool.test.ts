@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
-import { invokeTool, McpToolProgress, Session, type EventClass } from '../../src/index.js';
+import { invokeTool, McpToolProgress, Session, ToolInvoked } from '../../src/index.js';
 import { bridgeTool } from '../../src/mcp/bridge-tool.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
 import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
@@ -129,13 +129,6 @@ describe('bridgeTool', () => {
 });
 
 describe('bridgeTool asks for progress only when something observes it', () => {
-  /** A session that can say it has no reducers (a plain one cannot, and counts as observed). */
-  class ReducerlessSession extends Session {
-    hasReducers(_eventClass: EventClass<object>): boolean {
-      return false;
-    }
-  }
-
   /** A tool that records the progress token of each request and reports progress on it. */
   function progressTool(tokens: unknown[]): RawTool {
     return {
@@ -157,14 +150,14 @@ describe('bridgeTool asks for progress only when something observes it', () => {
 
   it('sends no progress token when nothing observes McpToolProgress', async () => {
     const tokens: unknown[] = [];
-    const { session, tool } = await bridged([progressTool(tokens)], {}, new ReducerlessSession());
+    const { session, tool } = await bridged([progressTool(tokens)]);
     expect((await invokeTool(tool('work'), {}, { session })).success).toBe(true);
     expect(tokens).toEqual([undefined]);
   });
 
   it('sends one, and publishes the progress, once a subscriber listens (and not after it leaves)', async () => {
     const tokens: unknown[] = [];
-    const { session, tool } = await bridged([progressTool(tokens)], {}, new ReducerlessSession());
+    const { session, tool } = await bridged([progressTool(tokens)]);
     const seen: McpToolProgress[] = [];
     const off = session.bus.subscribe(McpToolProgress, (event) => seen.push(event));
     const result = await invokeTool(tool('work'), {}, { session });
@@ -179,29 +172,29 @@ describe('bridgeTool asks for progress only when something observes it', () => {
 
   it('sends one when a catch-all subscriber listens', async () => {
     const tokens: unknown[] = [];
-    const { session, tool } = await bridged([progressTool(tokens)], {}, new ReducerlessSession());
+    const { session, tool } = await bridged([progressTool(tokens)]);
     session.bus.subscribeAll(() => undefined);
     await invokeTool(tool('work'), {}, { session });
     expect(tokens[0]).toBeDefined();
   });
 
-  it('sends one when the session cannot say it has no reducer on McpToolProgress', async () => {
+  it('sends one when a reducer consumes McpToolProgress, with no subscriber on the bus', async () => {
     const tokens: unknown[] = [];
     const { session, tool } = await bridged([progressTool(tokens)]);
+    const other = session.slice('other', { initial: { n: 0 } });
+    other.on(ToolInvoked, (draft) => void (draft.n += 1));
+    await invokeTool(tool('work'), {}, { session });
+    expect(tokens[0]).toBeUndefined(); // a reducer of another event does not count
     const ticks = session.slice('ticks', { initial: { n: 0 } });
     ticks.on(McpToolProgress, (draft) => void (draft.n += 1));
     await invokeTool(tool('work'), {}, { session });
-    expect(tokens[0]).toBeDefined();
+    expect(tokens[1]).toBeDefined();
     expect(ticks.get().n).toBe(1);
   });
 
   it('sends one when the server config sets maxTotalTimeoutMs, so progress keeps the call alive', async () => {
     const tokens: unknown[] = [];
-    const { session, tool } = await bridged(
-      [progressTool(tokens)],
-      { maxTotalTimeoutMs: 5_000 },
-      new ReducerlessSession(),
-    );
+    const { session, tool } = await bridged([progressTool(tokens)], { maxTotalTimeoutMs: 5_000 });
     await invokeTool(tool('work'), {}, { session });
     expect(tokens[0]).toBeDefined();
   });

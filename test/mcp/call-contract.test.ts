@@ -1,12 +1,12 @@
 /**
  * What a call promises beyond its arguments: structured results that keep
  * the tool's declared outputSchema, and a timeout that progress reports
- * restart, up to a cap.
+ * restart, up to a cap, when progress is asked for.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpIntegrationSection, Session, invokeTool } from '../../src/index.js';
+import { McpIntegrationSection, McpToolProgress, Session, invokeTool } from '../../src/index.js';
 
 const OUTPUT_SCHEMA = {
   type: 'object',
@@ -87,7 +87,7 @@ async function connected(extra: { timeoutMs?: number; maxTotalTimeoutMs?: number
       args,
       { session },
     );
-  return { call };
+  return { call, session };
 }
 
 describe('structured output', () => {
@@ -118,10 +118,27 @@ describe('structured output', () => {
 });
 
 describe('progress and the timeout', () => {
-  it('lets a call that keeps reporting progress run past its timeout', async () => {
-    const { call } = await connected({ timeoutMs: 300 });
+  it('lets a call that keeps reporting progress run past its timeout when maxTotalTimeoutMs is set', async () => {
+    const { call } = await connected({ timeoutMs: 300, maxTotalTimeoutMs: 5_000 });
     const result = await call('working', { ms: 700 });
     expect(result).toMatchObject({ success: true, message: 'done' });
+  });
+
+  it('does the same, up to 10 × timeoutMs, while something observes McpToolProgress', async () => {
+    const { call, session } = await connected({ timeoutMs: 300 });
+    const reports: number[] = [];
+    session.bus.subscribe(McpToolProgress, (event) => reports.push(event.progress));
+    const result = await call('working', { ms: 700 });
+    expect(result).toMatchObject({ success: true, message: 'done' });
+    expect(reports.length).toBeGreaterThan(5);
+  });
+
+  it('asks for no progress otherwise: timeoutMs holds, and the message says how to extend it', async () => {
+    const { call } = await connected({ timeoutMs: 300 });
+    const result = await call('working', { ms: 700 });
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/timed out after 300 ms/);
+    expect(result.message).toMatch(/set maxTotalTimeoutMs/);
   });
 
   it('still stops it at maxTotalTimeoutMs', async () => {

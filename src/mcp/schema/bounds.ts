@@ -5,22 +5,31 @@
  * they started without any data in between (which no validator can ever
  * finish), is refused with the reason.
  */
-import { decodePointer, isJsonObject, memberOf, schemaLikeObjects } from './json.js';
-
-/** Largest tool schema accepted, in characters of JSON. */
-export const MAX_SCHEMA_TEXT_LENGTH = 262_144;
+import {
+  decodePointer,
+  isJsonObject,
+  MAX_SCHEMA_TEXT_LENGTH,
+  memberOf,
+  surveySchema,
+  type JsonObject,
+  type SchemaSurvey,
+} from './json.js';
 
 /** Keywords whose subschemas apply to the same value as their parent: no data is consumed. */
 const SAME_VALUE = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
 
-/** Why `schema` (whose JSON text is `text`) is refused before any validator is built, or undefined. */
-export function schemaBoundsRefusal(schema: unknown, text: string): string | undefined {
-  if (text.length > MAX_SCHEMA_TEXT_LENGTH) {
-    return `the schema is ${text.length} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
+/**
+ * Why `schema` is refused before any validator is built, or undefined;
+ * `chars` is its length as JSON text when known exactly.
+ */
+export function schemaBoundsRefusal(
+  schema: unknown,
+  { objects, chars }: SchemaSurvey = surveySchema(schema),
+): string | undefined {
+  if (chars > MAX_SCHEMA_TEXT_LENGTH) {
+    return `the schema is ${chars} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
   }
-  // A JSON tree has no cycle of its own: a loop needs a reference.
-  if (!/"\$(ref|dynamicRef|recursiveRef)"/.test(text)) return undefined;
-  const cycle = refCycle(schema);
+  const cycle = refCycle(schema, objects);
   return cycle === undefined
     ? undefined
     : `its $refs loop without any data in between (${cycle.join(' → ')}), so no value could ever be checked against it`;
@@ -32,11 +41,12 @@ export function schemaBoundsRefusal(schema: unknown, text: string): string | und
  * values followed; undefined when there is none. Recursion through
  * `properties` or `items` is fine: data ends it.
  */
-function refCycle(root: unknown): string[] | undefined {
+function refCycle(root: unknown, objects: readonly JsonObject[]): string[] | undefined {
   const followed: string[] = [];
   /** Nodes on the current path, with how many `$ref`s had been followed to reach them. */
   const onPath = new Map<object, number>();
   const done = new Set<object>();
+  const targets = new Map<string, unknown>();
   const visit = (node: unknown): string[] | undefined => {
     if (!isJsonObject(node) || done.has(node)) return undefined;
     const entered = onPath.get(node);
@@ -44,25 +54,27 @@ function refCycle(root: unknown): string[] | undefined {
     onPath.set(node, followed.length);
     const ref = node['$ref'];
     if (typeof ref === 'string' && ref.startsWith('#')) {
+      if (!targets.has(ref)) targets.set(ref, resolvePointer(root, ref));
       followed.push(ref);
-      const found = visit(resolvePointer(root, ref));
+      const found = visit(targets.get(ref));
       followed.pop();
       if (found !== undefined) return found;
     }
     for (const keyword of SAME_VALUE) {
       const value = node[keyword];
-      for (const sub of Array.isArray(value) ? value : [value]) {
-        const found = visit(sub);
-        if (found !== undefined) return found;
-      }
+      if (value === undefined) continue;
+      const found = Array.isArray(value) ? value.reduce(first, undefined) : visit(value);
+      if (found !== undefined) return found;
     }
     onPath.delete(node);
     done.add(node);
     return undefined;
   };
-  // Start from every subschema: a cycle may hide anywhere, not only at the root.
-  for (const node of schemaLikeObjects(root)) {
-    const found = visit(node);
+  const first = (found: string[] | undefined, sub: unknown): string[] | undefined =>
+    found ?? visit(sub);
+  // A JSON tree has no cycle of its own: every loop passes through a `$ref`.
+  for (const node of objects) {
+    const found = typeof node['$ref'] === 'string' ? visit(node) : undefined;
     if (found !== undefined) return found;
   }
   return undefined;

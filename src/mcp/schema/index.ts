@@ -8,7 +8,13 @@ import { McpSchemaError } from '../../core/errors.js';
 import { createArgumentCheck } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
 import { describeTyped } from './issues.js';
-import { canonicalJsonText, isJsonObject, SchemaProblem, type JsonObject } from './json.js';
+import {
+  canonicalJsonText,
+  isJsonObject,
+  SchemaProblem,
+  surveySchema,
+  type JsonObject,
+} from './json.js';
 import { planPatterns } from './patterns.js';
 
 /** Names the tool a schema belongs to, for error messages. */
@@ -68,7 +74,7 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
       const text = canonicalJsonText(schema);
       const key = createHash('sha256').update(text).digest('base64url');
       keysByObject.set(schema, key);
-      entry = cached(key) ?? remember(key, build(schema, text));
+      entry = cached(key) ?? remember(key, build(text));
     }
   } catch (error) {
     // Not cached: a value JSON cannot carry, or a failure that is not the schema's.
@@ -103,16 +109,18 @@ function remember(key: string, entry: CacheEntry): CacheEntry {
 }
 
 /** The cache entry of a schema not seen before: its validator, or why it is refused. */
-function build(schema: JsonObject, text: string): CacheEntry {
+function build(text: string): CacheEntry {
   try {
-    // Bounded work first: size, and $ref cycles that no data ends.
-    const refusal = schemaBoundsRefusal(schema, text);
-    if (refusal !== undefined) return { rejection: refusal };
     // A private copy from the canonical text: the analysis edits it, and the
     // validator library annotates it, while the caller's schema stays as sent.
     const copy = JSON.parse(text) as JsonObject;
-    const patterns = planPatterns(copy);
-    const check = createArgumentCheck(copy, patterns);
+    const survey = surveySchema(copy);
+    // Bounded work first: size, and $ref cycles that no data ends.
+    const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
+    if (refusal !== undefined) return { rejection: refusal };
+    const { checks, taken } = planPatterns(copy, survey.objects);
+    for (const node of taken) delete node['pattern'];
+    const check = createArgumentCheck(copy, checks);
     // A zod schema whose check reports each problem as an issue with `params.keyword`.
     const validator = z.custom<Record<string, unknown>>().check((payload) => {
       for (const { path, keyword, message } of check(payload.value)) {
@@ -145,11 +153,11 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
   let verdict = verdicts.get(schema);
   if (verdict === undefined) {
     try {
-      const text = JSON.stringify(schema);
-      verdict = schemaBoundsRefusal(schema, text) ?? '';
-      if (verdict === '' && text.includes('"pattern')) planPatterns(JSON.parse(text));
+      const survey = surveySchema(schema);
+      verdict = schemaBoundsRefusal(schema, survey) ?? '';
+      if (verdict === '' && survey.patterns) planPatterns(schema, survey.objects);
     } catch (error) {
-      // A pattern to refuse; or a cycle or bigint, which createInputValidator reports.
+      // A pattern to refuse; anything else is createInputValidator's to report.
       verdict = error instanceof SchemaProblem ? error.message : '';
     }
     verdicts.set(schema, verdict);

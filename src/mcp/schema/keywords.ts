@@ -14,16 +14,9 @@ import {
 /** The JSON Schema type names. */
 const TYPE_NAMES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];
 
-/** `$schema` URIs we read, without scheme and trailing `#`. */
-const DIALECTS: ReadonlyMap<string, SchemaDraft> = new Map([
-  ['json-schema.org/draft/2020-12/schema', '2020-12'],
-  ['json-schema.org/schema', '2020-12'],
-  ['json-schema.org/draft/2019-09/schema', '2019-09'],
-  ['json-schema.org/draft-07/schema', '7'],
-  // Draft 6 differs from 7 only by keywords 7 added; read it as 7.
-  ['json-schema.org/draft-06/schema', '7'],
-  ['json-schema.org/draft-04/schema', '4'],
-]);
+/** The `$schema` URIs we read (draft 6 differs from 7 only by keywords 7 added: read as 7). */
+const DIALECT =
+  /^(?:https?:\/\/)?json-schema\.org\/(draft\/2020-12\/|draft\/2019-09\/|draft-0([467])\/|)schema#?$/;
 
 /**
  * The dialect named by a root `$schema`; MCP's default, 2020-12, when there is none.
@@ -31,12 +24,10 @@ const DIALECTS: ReadonlyMap<string, SchemaDraft> = new Map([
  */
 export function detectDraft(root: JsonObject): SchemaDraft {
   const named = root['$schema'];
-  if (named === undefined) return '2020-12';
-  const draft =
-    typeof named === 'string'
-      ? DIALECTS.get(named.replace(/^https?:\/\//, '').replace(/#$/, ''))
-      : undefined;
-  if (draft !== undefined) return draft;
+  const match = typeof named === 'string' ? DIALECT.exec(named) : null;
+  if (named === undefined || match?.[1] === '' || match?.[1] === 'draft/2020-12/') return '2020-12';
+  if (match?.[1] === 'draft/2019-09/') return '2019-09';
+  if (match?.[2] !== undefined) return match[2] === '4' ? '4' : '7';
   throw new SchemaProblem(
     `"$schema" names ${JSON.stringify(named)}; supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12`,
   );

@@ -10,7 +10,7 @@
  */
 import { RE2JS } from 're2js';
 import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
-import { isJsonObject, schemaLikeObjects, SchemaProblem } from './json.js';
+import { isJsonObject, SchemaProblem, type JsonObject } from './json.js';
 
 /** One pattern checked with RE2: `path` is where the strings are (`*` = every array item). */
 export interface PatternCheck {
@@ -19,30 +19,37 @@ export interface PatternCheck {
   readonly re2: RE2JS;
 }
 
+/** The RE2 checks of a schema's plain-path patterns, and the schema objects whose pattern they take. */
+export interface PatternPlan {
+  readonly checks: readonly PatternCheck[];
+  readonly taken: ReadonlySet<JsonObject>;
+}
+
 /**
- * Takes the plain-path patterns out of `schema` (which the caller owns and
- * which is changed in place) and returns the checks that replace them.
+ * Which patterns of `schema` RE2 checks (the validator's copy must then drop
+ * them from the `taken` objects); `objects` are its schema objects.
  * @throws SchemaProblem naming a pattern left with the validator that could backtrack badly.
  */
-export function planPatterns(schema: unknown): PatternCheck[] {
+export function planPatterns(schema: unknown, objects: readonly JsonObject[]): PatternPlan {
   const checks: PatternCheck[] = [];
-  const strip = (node: unknown, path: string[]): void => {
+  const taken = new Set<JsonObject>();
+  const plain = (node: unknown, path: string[]): void => {
     if (!isJsonObject(node)) return;
     const { pattern, properties, items } = node;
     const re2 = typeof pattern === 'string' ? compileRe2(pattern) : undefined;
     if (re2 !== undefined) {
       checks.push({ path, pattern: pattern as string, re2 });
-      delete node['pattern'];
+      taken.add(node);
     }
     for (const [key, sub] of Object.entries(isJsonObject(properties) ? properties : {})) {
-      strip(sub, [...path, key]);
+      plain(sub, [...path, key]);
     }
-    strip(items, [...path, '*']);
+    plain(items, [...path, '*']);
   };
-  strip(schema, []);
-  for (const node of schemaLikeObjects(schema)) {
+  plain(schema, []);
+  for (const node of objects) {
     const { pattern, patternProperties } = node;
-    const left = [...(typeof pattern === 'string' ? [pattern] : [])];
+    const left = typeof pattern === 'string' && !taken.has(node) ? [pattern] : [];
     if (isJsonObject(patternProperties)) left.push(...Object.keys(patternProperties));
     const risky = left.find((source) => !isLinearSafe(source));
     if (risky !== undefined) {
@@ -51,7 +58,7 @@ export function planPatterns(schema: unknown): PatternCheck[] {
       );
     }
   }
-  return checks;
+  return { checks, taken };
 }
 
 function compileRe2(pattern: string): RE2JS | undefined {

@@ -1,0 +1,61 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { McpSchemaError } from '../../../src/core/errors.js';
+import { createInputValidator, inputSchemaRefusal } from '../../../src/mcp/schema/index.js';
+import { canonicalJsonText, surveySchema } from '../../../src/mcp/schema/json.js';
+
+/** What JSON.stringify adds for escapes inside the strings of `value` (keys included). */
+function escapeChars(value: unknown): number {
+  if (typeof value === 'string') return JSON.stringify(value).length - value.length - 2;
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + escapeChars(item), 0);
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value).reduce(
+      (sum, [key, item]) => sum + escapeChars(key) + escapeChars(item),
+      0,
+    );
+  }
+  return 0;
+}
+
+describe('surveySchema', () => {
+  it('counts the characters of the JSON text, escapes aside, without writing it', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value);
+        expect(surveySchema(value).chars).toBe(text.length - escapeChars(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('lists the objects that may be schemas, not those inside enum, const, default or examples', () => {
+    const inner = { type: 'string' };
+    const data = { type: 'object' };
+    const schema = { type: 'object', properties: { a: inner }, default: { x: data }, enum: [data] };
+    const { objects } = surveySchema(schema);
+    expect(objects).toContain(schema);
+    expect(objects).toContain(inner);
+    expect(objects).not.toContain(data);
+  });
+
+  it('ends on shared and cyclic objects that only an in-process server can send', () => {
+    // 2^200 paths through 200 shared levels, and a cycle at the end.
+    let level: Record<string, unknown> = { type: 'object' };
+    const bottom = level;
+    for (let i = 0; i < 200; i++) level = { type: 'object', properties: { a: level, b: level } };
+    bottom['properties'] = { loop: level };
+    expect(surveySchema(level).objects.length).toBeLessThan(500);
+    expect(inputSchemaRefusal(level)).toBeUndefined(); // the canonical text refuses it later
+    expect(() => canonicalJsonText(level)).toThrow(/deeper than|cyclic/);
+  });
+
+  it('stops the canonical text of shared objects at the size limit instead of writing 2^40 copies', () => {
+    let level: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 40; i++) level = { type: 'object', properties: { a: level, b: level } };
+    expect(surveySchema(level).objects.length).toBe(81); // each level and its properties map
+    expect(() => canonicalJsonText(level)).toThrow(/more than 262144 characters of JSON/);
+    expect(() => createInputValidator(level, { serverName: 's', toolName: 't' })).toThrow(
+      McpSchemaError,
+    );
+  });
+});
