@@ -61,11 +61,13 @@ export function createArgumentCheck(
           : memberOf(node, segment),
       document,
     );
+  const accepts = flatAcceptor(document);
   return (value) => {
     if (!isJsonObject(value)) {
       const message = `the arguments must be an object; received ${describeTyped(value)}`;
       return [{ path: [], keyword: 'type', message }];
     }
+    if (accepts?.(value) === true) return patternProblems(patterns, value);
     try {
       const result = validate(value, document, draft, lookup, false);
       const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
@@ -75,6 +77,48 @@ export function createArgumentCheck(
       const message = `the arguments could not be validated: ${messageOf(error)}`;
       return [{ path: [], keyword: 'error', message }];
     }
+  };
+}
+
+/** Checks of the scalar types a flat schema's properties may have. */
+const SCALARS: Readonly<Record<string, (value: unknown) => boolean>> = {
+  string: (value) => typeof value === 'string',
+  number: (value) => typeof value === 'number' && Number.isFinite(value),
+  integer: (value) => Number.isInteger(value),
+  boolean: (value) => typeof value === 'boolean',
+};
+const ANNOTATIONS = ['title', 'description', '$comment', 'default', 'examples', 'type'];
+const FLAT_ROOT = new Set([...ANNOTATIONS, 'properties', 'required', 'additionalProperties']);
+const FLAT_PROPERTY = new Set(ANNOTATIONS);
+
+/**
+ * A quick yes for arguments of a flat schema (scalar-typed properties,
+ * `required`, a boolean `additionalProperties`, annotations), the most
+ * common tool schema; a no sends them through the full check, which says
+ * what is wrong. Undefined for any other schema.
+ */
+function flatAcceptor(document: JsonObject): ((value: JsonObject) => boolean) | undefined {
+  const { properties = {}, required = [], additionalProperties = true } = document;
+  if (Object.keys(document).some((key) => !FLAT_ROOT.has(key) && key !== '$schema')) return;
+  if (!isJsonObject(properties) || !Array.isArray(required)) return;
+  if (typeof additionalProperties !== 'boolean') return;
+  const checks = new Map<string, (value: unknown) => boolean>();
+  for (const [name, sub] of Object.entries(properties)) {
+    if (!isJsonObject(sub) || !Object.keys(sub).every((key) => FLAT_PROPERTY.has(key))) return;
+    const type = sub['type'];
+    const check =
+      typeof type === 'string' && Object.hasOwn(SCALARS, type) ? SCALARS[type] : undefined;
+    if (check === undefined) return;
+    checks.set(name, check);
+  }
+  return (value) => {
+    for (const name of required)
+      if (typeof name !== 'string' || !Object.hasOwn(value, name)) return false;
+    for (const key of Object.keys(value)) {
+      const check = checks.get(key);
+      if (check === undefined ? !additionalProperties : !check(value[key])) return false;
+    }
+    return true;
   };
 }
 

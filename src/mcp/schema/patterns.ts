@@ -1,12 +1,8 @@
 /**
- * `pattern` and `patternProperties`: usable with the `u` flag the validator
- * compiles them with, and run in linear time. A backtracking engine
- * (JavaScript's) can take minutes on one string for `^(a+)+$`, so every
- * `pattern` on a plain path (nested `properties` and `items`, the paths real
- * tool schemas use) is taken out of the validator's copy and checked with
- * RE2 (`re2js`: pure JavaScript, no backtracking). A pattern elsewhere stays
- * with the validator only when it cannot backtrack badly; otherwise the
- * schema is refused with the reason.
+ * Patterns usable with the `u` flag and run in linear time: those on plain
+ * paths (nested `properties` and `items`) are checked with RE2 (`re2js`, no
+ * backtracking); one left with the validator must be unable to backtrack
+ * badly (`^(a+)+$` can take minutes), or the schema is refused.
  */
 import { RE2JS } from 're2js';
 import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
@@ -75,25 +71,18 @@ export function patternProblems(
   value: unknown,
 ): ArgumentProblem[] {
   const problems: ArgumentProblem[] = [];
-  const visit = (
-    check: PatternCheck,
-    node: unknown,
-    rest: readonly string[],
-    path: (string | number)[],
-  ): void => {
-    const [head, ...tail] = rest;
+  const visit = (check: PatternCheck, node: unknown, path: (string | number)[]): void => {
+    const head = check.path[path.length];
     if (head === undefined) {
-      if (typeof node === 'string' && !check.re2.matcher(node).find()) {
-        const message = `${subjectOf(path)} must match ${check.pattern}; received ${describeValue(node)}`;
-        problems.push({ path, keyword: 'pattern', message });
-      }
-    } else if (head === '*') {
-      if (Array.isArray(node)) node.forEach((item, i) => visit(check, item, tail, [...path, i]));
-    } else if (isJsonObject(node) && Object.hasOwn(node, head)) {
-      visit(check, node[head], tail, [...path, head]);
-    }
+      if (typeof node !== 'string' || check.re2.matcher(node).find()) return;
+      const message = `${subjectOf(path)} must match ${check.pattern}; received ${describeValue(node)}`;
+      problems.push({ path, keyword: 'pattern', message });
+    } else if (head !== '*') {
+      if (isJsonObject(node) && Object.hasOwn(node, head))
+        visit(check, node[head], [...path, head]);
+    } else if (Array.isArray(node)) node.forEach((item, i) => visit(check, item, [...path, i]));
   };
-  for (const check of checks) visit(check, value, check.path, []);
+  for (const check of checks) visit(check, value, []);
   return problems;
 }
 
@@ -142,11 +131,9 @@ function isQuantifier(pattern: string, index: number): boolean {
 const UNICODE_ESCAPABLE = new Set('^$\\.*+?()[]{}|/');
 
 /**
- * The pattern in a form the `u`-flag grammar accepts, or `undefined` when
- * there is none. Servers written in other languages often escape characters
- * that need no escape (`\_`, `\@`, `\-` outside a class); in the legacy
- * grammar those mean the bare character, so dropping the backslash keeps the
- * meaning the server intended.
+ * The pattern in a form the `u`-flag grammar accepts, or `undefined`. A
+ * needless escape (`\_`, `\@`), which other languages allow, means the bare
+ * character, so its backslash is dropped.
  */
 export function unicodePattern(pattern: string): string | undefined {
   if (compiles(pattern)) return pattern;

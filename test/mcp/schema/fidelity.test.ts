@@ -49,6 +49,48 @@ describe('fidelity against the reference validator', () => {
     checkAgainstReference(rootSchemaArb, 800);
   });
 
+  it('agrees on flat schemas, which take the quick path, and on arguments near them', () => {
+    const name = fc.constantFrom('a', 'b', 'c', 'toString', '__proto__');
+    const property = fc.record(
+      {
+        type: fc.constantFrom('string', 'number', 'integer', 'boolean'),
+        description: fc.string(),
+      },
+      { requiredKeys: ['type'] },
+    );
+    const flat = fc.record(
+      {
+        type: fc.constant('object'),
+        properties: fc.dictionary(name, property),
+        required: fc.uniqueArray(name, { maxLength: 3 }),
+        additionalProperties: fc.boolean(),
+      },
+      { requiredKeys: ['type', 'properties'] },
+    );
+    const scalar = fc.oneof(
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const values = fc.array(fc.dictionary(name, scalar), { minLength: 1, maxLength: 6 });
+    fc.assert(
+      fc.property(flat, values, (schema, args) => {
+        const validator = createInputValidator(schema, ids);
+        for (const value of args) {
+          const ours = validator.safeParse(value).success;
+          expect({ schema, value, ours }).toEqual({
+            schema,
+            value,
+            ours: referenceAccepts(schema, value),
+          });
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   /** Each pitfall zod's converter had, pinned with a value it got wrong. */
   const pitfalls: readonly [string, Json, Json][] = [
     [
