@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError } from '../core/errors.js';
-import { canonicalJsonText } from './schema/json.js';
+import { canonicalJsonText } from '../core/json.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';

@@ -1,5 +1,5 @@
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
-import { canonicalJsonText } from './schema/json.js';
+import { canonicalJsonText } from '../core/json.js';
 
 /**
  * How an isolated deployment's tools differ from the normal one's (names

@@ -9,7 +9,7 @@ import type { Session } from '../runtime/session.js';
 import { bridgeTool, type McpTool } from './bridge-tool.js';
 import type { RetryOptions } from './retry-policy.js';
 import { inputSchemaRefusal } from './schema/index.js';
-import { canonicalJsonText } from './schema/json.js';
+import { canonicalJsonText } from '../core/json.js';
 import type { ServerRoute } from './server-route.js';
 import { assertUniqueToolNames, bridgedToolName, isToolSelected } from './tool-naming.js';
 

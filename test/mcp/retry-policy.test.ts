@@ -286,10 +286,8 @@ describe('a bridged call that fails', () => {
       await vi.advanceTimersByTimeAsync(999);
       expect(timedOut).toEqual([]);
       const result = await settle(call, 5_000);
-      expect(result).toMatchObject({
-        success: false,
-        message: 'tool "echo" of server "flaky" timed out after 1000 ms',
-      });
+      expect(result.success).toBe(false);
+      expect(result.message).toMatch(/^tool "echo" of server "flaky" timed out after 1000 ms \(/);
       expect(timedOut).toEqual([
         expect.objectContaining({ originalName: 'echo', timeoutMs: 1_000 }),
       ]);

@@ -7,7 +7,7 @@ import {
   schemaCacheStats,
   type InputValidator,
 } from '../../src/mcp/schema/index.js';
-import { canonicalJsonText } from '../../src/mcp/schema/json.js';
+import { canonicalJsonText } from '../../src/core/json.js';
 
 const ids = { serverName: 'shop', toolName: 'place_order' };
 

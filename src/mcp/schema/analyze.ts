@@ -9,12 +9,12 @@ import { describeTyped, type ArgumentProblem } from './issues.js';
 import { checkKeywordValues, childSchemas, detectDraft } from './keywords.js';
 import {
   decodePointer,
-  isJsonObject,
+  isJsonRecord,
   memberOf,
-  SchemaProblem,
-  type JsonObject,
-  type JsonValue,
-} from './json.js';
+  type JsonRecord,
+  type JsonData,
+} from '../../core/json.js';
+import { SchemaProblem } from './json.js';
 import { problemsFromOutputUnits } from './output-units.js';
 import { patternProblems, unicodePattern, type PatternCheck } from './patterns.js';
 
@@ -22,16 +22,14 @@ import { patternProblems, unicodePattern, type PatternCheck } from './patterns.j
 export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
 
 /**
- * The check of a tool's arguments against `document`, which the caller owns
- * and which becomes the validator's copy: `format` removed (an annotation,
- * see `docs/schemas.md`), patterns in `u`-flag form, `$dynamicRef` rewritten
- * to `$ref`. The check runs @cfworker/json-schema's interpreting validator
- * (it walks the schema as data; no code is generated from schema text) with
- * `shortCircuit = false`, so every error is reported, then `patterns` (RE2).
+ * The check of arguments against `document`, which becomes the validator's
+ * copy (`format` dropped, patterns in `u`-flag form, `$dynamicRef` as
+ * `$ref`): @cfworker/json-schema's interpreter (no code generated) reporting
+ * every error, then `patterns` (RE2).
  * @throws {SchemaProblem} naming the first thing that makes the schema unusable.
  */
 export function createArgumentCheck(
-  document: JsonObject,
+  document: JsonRecord,
   patterns: readonly PatternCheck[],
 ): ArgumentCheck {
   const draft = detectDraft(document);
@@ -53,17 +51,17 @@ export function createArgumentCheck(
   }
   walk.checkRefs(lookup);
   /** The schema value at a validator `keywordLocation`; `$ref` leads to its target in the lookup. */
-  const locate = (location: string): JsonValue | undefined =>
-    decodePointer(location).reduce<JsonValue | undefined>(
+  const locate = (location: string): JsonData | undefined =>
+    decodePointer(location).reduce<JsonData | undefined>(
       (node, segment) =>
-        segment === '$ref' && isJsonObject(node)
+        segment === '$ref' && isJsonRecord(node)
           ? lookup[(node as Schema).__absolute_ref__ ?? '']
           : memberOf(node, segment),
       document,
     );
   const accepts = flatAcceptor(document);
   return (value) => {
-    if (!isJsonObject(value)) {
+    if (!isJsonRecord(value)) {
       const message = `the arguments must be an object; received ${describeTyped(value)}`;
       return [{ path: [], keyword: 'type', message }];
     }
@@ -97,14 +95,14 @@ const FLAT_PROPERTY = new Set(ANNOTATIONS);
  * common tool schema; a no sends them through the full check, which says
  * what is wrong. Undefined for any other schema.
  */
-function flatAcceptor(document: JsonObject): ((value: JsonObject) => boolean) | undefined {
+function flatAcceptor(document: JsonRecord): ((value: JsonRecord) => boolean) | undefined {
   const { properties = {}, required = [], additionalProperties = true } = document;
   if (Object.keys(document).some((key) => !FLAT_ROOT.has(key) && key !== '$schema')) return;
-  if (!isJsonObject(properties) || !Array.isArray(required)) return;
+  if (!isJsonRecord(properties) || !Array.isArray(required)) return;
   if (typeof additionalProperties !== 'boolean') return;
   const checks = new Map<string, (value: unknown) => boolean>();
   for (const [name, sub] of Object.entries(properties)) {
-    if (!isJsonObject(sub) || !Object.keys(sub).every((key) => FLAT_PROPERTY.has(key))) return;
+    if (!isJsonRecord(sub) || !Object.keys(sub).every((key) => FLAT_PROPERTY.has(key))) return;
     const type = sub['type'];
     const check =
       typeof type === 'string' && Object.hasOwn(SCALARS, type) ? SCALARS[type] : undefined;
@@ -125,40 +123,33 @@ function flatAcceptor(document: JsonObject): ((value: JsonObject) => boolean) | 
 /** One pass over the subschemas, collecting what reference resolution needs. */
 class Walk {
   /** The pointer each visited subschema was first reached at. */
-  readonly pointers = new Map<JsonObject, string>();
-  private readonly refNodes: JsonObject[] = [];
-  private readonly dynamicRefs: JsonObject[] = [];
+  readonly pointers = new Map<JsonRecord, string>();
+  private readonly refNodes: JsonRecord[] = [];
+  private readonly dynamicRefs: JsonRecord[] = [];
   private readonly anchors = new Map<string, string[]>();
   private nestedResources = 0;
   /** Cleared once `dereference` has run: later edits could not reach the lookup. */
   private beforeDereference = true;
 
   constructor(
-    private readonly root: JsonObject,
+    private readonly root: JsonRecord,
     private readonly draft: SchemaDraft,
   ) {}
 
   /** Visits every subschema reachable from `start` without following `$ref`. */
-  visit(start: JsonObject, startPointer: string): void {
-    const stack: [JsonObject, string][] = [[start, startPointer]];
+  visit(start: JsonRecord, startPointer: string): void {
+    const stack: [JsonRecord, string][] = [[start, startPointer]];
     for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
       const [node, pointer] = next;
       if (this.pointers.has(node)) continue;
       this.pointers.set(node, pointer);
       this.check(node, pointer);
-      for (const [suffix, child] of childSchemas(node, pointer)) {
-        if (typeof child === 'boolean') continue;
-        if (!isJsonObject(child)) {
-          throw new SchemaProblem(
-            `expected a schema (an object or a boolean) at ${pointer}${suffix}, received ${JSON.stringify(child)}`,
-          );
-        }
+      for (const [suffix, child] of childSchemas(node, pointer))
         stack.push([child, pointer + suffix]);
-      }
     }
   }
 
-  private check(node: JsonObject, pointer: string): void {
+  private check(node: JsonRecord, pointer: string): void {
     checkKeywordValues(node, pointer, this.draft);
     // An annotation by default in 2020-12; see docs/schemas.md for why we never assert it.
     if (typeof node['format'] === 'string') delete node['format'];
@@ -187,18 +178,12 @@ class Walk {
         );
       }
     }
-    const recursiveRef = node['$recursiveRef'];
-    if (recursiveRef !== undefined && recursiveRef !== '#') {
-      throw new SchemaProblem(
-        `"$recursiveRef" at ${pointer} must be "#", received ${JSON.stringify(recursiveRef)}`,
-      );
-    }
     // The validator reads patterns when validating, so these edits may follow `dereference`.
     if (isString(node['pattern'])) {
       node['pattern'] = usablePattern(node['pattern'], `"pattern" at ${pointer} is not`);
     }
     const patternProperties = node['patternProperties'];
-    if (!isJsonObject(patternProperties)) return;
+    if (!isJsonRecord(patternProperties)) return;
     for (const [key, sub] of Object.entries(patternProperties)) {
       const usable = usablePattern(key, `"patternProperties" at ${pointer} has a key that is not`);
       if (usable === key) continue;
@@ -235,14 +220,14 @@ class Walk {
   checkRefs(lookup: Record<string, Schema | boolean>): void {
     // The list grows while it is read.
     for (let i = 0; i < this.refNodes.length; i++) {
-      const node = this.refNodes[i] as JsonObject & Schema;
+      const node = this.refNodes[i] as JsonRecord & Schema;
       const target = lookup[node.__absolute_ref__ ?? ''];
       const ref = JSON.stringify(node['$ref']);
       const at = this.pointers.get(node) ?? '#';
       if (target === undefined) {
         throw new SchemaProblem(`"$ref" ${ref} at ${at} does not resolve inside the schema`);
       }
-      if (isJsonObject(target) && !this.pointers.has(target))
+      if (isJsonRecord(target) && !this.pointers.has(target))
         this.visit(target, `${ref} (via ${at})`);
     }
   }

@@ -1,19 +1,10 @@
 /**
- * Bounded work per schema: a server decides how big its schemas are and
- * what they refer to, so both are checked before any validator is built.
- * A schema over the size limit, or one whose `$ref`s loop back to where
- * they started without any data in between (which no validator can ever
- * finish), is refused with the reason.
+ * Bounded work per schema, checked before any validator is built: a schema
+ * over the size limit, or whose `$ref`s loop without data in between (no
+ * validator could finish), is refused with the reason.
  */
-import {
-  decodePointer,
-  isJsonObject,
-  MAX_SCHEMA_TEXT_LENGTH,
-  memberOf,
-  surveySchema,
-  type JsonObject,
-  type SchemaSurvey,
-} from './json.js';
+import { decodePointer, isJsonRecord, memberOf, type JsonRecord } from '../../core/json.js';
+import { MAX_SCHEMA_TEXT_LENGTH, surveySchema, type SchemaSurvey } from './json.js';
 
 /** Keywords whose subschemas apply to the same value as their parent: no data is consumed. */
 const SAME_VALUE = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
@@ -41,14 +32,14 @@ export function schemaBoundsRefusal(
  * values followed; undefined when there is none. Recursion through
  * `properties` or `items` is fine: data ends it.
  */
-function refCycle(root: unknown, objects: readonly JsonObject[]): string[] | undefined {
+function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | undefined {
   const followed: string[] = [];
   /** Nodes on the current path, with how many `$ref`s had been followed to reach them. */
   const onPath = new Map<object, number>();
   const done = new Set<object>();
   const targets = new Map<string, unknown>();
   const visit = (node: unknown): string[] | undefined => {
-    if (!isJsonObject(node) || done.has(node)) return undefined;
+    if (!isJsonRecord(node) || done.has(node)) return undefined;
     const entered = onPath.get(node);
     if (entered !== undefined) return followed.slice(entered);
     onPath.set(node, followed.length);

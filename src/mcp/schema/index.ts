@@ -8,14 +8,12 @@ import { McpSchemaError } from '../../core/errors.js';
 import { createArgumentCheck } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
 import { describeTyped } from './issues.js';
-import {
-  canonicalJsonText,
-  isJsonObject,
-  SchemaProblem,
-  surveySchema,
-  type JsonObject,
-} from './json.js';
+import { canonicalJsonText, isJsonRecord, type JsonRecord } from '../../core/json.js';
+import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH, SchemaProblem, surveySchema } from './json.js';
 import { planPatterns } from './patterns.js';
+
+/** What the canonical text of a schema may hold. */
+const SCHEMA_LIMITS = { maxDepth: MAX_SCHEMA_DEPTH, maxChars: MAX_SCHEMA_TEXT_LENGTH };
 
 /** Names the tool a schema belongs to, for error messages. */
 export interface ToolSchemaIds {
@@ -39,30 +37,23 @@ type CacheEntry = { readonly validator: InputValidator } | { readonly rejection:
 const cache = new Map<string, CacheEntry>();
 let counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };
 /** Cache keys by schema object: a listed schema asked for again skips its canonical form. */
-let keysByObject = new WeakMap<JsonObject, string>();
+let keysByObject = new WeakMap<JsonRecord, string>();
 
 /** Counters of the validator cache since it was last cleared. */
 export type SchemaCacheStats = Readonly<typeof counts & { size: number; maxEntries: number }>;
 
 /**
- * Builds (or takes from the cache) the validator of a tool's `inputSchema`.
- *
- * The schema is analysed at once, so a schema that cannot be honoured is
- * refused here. Validators are cached by schema content (keys sorted), so a
- * second tool, section or reconnect with the same schema gets the same
- * validator object. The input schema is never modified, and is read once:
- * schemas are data from a listing, never changed in place.
- *
- * @param schema - the tool's `inputSchema`, as the server sent it.
- * @param ids - the server and tool, named in errors only (never cached).
- * @throws {McpSchemaError} when the schema is not a JSON object, its
- * top-level `type` is not `"object"`, a `$ref` is remote or does not resolve
- * inside the schema, or a keyword is malformed or unsupported.
+ * The validator of a tool's `inputSchema` (the server's JSON), analysed at
+ * once and cached by content, so a second tool, section or reconnect with
+ * the same schema gets the same validator. The schema is never modified,
+ * and is read once. `ids` are named in errors only.
+ * @throws {McpSchemaError} when the schema cannot be honoured: not an
+ * object schema, a remote or dangling `$ref`, a malformed keyword, …
  */
 export function createInputValidator(schema: unknown, ids: ToolSchemaIds): InputValidator {
   const fail = (reason: string, cause?: unknown): McpSchemaError =>
     new McpSchemaError(ids.serverName, ids.toolName, reason, cause === undefined ? {} : { cause });
-  if (!isJsonObject(schema)) {
+  if (!isJsonRecord(schema)) {
     throw fail(
       `the input schema must be a JSON object with "type": "object", received ${describeTyped(schema)}`,
     );
@@ -71,7 +62,7 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
   let entry = knownKey === undefined ? undefined : cached(knownKey);
   try {
     if (entry === undefined) {
-      const text = canonicalJsonText(schema);
+      const text = canonicalJsonText(schema, SCHEMA_LIMITS);
       const key = createHash('sha256').update(text).digest('base64url');
       keysByObject.set(schema, key);
       entry = cached(key) ?? remember(key, build(text));
@@ -113,7 +104,7 @@ function build(text: string): CacheEntry {
   try {
     // A private copy from the canonical text: the analysis edits it, and the
     // validator library annotates it, while the caller's schema stays as sent.
-    const copy = JSON.parse(text) as JsonObject;
+    const copy = JSON.parse(text) as JsonRecord;
     const survey = surveySchema(copy);
     // Bounded work first: size, and $ref cycles that no data ends.
     const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
@@ -148,7 +139,7 @@ function build(text: string): CacheEntry {
  * engine where RE2 cannot take it. Undefined when the schema may be used.
  */
 export function inputSchemaRefusal(schema: unknown): string | undefined {
-  if (!isJsonObject(schema)) return undefined; // createInputValidator explains this one
+  if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one
   // The same listed schema is asked about more than once (connect, then bridging).
   let verdict = verdicts.get(schema);
   if (verdict === undefined) {
@@ -166,7 +157,7 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
 }
 
 /** Verdicts of {@link inputSchemaRefusal} by schema object; `''` when it may be used. */
-const verdicts = new WeakMap<JsonObject, string>();
+const verdicts = new WeakMap<JsonRecord, string>();
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

@@ -4,7 +4,7 @@
  * `"user.age" must be an integer; received a string ("ten")`.
  * `output-units.ts` decides which findings the validator's errors make.
  */
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonRecord, type JsonRecord, type JsonData } from '../../core/json.js';
 
 /** A path into the arguments: property names and array indexes. */
 export type ArgumentPath = readonly (string | number)[];
@@ -16,11 +16,7 @@ export interface ArgumentProblem {
   readonly message: string;
 }
 
-/**
- * A problem before it is put into words: the `predicate` follows the
- * subject (`must be an integer; received …`). `type` findings keep the
- * names `expected`, so alternatives can merge.
- */
+/** A problem before its subject is added: `must be …; received …` (with the type names `expected`). */
 export interface Finding {
   readonly path: ArgumentPath;
   readonly keyword: string;
@@ -44,14 +40,10 @@ export function subjectOf(path: ArgumentPath): string {
 
 /** A short rendering of a received value: `"abc"`, `5`, `an array of 2 items`. */
 export function describeValue(value: unknown): string {
-  if (typeof value === 'string') {
+  if (typeof value === 'string')
     return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
-  }
-  if (value === undefined) return 'nothing';
-  if (value === null || typeof value === 'number' || typeof value === 'boolean') {
-    return String(value);
-  }
-  if (typeof value !== 'object') return typeof value;
+  if (value === null || typeof value === 'number' || typeof value === 'boolean') return `${value}`;
+  if (typeof value !== 'object') return value === undefined ? 'nothing' : typeof value;
   return Array.isArray(value) ? `an array of ${counted(value.length, 'item')}` : 'an object';
 }
 
@@ -127,8 +119,8 @@ const show = (value: unknown): string => JSON.stringify(value) ?? 'nothing';
 const length = (v: unknown): string =>
   `${describeValue(v)} (${typeof v === 'string' ? [...v].length : 0})`;
 const items = (v: unknown): string => (Array.isArray(v) ? String(v.length) : describeValue(v));
-const size = (v: unknown): string => String(isJsonObject(v) ? Object.keys(v).length : 0);
-type Quote = (own: JsonValue, value: unknown, node: JsonObject | undefined) => string;
+const size = (v: unknown): string => String(isJsonRecord(v) ? Object.keys(v).length : 0);
+type Quote = (own: JsonData, value: unknown, node: JsonRecord | undefined) => string;
 const count =
   (word: string, noun: string, measure: (value: unknown) => string): Quote =>
   (own, value) =>
@@ -177,7 +169,7 @@ const UNQUOTED: Readonly<Record<string, (error: string) => string>> = {
  */
 export function leafPredicate(
   keyword: string,
-  leaf: { own: JsonValue | undefined; node: JsonObject | undefined; value: unknown; error: string },
+  leaf: { own: JsonData | undefined; node: JsonRecord | undefined; value: unknown; error: string },
 ): string {
   const quote = QUOTING[keyword];
   if (quote !== undefined && leaf.own !== undefined) return quote(leaf.own, leaf.value, leaf.node);

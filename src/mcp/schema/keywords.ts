@@ -1,15 +1,12 @@
-/**
- * The JSON Schema vocabulary the analysis knows: which dialects we read,
- * what each keyword's value must look like, and where subschemas stand.
- */
+/** The JSON Schema vocabulary: the dialects we read, keyword values, where subschemas stand. */
 import type { SchemaDraft } from '@cfworker/json-schema';
 import {
   escapePointerSegment,
-  isJsonObject,
-  SchemaProblem,
-  type JsonObject,
-  type JsonValue,
-} from './json.js';
+  isJsonRecord,
+  type JsonRecord,
+  type JsonData,
+} from '../../core/json.js';
+import { SchemaProblem } from './json.js';
 
 /** The JSON Schema type names. */
 const TYPE_NAMES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'object'];
@@ -22,7 +19,7 @@ const DIALECT =
  * The dialect named by a root `$schema`; MCP's default, 2020-12, when there is none.
  * @throws {SchemaProblem} for a malformed, obsolete or unknown dialect.
  */
-export function detectDraft(root: JsonObject): SchemaDraft {
+export function detectDraft(root: JsonRecord): SchemaDraft {
   const named = root['$schema'];
   const match = typeof named === 'string' ? DIALECT.exec(named) : null;
   if (named === undefined || match?.[1] === '' || match?.[1] === 'draft/2020-12/') return '2020-12';
@@ -35,8 +32,6 @@ export function detectDraft(root: JsonObject): SchemaDraft {
 
 type Rule = readonly [holds: (value: unknown) => boolean, expected: string];
 
-const isString = (value: unknown): boolean => typeof value === 'string';
-const isNumber = (value: unknown): boolean => typeof value === 'number';
 const isCount = (value: unknown): boolean =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0;
 const isTypeName = (value: unknown): boolean =>
@@ -45,8 +40,8 @@ const isStringList = (value: unknown): boolean =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
 const COUNT: Rule = [isCount, 'a non-negative integer'];
-const NUMBER: Rule = [isNumber, 'a number'];
-const STRING: Rule = [isString, 'a string'];
+const NUMBER: Rule = [(value) => typeof value === 'number', 'a number'];
+const STRING: Rule = [(value) => typeof value === 'string', 'a string'];
 
 /** What each keyword's value must be, in every dialect. */
 const RULES: Readonly<Record<string, Rule>> = {
@@ -56,6 +51,7 @@ const RULES: Readonly<Record<string, Rule>> = {
     `one of ${TYPE_NAMES.join(', ')} or a non-empty list of them`,
   ],
   required: [isStringList, 'an array of strings'],
+  $recursiveRef: [(value) => value === '#', '"#"'],
   enum: [Array.isArray, 'an array'],
   ...Object.fromEntries(
     ['Length', 'Items', 'Properties', 'Contains'].flatMap((what) => [
@@ -65,10 +61,10 @@ const RULES: Readonly<Record<string, Rule>> = {
   ),
   minimum: NUMBER,
   maximum: NUMBER,
-  multipleOf: [(value) => isNumber(value) && (value as number) > 0, 'a number above 0'],
+  multipleOf: [(value) => typeof value === 'number' && value > 0, 'a number above 0'],
   uniqueItems: [(value) => typeof value === 'boolean', 'a boolean'],
   dependentRequired: [
-    (value) => isJsonObject(value) && Object.values(value).every(isStringList),
+    (value) => isJsonRecord(value) && Object.values(value).every(isStringList),
     'an object of string lists',
   ],
   ...Object.fromEntries(
@@ -84,7 +80,7 @@ const EXCLUSIVE_4: Rule = [(value) => typeof value === 'boolean', 'a boolean (dr
  * `type: "text"`, a negative `minLength`, …), read in `draft`.
  * @throws {SchemaProblem} naming the keyword, what it must be and what it is.
  */
-export function checkKeywordValues(node: JsonObject, pointer: string, draft: SchemaDraft): void {
+export function checkKeywordValues(node: JsonRecord, pointer: string, draft: SchemaDraft): void {
   for (const keyword of Object.keys(node)) {
     const exclusive = keyword.startsWith('exclusiveM');
     const rule = exclusive ? (draft === '4' ? EXCLUSIVE_4 : NUMBER) : RULES[keyword];
@@ -106,20 +102,28 @@ const MAPS = 'properties patternProperties $defs definitions dependentSchemas de
   ' ',
 );
 
-/** Where a subschema stands under its parent: the pointer suffix, and the value there. */
-export type Child = readonly [suffix: string, value: JsonValue];
+/** Where a subschema stands under its parent: the pointer suffix, and the subschema there. */
+export type Child = readonly [suffix: string, schema: JsonRecord];
 
 /**
- * The subschema positions of `node`, with their values as they are (the
- * caller judges whether each is a schema); `dependencies` that list
- * property names are checked here and left out.
+ * The object subschemas of `node`, where they stand; `dependencies` that
+ * list property names are checked here and left out.
  * @throws {SchemaProblem} when a list or map keyword holds something else.
  */
-export function childSchemas(node: JsonObject, pointer: string): Child[] {
+export function childSchemas(node: JsonRecord, pointer: string): Child[] {
   const children: Child[] = [];
+  /** Keeps an object schema; a boolean one has nothing under it; anything else is refused. */
+  const add = (suffix: string, value: JsonData): void => {
+    if (isJsonRecord(value)) children.push([suffix, value]);
+    else if (typeof value !== 'boolean') {
+      throw new SchemaProblem(
+        `expected a schema (an object or a boolean) at ${pointer}${suffix}, received ${JSON.stringify(value)}`,
+      );
+    }
+  };
   for (const keyword of SINGLE) {
     const value = node[keyword];
-    if (value !== undefined && !Array.isArray(value)) children.push([`/${keyword}`, value]);
+    if (value !== undefined && !Array.isArray(value)) add(`/${keyword}`, value);
   }
   for (const keyword of LISTS) {
     const list = node[keyword];
@@ -127,17 +131,17 @@ export function childSchemas(node: JsonObject, pointer: string): Child[] {
     if (!Array.isArray(list) || (list.length === 0 && keyword.endsWith('Of'))) {
       throw new SchemaProblem(`"${keyword}" at ${pointer} must be a non-empty array of schemas`);
     }
-    list.forEach((item, i) => children.push([`/${keyword}/${i}`, item]));
+    list.forEach((item, i) => add(`/${keyword}/${i}`, item));
   }
   for (const keyword of MAPS) {
     const map = node[keyword];
     if (map === undefined) continue;
-    if (!isJsonObject(map)) {
+    if (!isJsonRecord(map)) {
       throw new SchemaProblem(`"${keyword}" at ${pointer} must be an object of schemas`);
     }
     for (const [name, sub] of Object.entries(map)) {
       const at = `/${keyword}/${escapePointerSegment(name)}`;
-      if (keyword !== 'dependencies' || !Array.isArray(sub)) children.push([at, sub]);
+      if (keyword !== 'dependencies' || !Array.isArray(sub)) add(at, sub);
       else if (!isStringList(sub)) {
         throw new SchemaProblem(
           `${pointer}${at} must be an array of strings, received ${JSON.stringify(sub)}`,

@@ -1,10 +1,7 @@
 /**
- * Problems from @cfworker/json-schema output units (run with
- * `shortCircuit = false`). The validator reports a flat list in which a
- * summary unit ("Property "a" does not match schema") precedes the units
- * that explain it, under its keyword location; read as a tree, summaries
- * give way to their details and a failed `anyOf`/`oneOf` becomes one
- * sentence from its alternatives.
+ * Problems from @cfworker/json-schema's flat list of output units, read as
+ * a tree by keyword location: a summary ("Property "a" does not match")
+ * gives way to its details, a failed `anyOf`/`oneOf` becomes one sentence.
  */
 import type { OutputUnit } from '@cfworker/json-schema';
 import {
@@ -16,10 +13,10 @@ import {
   type ArgumentProblem,
   type Finding,
 } from './issues.js';
-import { decodePointer, isJsonObject, memberOf, type JsonValue } from './json.js';
+import { decodePointer, isJsonRecord, memberOf, type JsonData } from '../../core/json.js';
 
 /** Finds the schema value at a validator `keywordLocation`, following `$ref`. */
-export type SchemaLocator = (keywordLocation: string) => JsonValue | undefined;
+export type SchemaLocator = (keywordLocation: string) => JsonData | undefined;
 
 /** Keywords whose error only says a subschema failed; the subschema's own errors follow. */
 const CONTAINERS = new Set(
@@ -94,7 +91,7 @@ class Reader {
     const { keyword, error } = unit;
     const path = this.pathOf(unit.instanceLocation);
     // Inside `propertyNames`, errors are located at the property and judge its name.
-    const value = names ? path[path.length - 1] : path.reduce(memberOf, this.instance as JsonValue);
+    const value = names ? path[path.length - 1] : path.reduce(memberOf, this.instance as JsonData);
     const one = (predicate: string): Finding[] => [{ path, keyword, predicate }];
     if (keyword === 'anyOf' || keyword === 'oneOf') {
       const matches = /\((\d+) matches\)/.exec(error)?.[1];
@@ -133,15 +130,15 @@ class Reader {
     }
     const location = unit.keywordLocation;
     const parent = this.locate(location.slice(0, Math.max(location.lastIndexOf('/'), 1)));
-    const schema = isJsonObject(parent) ? parent : undefined;
+    const schema = isJsonRecord(parent) ? parent : undefined;
     const own = schema?.[keyword];
-    if (MISSING.has(keyword) && own !== undefined && isJsonObject(value)) {
-      const missing = (list: JsonValue | undefined, predicate: string): Finding[] =>
+    if (MISSING.has(keyword) && own !== undefined && isJsonRecord(value)) {
+      const missing = (list: JsonData | undefined, predicate: string): Finding[] =>
         (Array.isArray(list) ? list : [])
           .filter((name): name is string => typeof name === 'string' && !Object.hasOwn(value, name))
           .map((name) => ({ path: [...path, name], keyword, predicate }));
       if (keyword === 'required') return missing(own, 'is required');
-      return Object.entries(isJsonObject(own) ? own : {})
+      return Object.entries(isJsonRecord(own) ? own : {})
         .filter(([trigger]) => Object.hasOwn(value, trigger))
         .flatMap(([trigger, list]) =>
           missing(list, `is required when ${JSON.stringify(trigger)} is present`),

@@ -6,7 +6,8 @@
  */
 import { RE2JS } from 're2js';
 import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
-import { isJsonObject, SchemaProblem, type JsonObject } from './json.js';
+import { isJsonRecord, type JsonRecord } from '../../core/json.js';
+import { SchemaProblem } from './json.js';
 
 /** One pattern checked with RE2: `path` is where the strings are (`*` = every array item). */
 export interface PatternCheck {
@@ -18,7 +19,7 @@ export interface PatternCheck {
 /** The RE2 checks of a schema's plain-path patterns, and the schema objects whose pattern they take. */
 export interface PatternPlan {
   readonly checks: readonly PatternCheck[];
-  readonly taken: ReadonlySet<JsonObject>;
+  readonly taken: ReadonlySet<JsonRecord>;
 }
 
 /**
@@ -26,18 +27,18 @@ export interface PatternPlan {
  * them from the `taken` objects); `objects` are its schema objects.
  * @throws SchemaProblem naming a pattern left with the validator that could backtrack badly.
  */
-export function planPatterns(schema: unknown, objects: readonly JsonObject[]): PatternPlan {
+export function planPatterns(schema: unknown, objects: readonly JsonRecord[]): PatternPlan {
   const checks: PatternCheck[] = [];
-  const taken = new Set<JsonObject>();
+  const taken = new Set<JsonRecord>();
   const plain = (node: unknown, path: string[]): void => {
-    if (!isJsonObject(node)) return;
+    if (!isJsonRecord(node)) return;
     const { pattern, properties, items } = node;
     const re2 = typeof pattern === 'string' ? compileRe2(pattern) : undefined;
     if (re2 !== undefined) {
       checks.push({ path, pattern: pattern as string, re2 });
       taken.add(node);
     }
-    for (const [key, sub] of Object.entries(isJsonObject(properties) ? properties : {})) {
+    for (const [key, sub] of Object.entries(isJsonRecord(properties) ? properties : {})) {
       plain(sub, [...path, key]);
     }
     plain(items, [...path, '*']);
@@ -46,7 +47,7 @@ export function planPatterns(schema: unknown, objects: readonly JsonObject[]): P
   for (const node of objects) {
     const { pattern, patternProperties } = node;
     const left = typeof pattern === 'string' && !taken.has(node) ? [pattern] : [];
-    if (isJsonObject(patternProperties)) left.push(...Object.keys(patternProperties));
+    if (isJsonRecord(patternProperties)) left.push(...Object.keys(patternProperties));
     const risky = left.find((source) => !isLinearSafe(source));
     if (risky !== undefined) {
       throw new SchemaProblem(
@@ -78,7 +79,7 @@ export function patternProblems(
       const message = `${subjectOf(path)} must match ${check.pattern}; received ${describeValue(node)}`;
       problems.push({ path, keyword: 'pattern', message });
     } else if (head !== '*') {
-      if (isJsonObject(node) && Object.hasOwn(node, head))
+      if (isJsonRecord(node) && Object.hasOwn(node, head))
         visit(check, node[head], [...path, head]);
     } else if (Array.isArray(node)) node.forEach((item, i) => visit(check, item, [...path, i]));
   };

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { McpSchemaError } from '../../../src/core/errors.js';
 import { createInputValidator, inputSchemaRefusal } from '../../../src/mcp/schema/index.js';
-import { canonicalJsonText, surveySchema } from '../../../src/mcp/schema/json.js';
+import { canonicalJsonText } from '../../../src/core/json.js';
+import { MAX_SCHEMA_TEXT_LENGTH, surveySchema } from '../../../src/mcp/schema/json.js';
 
 /** What JSON.stringify adds for escapes inside the strings of `value` (keys included). */
 function escapeChars(value: unknown): number {
@@ -46,14 +47,16 @@ describe('surveySchema', () => {
     bottom['properties'] = { loop: level };
     expect(surveySchema(level).objects.length).toBeLessThan(500);
     expect(inputSchemaRefusal(level)).toBeUndefined(); // the canonical text refuses it later
-    expect(() => canonicalJsonText(level)).toThrow(/deeper than|cyclic/);
+    expect(() => canonicalJsonText(level, { maxDepth: 200 })).toThrow(/deeper than|cyclic/);
   });
 
   it('stops the canonical text of shared objects at the size limit instead of writing 2^40 copies', () => {
     let level: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 40; i++) level = { type: 'object', properties: { a: level, b: level } };
     expect(surveySchema(level).objects.length).toBe(81); // each level and its properties map
-    expect(() => canonicalJsonText(level)).toThrow(/more than 262144 characters of JSON/);
+    expect(() => canonicalJsonText(level, { maxChars: MAX_SCHEMA_TEXT_LENGTH })).toThrow(
+      /more than 262144 characters of JSON/,
+    );
     expect(() => createInputValidator(level, { serverName: 's', toolName: 't' })).toThrow(
       McpSchemaError,
     );

@@ -1,0 +1,111 @@
+/**
+ * Plain JSON data as `JSON.parse` makes it: its types, its canonical text
+ * (equal for equal data whatever the key order), and JSON Pointers. Pure.
+ */
+
+/** A JSON value as `JSON.parse` produces it (mutable: an owned copy may be edited). */
+export type JsonData = null | boolean | number | string | JsonData[] | JsonRecord;
+
+/** A JSON object as `JSON.parse` produces it. */
+export interface JsonRecord {
+  [key: string]: JsonData;
+}
+
+/** True for a non-null, non-array object. */
+export function isJsonRecord(value: unknown): value is JsonRecord {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Bounds on {@link canonicalJsonText}'s work. */
+export interface CanonicalLimits {
+  /** Deepest nesting written. @default Infinity */
+  readonly maxDepth?: number;
+  /** Most characters of strings, numbers and keys written. @default Infinity */
+  readonly maxChars?: number;
+}
+
+/**
+ * JSON text of `value` with object keys sorted at every level. `undefined`
+ * members are skipped and `undefined` items written as `null`, as
+ * `JSON.stringify` does.
+ * @throws {TypeError} naming where `value` holds what JSON cannot carry
+ * faithfully (a cycle, a function, a symbol, a bigint, a non-finite number,
+ * a class instance), or where it passes one of `limits`.
+ */
+export function canonicalJsonText(value: unknown, limits: CanonicalLimits = {}): string {
+  const { maxDepth = Infinity, maxChars = Infinity } = limits;
+  const path: string[] = [];
+  const open = new Set<object>();
+  let written = 0;
+  const problem = (what: string): TypeError => {
+    const pointer = `#${path.map((segment) => `/${escapePointerSegment(segment)}`).join('')}`;
+    return new TypeError(
+      `${what} (at ${pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer})`,
+    );
+  };
+  const scalar = (text: string): string => {
+    written += text.length;
+    if (written > maxChars) throw problem(`the value is more than ${maxChars} characters of JSON`);
+    return text;
+  };
+  const write = (node: unknown): string => {
+    if (node === null || typeof node === 'string' || typeof node === 'boolean') {
+      return scalar(JSON.stringify(node));
+    }
+    if (typeof node === 'number') {
+      if (Number.isFinite(node)) return scalar(JSON.stringify(node));
+      throw problem(`the value holds the number ${String(node)}; JSON numbers must be finite`);
+    }
+    if (typeof node !== 'object') throw problem(`the value holds a ${typeof node}, not JSON`);
+    if (path.length >= maxDepth) throw problem(`the value nests deeper than ${maxDepth} levels`);
+    if (open.has(node)) throw problem('the value is cyclic');
+    const proto: unknown = Object.getPrototypeOf(node);
+    if (!Array.isArray(node) && proto !== Object.prototype && proto !== null) {
+      throw problem('the value holds a non-plain object, not JSON');
+    }
+    open.add(node);
+    const member = (key: string): string => {
+      path.push(key);
+      const item = (node as Record<string, unknown>)[key];
+      const text = item === undefined ? 'null' : write(item);
+      path.pop();
+      return text;
+    };
+    const text = Array.isArray(node)
+      ? `[${Array.from(node, (_, i) => member(String(i))).join(',')}]`
+      : `{${Object.keys(node)
+          .filter((key) => (node as Record<string, unknown>)[key] !== undefined)
+          .sort()
+          .map((key) => `${scalar(JSON.stringify(key))}:${member(key)}`)
+          .join(',')}}`;
+    open.delete(node);
+    return text;
+  };
+  return write(value);
+}
+
+/** Escapes one JSON Pointer segment (RFC 6901): `~` → `~0`, `/` → `~1`. */
+export function escapePointerSegment(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+/** `#/a~1b/0` → `['a/b', '0']`: a pointer fragment's segments, URI-decoded and unescaped. */
+export function decodePointer(pointer: string): string[] {
+  const segments = pointer.split('/').slice(1);
+  if (!/[%~]/.test(pointer)) return segments;
+  return segments.map((segment) => {
+    let decoded = segment;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      // not URI-encoded after all: taken as it is
+    }
+    return decoded.replace(/~1/g, '/').replace(/~0/g, '~');
+  });
+}
+
+/** The member `key` of an array or object (own members only), or undefined. */
+export function memberOf(node: unknown, key: string | number): JsonData | undefined {
+  if (Array.isArray(node)) return node[Number(key)] as JsonData | undefined;
+  return isJsonRecord(node) && Object.hasOwn(node, key) ? node[key] : undefined;
+}
