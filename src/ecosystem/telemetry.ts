@@ -137,13 +137,14 @@ export function instrumentSession(
     span.end(start + Math.max(0, event.durationMs));
   };
 
-  const onConnected = (event: McpServerConnected): void => {
-    if (!ours(event)) return;
-    const key = `${event.serverName}\u0000${event.endpoint}`;
-    // A reconnect may arrive without a disconnect: the old connection ended then.
-    connections.get(key)?.end(event.createdAt);
-    const span = tracer.startSpan(
-      `mcp.connection ${event.serverName}`,
+  /** A client span about one server, starting when `event` happened. */
+  const serverSpan = (
+    name: string,
+    event: McpServerConnected | McpServerUnavailable,
+    attributes: Attributes,
+  ): Span =>
+    tracer.startSpan(
+      `${name} ${event.serverName}`,
       {
         kind: SpanKind.CLIENT,
         startTime: event.createdAt,
@@ -151,13 +152,22 @@ export function instrumentSession(
           'session.id': event.sessionId,
           'mcp.server': event.serverName,
           'mcp.transport': event.transport,
-          'mcp.endpoint': event.endpoint,
-          'mcp.tool_count': event.toolCount,
-          'mcp.reconnect': event.reconnect,
+          ...attributes,
         },
       },
       context.active(),
     );
+
+  const onConnected = (event: McpServerConnected): void => {
+    if (!ours(event)) return;
+    const key = `${event.serverName}\u0000${event.endpoint}`;
+    // A reconnect may arrive without a disconnect: the old connection ended then.
+    connections.get(key)?.end(event.createdAt);
+    const span = serverSpan('mcp.connection', event, {
+      'mcp.endpoint': event.endpoint,
+      'mcp.tool_count': event.toolCount,
+      'mcp.reconnect': event.reconnect,
+    });
     connections.set(key, span);
   };
 
@@ -181,20 +191,7 @@ export function instrumentSession(
 
   const onUnavailable = (event: McpServerUnavailable): void => {
     if (!ours(event)) return;
-    const span = tracer.startSpan(
-      `mcp.connect ${event.serverName}`,
-      {
-        kind: SpanKind.CLIENT,
-        startTime: event.createdAt,
-        attributes: {
-          'session.id': event.sessionId,
-          'mcp.server': event.serverName,
-          'mcp.transport': event.transport,
-          'error.type': 'unavailable',
-        },
-      },
-      context.active(),
-    );
+    const span = serverSpan('mcp.connect', event, { 'error.type': 'unavailable' });
     span.setStatus({ code: SpanStatusCode.ERROR, message: redact(event.reason) });
     span.end(event.createdAt);
   };
