@@ -17,7 +17,9 @@ export function commandLine(pid: number): string {
  */
 export async function leftovers(before: ReadonlySet<number>, settleMs = 3_000): Promise<string[]> {
   const deadline = Date.now() + settleMs;
-  const fresh = (): number[] => childPids().filter((pid) => !before.has(pid));
+  // tsx's esbuild service starts when a comparison first loads `src/`, and ends with this process.
+  const fresh = (): number[] =>
+    childPids().filter((pid) => !before.has(pid) && !/esbuild --service/.test(commandLine(pid)));
   let left = fresh();
   while (left.length > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));

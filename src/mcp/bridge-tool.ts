@@ -93,30 +93,31 @@ class BridgedCall {
   }
 
   /** The handler: one call, and one retry when the error and the tool allow it. */
-  async run(
+  run(args: Record<string, unknown>, tool: ToolContext): Promise<ToolResult<McpToolValue | null>> {
+    // No async frame of its own: the common call that succeeds pays for none.
+    return this.#send(args, tool).catch((error: unknown) => this.#retry(error, args, tool));
+  }
+
+  async #retry(
+    error: unknown,
     args: Record<string, unknown>,
     tool: ToolContext,
   ): Promise<ToolResult<McpToolValue | null>> {
+    const { retry, route } = this.#context;
+    // A route that fails closed stays closed: sending again (or reconnecting) cannot help.
+    if (!retry.enabled || tool.signal.aborted || route.failClosedReason !== undefined)
+      return this.#fail(error, tool);
+    const decision = decideRetry(error, this.annotations);
+    if (!decision.retry) return this.#fail(error, tool, decision.note);
+    // Taken now: the connection may reconnect by itself during the wait.
+    const failedSession = route.active.sessionsOpened;
     try {
+      await pause(retryDelayMs(retry), tool.signal);
+      tool.signal.throwIfAborted();
+      if (decision.newSession) await route.renewSession(failedSession);
       return await this.#send(args, tool);
-    } catch (error) {
-      const { retry } = this.#context;
-      const { route } = this.#context;
-      // A route that fails closed stays closed: sending again (or reconnecting) cannot help.
-      if (!retry.enabled || tool.signal.aborted || route.failClosedReason !== undefined)
-        return this.#fail(error, tool);
-      const decision = decideRetry(error, this.annotations);
-      if (!decision.retry) return this.#fail(error, tool, decision.note);
-      // Taken now: the connection may reconnect by itself during the wait.
-      const failedSession = route.active.sessionsOpened;
-      try {
-        await pause(retryDelayMs(retry), tool.signal);
-        tool.signal.throwIfAborted();
-        if (decision.newSession) await route.renewSession(failedSession);
-        return await this.#send(args, tool);
-      } catch (second) {
-        return this.#fail(second, tool, 'retried once');
-      }
+    } catch (second) {
+      return this.#fail(second, tool, 'retried once');
     }
   }
 

@@ -266,14 +266,21 @@ export class ServerRoute {
   }
 
   /** Runs `call` counted as in flight, so a sandbox restart waits for it. */
-  async track<T>(call: () => Promise<T>): Promise<T> {
+  track<T>(call: () => Promise<T>): Promise<T> {
     this.#inflight += 1;
+    let running: Promise<T>;
     try {
-      return await call();
-    } finally {
-      this.#inflight -= 1;
-      if (this.#inflight === 0) this.#drained?.();
+      running = call();
+    } catch (error) {
+      this.#settled();
+      throw error;
     }
+    return running.finally(() => this.#settled());
+  }
+
+  #settled(): void {
+    this.#inflight -= 1;
+    if (this.#inflight === 0) this.#drained?.();
   }
 
   /** Closes every connection; idempotent. */
