@@ -1,0 +1,155 @@
+/**
+ * Pins `limitResult`: a result within the limit comes back as the same
+ * object; text over the budget is cut with a note naming both lengths;
+ * binary and resource blocks that do not fit are replaced by a note; the
+ * budget is shared by blocks in order; oversized `structuredContent` is
+ * dropped with a note while other fields are kept.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_RESULT_CHARS, limitResult } from '../../src/mcp/result-limit.js';
+
+describe('limitResult', () => {
+  it('defaults to one million characters', () => {
+    expect(DEFAULT_MAX_RESULT_CHARS).toBe(1_000_000);
+  });
+
+  it('returns the very same result when everything fits, up to the exact limit', () => {
+    const result: CallToolResult = {
+      content: [
+        { type: 'text', text: 'abcde' },
+        { type: 'image', data: 'QUJD', mimeType: 'image/png' },
+      ],
+      structuredContent: { a: 1 },
+    };
+    expect(limitResult(result, 9)).toBe(result);
+  });
+
+  it('cuts text at the remaining budget and says how much there was', () => {
+    const result: CallToolResult = {
+      content: [
+        { type: 'text', text: 'abc' },
+        { type: 'text', text: 'defghij' },
+      ],
+    };
+    expect(limitResult(result, 5)).toEqual({
+      content: [
+        { type: 'text', text: 'abc' },
+        {
+          type: 'text',
+          text: 'de\n[result truncated: 7 characters, 2 kept; the limit is 5]',
+        },
+      ],
+    });
+  });
+
+  it('keeps nothing of later text once the budget is spent', () => {
+    const result: CallToolResult = {
+      content: [
+        { type: 'text', text: 'abcdef' },
+        { type: 'text', text: 'xyz' },
+      ],
+    };
+    expect(limitResult(result, 4).content).toEqual([
+      { type: 'text', text: 'abcd\n[result truncated: 6 characters, 4 kept; the limit is 4]' },
+      { type: 'text', text: '\n[result truncated: 3 characters, 0 kept; the limit is 4]' },
+    ]);
+  });
+
+  it('lets a small block after a cut one through only if budget is left', () => {
+    const result: CallToolResult = {
+      content: [
+        { type: 'image', data: 'x'.repeat(10), mimeType: 'image/png' },
+        { type: 'text', text: 'ok' },
+      ],
+    };
+    // The image is left out whole, so its size is not taken from the budget.
+    expect(limitResult(result, 3).content).toEqual([
+      { type: 'text', text: '[image block of 10 characters left out: the result limit is 3]' },
+      { type: 'text', text: 'ok' },
+    ]);
+  });
+
+  it('replaces audio and embedded resources that do not fit, measured by their data', () => {
+    const result: CallToolResult = {
+      content: [
+        { type: 'audio', data: 'a'.repeat(8), mimeType: 'audio/wav' },
+        { type: 'resource', resource: { uri: 'file:///t', text: 't'.repeat(7) } },
+        { type: 'resource', resource: { uri: 'file:///b', blob: 'b'.repeat(6) } },
+      ],
+    };
+    expect(limitResult(result, 5).content).toEqual([
+      { type: 'text', text: '[audio block of 8 characters left out: the result limit is 5]' },
+      { type: 'text', text: '[resource block of 7 characters left out: the result limit is 5]' },
+      { type: 'text', text: '[resource block of 6 characters left out: the result limit is 5]' },
+    ]);
+  });
+
+  it('measures other blocks (resource links) by their JSON', () => {
+    const link = { type: 'resource_link', uri: 'file:///x', name: 'x' } as const;
+    const size = JSON.stringify(link).length;
+    const result: CallToolResult = { content: [link] };
+    expect(limitResult(result, size)).toBe(result);
+    expect(limitResult(result, size - 1).content).toEqual([
+      {
+        type: 'text',
+        text: `[resource_link block of ${size} characters left out: the result limit is ${size - 1}]`,
+      },
+    ]);
+  });
+
+  it('drops structuredContent longer than the limit with a note, keeping other fields', () => {
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: 'ok' }],
+      structuredContent: { long: 'x'.repeat(20) },
+      isError: false,
+      _meta: { trace: 't' },
+    };
+    expect(limitResult(result, 10)).toEqual({
+      content: [
+        { type: 'text', text: 'ok' },
+        {
+          type: 'text',
+          text: '[structuredContent left out: larger than the result limit of 10 characters]',
+        },
+      ],
+      isError: false,
+      _meta: { trace: 't' },
+    });
+  });
+
+  it('keeps structuredContent that fits when only content was cut', () => {
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: 'abcdefghij' }],
+      structuredContent: { a: 1 },
+    };
+    // structuredContent (7 characters of JSON) is measured against the whole limit,
+    // not against what content left of the budget.
+    expect(limitResult(result, 7)).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: 'abcdefg\n[result truncated: 10 characters, 7 kept; the limit is 7]',
+        },
+      ],
+      structuredContent: { a: 1 },
+    });
+  });
+
+  it('leaves U+FFFD, never a lone surrogate, when the cut falls inside a pair', () => {
+    const result: CallToolResult = { content: [{ type: 'text', text: 'a\u{1F600}b' }] };
+    expect(limitResult(result, 2).content).toEqual([
+      { type: 'text', text: 'a\uFFFD\n[result truncated: 4 characters, 2 kept; the limit is 2]' },
+    ]);
+  });
+
+  it('does not change the result it was given', () => {
+    const result: CallToolResult = {
+      content: [{ type: 'text', text: 'abcdef' }],
+      structuredContent: { long: 'x'.repeat(20) },
+    };
+    const copy = structuredClone(result);
+    limitResult(result, 3);
+    expect(result).toEqual(copy);
+  });
+});

@@ -1,0 +1,144 @@
+/**
+ * Pins `serverLogEvent`: messages below the threshold give no event; the
+ * eight MCP levels are ordered debug < … < emergency; data that is not a
+ * string is written as JSON (or `String()` when JSON cannot); logger and
+ * message are redacted, the logger put on one line of at most 100
+ * characters and the message capped at 8,192 characters with a note.
+ */
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { McpServerLog } from '../../src/mcp/events.js';
+import { DEFAULT_SERVER_LOG_LEVEL, serverLogEvent } from '../../src/mcp/server-log.js';
+
+const LEVELS: readonly LoggingLevel[] = [
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+];
+const base = { sessionId: 's-1', serverName: 'files' } as const;
+const plain = { redact: (text: string) => text };
+const NOW = new Date('2030-01-02T03:04:05.000Z');
+
+beforeEach(() => {
+  vi.useFakeTimers({ now: NOW });
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('serverLogEvent', () => {
+  it('defaults the threshold to info', () => {
+    expect(DEFAULT_SERVER_LOG_LEVEL).toBe('info');
+  });
+
+  it('builds a frozen McpServerLog with the session, server, level, logger and text', () => {
+    const event = serverLogEvent(
+      { level: 'warning', logger: 'fs', data: 'disk almost full' },
+      'info',
+      plain,
+      base,
+    );
+    expect(event).toBeInstanceOf(McpServerLog);
+    expect({ ...event }).toEqual({
+      sessionId: 's-1',
+      serverName: 'files',
+      level: 'warning',
+      logger: 'fs',
+      message: 'disk almost full',
+      createdAt: NOW,
+    });
+    expect(Object.isFrozen(event)).toBe(true);
+  });
+
+  it('leaves out the logger when the server named none', () => {
+    const event = serverLogEvent({ level: 'info', data: 'x' }, 'info', plain, base);
+    expect(Object.keys(event ?? {})).toEqual([
+      'sessionId',
+      'serverName',
+      'level',
+      'message',
+      'createdAt',
+    ]);
+  });
+
+  it('passes exactly the levels at or above the threshold, in MCP order', () => {
+    for (const [t, threshold] of LEVELS.entries()) {
+      const passed = LEVELS.filter(
+        (level) => serverLogEvent({ level, data: 'x' }, threshold, plain, base) !== undefined,
+      );
+      expect(passed).toEqual(LEVELS.slice(t));
+    }
+  });
+
+  it('writes data that is not a string as JSON', () => {
+    const message = (data: unknown): string | undefined =>
+      serverLogEvent({ level: 'info', data }, 'debug', plain, base)?.message;
+    expect(message({ a: [1, 'b'], c: null })).toBe('{"a":[1,"b"],"c":null}');
+    expect(message(42)).toBe('42');
+    expect(message(null)).toBe('null');
+    expect(message(undefined)).toBe('undefined');
+  });
+
+  it('falls back to String() for data JSON cannot write', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(serverLogEvent({ level: 'info', data: cyclic }, 'debug', plain, base)?.message).toBe(
+      '[object Object]',
+    );
+    expect(serverLogEvent({ level: 'info', data: 10n }, 'debug', plain, base)?.message).toBe('10');
+  });
+
+  it('redacts the logger and the message before anything else', () => {
+    const seen: string[] = [];
+    const route = {
+      redact: (text: string) => {
+        seen.push(text);
+        return text.replaceAll('sk-123', '[redacted]');
+      },
+    };
+    const event = serverLogEvent(
+      { level: 'error', logger: 'auth sk-123', data: { token: 'sk-123' } },
+      'info',
+      route,
+      base,
+    );
+    expect(event?.logger).toBe('auth [redacted]');
+    expect(event?.message).toBe('{"token":"[redacted]"}');
+    expect(seen).toEqual(['auth sk-123', '{"token":"sk-123"}']);
+  });
+
+  it('puts the logger on one line of at most 100 characters', () => {
+    expect(
+      serverLogEvent({ level: 'info', logger: 'a\nb\u202Ec', data: '' }, 'info', plain, base)
+        ?.logger,
+    ).toBe('a bc');
+    const long = serverLogEvent(
+      { level: 'info', logger: 'l'.repeat(150), data: '' },
+      'info',
+      plain,
+      base,
+    )?.logger;
+    expect(long).toBe(`${'l'.repeat(76)} … (150 characters, cut)`);
+    expect(long).toHaveLength(100);
+  });
+
+  it('keeps a message of 8,192 characters and caps a longer one with a note', () => {
+    const at = 'm'.repeat(8_192);
+    expect(serverLogEvent({ level: 'info', data: at }, 'info', plain, base)?.message).toBe(at);
+    expect(serverLogEvent({ level: 'info', data: `${at}xyz` }, 'info', plain, base)?.message).toBe(
+      `${at}… (8195 characters, cut)`,
+    );
+  });
+
+  it('keeps line breaks in the message: it is an event, not prompt text', () => {
+    expect(serverLogEvent({ level: 'info', data: 'a\nb' }, 'info', plain, base)?.message).toBe(
+      'a\nb',
+    );
+  });
+});

@@ -1,0 +1,71 @@
+/**
+ * Pins `serverTextLine`: server-chosen text comes out on one line, with
+ * format characters removed, every kind of line break and control character
+ * turned into a space, white space collapsed and trimmed, and text over the
+ * limit cut to exactly the limit with a note naming the cleaned length.
+ */
+import { describe, expect, it } from 'vitest';
+import { MAX_REASON_LENGTH, serverTextLine } from '../../src/mcp/server-text.js';
+
+describe('serverTextLine', () => {
+  it('bounds unavailable reasons at 300 characters', () => {
+    expect(MAX_REASON_LENGTH).toBe(300);
+  });
+
+  it('gives clean text back unchanged', () => {
+    expect(serverTextLine('Reads a file.', 100)).toBe('Reads a file.');
+  });
+
+  it('turns every kind of line break into one space', () => {
+    expect(serverTextLine('a\nb\r\nc\rd\u2028e\u2029f\u0085g\vh\fi', 100)).toBe(
+      'a b c d e f g h i',
+    );
+  });
+
+  it('turns C0, DEL and C1 controls into spaces and collapses the run', () => {
+    expect(serverTextLine('a\u0000\u0007\u001Bb\u007Fc\u009Bd', 100)).toBe('a b c d');
+  });
+
+  it('removes bidi overrides, isolates, zero-width characters and the BOM without a space', () => {
+    expect(serverTextLine('ad\u202Emin\u2066x\u2069\u200By\u200Dz\uFEFF!', 100)).toBe('adminxyz!');
+  });
+
+  it('trims and collapses other white space, including no-break and ideographic spaces', () => {
+    expect(serverTextLine('  \t a \u00A0\u3000 b \t ', 100)).toBe('a b');
+  });
+
+  it('keeps text exactly at the limit', () => {
+    expect(serverTextLine('abcde', 5)).toBe('abcde');
+  });
+
+  it('drops white space left at the end of the cut', () => {
+    // 38 - 23 (the note) = 15 characters kept: "word word word ", whose last space goes.
+    expect(serverTextLine('word '.repeat(20), 38)).toBe('word word word … (99 characters, cut)');
+  });
+
+  it('cuts longer text to exactly the limit, the note naming the cleaned length', () => {
+    const line = serverTextLine('word '.repeat(20), 40); // 99 characters once trimmed
+    expect(line).toBe('word word word wo … (99 characters, cut)');
+    expect(line).toHaveLength(40);
+  });
+
+  it('counts the length after cleaning, not before', () => {
+    expect(serverTextLine(`${'\u200B'.repeat(50)}abc`, 3)).toBe('abc');
+    expect(serverTextLine(`a\n\n\n\n\n\nb`, 3)).toBe('a b');
+  });
+
+  it('gives only the note, with its leading space, when the limit is shorter than the note', () => {
+    expect(serverTextLine('x'.repeat(30), 5)).toBe(' … (30 characters, cut)');
+  });
+
+  // Bug: the TSDoc promises "at most `maxLength` characters", but a limit
+  // shorter than the note (about 23 characters) gives the whole note back.
+  // No caller in src passes a limit that small (the smallest is 64).
+  it.fails('is never longer than maxLength, even when the note does not fit', () => {
+    expect(serverTextLine('x'.repeat(30), 5).length).toBeLessThanOrEqual(5);
+  });
+
+  it('gives an empty line for text that is only white space and controls', () => {
+    expect(serverTextLine(' \n\t\u200B\u0000 ', 10)).toBe('');
+  });
+});
