@@ -1,0 +1,166 @@
+/**
+ * `schemaBoundsRefusal` read directly: the size limit's message, `$ref`
+ * chains that loop through keywords applying to the same value (refused
+ * with the chain), and recursion that data ends (accepted).
+ */
+import { describe, expect, it } from 'vitest';
+import type { JsonRecord } from '../../../src/core/json.js';
+import { schemaBoundsRefusal } from '../../../src/mcp/schema/bounds.js';
+import { MAX_SCHEMA_TEXT_LENGTH, surveySchema } from '../../../src/mcp/schema/json.js';
+
+const loop = (chain: string): string =>
+  `its $refs loop without any data in between (${chain}), so no value could ever be checked against it`;
+
+describe('schemaBoundsRefusal: size', () => {
+  it('refuses a schema over the limit, with its size', () => {
+    const schema = { type: 'object', description: 'x'.repeat(MAX_SCHEMA_TEXT_LENGTH) };
+    const { chars } = surveySchema(schema);
+    expect(chars).toBeGreaterThan(MAX_SCHEMA_TEXT_LENGTH);
+    expect(schemaBoundsRefusal(schema)).toBe(
+      `the schema is ${chars} characters of JSON, above the limit of 262144`,
+    );
+  });
+
+  it('takes the exact length from the caller when it is known', () => {
+    const schema = { type: 'object' };
+    const survey = surveySchema(schema);
+    expect(schemaBoundsRefusal(schema, { ...survey, chars: MAX_SCHEMA_TEXT_LENGTH })).toBe(
+      undefined,
+    );
+    expect(schemaBoundsRefusal(schema, { ...survey, chars: MAX_SCHEMA_TEXT_LENGTH + 1 })).toBe(
+      'the schema is 262145 characters of JSON, above the limit of 262144',
+    );
+  });
+
+  it('reports the size before a loop', () => {
+    const schema = { $ref: '#' };
+    expect(schemaBoundsRefusal(schema, { ...surveySchema(schema), chars: 300_000 })).toBe(
+      'the schema is 300000 characters of JSON, above the limit of 262144',
+    );
+  });
+});
+
+describe('schemaBoundsRefusal: $ref loops', () => {
+  it.each([
+    ['allOf', { a: { allOf: [{ type: 'object' }, { $ref: '#/$defs/a' }] } }],
+    ['anyOf', { a: { anyOf: [{ $ref: '#/$defs/a' }] } }],
+    ['oneOf', { a: { oneOf: [{ type: 'string' }, { $ref: '#/$defs/a' }] } }],
+    ['not', { a: { not: { $ref: '#/$defs/a' } } }],
+    ['if', { a: { if: { $ref: '#/$defs/a' } } }],
+    ['then', { a: { if: true, then: { $ref: '#/$defs/a' } } }],
+    ['else', { a: { if: false, else: { $ref: '#/$defs/a' } } }],
+  ])('refuses a loop through %s, naming the chain', (_keyword, defs) => {
+    expect(schemaBoundsRefusal({ type: 'object', $defs: defs })).toBe(loop('#/$defs/a'));
+  });
+
+  it('refuses a chain of $refs that comes back, naming each $ref followed', () => {
+    expect(
+      schemaBoundsRefusal({ $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } } }),
+    ).toBe(loop('#/$defs/a → #/$defs/b'));
+    expect(
+      schemaBoundsRefusal({
+        type: 'object',
+        properties: { p: { $ref: '#/$defs/x' } },
+        $defs: {
+          x: { $ref: '#/$defs/y' },
+          y: { allOf: [{ not: { $ref: '#/$defs/z' } }] },
+          z: { anyOf: [{ $ref: '#/$defs/x' }] },
+        },
+      }),
+    ).toBe(loop('#/$defs/x → #/$defs/y → #/$defs/z'));
+  });
+
+  it('refuses a loop through the root, "#"', () => {
+    expect(schemaBoundsRefusal({ type: 'object', allOf: [{ $ref: '#' }] })).toBe(loop('#'));
+    expect(schemaBoundsRefusal({ $ref: '#' })).toBe(loop('#'));
+    expect(
+      schemaBoundsRefusal({
+        type: 'object',
+        $defs: { r: { $ref: '#' } },
+        oneOf: [{ $ref: '#/$defs/r' }],
+      }),
+    ).toBe(loop('#/$defs/r → #'));
+  });
+
+  it('refuses a $ref to itself, wherever it stands', () => {
+    expect(schemaBoundsRefusal({ properties: { a: { $ref: '#/properties/a' } } })).toBe(
+      loop('#/properties/a'),
+    );
+  });
+
+  it('follows escaped and percent-encoded pointers', () => {
+    expect(schemaBoundsRefusal({ $defs: { 'a/b': { not: { $ref: '#/$defs/a~1b' } } } })).toBe(
+      loop('#/$defs/a~1b'),
+    );
+    expect(schemaBoundsRefusal({ $defs: { 'a b': { allOf: [{ $ref: '#/$defs/a%20b' }] } } })).toBe(
+      loop('#/$defs/a%20b'),
+    );
+  });
+
+  it.each([
+    [
+      'properties',
+      { type: 'object', properties: { label: { type: 'string' }, next: { $ref: '#' } } },
+    ],
+    [
+      'items',
+      {
+        type: 'object',
+        properties: { list: { type: 'array', items: { $ref: '#/properties/list' } } },
+      },
+    ],
+    [
+      'properties then items, under $defs',
+      {
+        $defs: { n: { properties: { c: { type: 'array', items: { $ref: '#/$defs/n' } } } } },
+        allOf: [{ $ref: '#/$defs/n' }],
+      },
+    ],
+    ['additionalProperties', { additionalProperties: { $ref: '#' } }],
+    ['prefixItems', { $defs: { t: { prefixItems: [{ $ref: '#/$defs/t' }] } } }],
+  ])('accepts recursion through %s: data ends it', (_name, schema) => {
+    expect(schemaBoundsRefusal(schema)).toBeUndefined();
+  });
+
+  it('accepts a $ref reached twice without a loop (a diamond)', () => {
+    expect(
+      schemaBoundsRefusal({
+        $defs: {
+          leaf: { type: 'string' },
+          l: { $ref: '#/$defs/leaf' },
+          r: { $ref: '#/$defs/leaf' },
+        },
+        anyOf: [{ $ref: '#/$defs/l' }, { $ref: '#/$defs/r' }],
+        allOf: [{ $ref: '#/$defs/leaf' }],
+      }),
+    ).toBeUndefined();
+  });
+
+  it('does not count a dangling $ref, or a remote one, as a loop', () => {
+    expect(schemaBoundsRefusal({ allOf: [{ $ref: '#/$defs/missing' }] })).toBeUndefined();
+    expect(schemaBoundsRefusal({ allOf: [{ $ref: '#/allOf/7' }] })).toBeUndefined();
+    expect(schemaBoundsRefusal({ allOf: [{ $ref: 'https://example.com/s#' }] })).toBeUndefined();
+    expect(schemaBoundsRefusal({ allOf: [{ $ref: 'other.json' }] })).toBeUndefined();
+  });
+
+  it('ignores $ref text inside data keywords', () => {
+    expect(
+      schemaBoundsRefusal({ default: { $ref: '#' }, enum: [{ $ref: '#' }], const: { $ref: '#' } }),
+    ).toBeUndefined();
+  });
+
+  // Bug: a $ref to a plain-name fragment ($anchor) is never resolved, so a loop
+  // through one is not found; the validator then overflows its stack on every value.
+  it.fails('refuses a loop through an $anchor', () => {
+    const schema: JsonRecord = { $defs: { a: { $anchor: 'x', allOf: [{ $ref: '#x' }] } } };
+    expect(schemaBoundsRefusal(schema)).toBe(loop('#x'));
+  });
+
+  // Bug: dependentSchemas (and draft-07 schema dependencies) apply to the same
+  // value, like allOf, but are not among the keywords searched; a value with
+  // the trigger property then overflows the validator's stack.
+  it.fails('refuses a loop through dependentSchemas', () => {
+    const schema: JsonRecord = { $defs: { a: { dependentSchemas: { k: { $ref: '#/$defs/a' } } } } };
+    expect(schemaBoundsRefusal(schema)).toBe(loop('#/$defs/a'));
+  });
+});
