@@ -6,7 +6,7 @@
  */
 import { McpConfigError } from '../core/errors.js';
 
-const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;
+const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=(.*)$/;
 
 /**
  * Parses `.env` text into a record.
@@ -20,7 +20,8 @@ const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/;
  * ```
  */
 export function parseDotenv(text: string, source: string): Record<string, string> {
-  const out: Record<string, string> = {};
+  // Prototype-free, so a key named `__proto__` is a key like any other.
+  const out = Object.create(null) as Record<string, string>;
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   lines.forEach((line, index) => {
     if (/^\s*(#.*)?$/.test(line)) return;
@@ -63,8 +64,8 @@ function parseValue(raw: string): string | undefined {
     }
     return undefined;
   }
-  // Unquoted: a `#` after whitespace starts a comment.
-  return text.replace(/\s+#.*$/, '').trim();
+  // Unquoted: a `#` after white space (the one after `=` too) starts a comment.
+  return raw.replace(/\s+#.*$/, '').trim();
 }
 
 function isOnlyComment(rest: string): boolean {

@@ -29,5 +29,7 @@ export function serverTextLine(text: string, maxLength: number): string {
     .trim();
   if (line.length <= maxLength) return line;
   const note = ` … (${line.length} characters, cut)`;
-  return `${line.slice(0, Math.max(0, maxLength - note.length)).trimEnd()}${note}`;
+  // A limit too short for the note gets the text cut with a bare ellipsis.
+  if (note.length > maxLength) return `${line.slice(0, Math.max(0, maxLength - 1))}…`;
+  return `${line.slice(0, maxLength - note.length).trimEnd()}${note}`;
 }

@@ -65,8 +65,8 @@ export function createArgumentCheck(
       const message = `the arguments must be an object; received ${describeTyped(value)}`;
       return [{ path: [], keyword: 'type', message }];
     }
-    if (accepts?.(value) === true) return patternProblems(patterns, value);
     try {
+      if (accepts?.(value) === true) return patternProblems(patterns, value);
       const result = validate(value, document, draft, lookup, false);
       const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
       return [...problems, ...patternProblems(patterns, value)];

@@ -8,6 +8,10 @@ import { MAX_SCHEMA_TEXT_LENGTH, surveySchema, type SchemaSurvey } from './json.
 
 /** Keywords whose subschemas apply to the same value as their parent: no data is consumed. */
 const SAME_VALUE = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
+/** Keywords that map names to subschemas applying to the same value. */
+const SAME_VALUE_MAPS = ['dependentSchemas', 'dependencies'];
+/** Keywords that refer to another schema for the same value. */
+const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
 
 /**
  * Why `schema` is refused before any validator is built, or undefined;
@@ -27,45 +31,65 @@ export function schemaBoundsRefusal(
 }
 
 /**
- * A chain of local `$ref`s that comes back to where it started through
- * keywords that apply to the same value ({@link SAME_VALUE}), as the `$ref`
- * values followed; undefined when there is none. Recursion through
+ * A chain of local references (by pointer or by anchor) that comes back to
+ * where it started through keywords that apply to the same value, as the
+ * references followed; undefined when there is none. Recursion through
  * `properties` or `items` is fine: data ends it.
  */
 function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | undefined {
+  const anchors = new Map<string, JsonRecord[]>();
+  for (const node of objects) {
+    for (const name of [node['$anchor'], node['$dynamicAnchor']]) {
+      if (typeof name === 'string')
+        anchors.set(`#${name}`, [...(anchors.get(`#${name}`) ?? []), node]);
+    }
+  }
+  const targets = new Map<string, unknown[]>();
+  const targetsOf = (ref: string): unknown[] => {
+    if (!targets.has(ref)) {
+      const pointer = ref === '#' || ref.startsWith('#/');
+      targets.set(ref, pointer ? [resolvePointer(root, ref)] : (anchors.get(ref) ?? []));
+    }
+    return targets.get(ref) ?? [];
+  };
   const followed: string[] = [];
-  /** Nodes on the current path, with how many `$ref`s had been followed to reach them. */
+  /** Nodes on the current path, with how many references had been followed to reach them. */
   const onPath = new Map<object, number>();
   const done = new Set<object>();
-  const targets = new Map<string, unknown>();
   const visit = (node: unknown): string[] | undefined => {
     if (!isJsonRecord(node) || done.has(node)) return undefined;
     const entered = onPath.get(node);
     if (entered !== undefined) return followed.slice(entered);
     onPath.set(node, followed.length);
-    const ref = node['$ref'];
-    if (typeof ref === 'string' && ref.startsWith('#')) {
-      if (!targets.has(ref)) targets.set(ref, resolvePointer(root, ref));
+    const next: unknown[] = [];
+    for (const keyword of SAME_VALUE) {
+      const value = node[keyword];
+      if (Array.isArray(value)) next.push(...value);
+      else if (value !== undefined) next.push(value);
+    }
+    for (const keyword of SAME_VALUE_MAPS) {
+      const map = node[keyword];
+      if (isJsonRecord(map)) next.push(...Object.values(map));
+    }
+    for (const keyword of REFERENCES) {
+      const ref = node[keyword];
+      if (typeof ref !== 'string' || !ref.startsWith('#')) continue;
       followed.push(ref);
-      const found = visit(targets.get(ref));
+      const found = targetsOf(ref).reduce(first, undefined);
       followed.pop();
       if (found !== undefined) return found;
     }
-    for (const keyword of SAME_VALUE) {
-      const value = node[keyword];
-      if (value === undefined) continue;
-      const found = Array.isArray(value) ? value.reduce(first, undefined) : visit(value);
-      if (found !== undefined) return found;
-    }
+    const found = next.reduce(first, undefined);
+    if (found !== undefined) return found;
     onPath.delete(node);
     done.add(node);
     return undefined;
   };
   const first = (found: string[] | undefined, sub: unknown): string[] | undefined =>
     found ?? visit(sub);
-  // A JSON tree has no cycle of its own: every loop passes through a `$ref`.
+  // A JSON tree has no cycle of its own: every loop passes through a reference.
   for (const node of objects) {
-    const found = typeof node['$ref'] === 'string' ? visit(node) : undefined;
+    const found = REFERENCES.some((keyword) => keyword in node) ? visit(node) : undefined;
     if (found !== undefined) return found;
   }
   return undefined;

@@ -9,9 +9,12 @@ import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
 import { isJsonRecord, type JsonRecord } from '../../core/json.js';
 import { SchemaProblem } from './json.js';
 
-/** One pattern checked with RE2: `path` is where the strings are (`*` = every array item). */
+/** A step of a {@link PatternCheck} path that means every array item (no property name can be it). */
+export const EVERY_ITEM = Symbol('every item');
+
+/** One pattern checked with RE2: `path` is where the strings are. */
 export interface PatternCheck {
-  readonly path: readonly string[];
+  readonly path: readonly (string | typeof EVERY_ITEM)[];
   readonly pattern: string;
   readonly re2: RE2JS;
 }
@@ -30,10 +33,12 @@ export interface PatternPlan {
 export function planPatterns(schema: unknown, objects: readonly JsonRecord[]): PatternPlan {
   const checks: PatternCheck[] = [];
   const taken = new Set<JsonRecord>();
-  const plain = (node: unknown, path: string[]): void => {
+  const plain = (node: unknown, path: PatternCheck['path']): void => {
     if (!isJsonRecord(node)) return;
     const { pattern, properties, items } = node;
-    const re2 = typeof pattern === 'string' ? compileRe2(pattern) : undefined;
+    // Only a pattern that could backtrack badly: RE2 reads `\s` and `.` a little unlike ECMA-262.
+    const risky = typeof pattern === 'string' && !isLinearSafe(pattern);
+    const re2 = risky ? compileRe2(pattern) : undefined;
     if (re2 !== undefined) {
       checks.push({ path, pattern: pattern as string, re2 });
       taken.add(node);
@@ -41,7 +46,7 @@ export function planPatterns(schema: unknown, objects: readonly JsonRecord[]): P
     for (const [key, sub] of Object.entries(isJsonRecord(properties) ? properties : {})) {
       plain(sub, [...path, key]);
     }
-    plain(items, [...path, '*']);
+    plain(items, [...path, EVERY_ITEM]);
   };
   plain(schema, []);
   for (const node of objects) {
@@ -76,9 +81,9 @@ export function patternProblems(
     const head = check.path[path.length];
     if (head === undefined) {
       if (typeof node !== 'string' || check.re2.matcher(node).find()) return;
-      const message = `${subjectOf(path)} must match ${check.pattern}; received ${describeValue(node)}`;
+      const message = `${subjectOf(path)} must match /${check.pattern}/u; received ${describeValue(node)}`;
       problems.push({ path, keyword: 'pattern', message });
-    } else if (head !== '*') {
+    } else if (head !== EVERY_ITEM) {
       if (isJsonRecord(node) && Object.hasOwn(node, head))
         visit(check, node[head], [...path, head]);
     } else if (Array.isArray(node)) node.forEach((item, i) => visit(check, item, [...path, i]));

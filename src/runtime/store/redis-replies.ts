@@ -14,16 +14,27 @@ export function asArray(reply: unknown, length: number): unknown[] {
 }
 
 export function toVersion(value: unknown): number {
-  const version = typeof value === 'number' ? value : Number(value);
+  // Only digits: `Number('')`, `Number(' 5 ')` or `Number('0x10')` would read garbage as a count.
+  const version =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\d+$/.test(value)
+        ? Number(value)
+        : NaN;
   if (!Number.isSafeInteger(version) || version < 0) {
     throw new SessionStoreError('store-corrupt', `stored version ${String(value)} is not a count`);
   }
   return version;
 }
 
-/** Pairs of a flat HGETALL reply from a script. */
-function pairs(fields: unknown): [string, string][] {
-  if (!Array.isArray(fields)) return [];
+/** Pairs of a flat HGETALL reply from a script; anything else is corruption, never "nothing stored". */
+function pairs(fields: unknown, sessionId: string): [string, string][] {
+  if (!Array.isArray(fields) || fields.length % 2 !== 0) {
+    throw new SessionStoreError(
+      'store-corrupt',
+      `session ${JSON.stringify(sessionId)}: expected a list of field/value pairs from Redis, received ${Array.isArray(fields) ? `${fields.length} items` : typeof fields}`,
+    );
+  }
   const out: [string, string][] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     out.push([String(fields[i]), String(fields[i + 1])]);
@@ -34,7 +45,7 @@ function pairs(fields: unknown): [string, string][] {
 export function parsePrivateData(sessionId: string, fields: unknown): PrivateDataState {
   let level: DataSensitivity = 'public';
   const datasets = datasetRecord();
-  for (const [field, value] of pairs(fields)) {
+  for (const [field, value] of pairs(fields, sessionId)) {
     if (!isDataSensitivity(value)) {
       throw new SessionStoreError(
         'store-corrupt',
@@ -52,7 +63,7 @@ export function parseSlices(
   fields: unknown,
 ): Readonly<Record<string, JsonValue>> {
   const slices: Record<string, JsonValue> = {};
-  for (const [name, text] of pairs(fields)) {
+  for (const [name, text] of pairs(fields, sessionId)) {
     try {
       slices[name] = JSON.parse(text) as JsonValue;
     } catch (error) {

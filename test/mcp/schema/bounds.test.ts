@@ -151,7 +151,7 @@ describe('schemaBoundsRefusal: $ref loops', () => {
 
   // Bug: a $ref to a plain-name fragment ($anchor) is never resolved, so a loop
   // through one is not found; the validator then overflows its stack on every value.
-  it.fails('refuses a loop through an $anchor', () => {
+  it('refuses a loop through an $anchor', () => {
     const schema: JsonRecord = { $defs: { a: { $anchor: 'x', allOf: [{ $ref: '#x' }] } } };
     expect(schemaBoundsRefusal(schema)).toBe(loop('#x'));
   });
@@ -159,7 +159,7 @@ describe('schemaBoundsRefusal: $ref loops', () => {
   // Bug: dependentSchemas (and draft-07 schema dependencies) apply to the same
   // value, like allOf, but are not among the keywords searched; a value with
   // the trigger property then overflows the validator's stack.
-  it.fails('refuses a loop through dependentSchemas', () => {
+  it('refuses a loop through dependentSchemas', () => {
     const schema: JsonRecord = { $defs: { a: { dependentSchemas: { k: { $ref: '#/$defs/a' } } } } };
     expect(schemaBoundsRefusal(schema)).toBe(loop('#/$defs/a'));
   });

@@ -1,13 +1,15 @@
 /**
  * `patterns.ts` read directly: which patterns `isLinearSafe` calls safe for a
  * backtracking engine, how `unicodePattern` repairs legacy escapes, which
- * patterns `planPatterns` takes for RE2 (plain paths only) and which it
+ * patterns `planPatterns` takes for RE2 (risky ones on plain paths) and which it
  * leaves or refuses, and the paths `patternProblems` reports.
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonRecord } from '../../../src/core/json.js';
 import { SchemaProblem, surveySchema } from '../../../src/mcp/schema/json.js';
+import { createInputValidator } from '../../../src/mcp/schema/index.js';
 import {
+  EVERY_ITEM,
   isLinearSafe,
   patternProblems,
   planPatterns,
@@ -109,42 +111,35 @@ describe('unicodePattern', () => {
 });
 
 describe('planPatterns', () => {
-  it('takes patterns on plain paths (the root, properties, items) for RE2', () => {
-    const name = { type: 'string', pattern: '^[a-z]+$' };
-    const tag = { type: 'string', pattern: '^#' };
-    const cell = { pattern: '^\\d+$' };
+  it('takes the risky patterns on plain paths (the root, properties, items) for RE2', () => {
+    const name = { type: 'string', pattern: '^([a-z]+)+$' };
+    const tag = { type: 'string', pattern: '^(#|@)*x$' };
+    const cell = { pattern: '^(\\d+)*$' };
+    const safe = { type: 'string', pattern: '^[a-z]+$' };
     const schema: JsonRecord = {
       type: 'object',
-      pattern: 'x',
+      pattern: '(x+)+',
       properties: {
         name,
+        safe,
         tags: { type: 'array', items: tag },
         grid: { items: { items: cell } },
-        'a.b': { properties: { c: { pattern: '^c' } } },
+        'a.b': { properties: { c: { pattern: '(c|d)+' } } },
       },
     };
     const { checks, taken } = plan(schema);
     expect(checks.map(({ path, pattern }) => [path, pattern])).toEqual([
-      [[], 'x'],
-      [['name'], '^[a-z]+$'],
-      [['tags', '*'], '^#'],
-      [['grid', '*', '*'], '^\\d+$'],
-      [['a.b', 'c'], '^c'],
+      [[], '(x+)+'],
+      [['name'], '^([a-z]+)+$'],
+      [['tags', EVERY_ITEM], '^(#|@)*x$'],
+      [['grid', EVERY_ITEM, EVERY_ITEM], '^(\\d+)*$'],
+      [['a.b', 'c'], '(c|d)+'],
     ]);
-    expect(taken.has(schema)).toBe(true);
-    expect(taken.has(name)).toBe(true);
-    expect(taken.has(tag)).toBe(true);
-    expect(taken.has(cell)).toBe(true);
+    expect([schema, name, tag, cell].every((node) => taken.has(node))).toBe(true);
+    expect(taken.has(safe)).toBe(false); // linear-safe: the validator runs it, with ECMA-262's meaning
     expect(taken.size).toBe(5);
     expect(checks[1]?.re2.matcher('abc').find()).toBe(true);
     expect(checks[1]?.re2.matcher('ab1').find()).toBe(false);
-  });
-
-  it('takes a risky pattern on a plain path: RE2 runs it in linear time', () => {
-    const node = { type: 'string', pattern: '^(a+)+$' };
-    const { checks, taken } = plan({ type: 'object', properties: { s: node } });
-    expect(checks).toHaveLength(1);
-    expect(taken.has(node)).toBe(true);
   });
 
   it('leaves patterns elsewhere with the validator when they are linear-safe', () => {
@@ -195,8 +190,8 @@ describe('planPatterns', () => {
     const schema: JsonRecord = {
       type: 'object',
       properties: {
-        s: { type: 'string', pattern: '^a+$' },
-        l: { items: { pattern: '^b' } },
+        s: { type: 'string', pattern: '^(a+)+$' },
+        l: { items: { pattern: '(b|c)*' } },
         o: { oneOf: [{ pattern: '^c' }] },
       },
       patternProperties: { '^d': {} },
@@ -207,24 +202,31 @@ describe('planPatterns', () => {
     expect(schema).toEqual(before);
   });
 
-  // Bug: a property literally named "*" is planned under the path ["*"], which
-  // patternProblems reads as "every array item"; the pattern is taken from the
-  // validator's copy and never checked, so {"*": "b"} passes `^a$`.
-  it.fails('checks a pattern under a property named "*"', () => {
-    expect(problems({ properties: { '*': { pattern: '^a$' } } }, { '*': 'b' })).toEqual([
-      [['*'], '"*" must match ^a$; received "b"'],
+  it('checks a pattern under a property named "*" (not read as "every item")', () => {
+    expect(problems({ properties: { '*': { pattern: '^(a+)+$' } } }, { '*': 'b' })).toEqual([
+      [['*'], '"[\\"*\\"]" must match /^(a+)+$/u; received "b"'],
     ]);
+    expect(problems({ properties: { '*': { pattern: '^(a+)+$' } } }, { '*': 'aa' })).toEqual([]);
+  });
+});
+
+describe('patterns as the validator reads them (end to end)', () => {
+  const ids = { serverName: 's', toolName: 't' };
+  const accepts = (pattern: string, text: string): boolean =>
+    createInputValidator({ type: 'object', properties: { s: { pattern } } }, ids).safeParse({
+      s: text,
+    }).success;
+
+  it('reads \\s and . as ECMA-262 does on a plain path', () => {
+    expect(accepts('^\\s$', '\u00a0')).toBe(true); // a no-break space is white space
+    expect(accepts('^.$', '\r')).toBe(false); // . matches no line terminator
+    expect(accepts('^\\p{L}+$', 'é')).toBe(true);
   });
 
-  // Bug: RE2 reads `\s` and `.` as RE2 does, not as ECMA-262 (which JSON Schema
-  // patterns follow): on a plain path a no-break space fails `^\s$` and a
-  // carriage return matches `^.$`, the opposite of the same pattern under anyOf.
-  it.fails('reads \\s as ECMA-262 does on a plain path (a no-break space is white space)', () => {
-    expect(problems({ properties: { s: { pattern: '^\\s$' } } }, { s: '\u00a0' })).toEqual([]);
-  });
-
-  it.fails('reads . as ECMA-262 does on a plain path (it does not match a line terminator)', () => {
-    expect(problems({ properties: { s: { pattern: '^.$' } } }, { s: '\r' })).toHaveLength(1);
+  it('refuses a pattern JavaScript cannot read, on a plain path too', () => {
+    expect(() =>
+      createInputValidator({ type: 'object', properties: { s: { pattern: '(?i)^abc$' } } }, ids),
+    ).toThrow(/not a valid regular expression/);
   });
 });
 
@@ -232,10 +234,10 @@ describe('patternProblems', () => {
   const schema: JsonRecord = {
     type: 'object',
     properties: {
-      code: { pattern: '^[A-Z]{3}$' },
-      tags: { items: { pattern: '^#' } },
-      grid: { items: { items: { pattern: '^\\d$' } } },
-      user: { properties: { 'first name': { pattern: 'a' } } },
+      code: { pattern: '^([A-Z]{3})+$' },
+      tags: { items: { pattern: '^(#+)+' } },
+      grid: { items: { items: { pattern: '^(\\d+)+$' } } },
+      user: { properties: { 'first name': { pattern: '(a+)+' } } },
     },
   };
 
@@ -247,12 +249,11 @@ describe('patternProblems', () => {
       user: { 'first name': 'Bob' },
     };
     expect(problems(schema, value)).toEqual([
-      [['code'], '"code" must match ^[A-Z]{3}$; received "abcd"'],
-      [['tags', 1], '"tags[1]" must match ^#; received "bad"'],
-      [['tags', 3], '"tags[3]" must match ^#; received "worse"'],
-      [['grid', 0, 1], '"grid[0][1]" must match ^\\d$; received "x"'],
-      [['grid', 2, 0], '"grid[2][0]" must match ^\\d$; received "22"'],
-      [['user', 'first name'], '"user[\\"first name\\"]" must match a; received "Bob"'],
+      [['code'], '"code" must match /^([A-Z]{3})+$/u; received "abcd"'],
+      [['tags', 1], '"tags[1]" must match /^(#+)+/u; received "bad"'],
+      [['tags', 3], '"tags[3]" must match /^(#+)+/u; received "worse"'],
+      [['grid', 0, 1], '"grid[0][1]" must match /^(\\d+)+$/u; received "x"'],
+      [['user', 'first name'], '"user[\\"first name\\"]" must match /(a+)+/u; received "Bob"'],
     ]);
   });
 
@@ -280,13 +281,13 @@ describe('patternProblems', () => {
   it('shortens a long received string to 40 characters', () => {
     const long = 'z'.repeat(45);
     expect(problems(schema, { code: long })).toEqual([
-      [['code'], `"code" must match ^[A-Z]{3}$; received "${'z'.repeat(40)}…"`],
+      [['code'], `"code" must match /^([A-Z]{3})+$/u; received "${'z'.repeat(40)}…"`],
     ]);
   });
 
   it('checks the arguments themselves under a root pattern (path [])', () => {
-    expect(problems({ pattern: 'x' }, 'abc')).toEqual([
-      [[], 'the arguments must match x; received "abc"'],
+    expect(problems({ pattern: '(x+)+' }, 'abc')).toEqual([
+      [[], 'the arguments must match /(x+)+/u; received "abc"'],
     ]);
   });
 });
