@@ -37,18 +37,14 @@ export function schemaBoundsRefusal(
  * `properties` or `items` is fine: data ends it.
  */
 function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | undefined {
-  const anchors = new Map<string, JsonRecord[]>();
-  for (const node of objects) {
-    for (const name of [node['$anchor'], node['$dynamicAnchor']]) {
-      if (typeof name === 'string')
-        anchors.set(`#${name}`, [...(anchors.get(`#${name}`) ?? []), node]);
-    }
-  }
   const targets = new Map<string, unknown[]>();
+  /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */
   const targetsOf = (ref: string): unknown[] => {
     if (!targets.has(ref)) {
+      const named = (node: JsonRecord): boolean =>
+        [node['$anchor'], node['$dynamicAnchor']].includes(ref.slice(1));
       const pointer = ref === '#' || ref.startsWith('#/');
-      targets.set(ref, pointer ? [resolvePointer(root, ref)] : (anchors.get(ref) ?? []));
+      targets.set(ref, pointer ? [resolvePointer(root, ref)] : objects.filter(named));
     }
     return targets.get(ref) ?? [];
   };
@@ -61,12 +57,7 @@ function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | und
     const entered = onPath.get(node);
     if (entered !== undefined) return followed.slice(entered);
     onPath.set(node, followed.length);
-    const next: unknown[] = [];
-    for (const keyword of SAME_VALUE) {
-      const value = node[keyword];
-      if (Array.isArray(value)) next.push(...value);
-      else if (value !== undefined) next.push(value);
-    }
+    const next = SAME_VALUE.flatMap((keyword) => node[keyword] ?? []);
     for (const keyword of SAME_VALUE_MAPS) {
       const map = node[keyword];
       if (isJsonRecord(map)) next.push(...Object.values(map));

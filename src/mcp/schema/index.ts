@@ -15,12 +15,6 @@ import { planPatterns } from './patterns.js';
 /** What the canonical text of a schema may hold. */
 const SCHEMA_LIMITS = { maxDepth: MAX_SCHEMA_DEPTH, maxChars: MAX_SCHEMA_TEXT_LENGTH };
 
-/** Names the tool a schema belongs to, for error messages. */
-export interface ToolSchemaIds {
-  readonly serverName: string;
-  readonly toolName: string;
-}
-
 /**
  * A validator of a tool's arguments. On success it returns the arguments
  * object it was given, unchanged: nothing is stripped, coerced or defaulted.
@@ -50,7 +44,10 @@ export type SchemaCacheStats = Readonly<typeof counts & { size: number; maxEntri
  * @throws {McpSchemaError} when the schema cannot be honoured: not an
  * object schema, a remote or dangling `$ref`, a malformed keyword, …
  */
-export function createInputValidator(schema: unknown, ids: ToolSchemaIds): InputValidator {
+export function createInputValidator(
+  schema: unknown,
+  ids: { readonly serverName: string; readonly toolName: string },
+): InputValidator {
   const fail = (reason: string, cause?: unknown): McpSchemaError =>
     new McpSchemaError(ids.serverName, ids.toolName, reason, cause === undefined ? {} : { cause });
   if (!isJsonRecord(schema)) {
@@ -69,7 +66,7 @@ export function createInputValidator(schema: unknown, ids: ToolSchemaIds): Input
     }
   } catch (error) {
     // Not cached: a value JSON cannot carry, or a failure that is not the schema's.
-    throw fail(messageOf(error), error);
+    throw fail(error instanceof Error ? error.message : String(error), error);
   }
   if ('rejection' in entry) throw fail(entry.rejection);
   return entry.validator;
@@ -114,15 +111,10 @@ function build(text: string): CacheEntry {
     const check = createArgumentCheck(copy, checks);
     // A zod schema whose check reports each problem as an issue with `params.keyword`.
     const validator = z.custom<Record<string, unknown>>().check((payload) => {
-      for (const { path, keyword, message } of check(payload.value)) {
-        const input = payload.value;
-        payload.issues.push({
-          code: 'custom',
-          input,
-          path: [...path],
-          message,
-          params: { keyword },
-        });
+      const input = payload.value;
+      for (const { path, keyword, message } of check(input)) {
+        const params = { keyword };
+        payload.issues.push({ code: 'custom', input, path: [...path], message, params });
       }
     });
     return { validator };
@@ -158,10 +150,6 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
 
 /** Verdicts of {@link inputSchemaRefusal} by schema object; `''` when it may be used. */
 const verdicts = new WeakMap<JsonRecord, string>();
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {

@@ -94,14 +94,10 @@ export function alternativesFinding(
 ): Finding {
   // Alternatives that differ only by type merge into one: "must be a string or an integer".
   const types = alternatives.map((findings) => (findings.length === 1 ? findings[0] : undefined));
-  const here = (f: Finding | undefined): boolean =>
-    f?.expected !== undefined && f.path.length === path.length;
-  if (types.every(here))
-    return typeFinding(
-      path,
-      types.flatMap((f) => f?.expected ?? []),
-      value,
-    );
+  const expected = types.flatMap((f) => (f?.path.length === path.length ? (f.expected ?? []) : []));
+  if (types.every((f) => f?.expected !== undefined && f.path.length === path.length)) {
+    return typeFinding(path, expected, value);
+  }
   const described = alternatives.slice(0, MAX_SHOWN).map((findings, i) => {
     const parts = findings.slice(0, 2).map((f) => {
       const relative = f.path.slice(path.length);

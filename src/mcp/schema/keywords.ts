@@ -98,20 +98,15 @@ const SINGLE = `additionalProperties additionalItems unevaluatedProperties uneva
 /** Keywords whose value is an array of subschemas (never empty for `allOf`, `anyOf`, `oneOf`). */
 const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
 /** Keywords whose value maps names to subschemas (`dependencies` also to property lists). */
-const MAPS = 'properties patternProperties $defs definitions dependentSchemas dependencies'.split(
-  ' ',
-);
-
-/** Where a subschema stands under its parent: the pointer suffix, and the subschema there. */
-export type Child = readonly [suffix: string, schema: JsonRecord];
+const MAPS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 
 /**
  * The object subschemas of `node`, where they stand; `dependencies` that
  * list property names are checked here and left out.
  * @throws {SchemaProblem} when a list or map keyword holds something else.
  */
-export function childSchemas(node: JsonRecord, pointer: string): Child[] {
-  const children: Child[] = [];
+export function childSchemas(node: JsonRecord, pointer: string): [string, JsonRecord][] {
+  const children: [suffix: string, schema: JsonRecord][] = [];
   /** Keeps an object schema; a boolean one has nothing under it; anything else is refused. */
   const add = (suffix: string, value: JsonData): void => {
     if (isJsonRecord(value)) children.push([suffix, value]);
@@ -133,7 +128,7 @@ export function childSchemas(node: JsonRecord, pointer: string): Child[] {
     }
     list.forEach((item, i) => add(`/${keyword}/${i}`, item));
   }
-  for (const keyword of MAPS) {
+  for (const keyword of [...MAPS, 'dependencies']) {
     const map = node[keyword];
     if (map === undefined) continue;
     if (!isJsonRecord(map)) {

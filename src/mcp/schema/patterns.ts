@@ -1,8 +1,8 @@
 /**
- * Patterns usable with the `u` flag and run in linear time: those on plain
- * paths (nested `properties` and `items`) are checked with RE2 (`re2js`, no
- * backtracking); one left with the validator must be unable to backtrack
- * badly (`^(a+)+$` can take minutes), or the schema is refused.
+ * Patterns usable with the `u` flag and run in linear time. The validator
+ * runs those that cannot backtrack badly, with ECMA-262's meaning; one that
+ * could (`^(a+)+$` can take minutes) is checked with RE2 (`re2js`) on a
+ * plain path (nested `properties` and `items`), and refused elsewhere.
  */
 import { RE2JS } from 're2js';
 import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
@@ -19,18 +19,15 @@ export interface PatternCheck {
   readonly re2: RE2JS;
 }
 
-/** The RE2 checks of a schema's plain-path patterns, and the schema objects whose pattern they take. */
-export interface PatternPlan {
-  readonly checks: readonly PatternCheck[];
-  readonly taken: ReadonlySet<JsonRecord>;
-}
-
 /**
  * Which patterns of `schema` RE2 checks (the validator's copy must then drop
  * them from the `taken` objects); `objects` are its schema objects.
  * @throws SchemaProblem naming a pattern left with the validator that could backtrack badly.
  */
-export function planPatterns(schema: unknown, objects: readonly JsonRecord[]): PatternPlan {
+export function planPatterns(
+  schema: unknown,
+  objects: readonly JsonRecord[],
+): { checks: PatternCheck[]; taken: Set<JsonRecord> } {
   const checks: PatternCheck[] = [];
   const taken = new Set<JsonRecord>();
   const plain = (node: unknown, path: PatternCheck['path']): void => {
