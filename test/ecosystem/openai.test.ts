@@ -1,0 +1,178 @@
+/**
+ * Pins the OpenAI Chat Completions format: `toOpenAITools` sends each tool's
+ * own JSON Schema and claims `strict` only when asked and only for a schema
+ * that qualifies; `invokeFromOpenAI` parses `function.arguments` (empty means
+ * `{}`) and answers bad JSON with an error result; `toOpenAIToolMessage`
+ * answers one call.
+ */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { PromptValidationError } from '../../src/core/errors.js';
+import {
+  invokeFromOpenAI,
+  toOpenAIToolMessage,
+  toOpenAITools,
+} from '../../src/ecosystem/openai.js';
+import { ToolInvoked } from '../../src/runtime/events.js';
+import { Session } from '../../src/runtime/session.js';
+import { Tool } from '../../src/tools/tool.js';
+import { ToolResult } from '../../src/tools/tool-result.js';
+
+const strictAdd = Tool.create({
+  name: 'add',
+  description: 'Adds two numbers',
+  params: z.strictObject({ a: z.number(), b: z.number() }),
+  handler: ({ a, b }) => ToolResult.ok(a + b),
+});
+const looseNote = Tool.create({
+  name: 'note',
+  description: 'Takes an optional note',
+  params: z.object({ text: z.string().optional() }),
+  handler: ({ text }) => ToolResult.ok(text ?? '(empty)', 'Noted'),
+});
+
+/** What JSON.parse says about `text`, as this Node version words it. */
+function parseError(text: string): string {
+  try {
+    JSON.parse(text);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`${text} parsed`);
+}
+
+describe('toOpenAITools', () => {
+  it('sends each tool as a function with its own schema object and no strict flag', () => {
+    const tools = toOpenAITools({ tools: [strictAdd, looseNote] });
+    expect(tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'add',
+          description: 'Adds two numbers',
+          parameters: strictAdd.inputSchema,
+        },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'note',
+          description: 'Takes an optional note',
+          parameters: looseNote.inputSchema,
+        },
+      },
+    ]);
+    expect(tools[0]?.function.parameters).toBe(strictAdd.inputSchema);
+    expect(tools.map((tool) => 'strict' in tool.function)).toEqual([false, false]);
+  });
+
+  it('with strict, marks only the tools whose schema qualifies as it is', () => {
+    const tools = toOpenAITools([strictAdd, looseNote], { strict: true });
+    expect(tools[0]?.function.strict).toBe(true);
+    expect('strict' in (tools[1]?.function ?? {})).toBe(false);
+    expect(toOpenAITools([strictAdd], { strict: false })[0]?.function).not.toHaveProperty('strict');
+  });
+
+  it('refuses a tool name OpenAI would refuse', () => {
+    const bad = Tool.trusted({
+      ...strictAdd,
+      name: 'a.b',
+      params: strictAdd.params,
+      handler: strictAdd.handler,
+    });
+    expect(() => toOpenAITools([bad])).toThrow(PromptValidationError);
+    expect(() => toOpenAITools([bad])).toThrow('tool name "a.b" cannot be sent to OpenAI');
+  });
+});
+
+describe('invokeFromOpenAI', () => {
+  it('parses the JSON arguments and runs the tool through invokeTool', async () => {
+    const session = new Session();
+    const invoked: string[] = [];
+    session.bus.subscribe(ToolInvoked, (event) => invoked.push(event.toolName));
+    const result = await invokeFromOpenAI(
+      [strictAdd],
+      { id: 'call_1', function: { name: 'add', arguments: '{"a": 1.5, "b": 2}' } },
+      { session },
+    );
+    expect(result).toMatchObject({ success: true, message: 'OK', value: 3.5 });
+    expect(invoked).toEqual(['add']);
+  });
+
+  it.each(['', '   \n'])('reads arguments %j as {}', async (text) => {
+    const result = await invokeFromOpenAI(
+      [looseNote],
+      { function: { name: 'note', arguments: text } },
+      { session: new Session() },
+    );
+    expect(result).toMatchObject({ success: true, message: 'Noted', value: '(empty)' });
+  });
+
+  it('answers JSON it cannot parse with an error result, running nothing', async () => {
+    const session = new Session();
+    const invoked: string[] = [];
+    session.bus.subscribe(ToolInvoked, (event) => invoked.push(event.toolName));
+    const result = await invokeFromOpenAI(
+      [strictAdd],
+      { function: { name: 'add', arguments: '{"a": 1,' } },
+      { session },
+    );
+    expect(result).toMatchObject({
+      success: false,
+      message: `arguments of tool "add" are not valid JSON: ${parseError('{"a": 1,')}`,
+      value: null,
+    });
+    expect(invoked).toEqual([]);
+  });
+
+  it('lets the validator refuse JSON that is not an object, or has unknown fields', async () => {
+    const session = new Session();
+    const nullArgs = await invokeFromOpenAI(
+      [strictAdd],
+      { function: { name: 'add', arguments: 'null' } },
+      { session },
+    );
+    expect(nullArgs.message).toBe(
+      'invalid arguments for tool "add": (arguments): Invalid input: expected object, received null',
+    );
+    const extra = await invokeFromOpenAI(
+      [strictAdd],
+      { function: { name: 'add', arguments: '{"a":1,"b":2,"c":3}' } },
+      { session },
+    );
+    expect(extra.success).toBe(false);
+    expect(extra.message).toContain('"c"');
+  });
+
+  it('answers an unknown name with the list of tools', async () => {
+    const result = await invokeFromOpenAI(
+      [strictAdd, looseNote],
+      { function: { name: 'sub', arguments: '{}' } },
+      { session: new Session() },
+    );
+    expect(result.message).toBe('unknown tool "sub"; available tools: add, note');
+  });
+});
+
+describe('toOpenAIToolMessage', () => {
+  it('answers the call by id with the text the model should see', () => {
+    const call = { id: 'call_9', function: { name: 'add' } };
+    expect(toOpenAIToolMessage([strictAdd], call, ToolResult.ok(5))).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_9',
+      content: '5',
+    });
+    expect(toOpenAIToolMessage([strictAdd], call, ToolResult.error('bad', { a: 1 }))).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_9',
+      content: 'bad',
+    });
+    expect(
+      toOpenAIToolMessage(
+        { tools: [looseNote] },
+        { id: 'c', function: { name: 'note' } },
+        ToolResult.ok('hi', 'Noted'),
+      ),
+    ).toEqual({ role: 'tool', tool_call_id: 'c', content: 'Noted\nhi' });
+  });
+});
