@@ -81,7 +81,7 @@ describe('installClientHandlers', () => {
 
   it('answers sampling with the handler', async () => {
     const { server } = await pair({
-      sampling: async (params, context) => ({
+      sampling: (params, context) => ({
         role: 'assistant',
         model: `m-${context.serverName}`,
         content: { type: 'text', text: `max ${params.maxTokens}` },

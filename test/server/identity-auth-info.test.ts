@@ -57,7 +57,7 @@ describe('identityFromAuthInfo', () => {
       { ...base, extra: { [IDENTITY_AUTH_EXTRA_KEY]: { userId: 1, sessionId: 's' } } },
     ],
   ])('is undefined for %s', (_name, info) => {
-    expect(identityFromAuthInfo(info as AuthInfo | undefined)).toBeUndefined();
+    expect(identityFromAuthInfo(info)).toBeUndefined();
   });
 
   it('ignores extra members of the stored object', () => {

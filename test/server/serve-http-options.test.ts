@@ -15,7 +15,7 @@ const auth = { secret: 's'.repeat(32) };
 
 function refusal(options: Partial<ServeHttpOptions>): [string, string] {
   try {
-    checkOptions({ port: 0, auth, ...options } as ServeHttpOptions);
+    checkOptions({ port: 0, auth, ...options });
   } catch (error) {
     expect(error).toBeInstanceOf(ServerOptionsError);
     return [(error as ServerOptionsError).option, (error as Error).message];

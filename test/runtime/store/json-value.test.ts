@@ -64,10 +64,13 @@ describe('assertJsonValue', () => {
   it('accepts JSON data, which comes back unchanged from JSON', () => {
     fc.assert(
       // -0 is normalised away here; see the expected failure below.
-      fc.property(fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown), (value) => {
-        expect(message(value)).toBe('accepted');
-        expect(JSON.parse(JSON.stringify(value))).toEqual(value);
-      }),
+      fc.property(
+        fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as unknown),
+        (value) => {
+          expect(message(value)).toBe('accepted');
+          expect(JSON.parse(JSON.stringify(value))).toEqual(value);
+        },
+      ),
     );
   });
 

@@ -31,7 +31,11 @@ afterAll(async () => {
   await redis?.dispose();
 });
 
-function follow(key: string, lastId: string, onEntry: (id: string, fields: readonly string[]) => void) {
+function follow(
+  key: string,
+  lastId: string,
+  onEntry: (id: string, fields: readonly string[]) => void,
+) {
   const reader = new Redis(redis.url, { maxRetriesPerRequest: null });
   reader.on('error', () => undefined);
   readers.push(reader);
@@ -51,7 +55,10 @@ describe('followStream', () => {
     follow(key, first, (id, fields) => seen.push([id, fields]));
     const third = (await writer.xadd(key, '*', 'n', '3'))!;
     await expect.poll(() => seen.length).toBe(2);
-    expect(seen.map(([, fields]) => fields)).toEqual([['n', '2', 'extra', 'x'], ['n', '3']]);
+    expect(seen.map(([, fields]) => fields)).toEqual([
+      ['n', '2', 'extra', 'x'],
+      ['n', '3'],
+    ]);
     expect(seen[1]![0]).toBe(third);
   });
 

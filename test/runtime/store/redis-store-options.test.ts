@@ -41,7 +41,11 @@ describe('RedisSessionStore options', () => {
 
   it('writes under the default prefix, and under a given one', async () => {
     const plain = new RedisSessionStore({ url: redis.url, watchChanges: false });
-    const custom = new RedisSessionStore({ url: redis.url, keyPrefix: 'tenant-7', watchChanges: false });
+    const custom = new RedisSessionStore({
+      url: redis.url,
+      keyPrefix: 'tenant-7',
+      watchChanges: false,
+    });
     try {
       expect(plain.keyPrefix).toBe('mcp-sections');
       await plain.mergePrivateData('s:1', privateDataState('internal', {}));

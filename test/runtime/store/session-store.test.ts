@@ -23,7 +23,11 @@ const state = fc
 describe('session-store helpers', () => {
   it('pins the levels and the empty state', () => {
     expect(SENSITIVITY_LEVELS).toEqual(['public', 'internal', 'confidential', 'secret']);
-    expect(EMPTY_PRIVATE_DATA).toEqual({ hasPrivateData: false, sensitivity: 'public', datasets: {} });
+    expect(EMPTY_PRIVATE_DATA).toEqual({
+      hasPrivateData: false,
+      sensitivity: 'public',
+      datasets: {},
+    });
     expect(Object.isFrozen(EMPTY_PRIVATE_DATA)).toBe(true);
     expect(Object.isFrozen(EMPTY_PRIVATE_DATA.datasets)).toBe(true);
   });
@@ -66,22 +70,34 @@ describe('session-store helpers', () => {
   it('handles a dataset named __proto__ as data', () => {
     const merged = mergePrivateDataStates(
       EMPTY_PRIVATE_DATA,
-      privateDataState('public', JSON.parse('{"__proto__":"secret"}') as Record<string, DataSensitivity>),
+      privateDataState(
+        'public',
+        JSON.parse('{"__proto__":"secret"}') as Record<string, DataSensitivity>,
+      ),
     );
     expect(Object.keys(merged.datasets)).toEqual(['__proto__']);
     expect(merged.sensitivity).toBe('secret');
   });
 
   it('coversPrivateData compares level and every dataset', () => {
+    // A dataset named like an Object.prototype member is still unknown to an empty state.
+    const inherited = Object.fromEntries([['toString', 'public']]) as Record<
+      string,
+      DataSensitivity
+    >;
     const outer = privateDataState('confidential', { a: 'secret', b: 'internal' });
-    expect(coversPrivateData(outer, privateDataState('internal', { a: 'confidential' }))).toBe(true);
+    expect(coversPrivateData(outer, privateDataState('internal', { a: 'confidential' }))).toBe(
+      true,
+    );
     expect(coversPrivateData(outer, privateDataState('public', { b: 'confidential' }))).toBe(false);
     expect(coversPrivateData(outer, privateDataState('public', { z: 'public' }))).toBe(false);
-    expect(coversPrivateData(privateDataState('internal', {}), privateDataState('confidential', {}))).toBe(false);
-    expect(coversPrivateData(EMPTY_PRIVATE_DATA, EMPTY_PRIVATE_DATA)).toBe(true);
     expect(
-      coversPrivateData(EMPTY_PRIVATE_DATA, privateDataState('public', { toString: 'public' })),
+      coversPrivateData(privateDataState('internal', {}), privateDataState('confidential', {})),
     ).toBe(false);
+    expect(coversPrivateData(EMPTY_PRIVATE_DATA, EMPTY_PRIVATE_DATA)).toBe(true);
+    expect(coversPrivateData(EMPTY_PRIVATE_DATA, privateDataState('public', inherited))).toBe(
+      false,
+    );
   });
 
   it('merge is a lattice join: commutative, associative, idempotent, covering both sides', () => {
