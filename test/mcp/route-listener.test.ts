@@ -1,0 +1,172 @@
+/**
+ * Pins `routeListener`: which session event each report of a route and its
+ * connections becomes, with exactly which fields (session, server,
+ * endpoint, transport, section key, the session's sensitivity), that log
+ * messages are filtered by level and redacted through the route, and that
+ * isolation reports call `isolating` before the event is dispatched.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
+import {
+  McpIsolationFailed,
+  McpNetworkDenied,
+  McpSectionIsolated,
+  McpServerConnected,
+  McpServerDisconnected,
+  McpServerLog,
+  McpServerUnavailable,
+} from '../../src/mcp/events.js';
+import { routeListener } from '../../src/mcp/route-listener.js';
+import type { ServerRoute } from '../../src/mcp/server-route.js';
+import type { Endpoint } from '../../src/mcp/server-connection.js';
+import { Session } from '../../src/runtime/session.js';
+
+function setup() {
+  const session = new Session({ sessionId: 'sess-1' });
+  const events: object[] = [];
+  session.bus.subscribeAll((event) => events.push(event));
+  const [config] = parseServerConfigs([
+    { name: 'github', transport: { type: 'stdio', command: 'node', args: ['server.js'] } },
+  ]);
+  const calls: string[] = [];
+  const route = { redact: (text: string) => text.replaceAll('hunter2', '[REDACTED]') };
+  const listener = routeListener({
+    session,
+    config: config!,
+    sectionKey: 'tools.github',
+    serverLogLevel: 'warning',
+    route: () => route as unknown as ServerRoute,
+    toolsChanged: (endpoint: Endpoint) => calls.push(`toolsChanged:${endpoint}`),
+    isolating: () => calls.push(`isolating(after ${events.length} events)`),
+  });
+  return { session, events, calls, listener };
+}
+
+/** The event's own fields, with createdAt checked to be a Date and left out. */
+function fields(event: object | undefined): Record<string, unknown> {
+  const { createdAt, ...rest } = event as { createdAt: unknown };
+  expect(createdAt).toBeInstanceOf(Date);
+  return rest;
+}
+
+describe('routeListener', () => {
+  it('turns connected and disconnected into events carrying the endpoint', () => {
+    const { events, listener } = setup();
+    const isolated = listener.connection('isolated');
+    isolated.connected?.({ transport: 'stdio', toolCount: 3, reconnect: true });
+    isolated.disconnected?.({ expected: false, reason: 'EOF' });
+    listener.connection('normal').disconnected?.({ expected: true });
+    expect(events.map((e) => e.constructor)).toEqual([
+      McpServerConnected,
+      McpServerDisconnected,
+      McpServerDisconnected,
+    ]);
+    expect(fields(events[0])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      endpoint: 'isolated',
+      transport: 'stdio',
+      toolCount: 3,
+      reconnect: true,
+    });
+    expect(fields(events[1])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      endpoint: 'isolated',
+      expected: false,
+      reason: 'EOF',
+    });
+    expect(fields(events[2])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      endpoint: 'normal',
+      expected: true,
+    });
+  });
+
+  it('reports a failure as unavailable with the configured transport type', () => {
+    const { events, listener } = setup();
+    listener.connection('normal').failed?.({ reason: 'spawn node ENOENT' });
+    expect(events[0]).toBeInstanceOf(McpServerUnavailable);
+    expect(fields(events[0])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      transport: 'stdio',
+      reason: 'spawn node ENOENT',
+    });
+  });
+
+  it('forwards tool-list changes with the endpoint and dispatches nothing', () => {
+    const { events, calls, listener } = setup();
+    listener.connection('isolated').toolsChanged?.([]);
+    listener.connection('normal').toolsChanged?.([]);
+    expect(calls).toEqual(['toolsChanged:isolated', 'toolsChanged:normal']);
+    expect(events).toEqual([]);
+  });
+
+  it('publishes logs at or above the level, redacted through the route', () => {
+    const { events, listener } = setup();
+    const log = listener.connection('normal').log!;
+    log({ level: 'info', data: 'too quiet' });
+    log({ level: 'warning', logger: 'auth', data: 'token hunter2 refused' });
+    log({ level: 'error', data: { password: 'hunter2' } });
+    expect(events.map((e) => e.constructor)).toEqual([McpServerLog, McpServerLog]);
+    expect(fields(events[0])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      level: 'warning',
+      logger: 'auth',
+      message: 'token [REDACTED] refused',
+    });
+    expect(fields(events[1])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      level: 'error',
+      message: '{"password":"[REDACTED]"}',
+    });
+  });
+
+  it('calls isolating before dispatching McpSectionIsolated with the session’s sensitivity', () => {
+    const { session, events, calls, listener } = setup();
+    session.privateData.add('payroll', 'secret');
+    const before = events.length;
+    listener.isolated('sandbox');
+    expect(calls).toEqual([`isolating(after ${before} events)`]);
+    expect(events).toHaveLength(before + 1);
+    const isolated = events.find((e) => e instanceof McpSectionIsolated);
+    expect(fields(isolated)).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      sectionKey: 'tools.github',
+      mode: 'sandbox',
+      sensitivity: 'secret',
+    });
+  });
+
+  it('calls isolating before dispatching McpIsolationFailed', () => {
+    const { events, calls, listener } = setup();
+    listener.isolationFailed('bubblewrap missing');
+    expect(calls).toEqual(['isolating(after 0 events)']);
+    expect(events[0]).toBeInstanceOf(McpIsolationFailed);
+    expect(fields(events[0])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      sectionKey: 'tools.github',
+      reason: 'bubblewrap missing',
+    });
+  });
+
+  it('reports a denied destination without calling isolating', () => {
+    const { events, calls, listener } = setup();
+    listener.networkDenied('evil.example', 443, 'not on the allow-list');
+    expect(calls).toEqual([]);
+    expect(events[0]).toBeInstanceOf(McpNetworkDenied);
+    expect(fields(events[0])).toEqual({
+      sessionId: 'sess-1',
+      serverName: 'github',
+      host: 'evil.example',
+      port: 443,
+      reason: 'not on the allow-list',
+    });
+  });
+});
