@@ -17,7 +17,13 @@ export function rule(
 /** A short rendering of a bad value that is not a secret. */
 export function quote(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value) ?? typeof value;
+  if (typeof value === 'bigint') return `${value}n`;
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? typeof value;
+  } catch {
+    text = 'an object that is not JSON (it refers to itself)';
+  }
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

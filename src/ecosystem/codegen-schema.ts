@@ -15,6 +15,7 @@
  * - the root gets `"type": "object"` when it has none (arguments are always
  *   an object).
  */
+import { decodePointer, memberOf } from '../core/json.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -237,15 +238,7 @@ class Walker {
 }
 
 function resolvePointer(root: JsonObject, ref: string): unknown {
-  if (ref === '#') return root;
-  let current: unknown = root;
-  for (const raw of ref.slice(2).split('/')) {
-    const segment = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
-    if (Array.isArray(current)) current = current[Number(segment)];
-    else if (isObject(current) && Object.hasOwn(current, segment)) current = current[segment];
-    else return undefined;
-  }
-  return current;
+  return decodePointer(ref).reduce<unknown>((node, key) => memberOf(node, key), root);
 }
 
 function typeNames(type: unknown): readonly string[] | undefined {

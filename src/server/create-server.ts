@@ -141,11 +141,20 @@ function checkApart(workspaceRoot: string, privateDataDir: string): void {
   }
 }
 
+/**
+ * Where `dir` is on disk, symlinks resolved: a part that does not exist yet
+ * (created later with `mkdir -p`) is resolved through its nearest existing
+ * ancestor, so a symlink above it cannot hide where it will be.
+ */
 function physical(dir: string): string {
-  try {
-    return realpathSync(dir);
-  } catch {
-    return dir;
+  const missing: string[] = [];
+  for (let current = path.resolve(dir); ; current = path.dirname(current)) {
+    try {
+      return path.join(realpathSync(current), ...missing);
+    } catch {
+      if (path.dirname(current) === current) return path.resolve(dir);
+      missing.unshift(path.basename(current));
+    }
   }
 }
 

@@ -114,8 +114,9 @@ export function createTokenVerifier(options: JwtAuthOptions): TokenVerifier {
     );
   }
   const verifyOptions = baseVerifyOptions(options);
-  if ('secret' in options) {
-    const key = secretBytes(options.secret);
+  // `jwks` decides, not `'secret' in options`: `{ secret: undefined, jwks }` is a JWKS verifier.
+  if (!('jwks' in options) || options.jwks === undefined) {
+    const key = secretBytes((options as { secret?: unknown }).secret);
     verifyOptions.algorithms = ['HS256'];
     return (token) => verify(token, (v) => jwtVerify(v, key, verifyOptions));
   }

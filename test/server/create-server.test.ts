@@ -159,21 +159,13 @@ describe('createMcpServer', () => {
     ).toBe('privateDataDir');
   });
 
-  // Bug: checkApart resolves symlinks with realpathSync and falls back to the
-  // lexical path when that fails, so a privateDataDir that does not exist yet
-  // (PrivateDataStore creates it later with mkdir -p) escapes the check when
-  // one of its parents is a symlink into workspaceRoot.
-  // Input: workspaceRoot=<tmp>/ws (exists), <tmp>/link -> <tmp>/ws,
-  // privateDataDir=<tmp>/link/pd (not created yet): accepted.
-  it.fails(
-    'refuses a not-yet-created private-data directory under a symlink into the workspace',
-    async () => {
-      const ws = path.join(root, 'ws');
-      await mkdir(ws, { recursive: true });
-      await symlink(ws, path.join(root, 'link'));
-      expect(() =>
-        createMcpServer('a', { workspaceRoot: ws, privateDataDir: path.join(root, 'link', 'pd') }),
-      ).toThrow(ServerOptionsError);
-    },
-  );
+  // The directory is created later (mkdir -p): a symlink above it must not hide where it will be.
+  it('refuses a not-yet-created private-data directory under a symlink into the workspace', async () => {
+    const ws = path.join(root, 'ws');
+    await mkdir(ws, { recursive: true });
+    await symlink(ws, path.join(root, 'link'));
+    expect(() =>
+      createMcpServer('a', { workspaceRoot: ws, privateDataDir: path.join(root, 'link', 'pd') }),
+    ).toThrow(ServerOptionsError);
+  });
 });

@@ -17,6 +17,7 @@ export function assertJsonValue(value: unknown, label: string): asserts value is
 function check(value: unknown, path: string, ancestors: Set<object>): void {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
   if (typeof value === 'number') {
+    if (Object.is(value, -0)) throw new TypeError(`${path} is -0, which JSON stores as 0`);
     if (Number.isFinite(value)) return;
     throw new TypeError(`${path} is ${String(value)}; a persistent value must be JSON data`);
   }
@@ -29,7 +30,11 @@ function check(value: unknown, path: string, ancestors: Set<object>): void {
   }
   ancestors.add(value);
   if (Array.isArray(value)) {
-    value.forEach((item: unknown, index) => check(item, `${path}[${index}]`, ancestors));
+    for (let index = 0; index < value.length; index++) {
+      if (!(index in value))
+        throw new TypeError(`${path}[${index}] is a hole, which JSON stores as null`);
+      check(value[index] as unknown, `${path}[${index}]`, ancestors);
+    }
   } else {
     const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
