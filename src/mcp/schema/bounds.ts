@@ -57,11 +57,6 @@ function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | und
     const entered = onPath.get(node);
     if (entered !== undefined) return followed.slice(entered);
     onPath.set(node, followed.length);
-    const next = SAME_VALUE.flatMap((keyword) => node[keyword] ?? []);
-    for (const keyword of SAME_VALUE_MAPS) {
-      const map = node[keyword];
-      if (isJsonRecord(map)) next.push(...Object.values(map));
-    }
     for (const keyword of REFERENCES) {
       const ref = node[keyword];
       if (typeof ref !== 'string' || !ref.startsWith('#')) continue;
@@ -70,8 +65,17 @@ function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | und
       followed.pop();
       if (found !== undefined) return found;
     }
-    const found = next.reduce(first, undefined);
-    if (found !== undefined) return found;
+    for (const keyword of SAME_VALUE) {
+      const value = node[keyword];
+      if (value === undefined) continue;
+      const found = Array.isArray(value) ? value.reduce(first, undefined) : visit(value);
+      if (found !== undefined) return found;
+    }
+    for (const keyword of SAME_VALUE_MAPS) {
+      const map = node[keyword];
+      const found = isJsonRecord(map) ? Object.values(map).reduce(first, undefined) : undefined;
+      if (found !== undefined) return found;
+    }
     onPath.delete(node);
     done.add(node);
     return undefined;
