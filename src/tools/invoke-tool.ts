@@ -5,6 +5,7 @@ import { isObserved } from '../runtime/event-bus.js';
 import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
 import type { Session } from '../runtime/session.js';
+import { directCheckOf } from './direct-check.js';
 import type { Tool } from './tool.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolResult } from './tool-result.js';
@@ -166,6 +167,12 @@ function parseArguments<S extends z.ZodType>(
   let schema: S | undefined;
   try {
     schema = tool.params;
+    const direct = directCheckOf(schema);
+    if (direct !== undefined) {
+      const problems = direct(rawArgs);
+      if (problems.length === 0) return { success: true, data: rawArgs as z.output<S> };
+      return { success: false, message: describeIssues(tool.name, problems) };
+    }
     if (!asyncSchemas.has(schema)) return parsedResult(tool.name, schema.safeParse(rawArgs));
   } catch (error) {
     if (schema === undefined || !(error instanceof z.core.$ZodAsyncError)) {
@@ -192,7 +199,10 @@ function invalidArguments(toolName: string, error: unknown): ParsedArguments<nev
   };
 }
 
-function describeIssues(toolName: string, issues: readonly z.core.$ZodIssue[]): string {
+function describeIssues(
+  toolName: string,
+  issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
+): string {
   const parts = issues.map((issue) => {
     const path = issue.path.length === 0 ? '(arguments)' : issue.path.map(String).join('.');
     return `${path}: ${issue.message}`;

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
 import { McpSchemaError } from '../../core/errors.js';
+import { withDirectCheck } from '../../tools/direct-check.js';
 import { createArgumentCheck } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
 import { describeTyped } from './issues.js';
@@ -103,13 +104,12 @@ function build(text: string): CacheEntry {
     // validator library annotates it, while the caller's schema stays as sent.
     const copy = JSON.parse(text) as JsonRecord;
     const survey = surveySchema(copy);
-    // Bounded work first: size, and $ref cycles that no data ends.
     const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
     if (refusal !== undefined) return { rejection: refusal };
     const { checks, taken } = planPatterns(copy, survey.objects);
     for (const node of taken) delete node['pattern'];
     const check = createArgumentCheck(copy, checks);
-    // A zod schema whose check reports each problem as an issue with `params.keyword`.
+    // Each problem an issue with `params.keyword`; `invokeTool` calls `check` directly.
     const validator = z.custom<Record<string, unknown>>().check((payload) => {
       const input = payload.value;
       for (const { path, keyword, message } of check(input)) {
@@ -117,7 +117,7 @@ function build(text: string): CacheEntry {
         payload.issues.push({ code: 'custom', input, path: [...path], message, params });
       }
     });
-    return { validator };
+    return { validator: withDirectCheck(validator, check) };
   } catch (error) {
     if (error instanceof SchemaProblem) return { rejection: error.message };
     throw error;
