@@ -206,7 +206,7 @@ export {
   splitToolName,
   wasNeverDelivered,
 } from './executor/index.js';
-export type { RetryClass } from './executor/index.js';
+export type { ParseActionInputOptions, RetryClass } from './executor/index.js';
 
 // Ecosystem: LLM API tool formats, config files, code generation, telemetry.
 export {
