@@ -18,7 +18,6 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * its blocks compile.
  */
 const OWNED_ELSEWHERE: readonly { file: string; heading?: string; reason: string }[] = [
-  { file: 'docs/resilience.md', reason: 'rewritten with the resilience work' },
   {
     file: 'docs/ecosystem.md',
     heading: 'Tool formats',
