@@ -5,7 +5,8 @@
 
 /**
  * The candidates closest to `typed` (case-insensitive edit distance of at
- * most a third of its length, and at least 2), best first, at most `limit`.
+ * most a third of its length, and at least 2, to the whole name or to the
+ * part after a `server.`/`server__`/`prefix_` head), best first, at most `limit`.
  *
  * @example
  * closestNames('gret', ['greet', 'ping']); // ['greet']
@@ -14,7 +15,12 @@ export function closestNames(typed: string, candidates: readonly string[], limit
   const wanted = typed.toLowerCase();
   const budget = Math.max(2, Math.floor(wanted.length / 3));
   return [...new Set(candidates)]
-    .map((name) => ({ name, distance: editDistance(wanted, name.toLowerCase()) }))
+    .map((name) => {
+      const lower = name.toLowerCase();
+      // `ping` is close to `srv_ping`: the tool's own part counts as well.
+      const own = lower.replace(/^[^._]+(\.|__|_)/, '');
+      return { name, distance: Math.min(editDistance(wanted, lower), editDistance(wanted, own)) };
+    })
     .filter(({ name, distance }) => {
       const lower = name.toLowerCase();
       return distance <= budget || (wanted.length >= 3 && lower.includes(wanted));

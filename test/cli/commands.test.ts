@@ -233,6 +233,7 @@ describe('CLI commands in process', () => {
         success: true,
         message: 'Hello, Bo!',
         value: { content: [{ type: 'text', text: 'Hello, Bo!' }] },
+        exitCode: EXIT_CODES.ok,
       });
     });
 
@@ -251,21 +252,116 @@ describe('CLI commands in process', () => {
         EXIT_CODES.usage,
       );
       const document = JSON.parse(io.out()) as { tool: string; success: boolean; message: string };
-      expect(document).toMatchObject({ tool: 'srv_greet', success: false });
+      expect(document).toMatchObject({
+        tool: 'srv_greet',
+        success: false,
+        exitCode: EXIT_CODES.usage,
+      });
       expect(io.err()).toBe(`error: ${document.message}\n`);
     });
 
-    it('throws exit 4 for a name on an unavailable server, naming it', async () => {
+    it('throws exit 4 for a name on a configured server that could not connect, with its reason', async () => {
       const io = captureIo();
-      const error: unknown = await callCommand(withDown, 'down.x', undefined, context(io)).catch(
+      const ctx = context(io);
+      const error: unknown = await callCommand(withDown, 'down.x', undefined, ctx).catch(
         (caught: unknown) => caught,
       );
       expect(error).toBeInstanceOf(CliError);
       expect(error).toMatchObject({
         exitCode: EXIT_CODES.connection,
-        message:
-          'unknown server "down" in "down.x"; available servers: srv (unavailable servers: down)',
+        message: 'server "down" is configured but unavailable: cannot connect: fetch failed',
       });
+      // Only the named server was connected.
+      expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([
+        'start: connecting to down (streamable-http)',
+        'stop',
+      ]);
+    });
+
+    it.each([
+      ['sr.greet', 'unknown server "sr" in "sr.greet"', ['did you mean srv?']],
+      ['nope__greet', 'unknown server "nope" in "nope__greet"', []],
+    ])(
+      'throws exit 2 for %s before connecting anything, listing the configured servers one per line',
+      async (name, message, guess) => {
+        const io = captureIo();
+        const ctx = context(io);
+        const error: unknown = await callCommand(withDown, name, undefined, ctx).catch(
+          (caught: unknown) => caught,
+        );
+        expect(error).toMatchObject({
+          exitCode: EXIT_CODES.usage,
+          message,
+          details: [...guess, 'configured servers:', '  srv', '  down'],
+        });
+        expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([]);
+      },
+    );
+
+    it('connects only the server a bridged name starts with', async () => {
+      const io = captureIo();
+      const ctx = context(io);
+      expect(await callCommand(withDown, 'srv_ping', undefined, ctx)).toBe(EXIT_CODES.ok);
+      expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([
+        'start: connecting to srv (streamable-http)',
+        'stop',
+      ]);
+    });
+
+    it('throws exit 2 for an unknown tool, with a guess and the tools of that server one per line', async () => {
+      const error: unknown = await callCommand(
+        config,
+        'srv.gret',
+        undefined,
+        context(captureIo()),
+      ).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({
+        exitCode: EXIT_CODES.usage,
+        message: 'server "srv" has no tool "gret"',
+        details: [
+          'did you mean srv.greet?',
+          'tools of srv:',
+          '  srv.greet',
+          '  srv.ping',
+          '  srv.fail',
+        ],
+      });
+    });
+
+    it('for a bare name of no server, connects every server and lists every tool and the unavailable servers', async () => {
+      const error: unknown = await callCommand(
+        withDown,
+        'pong',
+        undefined,
+        context(captureIo()),
+      ).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({
+        exitCode: EXIT_CODES.connection,
+        message: 'unknown tool "pong"',
+        details: [
+          'did you mean srv_ping?',
+          'available tools:',
+          '  srv_greet',
+          '  srv_ping',
+          '  srv_fail',
+          'configured but unavailable:',
+          '  down: cannot connect: fetch failed',
+        ],
+      });
+    });
+
+    it('throws exit 2 for JSON arguments with a syntax error, before connecting', async () => {
+      const io = captureIo();
+      const ctx = context(io);
+      const error: unknown = await callCommand(config, 'srv.greet', '{"name": Ann', ctx).catch(
+        (caught: unknown) => caught,
+      );
+      expect(error).toMatchObject({
+        exitCode: EXIT_CODES.usage,
+        message: 'invalid JSON arguments at line 1, column 10: expected a value, found "Ann"',
+        details: ['  {"name": Ann', '           ^'],
+      });
+      expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([]);
     });
 
     it('reads arguments from stdin, decoding UTF-8 split across chunks', async () => {
