@@ -5,14 +5,12 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { generateToolBindings } from '../ecosystem/codegen.js';
-import { parseActionInput } from '../executor/action-input.js';
 import { Prompt } from '../prompt/prompt.js';
 import { PromptTemplate } from '../prompt/prompt-template.js';
-import { ToolInvoked } from '../runtime/events.js';
 import type { Tool } from '../tools/tool.js';
 import { withSection, describeTransport, type OpenedSection } from './connect.js';
 import { describeArguments } from './describe-arguments.js';
-import { CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
+import { EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import type { Progress } from './spinner.js';
 
@@ -22,7 +20,11 @@ export interface CommandContext {
   readonly progress: Progress;
   readonly signal: AbortSignal;
   readonly json: boolean;
+  /** `-q`: no progress on stderr (and no progress asked of servers). @default false */
+  readonly quiet?: boolean;
 }
+
+export { callCommand, type CallReport } from './call-command.js';
 
 /** `inspect <config>`: connect, render the section, list every tool with its arguments. */
 export function inspectCommand(configPath: string, context: CommandContext): Promise<ExitCode> {
@@ -139,71 +141,6 @@ function inspectText(report: InspectReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * `call <config> <tool> [args]`: validate and invoke one tool by
- * `server.tool`, `server__tool` or its bridged name, with arguments as JSON
- * or ActionInput text (`-` reads them from stdin).
- */
-export async function callCommand(
-  configPath: string,
-  toolName: string,
-  argsText: string | undefined,
-  context: CommandContext,
-): Promise<ExitCode> {
-  const { io } = context;
-  const text = argsText === '-' ? await readStdin(io) : argsText;
-  const args = text === undefined ? {} : parseActionInput(text);
-  return withSection(
-    configPath,
-    { ...context, onConnectError: 'report' },
-    async ({ section, session }): Promise<ExitCode> => {
-      let invoked: ToolInvoked | undefined;
-      const unsubscribe = session.bus.subscribe(ToolInvoked, (event) => {
-        invoked ??= event;
-      });
-      let result;
-      try {
-        result = await section.execute(
-          { name: toolName, arguments: args },
-          { signal: context.signal },
-        );
-      } finally {
-        unsubscribe();
-      }
-      if (invoked === undefined) {
-        // Nothing ran: the name did not lead to a tool.
-        const unavailable = section.unavailableServers;
-        if (unavailable.length > 0) {
-          const names = unavailable.map((server) => server.name).join(', ');
-          throw new CliError(
-            EXIT_CODES.connection,
-            `${oneLine(result.message)} (unavailable servers: ${names})`,
-          );
-        }
-        throw new CliError(EXIT_CODES.usage, oneLine(result.message));
-      }
-      const name = invoked.toolName;
-      if (context.json) {
-        const document = {
-          tool: name,
-          success: result.success,
-          message: result.message,
-          value: result.value,
-        };
-        io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
-      } else if (result.success) {
-        io.stdout.write(result.message.endsWith('\n') ? result.message : `${result.message}\n`);
-      }
-      if (result.success) return EXIT_CODES.ok;
-      io.stderr.write(`error: ${oneLine(result.message)}\n`);
-      // Refused by the validator means the command line was wrong; the tool never ran.
-      const tool = section.tools().find((candidate) => candidate.name === name);
-      const valid = tool === undefined || (await tool.params.safeParseAsync(args)).success;
-      return valid ? EXIT_CODES.toolError : EXIT_CODES.usage;
-    },
-  );
-}
-
 /** `codegen <config> [-o file]`: typed zod bindings for every tool. */
 export function codegenCommand(
   configPath: string,
@@ -243,15 +180,4 @@ export function codegenCommand(
       return EXIT_CODES.ok;
     },
   );
-}
-
-async function readStdin(io: CliIo): Promise<string> {
-  if (io.stdin === undefined)
-    throw new CliError(EXIT_CODES.usage, 'no stdin to read arguments from');
-  const decoder = new TextDecoder();
-  let text = '';
-  for await (const chunk of io.stdin) {
-    text += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-  }
-  return text + decoder.decode();
 }

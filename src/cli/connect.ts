@@ -25,10 +25,17 @@ export interface WithSectionOptions {
   readonly signal: AbortSignal;
   /** `report` keeps going with the servers that connected. */
   readonly onConnectError: 'throw' | 'report';
+  /**
+   * Picks the servers to connect from those configured, before anything is
+   * connected; may throw a {@link CliError} (a server name that is not
+   * configured fails at once).
+   * @default every configured server
+   */
+  readonly select?: (servers: readonly ResolvedServerConfig[]) => readonly ResolvedServerConfig[];
 }
 
 /**
- * Loads `configPath`, connects every server, runs `use`, and disconnects on
+ * Loads `configPath`, connects every server (or those `select` picks), runs `use`, and disconnects on
  * every path (so no server process outlives the command).
  *
  * @throws CliError with exit code 3 for a config error, 4 for a connection error.
@@ -38,10 +45,11 @@ export async function withSection<T>(
   options: WithSectionOptions,
   use: (opened: OpenedSection) => Promise<T>,
 ): Promise<T> {
-  const servers = await loadConfigs(configPath, options);
-  if (servers.length === 0) {
+  const configured = await loadConfigs(configPath, options);
+  if (configured.length === 0) {
     throw new CliError(EXIT_CODES.config, `${configPath}: no servers are configured`);
   }
+  const servers = [...(options.select?.(configured) ?? configured)];
   const session = new Session();
   let section: McpIntegrationSection;
   try {

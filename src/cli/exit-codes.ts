@@ -24,15 +24,31 @@ export const EXIT_CODES = Object.freeze({
 /** One of {@link EXIT_CODES}. */
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 
-/** An error that ends the command with a given exit code and a one-line message. */
+/** Options of {@link CliError}. */
+export interface CliErrorOptions extends ErrorOptions {
+  /**
+   * Lines printed after the `error: ...` line, as they are: candidates one
+   * per line, a "did you mean", the offending line of a JSON text.
+   * @default []
+   */
+  readonly details?: readonly string[];
+}
+
+/**
+ * An error that ends the command with a given exit code, a one-line message
+ * and, below it, optional detail lines.
+ */
 export class CliError extends Error {
   override readonly name: string = 'CliError';
+  /** See {@link CliErrorOptions.details}. */
+  readonly details: readonly string[];
   constructor(
     readonly exitCode: ExitCode,
     message: string,
-    options?: ErrorOptions,
+    options?: CliErrorOptions,
   ) {
     super(message, options);
+    this.details = Object.freeze([...(options?.details ?? [])]);
   }
 }
 

@@ -4,7 +4,11 @@
  * `exit-codes.ts` for what the exit status means.
  */
 import { EXIT_CODES } from './exit-codes.js';
+import { installFetchDiagnostics } from './network-errors.js';
 import { runCli } from './run.js';
+
+// `fetch failed` alone names no host, port or cause: say ECONNREFUSED and where.
+installFetchDiagnostics();
 
 const controller = new AbortController();
 let interrupts = 0;

@@ -59,7 +59,8 @@ export interface RunCliOptions {
 
 /**
  * Runs one `mcp-sections` command line and resolves with its exit code.
- * Errors go to stderr as one line (`error: ...`); it never throws.
+ * Errors go to stderr as one line (`error: ...`), then any detail lines; with
+ * `--json`, stdout gets one document whatever happens. It never throws.
  */
 export async function runCli(
   argv: readonly string[],
@@ -67,20 +68,58 @@ export async function runCli(
   options: RunCliOptions = {},
 ): Promise<ExitCode> {
   const signal = options.signal ?? new AbortController().signal;
+  // `--json` promises one document on stdout whatever happens, a usage error included.
+  const end = argv.indexOf('--');
+  const json = (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+  let printed = false;
+  const tracked: CliIo = {
+    ...io,
+    stdout: {
+      write: (text: string) => {
+        printed = true;
+        return io.stdout.write(text);
+      },
+    },
+  };
   try {
-    const code = await dispatch(argv, io, signal);
+    const code = await dispatch(argv, tracked, signal);
     // A command cut short by an interrupt says so, whatever failed on the way out.
     return signal.aborted && code !== EXIT_CODES.ok ? EXIT_CODES.interrupted : code;
   } catch (error) {
     const mapped = asCliError(error, signal);
-    if (mapped instanceof CliError) {
-      io.stderr.write(`error: ${oneLine(mapped.message)}\n`);
-      return mapped.exitCode;
+    const failure =
+      mapped instanceof CliError
+        ? mapped
+        : new CliError(
+            EXIT_CODES.toolError,
+            mapped instanceof Error ? mapped.message : String(mapped),
+          );
+    io.stderr.write(`error: ${oneLine(failure.message)}\n`);
+    for (const line of failure.details) io.stderr.write(`${line}\n`);
+    if (json && !printed) {
+      const document: CliErrorReport = {
+        exitCode: failure.exitCode,
+        error: {
+          message: oneLine(failure.message),
+          ...(failure.details.length === 0 ? {} : { details: failure.details }),
+        },
+      };
+      io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
     }
-    const message = mapped instanceof Error ? mapped.message : String(mapped);
-    io.stderr.write(`error: ${oneLine(message)}\n`);
-    return EXIT_CODES.toolError;
+    return failure.exitCode;
   }
+}
+
+/** What `--json` prints on stdout when a command fails before printing its own document. */
+export interface CliErrorReport {
+  /** The exit status, one of `EXIT_CODES`. */
+  readonly exitCode: ExitCode;
+  readonly error: {
+    /** The `error: ...` line of stderr, without `error: `. */
+    readonly message: string;
+    /** The lines printed below it: candidates, "did you mean", the offending JSON line. */
+    readonly details?: readonly string[];
+  };
 }
 
 async function dispatch(
@@ -109,6 +148,7 @@ async function dispatch(
     io,
     signal,
     json: values.json === true,
+    quiet: values.quiet === true,
     progress: values.quiet === true ? SILENT_PROGRESS : createProgress(io.stderr),
   };
   const [config, tool, ...rest] = operands;

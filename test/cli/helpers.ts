@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
 /** The repository root. */
@@ -67,4 +67,43 @@ export function processesWithEnv(name: string, value: string): number[] {
     }
   }
   return found;
+}
+
+/** The built executable, as `npm run build` leaves it. */
+export const builtMain = path.join(repo, 'dist', 'src', 'cli', 'main.js');
+
+/**
+ * Runs the built `node dist/src/cli/main.js <args>`, building it first when
+ * it is missing or older than a file in `src/cli/`.
+ */
+export async function runBuiltCli(args: readonly string[]): Promise<CliRun> {
+  ensureBuilt();
+  const child = spawn(process.execPath, [builtMain, ...args], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise<CliRun>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/** Builds `dist/` when the CLI's sources are newer than `dist/src/cli/main.js`. */
+export function ensureBuilt(): void {
+  const built = existsSync(builtMain) ? statSync(builtMain).mtimeMs : 0;
+  const sources = path.join(repo, 'src', 'cli');
+  const newest = Math.max(
+    ...readdirSync(sources).map((name) => statSync(path.join(sources, name)).mtimeMs),
+  );
+  if (newest > built) {
+    execFileSync(
+      process.execPath,
+      [path.join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'],
+      { cwd: repo },
+    );
+  }
 }

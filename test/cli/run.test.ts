@@ -73,11 +73,34 @@ describe('runCli', () => {
     [['call', 'x.json'], 'call takes a config file and a tool name'],
     [['inspect', 'x.json', '--bogus'], "Unknown option '--bogus'"],
     [['inspect', 'x.json', '-o', 'out.ts'], '-o/--output does not apply to inspect'],
-    [['codegen', 'x.json', '--json'], '--json does not apply to codegen'],
   ])('refuses %j with exit 2', async (argv, message) => {
     const io = capture();
     expect(await runCli(argv, io)).toBe(EXIT_CODES.usage);
     expect(expectOneErrorLine(io.err())).toContain(message);
+    expect(io.out()).toBe('');
+  });
+
+  it.each([
+    [['codegen', 'x.json', '--json'], '--json does not apply to codegen'],
+    [['call', '--json', 'x.json'], 'call takes a config file and a tool name'],
+    [['inspect', '--json', 'x.json', '--bogus'], "Unknown option '--bogus'"],
+  ])(
+    'with --json, refuses %j with exit 2 and one JSON document on stdout',
+    async (argv, message) => {
+      const io = capture();
+      expect(await runCli(argv, io)).toBe(EXIT_CODES.usage);
+      const line = expectOneErrorLine(io.err());
+      expect(line).toContain(message);
+      expect(JSON.parse(io.out())).toEqual({
+        exitCode: EXIT_CODES.usage,
+        error: { message: line.slice('error: '.length) },
+      });
+    },
+  );
+
+  it('with --json after --, prints no JSON document (it is an operand, not the option)', async () => {
+    const io = capture();
+    expect(await runCli(['call', 'x.json', '--', '--json'], io)).toBe(EXIT_CODES.config);
     expect(io.out()).toBe('');
   });
 
@@ -149,12 +172,18 @@ describe('runCli', () => {
       );
     });
 
-    it('exits 2 for a tool that does not exist, listing what does', async () => {
+    it('exits 2 for a tool that does not exist, listing what does one per line', async () => {
       const io = capture();
-      expect(await runCli(['call', '-q', config, 'everything.nope'], io)).toBe(EXIT_CODES.usage);
-      expect(expectOneErrorLine(io.err())).toContain(
-        'server "everything" has no tool "nope"; available tools: everything.echo',
-      );
+      expect(await runCli(['call', '-q', config, 'everything.ecko'], io)).toBe(EXIT_CODES.usage);
+      const lines = io.err().split('\n');
+      expect(lines.slice(0, 4)).toEqual([
+        'error: server "everything" has no tool "ecko"',
+        'did you mean everything.echo?',
+        'tools of everything:',
+        '  everything.echo',
+      ]);
+      expect(lines).toHaveLength(3 + 13 + 1);
+      expect(lines.slice(3, -1).every((line) => /^ {2}everything\.[a-z-]+$/.test(line))).toBe(true);
     });
 
     it('reads arguments from stdin with -', async () => {
