@@ -214,8 +214,11 @@ export {
   toAnthropicToolResult,
   toAnthropicTools,
 } from './ecosystem/anthropic.js';
+export { ANTHROPIC_IMAGE_TYPES } from './ecosystem/anthropic.js';
 export type {
+  AnthropicImageBlock,
   AnthropicInputSchema,
+  AnthropicTextBlock,
   AnthropicTool,
   AnthropicToolResultBlock,
   AnthropicToolUse,
@@ -229,11 +232,27 @@ export type {
 export { openAIStrictIssues } from './ecosystem/openai-strict.js';
 export { invokeFromOpenAI, toOpenAIToolMessage, toOpenAITools } from './ecosystem/openai.js';
 export type {
+  OpenAICustomToolCall,
   OpenAIFunctionTool,
+  OpenAIFunctionToolCall,
   OpenAIToolCall,
+  OpenAIToolCallRef,
   OpenAIToolMessage,
   ToOpenAIToolsOptions,
 } from './ecosystem/openai.js';
+export {
+  invokeFromOpenAIResponses,
+  toOpenAIFunctionCallOutput,
+  toOpenAIResponsesTools,
+} from './ecosystem/openai-responses.js';
+export type {
+  OpenAIFunctionCallItem,
+  OpenAIFunctionCallOutputImage,
+  OpenAIFunctionCallOutputItem,
+  OpenAIFunctionCallOutputText,
+  OpenAIResponsesFunctionTool,
+  ToOpenAIResponsesToolsOptions,
+} from './ecosystem/openai-responses.js';
 export { SECRET_MASK, isSecretArgumentName } from './ecosystem/secret-arguments.js';
 export { TRACER_NAME, instrumentSession } from './ecosystem/telemetry.js';
 export type {

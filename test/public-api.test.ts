@@ -17,6 +17,7 @@ describe('public API', () => {
   // means editing this list in the same change.
   it('exports exactly these runtime names', async () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
+      'ANTHROPIC_IMAGE_TYPES',
       'DATA_SENSITIVITY_LEVELS',
       'DEFAULT_FILE_LOCK_TIMEOUT_MS',
       'DEFAULT_HEALTH_INTERVAL_MS',
@@ -90,6 +91,7 @@ describe('public API', () => {
       'instrumentSession',
       'invokeFromAnthropic',
       'invokeFromOpenAI',
+      'invokeFromOpenAIResponses',
       'invokeTool',
       'isDataSensitivity',
       'isSecretArgumentName',
@@ -109,6 +111,8 @@ describe('public API', () => {
       'splitToolName',
       'toAnthropicToolResult',
       'toAnthropicTools',
+      'toOpenAIFunctionCallOutput',
+      'toOpenAIResponsesTools',
       'toOpenAIToolMessage',
       'toOpenAITools',
       'wasNeverDelivered',

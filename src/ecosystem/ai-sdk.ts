@@ -13,6 +13,7 @@ import type { JSONSchema7, Tool as AiTool, ToolExecutionOptions } from 'ai';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { Tool } from '../tools/tool.js';
+import { anySignal } from './any-signal.js';
 import { resultText, toolsOf, type ToolSource } from './tool-source.js';
 
 /** What `execute` returns: the `ToolResult` as a plain object. */
@@ -103,30 +104,4 @@ function loadAi(): Promise<AiModule> {
     });
   });
   return aiModule;
-}
-
-/**
- * One signal aborted by whichever of `signals` aborts first; `dispose`
- * removes its listeners from the others (a long-lived signal must not
- * collect one listener per call).
- */
-function anySignal(signals: readonly (AbortSignal | undefined)[]): {
-  signal: AbortSignal | undefined;
-  dispose: () => void;
-} {
-  const present = signals.filter((signal): signal is AbortSignal => signal !== undefined);
-  if (present.length <= 1) return { signal: present[0], dispose: () => undefined };
-  const controller = new AbortController();
-  const cleanup = new AbortController();
-  for (const signal of present) {
-    if (signal.aborted) {
-      controller.abort(signal.reason);
-      break;
-    }
-    signal.addEventListener('abort', () => controller.abort(signal.reason), {
-      once: true,
-      signal: cleanup.signal,
-    });
-  }
-  return { signal: controller.signal, dispose: () => cleanup.abort() };
 }

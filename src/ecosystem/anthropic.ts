@@ -6,8 +6,10 @@
 import { PromptValidationError } from '../core/errors.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import {
+  findTool,
   invokeByName,
   providerToolName,
+  resultImages,
   resultText,
   toolsOf,
   type ProviderInvokeOptions,
@@ -35,11 +37,37 @@ export interface AnthropicToolUse {
   readonly input: unknown;
 }
 
+/** The image types Anthropic accepts in a `tool_result`. */
+export const ANTHROPIC_IMAGE_TYPES = Object.freeze([
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+] as const);
+
+/** An image content block (`Anthropic.Messages.ImageBlockParam`, base64 source). */
+export interface AnthropicImageBlock {
+  readonly type: 'image';
+  readonly source: {
+    readonly type: 'base64';
+    readonly media_type: (typeof ANTHROPIC_IMAGE_TYPES)[number];
+    readonly data: string;
+  };
+}
+
+/** A text content block (`Anthropic.Messages.TextBlockParam`). */
+export interface AnthropicTextBlock {
+  readonly type: 'text';
+  readonly text: string;
+}
+
 /** A `tool_result` block answering one `tool_use` block. */
 export interface AnthropicToolResultBlock {
   readonly type: 'tool_result';
   readonly tool_use_id: string;
-  readonly content: string;
+  /** The result's text; a list of blocks when an MCP tool returned images. */
+  readonly content: string | (AnthropicTextBlock | AnthropicImageBlock)[];
+  /** `true` for a failed call (an error result); absent on success. */
   readonly is_error?: boolean;
 }
 
@@ -84,17 +112,34 @@ export function invokeFromAnthropic(
   return invokeByName(source, block.name, block.input, options);
 }
 
-/** The `tool_result` block that gives the model a result. */
+/**
+ * The `tool_result` block that gives the model a result: its text, with
+ * `is_error: true` for a failure. When an MCP tool returned images of a type
+ * Anthropic accepts (JPEG, PNG, GIF, WebP), `content` is the text block and
+ * one image block per image; the text names every image either way.
+ */
 export function toAnthropicToolResult(
   source: ToolSource,
   block: { readonly id: string; readonly name: string },
   result: ToolResult,
 ): AnthropicToolResultBlock {
-  const tool = toolsOf(source).find((candidate) => candidate.name === block.name);
+  const tool = findTool(source, block.name);
+  const text = resultText(tool, result);
+  const images = resultImages(tool, result).flatMap(({ mimeType, data }): AnthropicImageBlock[] =>
+    isAnthropicImageType(mimeType)
+      ? [{ type: 'image', source: { type: 'base64', media_type: mimeType, data } }]
+      : [],
+  );
   return {
     type: 'tool_result',
     tool_use_id: block.id,
-    content: resultText(tool, result),
+    content: images.length === 0 ? text : [{ type: 'text', text }, ...images],
     ...(result.success ? {} : { is_error: true }),
   };
+}
+
+function isAnthropicImageType(
+  mimeType: string,
+): mimeType is (typeof ANTHROPIC_IMAGE_TYPES)[number] {
+  return (ANTHROPIC_IMAGE_TYPES as readonly string[]).includes(mimeType);
 }

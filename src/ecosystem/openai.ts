@@ -7,6 +7,7 @@ import type { JsonSchema } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { openAIStrictIssues } from './openai-strict.js';
 import {
+  findTool,
   invokeByName,
   providerToolName,
   resultText,
@@ -38,10 +39,25 @@ export interface ToOpenAIToolsOptions {
   readonly strict?: boolean;
 }
 
-/** A tool call as the Chat Completions API returns it (`message.tool_calls[i]`). */
-export interface OpenAIToolCall {
+/**
+ * A tool call as the Chat Completions API returns it (`message.tool_calls[i]`,
+ * `OpenAI.Chat.Completions.ChatCompletionMessageToolCall`): a function call,
+ * or a call of a custom tool, which this library never offers.
+ */
+export type OpenAIToolCall = OpenAIFunctionToolCall | OpenAICustomToolCall;
+
+/** A function tool call (`ChatCompletionMessageFunctionToolCall`). */
+export interface OpenAIFunctionToolCall {
   readonly id?: string;
+  readonly type?: 'function';
   readonly function: { readonly name: string; readonly arguments: string };
+}
+
+/** A custom tool call (`ChatCompletionMessageCustomToolCall`): free text, not JSON arguments. */
+export interface OpenAICustomToolCall {
+  readonly id?: string;
+  readonly type: 'custom';
+  readonly custom: { readonly name: string; readonly input: string };
 }
 
 /** A `role: 'tool'` message answering one tool call. */
@@ -82,38 +98,78 @@ export function toOpenAITools(
 
 /**
  * Runs a Chat Completions tool call: parses `function.arguments` (JSON; empty
- * means `{}`), then `invokeTool` validates and runs it. Unparseable JSON and
- * unknown names are error results, without running anything.
+ * means `{}`), then `invokeTool` validates and runs it. Unparseable JSON,
+ * unknown names and custom tool calls are error results, without running
+ * anything.
  *
  * @throws McpFatalToolError, like `invokeTool`, for a `[FATAL] ` failure.
+ * @example
+ * for (const call of completion.choices[0].message.tool_calls ?? []) {
+ *   const result = await invokeFromOpenAI(rendered, call, { session });
+ *   messages.push(toOpenAIToolMessage(rendered, call, result));
+ * }
  */
 export async function invokeFromOpenAI(
   source: ToolSource,
   toolCall: OpenAIToolCall,
   options: ProviderInvokeOptions,
 ): Promise<ToolResult> {
-  const { name } = toolCall.function;
-  const text = toolCall.function.arguments;
-  let args: unknown = {};
-  if (typeof text === 'string' && text.trim() !== '') {
-    try {
-      args = JSON.parse(text);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      return ToolResult.error(
-        `arguments of tool ${JSON.stringify(name)} are not valid JSON: ${reason}`,
-      );
-    }
+  if (toolCall.type === 'custom') {
+    return ToolResult.error(
+      `tool call of ${JSON.stringify(toolCall.custom.name)} is a custom tool call; ` +
+        'only function tools are offered, so call it as a function with JSON arguments',
+    );
   }
-  return invokeByName(source, name, args, options);
+  const { name } = toolCall.function;
+  const parsed = parseToolArguments(name, toolCall.function.arguments);
+  if (!parsed.ok) return parsed.error;
+  return invokeByName(source, name, parsed.args, options);
 }
 
-/** The `role: 'tool'` message that gives the model a result. */
+/**
+ * The arguments a model wrote as JSON text (Chat Completions and Responses
+ * alike): `{}` for an empty text, or an error result naming the tool when
+ * the text is not JSON.
+ */
+export function parseToolArguments(
+  name: string,
+  text: string,
+):
+  | { readonly ok: true; readonly args: unknown }
+  | { readonly ok: false; readonly error: ToolResult } {
+  if (typeof text !== 'string' || text.trim() === '') return { ok: true, args: {} };
+  try {
+    return { ok: true, args: JSON.parse(text) as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return {
+      ok: false,
+      error: ToolResult.error(
+        `arguments of tool ${JSON.stringify(name)} are not valid JSON: ${reason}`,
+      ),
+    };
+  }
+}
+
+/** The `role: 'tool'` message that gives the model a result (text only: the API takes no images here). */
 export function toOpenAIToolMessage(
   source: ToolSource,
-  toolCall: { readonly id: string; readonly function: { readonly name: string } },
+  toolCall: OpenAIToolCallRef,
   result: ToolResult,
 ): OpenAIToolMessage {
-  const tool = toolsOf(source).find((candidate) => candidate.name === toolCall.function.name);
-  return { role: 'tool', tool_call_id: toolCall.id, content: resultText(tool, result) };
+  const name = toolCall.type === 'custom' ? toolCall.custom.name : toolCall.function.name;
+  return {
+    role: 'tool',
+    tool_call_id: toolCall.id,
+    content: resultText(findTool(source, name), result),
+  };
 }
+
+/** What {@link toOpenAIToolMessage} needs of a tool call: its id and name. */
+export type OpenAIToolCallRef =
+  | {
+      readonly id: string;
+      readonly type?: 'function';
+      readonly function: { readonly name: string };
+    }
+  | { readonly id: string; readonly type: 'custom'; readonly custom: { readonly name: string } };

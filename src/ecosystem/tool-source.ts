@@ -106,3 +106,38 @@ function safeJson(value: unknown): string | undefined {
     return undefined;
   }
 }
+
+/** An image a tool returned, as base64 data with its MIME type. */
+export interface ResultImage {
+  readonly mimeType: string;
+  /** Base64, as the MCP server sent it. */
+  readonly data: string;
+}
+
+/**
+ * The images among an MCP tool's content blocks, in order, for the formats
+ * whose tool results can carry images (Anthropic, the Responses API,
+ * LangChain). The result's text already names each image, so a format that
+ * cannot carry them loses nothing but the pixels. Native tools have none.
+ */
+export function resultImages(tool: Tool | undefined, result: ResultLike): ResultImage[] {
+  if (tool?.origin.kind !== 'mcp') return [];
+  const { value } = result;
+  if (typeof value !== 'object' || value === null || !('content' in value)) return [];
+  const content: unknown = value.content;
+  if (!Array.isArray(content)) return [];
+  return content.flatMap((block: unknown) =>
+    isImageBlock(block) ? [{ mimeType: block.mimeType, data: block.data }] : [],
+  );
+}
+
+function isImageBlock(block: unknown): block is ResultImage & { readonly type: 'image' } {
+  if (typeof block !== 'object' || block === null) return false;
+  const { type, mimeType, data } = block as Record<string, unknown>;
+  return type === 'image' && typeof mimeType === 'string' && typeof data === 'string';
+}
+
+/** The tool a call names, if the source has it. */
+export function findTool(source: ToolSource, name: string): Tool | undefined {
+  return toolsOf(source).find((candidate) => candidate.name === name);
+}

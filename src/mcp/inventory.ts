@@ -13,30 +13,54 @@ export interface UnavailableServer {
   readonly reason: string;
 }
 
+/**
+ * Longest tool description on an inventory line of the prompt text; the
+ * tool definitions given to the model carry the whole description.
+ */
+export const DEFAULT_INVENTORY_DESCRIPTION_LENGTH = 200;
+
 /** The text that opens the default inventory. */
 export const INVENTORY_INTRO = 'The following external tools are available via MCP:';
 
 /**
  * One block per server: a sub-heading one level below the section's own
- * heading, then one bullet per tool.
+ * heading, then one bullet per tool, its description cut to
+ * `maxDescriptionLength` characters (with `…`).
  */
-export function renderToolsByServer(servers: readonly InventoryServer[], depth: number): string {
+export function renderToolsByServer(
+  servers: readonly InventoryServer[],
+  depth: number,
+  maxDescriptionLength: number = DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
+): string {
   const hashes = '#'.repeat(depth + 3);
   return servers
     .map((server) => {
       const lines =
         server.tools.length === 0
           ? ['- (no tools)']
-          : server.tools.map((tool) => `- \`${tool.name}\` - ${tool.description}`);
+          : server.tools.map(
+              (tool) =>
+                `- \`${tool.name}\` - ${inventoryDescription(tool.description, maxDescriptionLength)}`,
+            );
       return `${hashes} ${server.name}\n\n${lines.join('\n')}`;
     })
     .join('\n\n');
 }
 
+/** A description cut to `max` characters for one inventory line. */
+export function inventoryDescription(description: string, max: number): string {
+  if (description.length <= max) return description;
+  return `${description.slice(0, Math.max(max - 1, 0)).trimEnd()}…`;
+}
+
 /** The default body: the intro line and the tools by server. */
-export function renderDefaultInventory(servers: readonly InventoryServer[], depth: number): string {
+export function renderDefaultInventory(
+  servers: readonly InventoryServer[],
+  depth: number,
+  maxDescriptionLength: number = DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
+): string {
   if (servers.length === 0) return '';
-  return `${INVENTORY_INTRO}\n\n${renderToolsByServer(servers, depth)}`;
+  return `${INVENTORY_INTRO}\n\n${renderToolsByServer(servers, depth, maxDescriptionLength)}`;
 }
 
 /** The warning block for servers that failed to initialize, sorted by name. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
-import { MAX_TOOL_DESCRIPTION_LENGTH, type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
+import { type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { serverTextLine } from './server-text.js';
 
@@ -34,25 +34,23 @@ export function isToolSelected(config: ResolvedServerConfig, original: string): 
  */
 const CLEAN_ASCII_LINE = /^[!-~]+(?: [!-~]+)*$/;
 
-/** A description that fits the tool rules: trimmed, at most 200 characters, never empty. */
+/**
+ * The server's description as the model is given it: whole (never cut, so
+ * no instruction of the server's is lost), on one line with control and
+ * invisible characters cleaned out, never empty. Only the inventory line in
+ * the prompt text is capped (`renderToolsByServer`).
+ */
 export function bridgedDescription(
   serverName: string,
   original: string,
   description: string | undefined,
 ): string {
-  // Most servers send clean short lines: a test allocates nothing, where cleaning copies.
-  if (
-    description !== undefined &&
-    description.length <= MAX_TOOL_DESCRIPTION_LENGTH &&
-    CLEAN_ASCII_LINE.test(description)
-  ) {
-    return description;
-  }
+  // Most servers send clean lines: a test allocates nothing, where cleaning copies.
+  if (description !== undefined && CLEAN_ASCII_LINE.test(description)) return description;
   const text = serverTextLine(description ?? '', Number.POSITIVE_INFINITY);
-  const line =
-    text.length > 0 ? text : `Tool "${serverTextLine(original, 64)}" of MCP server "${serverName}"`;
-  if (line.length <= MAX_TOOL_DESCRIPTION_LENGTH) return line;
-  return `${line.slice(0, MAX_TOOL_DESCRIPTION_LENGTH - 1).trimEnd()}…`;
+  return text.length > 0
+    ? text
+    : `Tool "${serverTextLine(original, 64)}" of MCP server "${serverName}"`;
 }
 
 /**

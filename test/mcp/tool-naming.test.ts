@@ -1,7 +1,7 @@
 /**
  * Bridged tool names and descriptions: prefixes, allow and block lists, the
  * deterministic mapping of invalid names (the wire keeps the original),
- * collisions, and the 200-character description limit.
+ * collisions, and descriptions kept whole (only the inventory line is capped).
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -94,17 +94,10 @@ describe('isToolSelected', () => {
 });
 
 describe('bridgedDescription', () => {
-  it('cuts a long description to 200 characters', () => {
-    const long = 'word '.repeat(100);
-    const cut = bridgedDescription('srv', 'tool', long);
-    expect(cut).toHaveLength(MAX_TOOL_DESCRIPTION_LENGTH);
-    expect(cut.endsWith('…')).toBe(true);
-    expect(long.startsWith(cut.slice(0, -1))).toBe(true);
-  });
-
-  it('keeps a description of exactly 200 characters', () => {
-    const exact = 'x'.repeat(MAX_TOOL_DESCRIPTION_LENGTH);
-    expect(bridgedDescription('srv', 'tool', exact)).toBe(exact);
+  it('keeps a long description whole', () => {
+    const long = `${'word '.repeat(100)}end`;
+    expect(bridgedDescription('srv', 'tool', long)).toBe(long);
+    expect(bridgedDescription('srv', 'tool', `${long}\n\tmore`)).toBe(`${long} more`);
   });
 
   it('collapses whitespace and names the tool when the server gives none', () => {
@@ -116,9 +109,7 @@ describe('bridgedDescription', () => {
   it('gives a clean line back as it is, and cleans anything else the way serverTextLine does', () => {
     const cleaned = (text: string): string => {
       const line = serverTextLine(text, Number.POSITIVE_INFINITY);
-      if (line.length === 0) return 'Tool "tool" of MCP server "srv"';
-      if (line.length <= MAX_TOOL_DESCRIPTION_LENGTH) return line;
-      return `${line.slice(0, MAX_TOOL_DESCRIPTION_LENGTH - 1).trimEnd()}…`;
+      return line.length === 0 ? 'Tool "tool" of MCP server "srv"' : line;
     };
     const text = fc.oneof(
       fc.string({
@@ -183,7 +174,7 @@ describe('names in a connected section', () => {
     expect(other.tools().map((candidate) => candidate.name)).toEqual([mapped]);
   });
 
-  it('cuts descriptions to 200 characters for the tool and its definition', async () => {
+  it('gives the tool and its definition the whole description; the inventory line is cut', async () => {
     const long = `Finds things. ${'More detail. '.repeat(30)}`;
     const raw = rawToolServer([objectTool('find', long)]);
     const session = new Session();
@@ -193,11 +184,14 @@ describe('names in a connected section', () => {
     });
     await section.connect();
     const tool = toolNamed(section, 'srv_find');
-    expect(tool.description).toHaveLength(MAX_TOOL_DESCRIPTION_LENGTH);
-    expect(tool.description.startsWith('Finds things. More detail.')).toBe(true);
+    expect(tool.description).toBe(long.trim());
     const template = PromptTemplate.create({ ns: 'test', key: 'names', sections: [section] });
-    const [definition] = new Prompt(template).render({ session }).toolDefinitions();
-    expect(definition?.description).toBe(tool.description);
+    const rendered = new Prompt(template).render({ session });
+    expect(rendered.toolDefinitions()[0]?.description).toBe(long.trim());
+    const line = rendered.text.split('\n').find((text) => text.startsWith('- `srv_find`'));
+    expect(line).toBe(
+      `- \`srv_find\` - ${long.slice(0, MAX_TOOL_DESCRIPTION_LENGTH - 1).trimEnd()}…`,
+    );
   });
 
   it('two tools of one server mapping to the same name: McpSchemaError at connect', async () => {

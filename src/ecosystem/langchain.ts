@@ -1,0 +1,167 @@
+/**
+ * LangChain JS tools (`@langchain/core` 1.x): one `StructuredTool` per tool
+ * of a rendered prompt, whose `invoke` runs `invokeTool`, so a LangChain
+ * agent gets the section's validation, `ToolInvoked` events, rollback and
+ * isolation ratchet. The model is given the tool's original JSON Schema.
+ *
+ * Imported only through the `mcp-sections/langchain` entry, so the main
+ * entry never needs `@langchain/core`.
+ */
+import type { CallbackManagerForToolRun } from '@langchain/core/callbacks/manager';
+import { ToolMessage } from '@langchain/core/messages';
+import {
+  StructuredTool,
+  ToolInputParsingException,
+  type StructuredToolCallInput,
+  type ToolReturnType,
+  type ToolRunnableConfig,
+} from '@langchain/core/tools';
+import type { JSONSchema } from '@langchain/core/utils/json_schema';
+import type { Session } from '../runtime/session.js';
+import { invokeTool } from '../tools/invoke-tool.js';
+import type { Tool } from '../tools/tool.js';
+import type { ToolResult } from '../tools/tool-result.js';
+import { anySignal } from './any-signal.js';
+import { resultImages, resultText, toolsOf, type ToolSource } from './tool-source.js';
+
+/** Options of {@link toLangChainTools}. */
+export interface ToLangChainToolsOptions {
+  /** The session calls belong to (validation, rollback, `ToolInvoked`). */
+  readonly session: Session;
+  /** Cancels every call, together with the `signal` of LangChain's run config. */
+  readonly signal?: AbortSignal;
+}
+
+/** What a tool call's arguments are: a JSON object. */
+type Arguments = Record<string, unknown>;
+
+/**
+ * A LangChain `StructuredTool` running one of ours. Invoked with a
+ * `ToolCall` (as agents do) it returns a `ToolMessage`: `status: 'error'` for
+ * a failed call, the result's value as `artifact`, and image blocks beside
+ * the text when an MCP tool returned images. Invoked with plain arguments it
+ * returns the text the model would read.
+ */
+export class SectionStructuredTool extends StructuredTool<
+  JSONSchema,
+  Arguments,
+  Arguments,
+  ToolMessage | string
+> {
+  static override lc_name(): string {
+    return 'SectionStructuredTool';
+  }
+
+  readonly name: string;
+  readonly description: string;
+  /** The tool's JSON Schema, unchanged: what `bindTools` sends the model. */
+  readonly schema: JSONSchema;
+  readonly #tool: Tool;
+  readonly #options: ToLangChainToolsOptions;
+
+  constructor(tool: Tool, options: ToLangChainToolsOptions) {
+    super();
+    this.#tool = tool;
+    this.#options = options;
+    this.name = tool.name;
+    this.description = tool.description;
+    this.schema = tool.inputSchema;
+  }
+
+  /**
+   * LangChain checks arguments against the JSON Schema before `_call` and
+   * throws `ToolInputParsingException`; the section's validator has the last
+   * word instead, so that a refusal is an error result the model can read
+   * and the session sees the call (`ToolInvoked`).
+   */
+  override async call<
+    TArg extends StructuredToolCallInput<JSONSchema, Arguments>,
+    TConfig extends ToolRunnableConfig | undefined,
+  >(
+    arg: TArg,
+    configArg?: TConfig,
+    tags?: string[],
+  ): Promise<ToolReturnType<TArg, TConfig, ToolMessage | string>> {
+    try {
+      return await super.call(arg, configArg, tags);
+    } catch (error) {
+      if (!(error instanceof ToolInputParsingException)) throw error;
+      const id = isToolCall(arg) ? arg.id : configArg?.toolCall?.id;
+      const args = isToolCall(arg) ? arg.args : arg;
+      const output = await this.#run(args, id, configArg?.signal);
+      return output as ToolReturnType<TArg, TConfig, ToolMessage | string>;
+    }
+  }
+
+  protected override _call(
+    args: Arguments,
+    _runManager?: CallbackManagerForToolRun,
+    config?: ToolRunnableConfig,
+  ): Promise<ToolMessage | string> {
+    return this.#run(args, config?.toolCall?.id, config?.signal);
+  }
+
+  async #run(
+    args: unknown,
+    id: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<ToolMessage | string> {
+    const combined = anySignal([this.#options.signal, signal]);
+    let result: ToolResult;
+    try {
+      result = await invokeTool(this.#tool, args, {
+        session: this.#options.session,
+        ...(combined.signal === undefined ? {} : { signal: combined.signal }),
+      });
+    } finally {
+      combined.dispose();
+    }
+    const text = resultText(this.#tool, result);
+    if (id === undefined) return text;
+    const images = resultImages(this.#tool, result);
+    return new ToolMessage({
+      tool_call_id: id,
+      name: this.name,
+      status: result.success ? 'success' : 'error',
+      content:
+        images.length === 0
+          ? text
+          : [
+              { type: 'text', text },
+              ...images.map((image) => ({
+                type: 'image' as const,
+                mimeType: image.mimeType,
+                data: image.data,
+              })),
+            ],
+      artifact: result.value,
+    });
+  }
+}
+
+/**
+ * The tools of a rendered prompt as LangChain `StructuredTool`s, in order.
+ *
+ * @example
+ * import { toLangChainTools } from 'mcp-sections/langchain';
+ * const tools = toLangChainTools(rendered, { session });
+ * const model = new ChatOpenAI({ model: 'gpt-4.1' }).bindTools(tools);
+ * const agent = createAgent({ model: 'openai:gpt-4.1', tools });
+ */
+export function toLangChainTools(
+  source: ToolSource,
+  options: ToLangChainToolsOptions,
+): SectionStructuredTool[] {
+  return toolsOf(source).map((tool) => new SectionStructuredTool(tool, options));
+}
+
+/** A LangChain `ToolCall` (`{ name, args, id?, type?: 'tool_call' }`), as `invoke` may be given. */
+function isToolCall(value: unknown): value is { readonly id?: string; readonly args: unknown } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'args' in value &&
+    'name' in value &&
+    (!('type' in value) || value.type === 'tool_call')
+  );
+}
