@@ -26,6 +26,7 @@ import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js'
 import { createInputValidator } from './schema/index.js';
 import type { McpToolDescription } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
+import { serverTextLine } from './server-text.js';
 import { bridgedDescription } from './tool-naming.js';
 
 /** A bridged MCP tool: params are the server's JSON object arguments. */
@@ -306,10 +307,15 @@ function validatorOrRefusal(
   }
 }
 
+/** Longest tool title kept from a server: a display name, not instructions. */
+const MAX_TITLE_LENGTH = 100;
+
 function toAnnotations(description: McpToolDescription): ToolAnnotations {
   const source = description.annotations ?? {};
   const out: { -readonly [K in keyof ToolAnnotations]: ToolAnnotations[K] } = {};
-  if (typeof source.title === 'string') out.title = source.title;
+  // MCP puts a display name on the tool (`title`), and earlier on its annotations.
+  const title = description.title ?? source.title;
+  if (typeof title === 'string') out.title = serverTextLine(title, MAX_TITLE_LENGTH);
   if (typeof source.readOnlyHint === 'boolean') out.readOnlyHint = source.readOnlyHint;
   if (typeof source.destructiveHint === 'boolean') out.destructiveHint = source.destructiveHint;
   if (typeof source.idempotentHint === 'boolean') out.idempotentHint = source.idempotentHint;

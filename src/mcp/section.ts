@@ -24,6 +24,7 @@ import {
 } from './client-group.js';
 import type { ExecuteOptions, ExecuteRequest } from './execute.js';
 import {
+  DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
   renderDefaultInventory,
   renderToolsByServer,
   renderUnavailable,
@@ -49,6 +50,12 @@ export interface McpIntegrationSectionOptions extends Omit<McpClientGroupOptions
   readonly template?: string;
   /** Start connecting at construction; failures surface from `connect()`. @default false */
   readonly connectOnInit?: boolean;
+  /**
+   * Longest tool description on an inventory line of the prompt text, where
+   * every tool takes one line; `toolDefinitions()` and the provider formats
+   * always carry the whole description. @default 200
+   */
+  readonly inventoryDescriptionLength?: number;
   /** @default false */
   readonly acceptsOverrides?: boolean;
   readonly children?: readonly Section[];
@@ -72,6 +79,7 @@ export class McpIntegrationSection extends Section<undefined> {
   /** The servers, connections and tools this section renders. */
   readonly group: McpClientGroup;
   readonly #templateParts: readonly TemplatePart[] | undefined;
+  readonly #inventoryLength: number;
   /** The last body rendered, and what it was made of. */
   #lastBody: { readonly inputs: readonly unknown[]; readonly body: string } | undefined;
 
@@ -85,6 +93,13 @@ export class McpIntegrationSection extends Section<undefined> {
       acceptsOverrides: options.acceptsOverrides ?? false,
     });
     this.group = new McpClientGroup({ ...options, key: this.key, noun: 'section' });
+    const length = options.inventoryDescriptionLength ?? DEFAULT_INVENTORY_DESCRIPTION_LENGTH;
+    if (!Number.isInteger(length) || length < 1) {
+      throw new PromptValidationError(
+        `section "${this.key}": inventoryDescriptionLength must be a whole number of characters of at least 1, received ${String(length)}`,
+      );
+    }
+    this.#inventoryLength = length;
     if (options.template !== undefined) {
       const parts = parseTemplate(dedent(options.template), `section "${this.key}"`);
       for (const name of placeholderNames(parts)) {
@@ -200,13 +215,13 @@ export class McpIntegrationSection extends Section<undefined> {
   ): string {
     const body =
       this.#templateParts === undefined
-        ? renderDefaultInventory(servers, context.depth)
+        ? renderDefaultInventory(servers, context.depth, this.#inventoryLength)
         : fillTemplate(
             this.#templateParts,
             {
               server_names: servers.map((server) => server.name).join(', '),
               tool_count: servers.reduce((count, server) => count + server.tools.length, 0),
-              tools_by_server: renderToolsByServer(servers, context.depth),
+              tools_by_server: renderToolsByServer(servers, context.depth, this.#inventoryLength),
             },
             `section "${context.path}"`,
           );

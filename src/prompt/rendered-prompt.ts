@@ -3,7 +3,10 @@ import type { JsonSchema, Tool } from '../tools/tool.js';
 /** A tool as an LLM API wants it. */
 export interface ToolDefinition {
   readonly name: string;
+  /** The whole description (an MCP server's own, on one line). */
   readonly description: string;
+  /** A display name, when the tool has one (MCP `title`). */
+  readonly title?: string;
   /** JSON Schema of the arguments (for MCP tools, the server's own, unchanged). */
   readonly inputSchema: JsonSchema;
 }
@@ -38,9 +41,11 @@ const listDefinitions = new WeakMap<readonly Tool[], readonly ToolDefinition[]>(
 function definitionOf(tool: Tool): ToolDefinition {
   let definition = toolDefinitions.get(tool);
   if (definition === undefined) {
+    const title = tool.annotations.title;
     definition = Object.freeze({
       name: tool.name,
       description: tool.description,
+      ...(title === undefined ? {} : { title }),
       inputSchema: tool.inputSchema,
     });
     toolDefinitions.set(tool, definition);

@@ -17,13 +17,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
  * reported, but not failed on, until that work lands. Remove an entry once
  * its blocks compile.
  */
-const OWNED_ELSEWHERE: readonly { file: string; heading?: string; reason: string }[] = [
-  {
-    file: 'docs/ecosystem.md',
-    heading: 'Tool formats',
-    reason: 'the model-API round trips are being typed against openai 6.x (issue 16 item 2)',
-  },
-];
+const OWNED_ELSEWHERE: readonly { file: string; heading?: string; reason: string }[] = [];
 
 function ownedElsewhere(block: CodeBlock): string | undefined {
   return OWNED_ELSEWHERE.find(

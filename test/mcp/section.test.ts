@@ -569,3 +569,60 @@ describe('session state changed during a call', () => {
     expect(ticks()).toBe(0);
   });
 });
+
+describe('descriptions and titles', () => {
+  const long = `Reads a file. ${'Use this to read one text file at a time; '.repeat(10)}`.trim();
+
+  async function sectionWith(options: { inventoryDescriptionLength?: number } = {}) {
+    const server = new McpServer({ name: 'files', version: '1.0.0' });
+    server.registerTool(
+      'read',
+      { title: 'Read a file', description: long, annotations: { openWorldHint: false } },
+      () => ({ content: [{ type: 'text', text: 'ok' }] }),
+    );
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [{ name: 'fs', transport: { type: 'in-memory', server } }],
+      ...options,
+    });
+    onTestFinished(() => section.disconnect());
+    await section.connect();
+    const template = PromptTemplate.create({
+      ns: 'test',
+      key: 'descriptions',
+      sections: [section],
+    });
+    return new Prompt(template).render({ session });
+  }
+
+  it('gives the model the whole description and the title; only the inventory line is cut', async () => {
+    const rendered = await sectionWith();
+    expect(long.length).toBeGreaterThan(400);
+    expect(rendered.toolDefinitions()).toEqual([
+      expect.objectContaining({ name: 'fs_read', title: 'Read a file', description: long }),
+    ]);
+    const line = rendered.text.split('\n').find((text) => text.startsWith('- `fs_read`'));
+    expect(line).toBe(`- \`fs_read\` - ${long.slice(0, 199).trimEnd()}…`);
+  });
+
+  it('cuts the inventory line where the section says', async () => {
+    const rendered = await sectionWith({ inventoryDescriptionLength: 40 });
+    const line = rendered.text.split('\n').find((text) => text.startsWith('- `fs_read`'));
+    expect(line).toBe(`- \`fs_read\` - ${long.slice(0, 39).trimEnd()}…`);
+    expect(rendered.toolDefinitions()[0]?.description).toBe(long);
+  });
+
+  it('refuses an inventory length that is not a whole number of at least 1', () => {
+    expect(
+      () =>
+        new McpIntegrationSection({
+          session: new Session(),
+          servers: [],
+          inventoryDescriptionLength: 0,
+        }),
+    ).toThrow(
+      /inventoryDescriptionLength must be a whole number of characters of at least 1, received 0/,
+    );
+  });
+});

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const rootManifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'));
-const OPTIONAL_PEERS = ['ai', 'ioredis', 'openai', '@anthropic-ai/sdk'];
+const OPTIONAL_PEERS = ['ai', 'ioredis', 'openai', '@anthropic-ai/sdk', '@langchain/core'];
 
 /** Runs a command, echoing it; throws with its output when it fails. */
 function run(command, args, cwd) {
