@@ -196,7 +196,12 @@ class BridgedCall {
     // Nothing can abort the default signal: do not make the SDK listen to it.
     const signal = tool.signal === NEVER_ABORTED ? undefined : tool.signal;
     const { maxTotalTimeoutMs } = route.config;
+    // A deadline makes the call's timeout no longer than the time left.
+    const left = tool.deadline === undefined ? undefined : tool.deadline.getTime() - Date.now();
+    const timeoutMs = left === undefined ? undefined : Math.max(1, Math.min(route.timeoutMs, left));
     if (maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
+      if (timeoutMs !== undefined)
+        return { ...(signal === undefined ? {} : { signal }), timeoutMs };
       return signal === undefined ? NO_CALL_OPTIONS : { signal };
     }
     // Progress arrives on the transport's own callback; running it in the call's
@@ -206,6 +211,7 @@ class BridgedCall {
     return {
       ...(signal === undefined ? {} : { signal }),
       ...(maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
       onProgress: (progress: Progress) =>
         inCall(() =>
           session.dispatch(

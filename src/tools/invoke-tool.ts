@@ -18,6 +18,12 @@ export interface InvokeToolOptions {
   /** @default session.resources */
   readonly resources?: ResourceRegistry;
   readonly prompt?: { readonly ns: string; readonly key: string };
+  /**
+   * When the call must be over: a call that would start after it is refused
+   * (the handler is not called), and the handler's `context.signal` aborts
+   * at it. It reaches the handler as `context.deadline`.
+   */
+  readonly deadline?: Date;
 }
 
 /**
@@ -61,21 +67,26 @@ export async function invokeTool<S extends z.ZodType, R>(
   let result: ToolResult<R | null>;
   let fatal: McpFatalToolError | undefined;
 
+  const { deadline } = options;
   if (!parsed.success) {
     result = ToolResult.error(parsed.message);
+  } else if (deadline !== undefined && deadline.getTime() <= Date.now()) {
+    result = ToolResult.error(
+      `tool "${tool.name}" was not started: its deadline ${deadline.toISOString()} had passed`,
+    );
   } else {
     params = parsed.data;
     const scope = session.beginCall({ callId, toolName: tool.name });
-    const signal = options.signal ?? NEVER_ABORTED;
+    const timer = deadline === undefined ? undefined : deadlineSignal(deadline, options.signal);
+    const signal = timer?.signal ?? options.signal ?? NEVER_ABORTED;
+    const base = { session, signal, resources: options.resources ?? session.resources, callId };
     const context: ToolContext =
-      options.prompt === undefined
-        ? { session, signal, resources: options.resources ?? session.resources, callId }
+      options.prompt === undefined && deadline === undefined
+        ? base
         : {
-            session,
-            signal,
-            resources: options.resources ?? session.resources,
-            callId,
-            prompt: options.prompt,
+            ...base,
+            ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+            ...(deadline === undefined ? {} : { deadline }),
           };
     try {
       result = await scope.run(() => tool.handler(parsed.data, context));
@@ -87,6 +98,8 @@ export async function invokeTool<S extends z.ZodType, R>(
     } catch (error) {
       if (error instanceof McpFatalToolError) fatal = error;
       result = ToolResult.error(errorMessage(error, signal));
+    } finally {
+      timer?.clear();
     }
     if (result.success) {
       scope.commit();
@@ -208,6 +221,21 @@ function describeIssues(
     return `${path}: ${issue.message}`;
   });
   return `invalid arguments for tool "${toolName}": ${parts.join('; ')}`;
+}
+
+/** A signal that aborts at `deadline` (or when `caller` does), and the end of its timer. */
+function deadlineSignal(
+  deadline: Date,
+  caller: AbortSignal | undefined,
+): { readonly signal: AbortSignal; clear(): void } {
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new Error(`its deadline ${deadline.toISOString()} passed`)),
+    Math.max(0, deadline.getTime() - Date.now()),
+  );
+  const signal =
+    caller === undefined ? controller.signal : AbortSignal.any([caller, controller.signal]);
+  return { signal, clear: () => clearTimeout(timer) };
 }
 
 function errorMessage(error: unknown, signal: AbortSignal): string {

@@ -13,4 +13,9 @@ export interface ToolContext {
   readonly resources: ResourceRegistry;
   /** Unique id of this call, as in `ToolInvoked.callId`. */
   readonly callId: string;
+  /**
+   * When the call must be over, if the caller set one: `signal` aborts then,
+   * and a bridged MCP call's timeout is no longer than what is left.
+   */
+  readonly deadline?: Date;
 }

@@ -199,3 +199,26 @@ describe('bridgeTool asks for progress only when something observes it', () => {
     expect(tokens[0]).toBeDefined();
   });
 });
+
+describe('bridgeTool with a deadline', () => {
+  it('makes the MCP call no longer than the time left, however long the server timeout', async () => {
+    const { session, tool } = await bridged(
+      [
+        {
+          name: 'slow',
+          inputSchema: { type: 'object' },
+          annotations: { openWorldHint: false, readOnlyHint: false },
+          handler: () => new Promise(() => undefined),
+        },
+      ],
+      { timeoutMs: 60_000 },
+    );
+    const deadline = new Date(Date.now() + 200);
+    const result = await invokeTool(tool('slow'), {}, { session, deadline });
+    expect(result.success).toBe(false);
+    // Ended by whichever comes first: the request's shortened timeout or the deadline's signal.
+    const limit = /timed out after (\d+) ms/.exec(result.message)?.[1];
+    if (limit === undefined) expect(result.message).toContain('deadline');
+    else expect(Number(limit)).toBeLessThanOrEqual(200);
+  });
+});

@@ -501,3 +501,66 @@ describe('invokeTool', () => {
     });
   });
 });
+
+describe('invokeTool with a deadline', () => {
+  function waiting(seen: ToolContext[]): Tool {
+    return Tool.create({
+      name: 'wait',
+      description: 'Waits until cancelled.',
+      params: z.object({}),
+      handler: (_params, context) => {
+        seen.push(context);
+        return new Promise((_resolve, reject) => {
+          context.signal.addEventListener('abort', () => reject(context.signal.reason as Error));
+        });
+      },
+    });
+  }
+
+  it('refuses a call that would start after its deadline, without running the handler', async () => {
+    const { session, events } = fixture();
+    const seen: ToolContext[] = [];
+    const deadline = new Date(Date.now() - 1);
+    const result = await invokeTool(waiting(seen), {}, { session, deadline });
+    expect(result.success).toBe(false);
+    expect(result.message).toBe(
+      `tool "wait" was not started: its deadline ${deadline.toISOString()} had passed`,
+    );
+    expect(seen).toEqual([]);
+    expect(events).toHaveLength(1);
+  });
+
+  it('gives the handler the deadline and aborts its signal there', async () => {
+    const { session } = fixture();
+    const seen: ToolContext[] = [];
+    const deadline = new Date(Date.now() + 50);
+    const caller = new AbortController();
+    const result = await invokeTool(
+      waiting(seen),
+      {},
+      { session, deadline, signal: caller.signal },
+    );
+    expect(seen[0]?.deadline).toBe(deadline);
+    expect(caller.signal.aborted).toBe(false); // the caller's own signal is left alone
+    expect(result).toMatchObject({
+      success: false,
+      message: `cancelled: its deadline ${deadline.toISOString()} passed`,
+    });
+  });
+
+  it('still ends a call when the caller cancels before the deadline', async () => {
+    const { session } = fixture();
+    const caller = new AbortController();
+    const call = invokeTool(
+      waiting([]),
+      {},
+      {
+        session,
+        deadline: new Date(Date.now() + 60_000),
+        signal: caller.signal,
+      },
+    );
+    caller.abort(new Error('user stopped it'));
+    expect((await call).message).toBe('cancelled: user stopped it');
+  });
+});
