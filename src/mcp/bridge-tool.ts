@@ -200,8 +200,9 @@ class BridgedCall {
     const left = tool.deadline === undefined ? undefined : tool.deadline.getTime() - Date.now();
     const timeoutMs = left === undefined ? undefined : Math.max(1, Math.min(route.timeoutMs, left));
     if (maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
-      if (timeoutMs !== undefined)
-        return { ...(signal === undefined ? {} : { signal }), timeoutMs };
+      if (timeoutMs !== undefined && tool.deadline !== undefined) {
+        return { ...(signal === undefined ? {} : { signal }), timeoutMs, deadline: tool.deadline };
+      }
       return signal === undefined ? NO_CALL_OPTIONS : { signal };
     }
     // Progress arrives on the transport's own callback; running it in the call's
@@ -212,6 +213,7 @@ class BridgedCall {
       ...(signal === undefined ? {} : { signal }),
       ...(maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs }),
       ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      ...(tool.deadline === undefined ? {} : { deadline: tool.deadline }),
       onProgress: (progress: Progress) =>
         inCall(() =>
           session.dispatch(

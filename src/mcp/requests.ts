@@ -19,6 +19,8 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
   /** @default the server's `timeoutMs` */
   readonly timeoutMs?: number;
+  /** The caller's deadline, when it shortened `timeoutMs`: named if the call reaches it. */
+  readonly deadline?: Date;
   readonly onProgress?: (progress: Progress) => void;
   /**
    * With `onProgress`, the longest a call may run while progress keeps
@@ -123,11 +125,13 @@ export async function sendToolCall(
         typeof cap === 'number' ? cap : timeoutMs,
         typeof cap === 'number'
           ? `tool "${name}" of server "${serverName}" reported progress but did not finish within maxTotalTimeoutMs (${cap} ms)`
-          : `tool "${name}" of server "${serverName}" timed out after ${timeoutMs} ms${
-              options.onProgress
-                ? ''
-                : ' (its progress was not asked for, as nothing observes McpToolProgress: set maxTotalTimeoutMs to let progress reports extend the timeout)'
-            }`,
+          : options.deadline !== undefined && options.deadline.getTime() <= Date.now() + 1
+            ? `tool "${name}" of server "${serverName}" reached the call's deadline ${options.deadline.toISOString()} (timed out after ${timeoutMs} ms)`
+            : `tool "${name}" of server "${serverName}" timed out after ${timeoutMs} ms${
+                options.onProgress
+                  ? ''
+                  : ' (its progress was not asked for, as nothing observes McpToolProgress: set maxTotalTimeoutMs to let progress reports extend the timeout)'
+              }`,
         { cause: error },
       );
     }
