@@ -16,6 +16,7 @@ export {
   McpTimeoutError,
   McpToolError,
   PromptError,
+  PromptOutputError,
   PromptRenderError,
   PromptValidationError,
 } from './core/errors.js';
@@ -109,6 +110,7 @@ export type { RenderOptions } from './prompt/prompt.js';
 export { PromptTemplate } from './prompt/prompt-template.js';
 export type { PromptTemplateOptions } from './prompt/prompt-template.js';
 export { RenderedPrompt } from './prompt/rendered-prompt.js';
+export { parseOutput } from './prompt/parse-output.js';
 export type { ToolDefinition } from './prompt/rendered-prompt.js';
 export { SECTION_KEY_PATTERN, Section } from './prompt/section.js';
 export type {

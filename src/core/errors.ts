@@ -7,7 +7,7 @@
  */
 
 /** Codes carried by {@link PromptError} and its subclasses. */
-export type PromptErrorCode = 'prompt-validation' | 'prompt-render';
+export type PromptErrorCode = 'prompt-validation' | 'prompt-render' | 'prompt-output';
 
 /** Base class of errors raised while building or rendering prompts. */
 export class PromptError extends Error {
@@ -38,6 +38,14 @@ export class PromptRenderError extends PromptError {
   override readonly name: string = 'PromptRenderError';
   constructor(message: string, options?: ErrorOptions) {
     super('prompt-render', message, options);
+  }
+}
+
+/** A model's final answer is not JSON, or does not keep the prompt's declared output. */
+export class PromptOutputError extends PromptError {
+  override readonly name: string = 'PromptOutputError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('prompt-output', message, options);
   }
 }
 

@@ -1,8 +1,10 @@
+import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
+import type { JsonSchema } from '../tools/tool.js';
 import { SECTION_KEY_PATTERN, type Section } from './section.js';
 
 /** Options of {@link PromptTemplate.create}. */
-export interface PromptTemplateOptions {
+export interface PromptTemplateOptions<O = unknown> {
   /** Namespace, e.g. the agent's name; same rule as section keys. */
   readonly ns: string;
   /** Key of the prompt within its namespace. */
@@ -10,23 +12,35 @@ export interface PromptTemplateOptions {
   /** Human-readable name. */
   readonly name?: string;
   readonly sections: readonly Section[];
+  /**
+   * The shape of the model's final answer: its JSON Schema rides on every
+   * rendered prompt (`outputSchema`, for a provider's structured-output
+   * parameter), and `parseOutput` checks an answer against it.
+   */
+  readonly output?: z.ZodType<O>;
 }
 
 /**
  * A validated, immutable tree of sections. Every rule is checked here, at
  * creation, so a bad prompt never reaches a conversation.
  */
-export class PromptTemplate {
+export class PromptTemplate<O = unknown> {
   readonly ns: string;
   readonly key: string;
   readonly name: string | undefined;
   readonly sections: readonly Section[];
+  /** The declared output, if any, and its JSON Schema. */
+  readonly output: { readonly schema: z.ZodType<O>; readonly jsonSchema: JsonSchema } | undefined;
 
-  private constructor(options: PromptTemplateOptions) {
+  private constructor(options: PromptTemplateOptions<O>, jsonSchema: JsonSchema | undefined) {
     this.ns = options.ns;
     this.key = options.key;
     this.name = options.name;
     this.sections = Object.freeze([...options.sections]);
+    this.output =
+      options.output === undefined || jsonSchema === undefined
+        ? undefined
+        : Object.freeze({ schema: options.output, jsonSchema });
     Object.freeze(this);
   }
 
@@ -37,7 +51,7 @@ export class PromptTemplate {
    *
    * @throws PromptValidationError quoting the offending value.
    */
-  static create(options: PromptTemplateOptions): PromptTemplate {
+  static create<O = unknown>(options: PromptTemplateOptions<O>): PromptTemplate<O> {
     checkKey(options.ns, 'prompt namespace');
     checkKey(options.key, 'prompt key');
     if (options.sections.length === 0) {
@@ -72,7 +86,7 @@ export class PromptTemplate {
       }
     };
     visit(options.sections, '');
-    return new PromptTemplate(options);
+    return new PromptTemplate(options, outputJsonSchema(options));
   }
 }
 
@@ -80,6 +94,24 @@ function checkKey(key: unknown, what: string): void {
   if (typeof key !== 'string' || !SECTION_KEY_PATTERN.test(key)) {
     throw new PromptValidationError(
       `${what} ${JSON.stringify(key)} must match ${SECTION_KEY_PATTERN.source}`,
+    );
+  }
+}
+
+/** The JSON Schema of a declared output. @throws PromptValidationError when zod cannot express it. */
+function outputJsonSchema(options: PromptTemplateOptions<unknown>): JsonSchema | undefined {
+  if (options.output === undefined) return undefined;
+  if (!(options.output instanceof z.ZodType)) {
+    throw new PromptValidationError(
+      `output of prompt "${options.ns}/${options.key}" must be a zod schema, received ${typeof options.output}`,
+    );
+  }
+  try {
+    return Object.freeze(z.toJSONSchema(options.output, { io: 'output' }));
+  } catch (error) {
+    throw new PromptValidationError(
+      `output of prompt "${options.ns}/${options.key}" has no JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
     );
   }
 }

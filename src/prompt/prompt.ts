@@ -21,8 +21,8 @@ export interface RenderOptions {
  * @example
  * const text = new Prompt(template).bind(Params, { user: 'Ada' }).render().text;
  */
-export class Prompt {
-  readonly template: PromptTemplate;
+export class Prompt<O = unknown> {
+  readonly template: PromptTemplate<O>;
   readonly #bound = new Map<ParamsSchema, unknown>();
   /** The last render's parts and text, and its tool lists and tools: reused when unchanged. */
   #last: { readonly parts: readonly string[]; readonly text: string } | undefined;
@@ -34,7 +34,7 @@ export class Prompt {
       }
     | undefined;
 
-  constructor(template: PromptTemplate) {
+  constructor(template: PromptTemplate<O>) {
     this.template = template;
   }
 
@@ -64,7 +64,7 @@ export class Prompt {
    *
    * @throws PromptRenderError for a missing value or params that do not parse.
    */
-  render(options: RenderOptions = {}): RenderedPrompt {
+  render(options: RenderOptions = {}): RenderedPrompt<O> {
     // Headings and bodies alternate; tool lists go with the path of their section.
     const parts: string[] = [];
     const toolLists: (readonly Tool[])[] = [];
@@ -104,7 +104,11 @@ export class Prompt {
     };
     visit(this.template.sections, 0, '', '');
 
-    const rendered = new RenderedPrompt(this.#text(parts), this.#tools(toolLists, toolPaths));
+    const rendered = new RenderedPrompt<O>(
+      this.#text(parts),
+      this.#tools(toolLists, toolPaths),
+      this.template.output,
+    );
     if (session !== undefined && isObserved(session, PromptRendered)) {
       session.dispatch(
         new PromptRendered({

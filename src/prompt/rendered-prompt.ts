@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { JsonSchema, Tool } from '../tools/tool.js';
 
 /** A tool as an LLM API wants it. */
@@ -11,14 +12,21 @@ export interface ToolDefinition {
   readonly inputSchema: JsonSchema;
 }
 
-/** The text of a prompt and the tools its enabled sections offer. */
-export class RenderedPrompt {
+/** The text of a prompt, the tools its enabled sections offer, and its declared output. */
+export class RenderedPrompt<O = unknown> {
   /** @internal Created by `Prompt.render`. */
   constructor(
     readonly text: string,
     readonly tools: readonly Tool[],
+    /** The template's declared output (see `parseOutput`), if any. */
+    readonly output?: { readonly schema: z.ZodType<O>; readonly jsonSchema: JsonSchema },
   ) {
     Object.freeze(this);
+  }
+
+  /** The JSON Schema of the declared output, for a provider's structured-output parameter. */
+  get outputSchema(): JsonSchema | undefined {
+    return this.output?.jsonSchema;
   }
 
   /** The tools as `{ name, description, inputSchema }`, ready for an LLM API. */
