@@ -26,6 +26,8 @@ export interface PoolRegistration {
 /** Options of {@link McpConnectionPool.callTool}. */
 export interface PoolCallOptions {
   readonly signal?: AbortSignal;
+  /** When the call must be over: pass a native tool's `context.deadline` on. */
+  readonly deadline?: Date;
   /** Whose session the call runs in, when the pool serves several. */
   readonly session?: Session;
 }
@@ -139,6 +141,7 @@ export class McpConnectionPool {
     const result = await invokeTool(tool, args, {
       session: registration.session,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
     });
     if (!result.success) return errorResult(result.message);
     const value = result.value;

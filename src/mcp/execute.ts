@@ -16,6 +16,8 @@ export interface ExecuteRequest {
 /** Options of {@link executeByName}. */
 export interface ExecuteOptions {
   readonly signal?: AbortSignal;
+  /** When the call must be over (see `invokeTool`). */
+  readonly deadline?: Date;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function executeByName(
   return invokeTool(found, args, {
     session,
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.deadline ? { deadline: options.deadline } : {}),
   });
 }
 

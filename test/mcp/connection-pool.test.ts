@@ -102,6 +102,19 @@ describe('McpConnectionPool', () => {
     expect(server.initializes).toBe(1);
   });
 
+  it('passes a deadline on: a call past it never reaches the server', async () => {
+    const session = new Session();
+    await section(session).connect();
+    const pool = session.resources.get(McpConnectionPool)!;
+    const deadline = new Date(Date.now() - 1);
+    const result = await pool.callTool('counting', 'echo', { message: 'late' }, { deadline });
+    expect(result.isError).toBe(true);
+    expect(JSON.stringify(result.content)).toContain(
+      `its deadline ${deadline.toISOString()} had passed`,
+    );
+    expect(server.echoes).toBe(0);
+  });
+
   it('keeps the shared connection while one section holds it and closes it after the last', async () => {
     const session = new Session();
     const a = section(session);

@@ -108,6 +108,21 @@ describe('section.execute', () => {
     }
   });
 
+  it('passes a deadline on: a call past it never reaches the server', async () => {
+    const { section, alpha } = await twoServers();
+    try {
+      const deadline = new Date(Date.now() - 1);
+      const result = await section.execute(
+        { name: 'alpha.echo', arguments: { message: 'hi' } },
+        { deadline },
+      );
+      expect(result.message).toContain(`its deadline ${deadline.toISOString()} had passed`);
+      expect(alpha).toEqual([]);
+    } finally {
+      await section.disconnect();
+    }
+  });
+
   it('publishes ToolInvoked with the bridged and the original name', async () => {
     const { section, session } = await twoServers();
     const invoked: ToolInvoked[] = [];
