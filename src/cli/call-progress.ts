@@ -5,6 +5,7 @@
  * Nothing is shown for a server that sends no progress.
  */
 import type { ProgressStream } from './spinner.js';
+import { oneLine } from './exit-codes.js';
 
 /** One progress report (the fields of `McpToolProgress` that are shown). */
 export interface ProgressReport {
@@ -73,8 +74,4 @@ export function formatProgress(label: string, report: ProgressReport, terminal: 
   const filled = Math.round(ratio * PROGRESS_BAR_WIDTH);
   const bar = '█'.repeat(filled) + '░'.repeat(PROGRESS_BAR_WIDTH - filled);
   return `${label} [${bar}] ${percent} ${progress}/${total}${message}`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }

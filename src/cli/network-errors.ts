@@ -66,14 +66,19 @@ export function findNetworkFailure(error: unknown, url?: URL): NetworkFailure | 
  * `host 127.0.0.1, port 4000: ECONNREFUSED (connection refused: nothing listens there)`.
  */
 export function describeNetworkFailure(failure: NetworkFailure): string {
-  const where = [
-    failure.host === undefined ? undefined : `host ${failure.host}`,
-    failure.port === undefined ? undefined : `port ${failure.port}`,
-  ].filter((part) => part !== undefined);
+  const at = where(failure.host, failure.port);
   const meaning = MEANINGS[failure.code];
   const what = meaning === undefined ? failure.code : `${failure.code} (${meaning})`;
-  if (failure.code === '') return `${where.join(', ')}: `;
-  return where.length === 0 ? what : `${where.join(', ')}: ${what}`;
+  return at === '' ? what : `${at}: ${what}`;
+}
+
+/** `host 127.0.0.1, port 4000`, or what of it is known. */
+function where(host: string | undefined, port: number | undefined): string {
+  const parts = [
+    host === undefined ? '' : `host ${host}`,
+    port === undefined ? '' : `port ${port}`,
+  ];
+  return parts.filter((part) => part !== '').join(', ');
 }
 
 type Fetch = typeof globalThis.fetch;
@@ -99,7 +104,7 @@ export function installFetchDiagnostics(): () => void {
         failure !== undefined
           ? describeNetworkFailure(failure)
           : cause instanceof Error && url !== undefined
-            ? `${describeNetworkFailure({ code: '', host: url.hostname, port: portOf(url) ?? 0 })}${cause.message}`
+            ? `${where(url.hostname, portOf(url))}: ${cause.message}`
             : undefined;
       if (detail === undefined) throw error;
       throw new TypeError(`${error.message}: ${detail}`, { cause: error });

@@ -1,3 +1,4 @@
+import { editDistance } from '../core/edit-distance.js';
 /**
  * "Did you mean" for names typed on the command line: the closest
  * candidates by edit distance, and lists printed one name per line.
@@ -46,18 +47,4 @@ export function candidateLines(
   if (candidates.length === 0) lines.push('  (none)');
   for (const name of candidates) lines.push(`  ${name}`);
   return lines;
-}
-
-/** Levenshtein distance, one row at a time. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitute = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitute));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }

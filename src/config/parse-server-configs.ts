@@ -13,6 +13,7 @@ import {
   type McpIsolationConfig,
   type ResolvedServerConfig,
 } from './server-config.js';
+import { editDistance } from '../core/edit-distance.js';
 
 /** Where the configs came from, so that errors use the author's names. */
 export interface ConfigSource {
@@ -178,19 +179,6 @@ export function suggestion(
     }
   }
   return best?.name;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j += 1) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution);
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
 }
 
 function kind(value: unknown): string {

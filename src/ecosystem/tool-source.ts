@@ -66,7 +66,7 @@ export async function invokeByName(
   options: ProviderInvokeOptions,
 ): Promise<ToolResult> {
   const tools = toolsOf(source);
-  const tool = tools.find((candidate) => candidate.name === name);
+  const tool = findTool(source, name);
   if (tool === undefined) {
     const available = tools.map((candidate) => candidate.name).join(', ') || '(none)';
     return ToolResult.error(`unknown tool ${JSON.stringify(name)}; available tools: ${available}`);
