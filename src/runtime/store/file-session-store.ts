@@ -151,7 +151,9 @@ export class FileSessionStore implements SessionStore {
       const before = current?.privateData ?? EMPTY_PRIVATE_DATA;
       if (coversPrivateData(before, incoming)) return undefined;
       return {
-        version: (current?.version ?? 0) + 1,
+        // A new file starts at the clock in microseconds: rises come slower than one a
+        // microsecond, so a version never repeats after the file was lost.
+        version: current === undefined ? Date.now() * 1000 : current.version + 1,
         sessionId,
         privateData: mergePrivateDataStates(before, incoming),
         slices: current?.slices ?? {},

@@ -60,6 +60,13 @@ for i = 4, #ARGV, 2 do
 end
 local version
 if changed then
+  -- A first version starts at the clock in microseconds, not at 1: rises come slower than
+  -- one a microsecond, so after the data is lost (a flush, a delete) a new version is
+  -- above any a worker saw before, and never equal to one it would skip its read for.
+  if redis.call('EXISTS', KEYS[2]) == 0 then
+    local now = redis.call('TIME')
+    redis.call('SET', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
+  end
   version = redis.call('INCR', KEYS[2])
   redis.call('PUBLISH', ARGV[1], ARGV[2])
 else

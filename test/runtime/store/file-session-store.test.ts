@@ -177,31 +177,40 @@ describe('FileSessionStore contents', () => {
     });
   });
 
+  it('never repeats a version after the session file is lost', async () => {
+    const store = new FileSessionStore({ directory });
+    const before = await store.mergePrivateData('lost', state('internal'));
+    await store.delete('lost');
+    const after = await store.mergePrivateData('lost', state('secret'));
+    expect(after.version).toBeGreaterThan(before.version);
+  });
+
   it('merges as a maximum and counts a version only when something rose', async () => {
     const store = new FileSessionStore({ directory });
     const first = await store.mergePrivateData(
       'conv',
       state('secret', { hr: 'secret', wiki: 'internal' }),
     );
-    expect(first.version).toBe(1);
+    // A new file's version starts at the clock: it never repeats one seen before the file was lost.
+    expect(first.version).toBeGreaterThan((Date.now() - 60_000) * 1000);
     const lower = await store.mergePrivateData(
       'conv',
       state('internal', { hr: 'public', wiki: 'public' }),
     );
     expect(lower).toEqual(first);
-    expect(await store.version('conv')).toBe(1);
+    expect(await store.version('conv')).toBe(first.version);
     const wider = await store.mergePrivateData(
       'conv',
       state('internal', { wiki: 'confidential', crm: 'internal' }),
     );
-    expect(wider.version).toBe(2);
+    expect(wider.version).toBe(first.version + 1);
     expect(wider.privateData).toEqual({
       hasPrivateData: true,
       sensitivity: 'secret',
       datasets: { hr: 'secret', wiki: 'confidential', crm: 'internal' },
     });
     await store.saveSlices('conv', { notes: [1] });
-    expect(await store.version('conv')).toBe(2);
+    expect(await store.version('conv')).toBe(first.version + 1);
   });
 
   it('keeps other slices when saving some; the last writer of a slice wins', async () => {
