@@ -35,6 +35,8 @@ export class FileVersionCache {
   readonly #entries = new Map<string, Entry>();
   // Windows may refuse to replace a file another handle holds open.
   readonly #enabled = process.platform !== 'win32';
+  /** Bumped by `clear()`: a read begun before it installs no handle after it. */
+  #generation = 0;
 
   /**
    * The version of `file`: one `stat` when the file is the one read last
@@ -52,10 +54,14 @@ export class FileVersionCache {
         this.#forget(file, known);
         return 0;
       }
-      // Still installed means its handle was open during the stat: the inode was not reused.
-      const held = this.#entries.get(file) === known;
-      if (held && info.dev === known.dev && info.ino === known.ino) return known.version;
+      // Its handle is open, so the inode cannot have been reused: same inode, same file.
+      if (info.dev === known.dev && info.ino === known.ino) {
+        this.#entries.delete(file); // now the most recently used
+        this.#entries.set(file, known);
+        return known.version;
+      }
     }
+    const generation = this.#generation;
     let handle: FileHandle;
     try {
       handle = await open(file, 'r');
@@ -71,7 +77,8 @@ export class FileVersionCache {
       await handle.close();
       throw error;
     }
-    if (!this.#enabled) {
+    // Closed meanwhile (clear()), or caching is off: nothing may keep the handle.
+    if (!this.#enabled || generation !== this.#generation) {
       await handle.close();
       return entry.version;
     }
@@ -81,6 +88,7 @@ export class FileVersionCache {
 
   /** Closes every handle; the cache stays usable. */
   async clear(): Promise<void> {
+    this.#generation += 1;
     const entries = [...this.#entries.values()];
     this.#entries.clear();
     await Promise.all(entries.map((entry) => entry.handle.close().catch(() => undefined)));

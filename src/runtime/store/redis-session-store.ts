@@ -148,7 +148,7 @@ export class RedisSessionStore implements SessionStore {
   async version(sessionId: string, options: StoreCallOptions = {}): Promise<number> {
     const keys = this.#keys(sessionId);
     if (this.#changes?.cached(keys.base) !== undefined) {
-      this.#assertOpen();
+      // (A closed store has closed its watch: nothing is cached, and #call refuses.)
       // One turn of the event loop: a message already in the socket's buffer is read
       // (and drops the cached version) before the version is trusted.
       await new Promise<void>((resolve) => setImmediate(resolve));

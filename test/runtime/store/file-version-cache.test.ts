@@ -149,6 +149,32 @@ describe('FileVersionCache', () => {
     expect(reads).toEqual([]);
   });
 
+  it('keeps no handle from a read that was under way when clear() ran', async () => {
+    await writeFile(path.join(dir, 'a'), '1');
+    const reading = version('a'); // opens the file, then awaits its stat and read
+    await cache.clear();
+    expect(await reading).toBe(1);
+    await waitFor(() => openInDir().length === 0, {
+      timeoutMs: CLOSE_WAIT_MS,
+      description: 'the late handle to be closed',
+    });
+    expect(openInDir()).toEqual([]);
+  });
+
+  it('keeps a file read often: the least recently used goes first', async () => {
+    const names = Array.from({ length: 65 }, (_, i) => `f${String(i).padStart(2, '0')}`);
+    for (const [i, name] of names.entries()) await writeFile(path.join(dir, name), String(i));
+    for (const name of names.slice(0, 64)) await version(name);
+    await version('f00'); // a cache hit: now the most recently used
+    await version('f64');
+    await waitFor(() => openInDir().length === 64, {
+      timeoutMs: CLOSE_WAIT_MS,
+      description: 'the least recently used handle to be closed',
+    });
+    expect(openInDir()).toContain('f00');
+    expect(openInDir()).not.toContain('f01');
+  });
+
   it('closes every handle on clear() and stays usable', async () => {
     await writeFile(path.join(dir, 'a'), '1');
     await writeFile(path.join(dir, 'b'), '2');
