@@ -9,11 +9,10 @@ import {
   findTool,
   invokeByName,
   providerToolName,
-  resultImages,
-  resultText,
   toolsOf,
   type ProviderInvokeOptions,
   type ToolSource,
+  resultParts,
 } from './tool-source.js';
 
 /** A tool's input schema as Anthropic requires it: an object schema. */
@@ -123,17 +122,19 @@ export function toAnthropicToolResult(
   block: { readonly id: string; readonly name: string },
   result: ToolResult,
 ): AnthropicToolResultBlock {
-  const tool = findTool(source, block.name);
-  const text = resultText(tool, result);
-  const images = resultImages(tool, result).flatMap(({ mimeType, data }): AnthropicImageBlock[] =>
-    isAnthropicImageType(mimeType)
-      ? [{ type: 'image', source: { type: 'base64', media_type: mimeType, data } }]
-      : [],
+  const content = resultParts(
+    findTool(source, block.name),
+    result,
+    (text): AnthropicTextBlock => ({ type: 'text', text }),
+    ({ mimeType, data }): AnthropicImageBlock | undefined =>
+      isAnthropicImageType(mimeType)
+        ? { type: 'image', source: { type: 'base64', media_type: mimeType, data } }
+        : undefined,
   );
   return {
     type: 'tool_result',
     tool_use_id: block.id,
-    content: images.length === 0 ? text : [{ type: 'text', text }, ...images],
+    content,
     ...(result.success ? {} : { is_error: true }),
   };
 }

@@ -22,7 +22,7 @@ import { invokeTool } from '../tools/invoke-tool.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { anySignal } from './any-signal.js';
-import { resultImages, resultText, toolsOf, type ToolSource } from './tool-source.js';
+import { resultText, toolsOf, type ToolSource, resultParts } from './tool-source.js';
 
 /** Options of {@link toLangChainTools}. */
 export interface ToLangChainToolsOptions {
@@ -116,24 +116,17 @@ export class SectionStructuredTool extends StructuredTool<
     } finally {
       combined.dispose();
     }
-    const text = resultText(this.#tool, result);
-    if (id === undefined) return text;
-    const images = resultImages(this.#tool, result);
+    if (id === undefined) return resultText(this.#tool, result);
     return new ToolMessage({
       tool_call_id: id,
       name: this.name,
       status: result.success ? 'success' : 'error',
-      content:
-        images.length === 0
-          ? text
-          : [
-              { type: 'text', text },
-              ...images.map((image) => ({
-                type: 'image' as const,
-                mimeType: image.mimeType,
-                data: image.data,
-              })),
-            ],
+      content: resultParts(
+        this.#tool,
+        result,
+        (text) => ({ type: 'text' as const, text }),
+        ({ mimeType, data }) => ({ type: 'image' as const, mimeType, data }),
+      ),
       artifact: result.value,
     });
   }

@@ -13,11 +13,10 @@ import {
   findTool,
   invokeByName,
   providerToolName,
-  resultImages,
-  resultText,
   toolsOf,
   type ProviderInvokeOptions,
   type ToolSource,
+  resultParts,
 } from './tool-source.js';
 
 /** A Responses API function tool (assignable to `OpenAI.Responses.FunctionTool`). */
@@ -130,21 +129,15 @@ export function toOpenAIFunctionCallOutput(
   item: Pick<OpenAIFunctionCallItem, 'call_id' | 'name'>,
   result: ToolResult,
 ): OpenAIFunctionCallOutputItem {
-  const tool = findTool(source, item.name);
-  const text = resultText(tool, result);
-  const images = resultImages(tool, result);
-  if (images.length === 0)
-    return { type: 'function_call_output', call_id: item.call_id, output: text };
-  return {
-    type: 'function_call_output',
-    call_id: item.call_id,
-    output: [
-      { type: 'input_text', text },
-      ...images.map((image): OpenAIFunctionCallOutputImage => ({
-        type: 'input_image',
-        image_url: `data:${image.mimeType};base64,${image.data}`,
-        detail: 'auto',
-      })),
-    ],
-  };
+  const output = resultParts(
+    findTool(source, item.name),
+    result,
+    (text) => ({ type: 'input_text' as const, text }),
+    (image): OpenAIFunctionCallOutputImage => ({
+      type: 'input_image',
+      image_url: `data:${image.mimeType};base64,${image.data}`,
+      detail: 'auto',
+    }),
+  );
+  return { type: 'function_call_output', call_id: item.call_id, output };
 }

@@ -137,6 +137,22 @@ function isImageBlock(block: unknown): block is ResultImage & { readonly type: '
   return type === 'image' && typeof mimeType === 'string' && typeof data === 'string';
 }
 
+/**
+ * What a provider's tool-result message holds: the text alone, or a text part
+ * and one part per image the provider takes (`imagePart` gives `undefined`
+ * for one it does not; the text names every image either way).
+ */
+export function resultParts<T, I>(
+  tool: Tool | undefined,
+  result: ResultLike,
+  textPart: (text: string) => T,
+  imagePart: (image: ResultImage) => I | undefined,
+): string | [T, ...I[]] {
+  const text = resultText(tool, result);
+  const images = resultImages(tool, result).flatMap((image) => imagePart(image) ?? []);
+  return images.length === 0 ? text : [textPart(text), ...images];
+}
+
 /** The tool a call names, if the source has it. */
 export function findTool(source: ToolSource, name: string): Tool | undefined {
   return toolsOf(source).find((candidate) => candidate.name === name);
