@@ -4,14 +4,17 @@
  * validator could finish), is refused with the reason.
  */
 import { decodePointer, isJsonRecord, memberOf, type JsonRecord } from '../../core/json.js';
-import { MAX_SCHEMA_TEXT_LENGTH, surveySchema, type SchemaSurvey } from './json.js';
+import {
+  MAX_SCHEMA_TEXT_LENGTH,
+  REFERENCE_KEYWORDS,
+  surveySchema,
+  type SchemaSurvey,
+} from './json.js';
 
 /** Keywords whose subschemas apply to the same value as their parent: no data is consumed. */
 const SAME_VALUE = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
 /** Keywords that map names to subschemas applying to the same value. */
 const SAME_VALUE_MAPS = ['dependentSchemas', 'dependencies'];
-/** Keywords that refer to another schema for the same value. */
-const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
 
 /**
  * Why `schema` is refused before any validator is built, or undefined;
@@ -19,12 +22,12 @@ const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
  */
 export function schemaBoundsRefusal(
   schema: unknown,
-  { objects, chars }: SchemaSurvey = surveySchema(schema),
+  { objects, referring, chars }: SchemaSurvey = surveySchema(schema),
 ): string | undefined {
   if (chars > MAX_SCHEMA_TEXT_LENGTH) {
     return `the schema is ${chars} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
   }
-  const cycle = refCycle(schema, objects);
+  const cycle = referring.length === 0 ? undefined : refCycle(schema, objects, referring);
   return cycle === undefined
     ? undefined
     : `its $refs loop without any data in between (${cycle.join(' → ')}), so no value could ever be checked against it`;
@@ -36,7 +39,11 @@ export function schemaBoundsRefusal(
  * references followed; undefined when there is none. Recursion through
  * `properties` or `items` is fine: data ends it.
  */
-function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | undefined {
+function refCycle(
+  root: unknown,
+  objects: readonly JsonRecord[],
+  referring: readonly JsonRecord[],
+): string[] | undefined {
   const targets = new Map<string, unknown[]>();
   /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */
   const targetsOf = (ref: string): unknown[] => {
@@ -57,7 +64,7 @@ function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | und
     const entered = onPath.get(node);
     if (entered !== undefined) return followed.slice(entered);
     onPath.set(node, followed.length);
-    for (const keyword of REFERENCES) {
+    for (const keyword of REFERENCE_KEYWORDS) {
       const ref = node[keyword];
       if (typeof ref !== 'string' || !ref.startsWith('#')) continue;
       followed.push(ref);
@@ -83,8 +90,8 @@ function refCycle(root: unknown, objects: readonly JsonRecord[]): string[] | und
   const first = (found: string[] | undefined, sub: unknown): string[] | undefined =>
     found ?? visit(sub);
   // A JSON tree has no cycle of its own: every loop passes through a reference.
-  for (const node of objects) {
-    const found = REFERENCES.some((keyword) => keyword in node) ? visit(node) : undefined;
+  for (const node of referring) {
+    const found = visit(node);
     if (found !== undefined) return found;
   }
   return undefined;

@@ -45,15 +45,19 @@ describe('surveySchema', () => {
     const bottom = level;
     for (let i = 0; i < 200; i++) level = { type: 'object', properties: { a: level, b: level } };
     bottom['properties'] = { loop: level };
-    expect(surveySchema(level).objects.length).toBeLessThan(500);
-    expect(inputSchemaRefusal(level)).toBeUndefined(); // the canonical text refuses it later
+    // Counted as JSON would write it, the walk stops at the size limit.
+    const survey = surveySchema(level);
+    expect(survey.chars).toBeGreaterThan(MAX_SCHEMA_TEXT_LENGTH);
+    expect(survey.chars).toBeLessThan(MAX_SCHEMA_TEXT_LENGTH + 1_000);
+    expect(inputSchemaRefusal(level)).toMatch(/above the limit of 262144/);
     expect(() => canonicalJsonText(level, { maxDepth: 200 })).toThrow(/deeper than|cyclic/);
   });
 
   it('stops the canonical text of shared objects at the size limit instead of writing 2^40 copies', () => {
     let level: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 40; i++) level = { type: 'object', properties: { a: level, b: level } };
-    expect(surveySchema(level).objects.length).toBe(81); // each level and its properties map
+    expect(surveySchema(level).chars).toBeGreaterThan(MAX_SCHEMA_TEXT_LENGTH); // stopped there
+    expect(inputSchemaRefusal(level)).toMatch(/above the limit of 262144/);
     expect(() => canonicalJsonText(level, { maxChars: MAX_SCHEMA_TEXT_LENGTH })).toThrow(
       /more than 262144 characters of JSON/,
     );
