@@ -1,5 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ErrorCode, type Progress, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  type Progress,
+  McpError as RpcError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { pause } from '../core/pause.js';
@@ -64,7 +69,7 @@ export function bridgeTool(
     inputSchema: description.inputSchema,
     annotations: call.annotations,
     origin: { kind: 'mcp', server: serverName, originalName: description.name },
-    handler: (args, tool) => call.run(args, tool),
+    handler: (args, tool) => call.send(args, tool),
   });
 }
 
@@ -93,10 +98,48 @@ class BridgedCall {
     this.#sensitiveLevel = ownValue(config.sensitiveTools, this.#original);
   }
 
-  /** The handler: one call, and one retry when the error and the tool allow it. */
-  run(args: Record<string, unknown>, tool: ToolContext): Promise<ToolResult<McpToolValue | null>> {
-    // No async frame of its own: the common call that succeeds pays for none.
-    return this.#send(args, tool).catch((error: unknown) => this.#retry(error, args, tool));
+  /**
+   * The handler: sync with the store, check the ratchet, send, map the
+   * result; one retry when the error and the tool allow it (`retried`
+   * marks the second). One async frame: a call that succeeds pays for no
+   * other.
+   */
+  async send(
+    args: Record<string, unknown>,
+    tool: ToolContext,
+    retried = false,
+  ): Promise<ToolResult<McpToolValue | null>> {
+    const { route, session } = this.#context;
+    try {
+      // Escalations other workers stored for this session count before anything is decided.
+      if (session.store !== undefined || session.hasPendingPrivateData) {
+        const unsynced = await syncWithStore(session, route.name, this.#original, tool.signal);
+        if (unsynced !== undefined) return unsynced;
+      }
+      const refused = this.#refusal();
+      if (refused !== undefined) return ToolResult.error(refused);
+      const sensitivity = session.privateData.sensitivity;
+      // Without a switch under way the connection is known now; awaiting costs a turn per call.
+      const connection =
+        route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
+      // A second check: the switch above may have waited while another call escalated.
+      const lateRefusal = this.#refusal();
+      if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
+      let raw: CallToolResult;
+      route.callStarted(); // a sandbox restart waits for calls in flight
+      try {
+        raw = await connection.callTool(this.#original, args, this.#callOptions(tool));
+      } finally {
+        route.callSettled();
+      }
+      const result = this.#resultOf(raw, tool);
+      // The escalation is in the store before the call returns, or the call fails.
+      if (!session.hasPendingPrivateData) return result;
+      const unrecorded = await recordEscalation(session, route.name, this.#original, tool.signal);
+      return unrecorded ?? result;
+    } catch (error) {
+      return retried ? this.#fail(error, tool, 'retried once') : this.#retry(error, args, tool);
+    }
   }
 
   async #retry(
@@ -116,34 +159,17 @@ class BridgedCall {
       await pause(retryDelayMs(retry), tool.signal);
       tool.signal.throwIfAborted();
       if (decision.newSession) await route.renewSession(failedSession);
-      return await this.#send(args, tool);
     } catch (second) {
       return this.#fail(second, tool, 'retried once');
     }
+    return this.send(args, tool, true);
   }
 
-  async #send(
-    args: Record<string, unknown>,
-    tool: ToolContext,
-  ): Promise<ToolResult<McpToolValue | null>> {
+  /** The server's answer as a result, after reading its private-data marker and checking its output. */
+  #resultOf(raw: CallToolResult, tool: ToolContext): ToolResult<McpToolValue | null> {
     const { route, session } = this.#context;
     const serverName = route.name;
     const original = this.#original;
-    // Escalations other workers stored for this session count before anything is decided.
-    if (session.store !== undefined || session.hasPendingPrivateData) {
-      const unsynced = await syncWithStore(session, serverName, original, tool.signal);
-      if (unsynced !== undefined) return unsynced;
-    }
-    const refused = this.#refusal();
-    if (refused !== undefined) return ToolResult.error(refused);
-    const sensitivity = session.privateData.sensitivity;
-    // Without a switch under way the connection is known now; awaiting costs a turn per call.
-    const connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
-    // A second check: the switch above may have waited while another call escalated.
-    const lateRefusal = this.#refusal();
-    if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
-    const options = this.#callOptions(tool);
-    const raw = await route.track(() => connection.callTool(original, args, options));
     // The server's word that private data entered counts even on a failed call.
     const reading = readPrivateDataMarker(raw._meta);
     if (reading.kind === 'marker') {
@@ -172,10 +198,7 @@ class BridgedCall {
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, this.#sensitiveLevel);
     }
-    // The escalation is in the store before the call returns, or the call fails.
-    if (!session.hasPendingPrivateData) return result;
-    const unrecorded = await recordEscalation(session, serverName, original, tool.signal);
-    return unrecorded ?? result;
+    return result;
   }
 
   #refusal(): string | undefined {

@@ -71,74 +71,82 @@ export async function listAllTools(
 
 /**
  * One `tools/call`: the timeout (restarted by progress, up to a cap), the
- * caller's signal (cancellation reaches the server).
+ * caller's signal (cancellation reaches the server). No async frame of its
+ * own: the common call that succeeds pays only for the SDK's request.
  * @throws McpTimeoutError when a limit was reached; the SDK's errors otherwise.
  */
-export async function sendToolCall(
+export function sendToolCall(
   client: Client,
   call: {
     readonly serverName: string;
     readonly name: string;
     readonly args: Record<string, unknown>;
   },
-  options: CallOptions & { readonly timeoutMs: number },
+  options: CallOptions,
+  timeoutMs: number,
 ): Promise<CallToolResult> {
-  const { serverName, name, args } = call;
-  const { timeoutMs } = options;
+  const { name, args } = call;
   // The SDK adds an 'abort' listener to the signal of every request and never
   // removes it: on a long-lived caller signal that is one closure kept per
   // call. It gets a per-call signal instead, linked while the call runs.
   const caller = options.signal;
   const link = caller === undefined || caller.aborted ? undefined : new AbortController();
   const unlink = link && caller && linkSignal(caller, link);
-  try {
-    return await client.request(
-      { method: 'tools/call', params: { name, arguments: args } },
-      CallToolResultSchema,
-      {
-        timeout: timeoutMs,
-        ...(caller ? { signal: link?.signal ?? caller } : {}),
-        // A tool that reports progress is working: each report restarts the
-        // timeout, up to a cap on the call's whole duration.
-        ...(options.onProgress
-          ? {
-              onprogress: options.onProgress,
-              resetTimeoutOnProgress: true,
-              maxTotalTimeout:
-                options.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_TOTAL_TIMEOUT_FACTOR,
-            }
-          : {}),
-      },
-    );
-  } catch (error) {
-    // The SDK also rejects an aborted call with RequestTimeout (wrapping the
-    // abort reason): only a call whose signal is not aborted really timed out.
-    if (
-      options.signal?.aborted !== true &&
-      error instanceof RpcError &&
-      error.code === Number(ErrorCode.RequestTimeout)
-    ) {
-      // Progress kept the call alive until the cap on its whole duration.
-      const cap = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
-      throw new McpTimeoutError(
-        serverName,
-        typeof cap === 'number' ? cap : timeoutMs,
-        typeof cap === 'number'
-          ? `tool "${name}" of server "${serverName}" reported progress but did not finish within maxTotalTimeoutMs (${cap} ms)`
-          : options.deadline !== undefined && options.deadline.getTime() <= Date.now() + 1
-            ? `tool "${name}" of server "${serverName}" reached the call's deadline ${options.deadline.toISOString()} (timed out after ${timeoutMs} ms)`
-            : `tool "${name}" of server "${serverName}" timed out after ${timeoutMs} ms${
-                options.onProgress
-                  ? ''
-                  : ' (its progress was not asked for, as nothing observes McpToolProgress: set maxTotalTimeoutMs to let progress reports extend the timeout)'
-              }`,
-        { cause: error },
-      );
-    }
-    throw error;
-  } finally {
-    unlink?.();
+  const sent = client
+    .request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+      timeout: timeoutMs,
+      ...(caller ? { signal: link?.signal ?? caller } : {}),
+      // A tool that reports progress is working: each report restarts the
+      // timeout, up to a cap on the call's whole duration.
+      ...(options.onProgress
+        ? {
+            onprogress: options.onProgress,
+            resetTimeoutOnProgress: true,
+            maxTotalTimeout: options.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_TOTAL_TIMEOUT_FACTOR,
+          }
+        : {}),
+    })
+    .catch((error: unknown) => {
+      throw timeoutError(error, call, options, timeoutMs) ?? error;
+    });
+  return unlink === undefined ? sent : sent.finally(unlink);
+}
+
+/**
+ * The timeout error for what the SDK rejected a call with, when it was a
+ * timeout. The SDK also rejects an aborted call with RequestTimeout
+ * (wrapping the abort reason): only a call whose signal is not aborted
+ * really timed out.
+ */
+function timeoutError(
+  error: unknown,
+  { serverName, name }: { readonly serverName: string; readonly name: string },
+  options: CallOptions,
+  timeoutMs: number,
+): McpTimeoutError | undefined {
+  if (
+    options.signal?.aborted === true ||
+    !(error instanceof RpcError) ||
+    error.code !== Number(ErrorCode.RequestTimeout)
+  ) {
+    return undefined;
   }
+  // Progress kept the call alive until the cap on its whole duration.
+  const cap = (error.data as { maxTotalTimeout?: unknown } | undefined)?.maxTotalTimeout;
+  return new McpTimeoutError(
+    serverName,
+    typeof cap === 'number' ? cap : timeoutMs,
+    typeof cap === 'number'
+      ? `tool "${name}" of server "${serverName}" reported progress but did not finish within maxTotalTimeoutMs (${cap} ms)`
+      : options.deadline !== undefined && options.deadline.getTime() <= Date.now() + 1
+        ? `tool "${name}" of server "${serverName}" reached the call's deadline ${options.deadline.toISOString()} (timed out after ${timeoutMs} ms)`
+        : `tool "${name}" of server "${serverName}" timed out after ${timeoutMs} ms${
+            options.onProgress
+              ? ''
+              : ' (its progress was not asked for, as nothing observes McpToolProgress: set maxTotalTimeoutMs to let progress reports extend the timeout)'
+          }`,
+    { cause: error },
+  );
 }
 
 /** Aborts `link` with `caller`'s reason when `caller` aborts; returns the unlinker. */

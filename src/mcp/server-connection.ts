@@ -167,21 +167,26 @@ export class McpServerConnection {
    *   McpConnectionError when not connected; the SDK's McpError for
    *   JSON-RPC errors; the signal's reason when aborted.
    */
-  async callTool(
+  callTool(
     name: string,
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    // Connected and idle is the common case: take the client without a turn of the event loop.
-    const client =
-      this.#state === 'connected' && this.#pending === undefined && this.#client !== undefined
-        ? this.#client
-        : await this.#ready();
-    return sendToolCall(
-      client,
-      { serverName: this.serverName, name, args },
-      { ...options, timeoutMs: options.timeoutMs ?? this.#options.timeoutMs },
-    );
+    // Connected and idle is the common case: send at once, without a frame or a turn of its own.
+    if (this.#state === 'connected' && this.#pending === undefined && this.#client !== undefined) {
+      return this.#sendCall(this.#client, name, args, options);
+    }
+    return this.#ready().then((client) => this.#sendCall(client, name, args, options));
+  }
+
+  #sendCall(
+    client: Client,
+    name: string,
+    args: Record<string, unknown>,
+    options: CallOptions,
+  ): Promise<CallToolResult> {
+    const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
+    return sendToolCall(client, { serverName: this.serverName, name, args }, options, timeoutMs);
   }
 
   /** Sends a ping; resolves when the server answers. */

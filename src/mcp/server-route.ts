@@ -265,20 +265,16 @@ export class ServerRoute {
     return true;
   }
 
-  /** Runs `call` counted as in flight, so a sandbox restart waits for it. */
-  track<T>(call: () => Promise<T>): Promise<T> {
+  /**
+   * Counts a call as in flight, so a sandbox restart waits for it; the
+   * caller must call {@link ServerRoute.callSettled} once it settles.
+   */
+  callStarted(): void {
     this.#inflight += 1;
-    let running: Promise<T>;
-    try {
-      running = call();
-    } catch (error) {
-      this.#settled();
-      throw error;
-    }
-    return running.finally(() => this.#settled());
   }
 
-  #settled(): void {
+  /** Ends what {@link ServerRoute.callStarted} began. */
+  callSettled(): void {
     this.#inflight -= 1;
     if (this.#inflight === 0) this.#drained?.();
   }

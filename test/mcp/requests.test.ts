@@ -67,7 +67,8 @@ describe('sendToolCall', () => {
       await sendToolCall(
         client,
         { serverName: 's', name: 'echo', args: {} },
-        { timeoutMs: 5_000, signal: caller.signal },
+        { signal: caller.signal },
+        5_000,
       );
     }
     expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
@@ -101,7 +102,8 @@ describe('sendToolCall', () => {
     const silent = await sendToolCall(
       client,
       { serverName: 's', name: 'silent', args: {} },
-      { timeoutMs: 100 },
+      {},
+      100,
     ).catch((error: unknown) => error);
     expect(silent).toBeInstanceOf(McpTimeoutError);
     // No progress was asked for, so the message says how progress could extend the timeout.
@@ -111,7 +113,8 @@ describe('sendToolCall', () => {
     const chatty = await sendToolCall(
       client,
       { serverName: 's', name: 'chatty', args: {} },
-      { timeoutMs: 100, maxTotalTimeoutMs: 300, onProgress: () => undefined },
+      { maxTotalTimeoutMs: 300, onProgress: () => undefined },
+      100,
     ).catch((error: unknown) => error);
     expect(chatty).toBeInstanceOf(McpTimeoutError);
     expect((chatty as Error).message).toContain('within maxTotalTimeoutMs (300 ms)');
