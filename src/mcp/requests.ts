@@ -86,16 +86,14 @@ export function sendToolCall(
   timeoutMs: number,
 ): Promise<CallToolResult> {
   const { name, args } = call;
-  // The SDK adds an 'abort' listener to the signal of every request and never
-  // removes it: on a long-lived caller signal that is one closure kept per
-  // call. It gets a per-call signal instead, linked while the call runs.
   const caller = options.signal;
-  const link = caller === undefined || caller.aborted ? undefined : new AbortController();
-  const unlink = link && caller && linkSignal(caller, link);
-  const sent = client
-    .request({ method: 'tools/call', params: { name, arguments: args } }, CallToolResultSchema, {
+  const signal = caller === undefined ? undefined : new CallSignal(caller);
+  const sent = client.request(
+    { method: 'tools/call', params: { name, arguments: args } },
+    CallToolResultSchema,
+    {
       timeout: timeoutMs,
-      ...(caller ? { signal: link?.signal ?? caller } : {}),
+      ...(signal === undefined ? {} : { signal: signal.forSdk() }),
       // A tool that reports progress is working: each report restarts the
       // timeout, up to a cap on the call's whole duration.
       ...(options.onProgress
@@ -105,11 +103,18 @@ export function sendToolCall(
             maxTotalTimeout: options.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_TOTAL_TIMEOUT_FACTOR,
           }
         : {}),
-    })
-    .catch((error: unknown) => {
+    },
+  );
+  return sent.then(
+    (result) => {
+      signal?.release();
+      return result;
+    },
+    (error: unknown) => {
+      signal?.release();
       throw timeoutError(error, call, options, timeoutMs) ?? error;
-    });
-  return unlink === undefined ? sent : sent.finally(unlink);
+    },
+  );
 }
 
 /**
@@ -149,9 +154,60 @@ function timeoutError(
   );
 }
 
-/** Aborts `link` with `caller`'s reason when `caller` aborts; returns the unlinker. */
-function linkSignal(caller: AbortSignal, link: AbortController): () => void {
-  const onAbort = (): void => link.abort(caller.reason);
-  caller.addEventListener('abort', onAbort, { once: true });
-  return () => caller.removeEventListener('abort', onAbort);
+/**
+ * The signal the SDK is given for one call. The SDK adds an `abort`
+ * listener to a request's signal and never removes it, so the caller's own
+ * signal, when long-lived, would keep one closure per call; and a second
+ * real `AbortSignal` per call costs Node's bookkeeping of signals with
+ * listeners (several µs). This object gives the SDK what it reads (1.x:
+ * `aborted`, `reason`, `throwIfAborted`, `addEventListener('abort')`), holds
+ * the SDK's listener only while the call runs, and forwards the caller's
+ * abort to it through one listener on the caller's signal that is removed
+ * when the call settles.
+ */
+class CallSignal {
+  readonly #caller: AbortSignal;
+  #listener: (() => void) | undefined;
+  readonly #onAbort = (): void => {
+    const listener = this.#listener;
+    this.#listener = undefined;
+    listener?.();
+  };
+
+  constructor(caller: AbortSignal) {
+    this.#caller = caller;
+    if (!caller.aborted) caller.addEventListener('abort', this.#onAbort, { once: true });
+  }
+
+  get aborted(): boolean {
+    return this.#caller.aborted;
+  }
+
+  get reason(): unknown {
+    const reason: unknown = this.#caller.reason;
+    return reason;
+  }
+
+  throwIfAborted(): void {
+    this.#caller.throwIfAborted();
+  }
+
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort') this.#listener = listener;
+  }
+
+  removeEventListener(type: string, listener: () => void): void {
+    if (type === 'abort' && this.#listener === listener) this.#listener = undefined;
+  }
+
+  /** This object, typed as the SDK's option wants it. */
+  forSdk(): AbortSignal {
+    return this as unknown as AbortSignal;
+  }
+
+  /** Ends the call: the caller's signal keeps nothing of it. */
+  release(): void {
+    this.#listener = undefined;
+    this.#caller.removeEventListener('abort', this.#onAbort);
+  }
 }
