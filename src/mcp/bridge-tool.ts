@@ -189,10 +189,11 @@ class BridgedCall {
         }),
       );
     }
-    const violation = outputSchemaViolation(this.#description.outputSchema, raw, {
-      serverName,
-      toolName: original,
-    });
+    const { outputSchema } = this.#description;
+    const violation =
+      outputSchema === undefined
+        ? undefined
+        : outputSchemaViolation(outputSchema, raw, { serverName, toolName: original });
     const limited = limitResult(raw, route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     if (result.success && this.#sensitiveLevel !== undefined) {

@@ -14,6 +14,7 @@ type Block = CallToolResult['content'][number];
  * session or the model's context.
  */
 export function limitResult(result: CallToolResult, maxChars: number): CallToolResult {
+  if (fitsWhole(result, maxChars)) return result;
   let budget = maxChars;
   let changed = false;
   const content: Block[] = [];
@@ -56,6 +57,14 @@ export function limitResult(result: CallToolResult, maxChars: number): CallToolR
     content,
     ...(structured === undefined ? {} : { structuredContent: structured }),
   };
+}
+
+/** Whether every block fits the limit, and the result has no structuredContent to measure. */
+function fitsWhole(result: CallToolResult, maxChars: number): boolean {
+  if (result.structuredContent !== undefined) return false;
+  let size = 0;
+  for (const block of result.content) size += blockSize(block);
+  return size <= maxChars;
 }
 
 function blockSize(block: Block): number {

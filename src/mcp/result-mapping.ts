@@ -15,13 +15,16 @@ export interface McpToolValue {
  * content block (and `structuredContent`) kept in `value`.
  */
 export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> {
-  const value: McpToolValue = Object.freeze({
-    content: result.content,
-    ...(result.structuredContent === undefined
-      ? {}
-      : { structuredContent: result.structuredContent }),
-    ...(result._meta === undefined ? {} : { _meta: result._meta }),
-  });
+  const { content, structuredContent, _meta } = result;
+  const value: McpToolValue = Object.freeze(
+    structuredContent === undefined && _meta === undefined
+      ? { content }
+      : {
+          content,
+          ...(structuredContent === undefined ? {} : { structuredContent }),
+          ...(_meta === undefined ? {} : { _meta }),
+        },
+  );
   const message = describeContent(result);
   if (result.isError === true) {
     return ToolResult.error(
@@ -34,6 +37,9 @@ export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> 
 
 /** The text a model sees for a result: text blocks, and a short note per other block. */
 export function describeContent(result: CallToolResult): string {
+  const { content } = result;
+  // The common answer, one text block, is its own text.
+  if (content.length === 1 && content[0]?.type === 'text') return content[0].text;
   const parts: string[] = [];
   for (const block of result.content) {
     switch (block.type) {
