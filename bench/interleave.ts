@@ -86,8 +86,10 @@ export function chunkRatios(values: Float64Array, base: Float64Array, chunk: num
 
 /** How to turn {@link CallTimes} into rows. */
 export interface PerCallRowsOptions {
-  /** The contender every ratio is taken against. */
+  /** The contender ratios are taken against. */
   readonly baseline: string;
+  /** Contenders compared with another baseline: the like-for-like raw call. */
+  readonly baselines?: Readonly<Record<string, string>>;
   readonly plan: InterleavePlan;
   /** Upper bounds on the ratio, by contender. */
   readonly goals?: Readonly<Record<string, number>>;
@@ -102,11 +104,14 @@ export function perCallRows(
   times: CallTimes,
   options: PerCallRowsOptions,
 ): ResultRow[] {
-  const base = times.get(options.baseline);
-  if (base === undefined) throw new Error(`no baseline "${options.baseline}" in the run`);
+  const baseOf = (name: string): Float64Array => {
+    const values = times.get(name);
+    if (values === undefined) throw new Error(`no baseline "${name}" in the run`);
+    return values;
+  };
+  const base = baseOf(options.baseline);
   const unit = options.unit ?? 'µs';
   const scale = unit === 'µs' ? 1_000 : 1;
-  const baseMean = trimmedMean(base);
   const statistic = `10%-trimmed mean of ${base.length.toLocaleString('en-US')} interleaved calls`;
   return [...times].map(([contender, values]): ResultRow => {
     const mean = trimmedMean(values);
@@ -120,13 +125,14 @@ export function perCallRows(
       ...(note === undefined ? {} : { note }),
     };
     if (contender === options.baseline) return row;
-    const ratio = mean / baseMean;
-    const spread = chunkRatios(values, base, options.plan.chunk);
+    const baseline = options.baselines?.[contender] ?? options.baseline;
+    const ratio = mean / trimmedMean(baseOf(baseline));
+    const spread = chunkRatios(values, baseOf(baseline), options.plan.chunk);
     const goal = options.goals?.[contender];
     return {
       ...row,
       ratio: round(ratio, 3),
-      baseline: options.baseline,
+      baseline,
       ratioRange: [round(Math.min(...spread), 3), round(Math.max(...spread), 3)],
       ...(goal === undefined ? {} : { goal: `≤ ${goal.toFixed(2)}×`, met: ratio <= goal }),
     };
