@@ -28,7 +28,7 @@ import { routeListener } from './route-listener.js';
 import { failureReason, type Endpoint, type ReconnectPolicy } from './server-connection.js';
 import { DEFAULT_SERVER_LOG_LEVEL } from './server-log.js';
 import { ServerRoute } from './server-route.js';
-import { originalName, schemaRefusal, ToolCatalog } from './tool-catalog.js';
+import { isSchemaRefusal, originalName, ToolCatalog } from './tool-catalog.js';
 
 /** Options of {@link McpClientGroup}. */
 export interface McpClientGroupOptions extends ClientHandlers {
@@ -287,17 +287,12 @@ export class McpClientGroup {
       for (const { route, error } of failures) this.#markUnavailable(route, error);
       for (const route of routes) {
         if (this.#unavailable.has(route.name)) continue;
-        // A server whose schemas cannot be checked in bounded work is left out,
-        // whatever onConnectError says: the other servers stay usable.
-        const refused = schemaRefusal(route);
-        if (refused !== undefined) {
-          this.#markUnavailable(route, refused);
-          continue;
-        }
         try {
           this.#catalog.refresh(route, routes);
         } catch (error) {
-          if (this.#onConnectError === 'throw') throw error;
+          // A server whose schemas cannot be checked in bounded work is left out,
+          // whatever onConnectError says: the other servers stay usable.
+          if (this.#onConnectError === 'throw' && !isSchemaRefusal(error)) throw error;
           this.#markUnavailable(route, error);
         }
       }

@@ -113,12 +113,28 @@ export class ToolCatalog {
   }
 }
 
+/** The errors {@link schemaRefusal} made. */
+const refusals = new WeakSet<McpSchemaError>();
+
+/**
+ * Whether `error` is the refusal of a schema that cannot be checked in
+ * bounded work (not a name collision): its server is left out, whatever
+ * `onConnectError` says.
+ */
+export function isSchemaRefusal(error: unknown): boolean {
+  return error instanceof McpSchemaError && refusals.has(error);
+}
+
 /** The first of a route's tools whose input schema is refused outright, as an error. */
-export function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
+function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
   for (const description of route.tools) {
     if (!isToolSelected(route.config, description.name)) continue;
     const reason = inputSchemaRefusal(description.inputSchema);
-    if (reason !== undefined) return new McpSchemaError(route.name, description.name, reason);
+    if (reason !== undefined) {
+      const error = new McpSchemaError(route.name, description.name, reason);
+      refusals.add(error);
+      return error;
+    }
   }
   return undefined;
 }

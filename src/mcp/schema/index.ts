@@ -132,24 +132,16 @@ function build(text: string): CacheEntry {
  */
 export function inputSchemaRefusal(schema: unknown): string | undefined {
   if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one
-  // The same listed schema is asked about more than once (connect, then bridging).
-  let verdict = verdicts.get(schema);
-  if (verdict === undefined) {
-    try {
-      const survey = surveySchema(schema);
-      verdict = schemaBoundsRefusal(schema, survey) ?? '';
-      if (verdict === '' && survey.patterns) planPatterns(schema, survey.objects);
-    } catch (error) {
-      // A pattern to refuse; anything else is createInputValidator's to report.
-      verdict = error instanceof SchemaProblem ? error.message : '';
-    }
-    verdicts.set(schema, verdict);
+  try {
+    const survey = surveySchema(schema);
+    const refusal = schemaBoundsRefusal(schema, survey);
+    if (refusal === undefined && survey.patterns) planPatterns(schema, survey.objects);
+    return refusal;
+  } catch (error) {
+    // A pattern to refuse; anything else is createInputValidator's to report.
+    return error instanceof SchemaProblem ? error.message : undefined;
   }
-  return verdict === '' ? undefined : verdict;
 }
-
-/** Verdicts of {@link inputSchemaRefusal} by schema object; `''` when it may be used. */
-const verdicts = new WeakMap<JsonRecord, string>();
 
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {
