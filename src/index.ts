@@ -17,6 +17,7 @@ export {
   McpToolError,
   PromptError,
   PromptOutputError,
+  PromptOverridesError,
   PromptRenderError,
   PromptValidationError,
 } from './core/errors.js';
@@ -106,7 +107,7 @@ export { ToolResult } from './tools/tool-result.js';
 export { MarkdownSection } from './prompt/markdown-section.js';
 export type { MarkdownSectionOptions } from './prompt/markdown-section.js';
 export { Prompt } from './prompt/prompt.js';
-export type { RenderOptions } from './prompt/prompt.js';
+export type { PromptOptions, RenderOptions, WithOverridesOptions } from './prompt/prompt.js';
 export { PromptTemplate } from './prompt/prompt-template.js';
 export type { PromptTemplateOptions } from './prompt/prompt-template.js';
 export { RenderedPrompt } from './prompt/rendered-prompt.js';
@@ -115,10 +116,55 @@ export type { ToolDefinition } from './prompt/rendered-prompt.js';
 export { SECTION_KEY_PATTERN, Section } from './prompt/section.js';
 export type {
   ParamsSchema,
+  SectionBodyRenderer,
   SectionEnabledContext,
   SectionOptions,
   SectionRenderContext,
 } from './prompt/section.js';
+
+// Prompt overrides.
+export { CONTENT_HASH_PATTERN, contentHash } from './prompt/overrides/content-hash.js';
+export { describePrompt, seedPromptOverrides } from './prompt/overrides/descriptor.js';
+export type {
+  PromptDescriptor,
+  SectionDescriptor,
+  SeedPromptOverridesOptions,
+  ToolDescriptor,
+} from './prompt/overrides/descriptor.js';
+export {
+  PromptOverrideApplied,
+  PromptOverrideRefused,
+  PromptOverrideSkipped,
+} from './prompt/overrides/events.js';
+export type {
+  PromptOverrideAppliedInit,
+  PromptOverrideEventInit,
+  PromptOverrideRefusedInit,
+  PromptOverrideSkippedInit,
+  PromptOverrideSkipReason,
+  PromptOverrideTarget,
+} from './prompt/overrides/events.js';
+export {
+  DEFAULT_OVERRIDES_FILE_FORMAT,
+  FilePromptOverridesStore,
+} from './prompt/overrides/file-store.js';
+export type {
+  FilePromptOverridesStoreOptions,
+  OverridesFileFormat,
+} from './prompt/overrides/file-store.js';
+export {
+  DEFAULT_OVERRIDES_TAG,
+  OVERRIDES_FORMAT_VERSION,
+  parsePromptOverrides,
+} from './prompt/overrides/prompt-overrides.js';
+export type {
+  ParsePromptOverridesOptions,
+  PromptOverrides,
+  PromptOverridesRef,
+  SectionOverride,
+  ToolOverride,
+} from './prompt/overrides/prompt-overrides.js';
+export type { OverridesStoreCallOptions, PromptOverridesStore } from './prompt/overrides/store.js';
 
 // Server configs: one schema, and the file formats that produce it.
 export {

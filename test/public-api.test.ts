@@ -8,6 +8,7 @@ import {
   McpTimeoutError,
   McpToolError,
   PromptError,
+  PromptOverridesError,
   PromptRenderError,
   PromptValidationError,
 } from '../src/index.js';
@@ -18,6 +19,7 @@ describe('public API', () => {
   it('exports exactly these runtime names', async () => {
     expect(Object.keys(await import('../src/index.js')).sort()).toEqual([
       'ANTHROPIC_IMAGE_TYPES',
+      'CONTENT_HASH_PATTERN',
       'DATA_SENSITIVITY_LEVELS',
       'DEFAULT_FILE_LOCK_TIMEOUT_MS',
       'DEFAULT_HEALTH_INTERVAL_MS',
@@ -25,10 +27,13 @@ describe('public API', () => {
       'DEFAULT_MAX_RESULT_CHARS',
       'DEFAULT_MCP_SECTION_KEY',
       'DEFAULT_MCP_SECTION_TITLE',
+      'DEFAULT_OVERRIDES_FILE_FORMAT',
+      'DEFAULT_OVERRIDES_TAG',
       'DEFAULT_SERVER_LOG_LEVEL',
       'DEFAULT_STALE_LOCK_MS',
       'DEFAULT_TIMEOUT_MS',
       'FATAL_PREFIX',
+      'FilePromptOverridesStore',
       'FileSessionStore',
       'InProcessEventBus',
       'MAX_TOOL_DESCRIPTION_LENGTH',
@@ -55,6 +60,7 @@ describe('public API', () => {
       'McpToolProgress',
       'McpToolTimedOut',
       'McpToolsChanged',
+      'OVERRIDES_FORMAT_VERSION',
       'PRIVATE_DATA_META_KEY',
       'PROVIDER_TOOL_NAME_PATTERN',
       'PrivateData',
@@ -62,6 +68,10 @@ describe('public API', () => {
       'Prompt',
       'PromptError',
       'PromptOutputError',
+      'PromptOverrideApplied',
+      'PromptOverrideRefused',
+      'PromptOverrideSkipped',
+      'PromptOverridesError',
       'PromptRenderError',
       'PromptRendered',
       'PromptTemplate',
@@ -86,8 +96,10 @@ describe('public API', () => {
       'ToolNameError',
       'ToolResult',
       'classifyError',
+      'contentHash',
       'defaultSessionDirectory',
       'defineEvent',
+      'describePrompt',
       'generateToolBindings',
       'instrumentSession',
       'invokeFromAnthropic',
@@ -105,7 +117,9 @@ describe('public API', () => {
       'openAIStrictIssues',
       'parseActionInput',
       'parseOutput',
+      'parsePromptOverrides',
       'parseServerConfigs',
+      'seedPromptOverrides',
       'sensitivityRank',
       'serializeEvent',
       'serverConfigSchema',
@@ -143,6 +157,7 @@ describe('public API', () => {
     it.each([
       [new PromptValidationError('bad key'), 'PromptValidationError', 'prompt-validation'],
       [new PromptRenderError('no value'), 'PromptRenderError', 'prompt-render'],
+      [new PromptOverridesError('bad file'), 'PromptOverridesError', 'prompt-overrides'],
     ])('%s is a PromptError with its name and code', (error, name, code) => {
       expect(error).toBeInstanceOf(PromptError);
       expect(error).not.toBeInstanceOf(McpError);

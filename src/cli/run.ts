@@ -21,6 +21,13 @@ Commands:
                                 or ActionInput text ("message: hi"), - reads stdin
   codegen <config> [-o file]    Write typed bindings (a zod schema and a TypeScript
                                 type per tool); stdout without -o
+  overrides seed <module> --dir <dir>
+                                Write <dir>/<ns>/<key>/<tag>.json holding the current
+                                section bodies and tool descriptions of the prompt
+                                template <module> exports, with their content hashes
+
+Modules for overrides seed: compiled .js or .mjs; .ts when the CLI runs under
+tsx (node --import tsx <path to main.js> overrides seed ...).
 
 Config files:
   *.json         an "mcpServers" object, as in .mcp.json or claude_desktop_config.json
@@ -29,6 +36,13 @@ Config files:
 Options:
   --json          print one JSON document on stdout (inspect, call)
   -o, --output    file to write (codegen)
+  --dir           overrides directory (overrides seed)
+  --export        the module's export to seed from (default: its default export,
+                  else its only template)
+  --tag           overrides tag (default: latest)
+  --format        json or yaml (default: json)
+  --connect       connect the template's MCP sections first, to seed their tools
+  --force         replace an existing overrides file
   -q, --quiet     no progress on stderr
   -h, --help      show this help
   -V, --version   print the version
@@ -46,10 +60,19 @@ Exit codes:
 const OPTIONS = {
   json: { type: 'boolean' },
   output: { type: 'string', short: 'o' },
+  dir: { type: 'string' },
+  export: { type: 'string' },
+  tag: { type: 'string' },
+  format: { type: 'string' },
+  connect: { type: 'boolean' },
+  force: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
 } as const;
+
+/** Options only `overrides seed` takes. */
+const SEED_OPTIONS = ['dir', 'export', 'tag', 'format', 'connect', 'force'] as const;
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -152,6 +175,10 @@ async function dispatch(
     progress: values.quiet === true ? SILENT_PROGRESS : createProgress(io.stderr),
   };
   const [config, tool, ...rest] = operands;
+  if (command !== 'overrides') {
+    const given = SEED_OPTIONS.find((name) => values[name] !== undefined);
+    if (given !== undefined) throw usage(`--${given} does not apply to ${command}`);
+  }
   // Loaded only for a command: `--help` and usage errors stay quick.
   const load = (): Promise<typeof Commands> => import('./commands.js');
   switch (command) {
@@ -174,8 +201,34 @@ async function dispatch(
       refuse(command, values.json === true, '--json');
       if (config === undefined || operands.length > 1) throw usage('codegen takes one config file');
       return (await load()).codegenCommand(config, values.output, context);
+    case 'overrides': {
+      refuse(command, values.output !== undefined, '-o/--output');
+      const [action, module] = operands;
+      if (action !== 'seed') {
+        throw usage(`unknown overrides command ${JSON.stringify(action ?? '')}; expected seed`);
+      }
+      if (module === undefined || operands.length > 2) {
+        throw usage('overrides seed takes one module');
+      }
+      if (values.dir === undefined) throw usage('overrides seed needs --dir <directory>');
+      const { seedCommand } = await import('./overrides-command.js');
+      return seedCommand(
+        {
+          module,
+          dir: values.dir,
+          ...(values.export === undefined ? {} : { exportName: values.export }),
+          ...(values.tag === undefined ? {} : { tag: values.tag }),
+          ...(values.format === undefined ? {} : { format: values.format as 'json' | 'yaml' }),
+          connect: values.connect === true,
+          force: values.force === true,
+        },
+        context,
+      );
+    }
     default:
-      throw usage(`unknown command ${JSON.stringify(command)}; expected inspect, call or codegen`);
+      throw usage(
+        `unknown command ${JSON.stringify(command)}; expected inspect, call, codegen or overrides`,
+      );
   }
 }
 

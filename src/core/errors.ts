@@ -7,7 +7,8 @@
  */
 
 /** Codes carried by {@link PromptError} and its subclasses. */
-export type PromptErrorCode = 'prompt-validation' | 'prompt-render' | 'prompt-output';
+export type PromptErrorCode =
+  'prompt-validation' | 'prompt-render' | 'prompt-output' | 'prompt-overrides';
 
 /** Base class of errors raised while building or rendering prompts. */
 export class PromptError extends Error {
@@ -46,6 +47,19 @@ export class PromptOutputError extends PromptError {
   override readonly name: string = 'PromptOutputError';
   constructor(message: string, options?: ErrorOptions) {
     super('prompt-output', message, options);
+  }
+}
+
+/**
+ * Prompt overrides cannot be read, written or applied: a malformed file, a
+ * name that would leave the store's directory, overrides meant for another
+ * prompt, or replacement text that breaks the rules of what it replaces.
+ * A stale override is not an error: it is skipped, and an event says so.
+ */
+export class PromptOverridesError extends PromptError {
+  override readonly name: string = 'PromptOverridesError';
+  constructor(message: string, options?: ErrorOptions) {
+    super('prompt-overrides', message, options);
   }
 }
 

@@ -22,6 +22,11 @@ export const DEFAULT_INVENTORY_DESCRIPTION_LENGTH = 200;
 /** The text that opens the default inventory. */
 export const INVENTORY_INTRO = 'The following external tools are available via MCP:';
 
+/** The description a tool has in this render (a prompt override's, or its own). */
+export type ToolDescriber = (tool: Tool) => string;
+
+const OWN_DESCRIPTION: ToolDescriber = (tool) => tool.description;
+
 /**
  * One block per server: a sub-heading one level below the section's own
  * heading, then one bullet per tool, its description cut to
@@ -31,6 +36,7 @@ export function renderToolsByServer(
   servers: readonly InventoryServer[],
   depth: number,
   maxDescriptionLength: number = DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
+  describe: ToolDescriber = OWN_DESCRIPTION,
 ): string {
   const hashes = '#'.repeat(depth + 3);
   return servers
@@ -40,7 +46,7 @@ export function renderToolsByServer(
           ? ['- (no tools)']
           : server.tools.map(
               (tool) =>
-                `- \`${tool.name}\` - ${inventoryDescription(tool.description, maxDescriptionLength)}`,
+                `- \`${tool.name}\` - ${inventoryDescription(describe(tool), maxDescriptionLength)}`,
             );
       return `${hashes} ${server.name}\n\n${lines.join('\n')}`;
     })
@@ -53,14 +59,21 @@ export function inventoryDescription(description: string, max: number): string {
   return `${description.slice(0, Math.max(max - 1, 0)).trimEnd()}…`;
 }
 
+/**
+ * The default body as a template: what a prompt override of an MCP section
+ * without a template of its own replaces.
+ */
+export const DEFAULT_INVENTORY_TEMPLATE = `${INVENTORY_INTRO}\n\n\${tools_by_server}`;
+
 /** The default body: the intro line and the tools by server. */
 export function renderDefaultInventory(
   servers: readonly InventoryServer[],
   depth: number,
   maxDescriptionLength: number = DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
+  describe: ToolDescriber = OWN_DESCRIPTION,
 ): string {
   if (servers.length === 0) return '';
-  return `${INVENTORY_INTRO}\n\n${renderToolsByServer(servers, depth, maxDescriptionLength)}`;
+  return `${INVENTORY_INTRO}\n\n${renderToolsByServer(servers, depth, maxDescriptionLength, describe)}`;
 }
 
 /** The warning block for servers that failed to initialize, sorted by name. */

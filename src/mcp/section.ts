@@ -8,6 +8,7 @@ import {
 } from '../prompt/template-text.js';
 import {
   Section,
+  type SectionBodyRenderer,
   type SectionEnabledContext,
   type SectionRenderContext,
 } from '../prompt/section.js';
@@ -25,6 +26,7 @@ import {
 import type { ExecuteOptions, ExecuteRequest } from './execute.js';
 import {
   DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
+  DEFAULT_INVENTORY_TEMPLATE,
   renderDefaultInventory,
   renderToolsByServer,
   renderUnavailable,
@@ -56,7 +58,12 @@ export interface McpIntegrationSectionOptions extends Omit<McpClientGroupOptions
    * always carry the whole description. @default 200
    */
   readonly inventoryDescriptionLength?: number;
-  /** @default false */
+  /**
+   * Whether prompt overrides may replace the body template (with the same
+   * placeholders; the unavailable-servers warning is always added) and the
+   * descriptions of the bridged tools. The tools offered, their schemas and
+   * the isolation ratchet are never theirs to change. @default false
+   */
   readonly acceptsOverrides?: boolean;
   readonly children?: readonly Section[];
   readonly enabled?: (params: undefined, context: SectionEnabledContext) => boolean;
@@ -78,6 +85,7 @@ export interface McpIntegrationSectionOptions extends Omit<McpClientGroupOptions
 export class McpIntegrationSection extends Section<undefined> {
   /** The servers, connections and tools this section renders. */
   readonly group: McpClientGroup;
+  readonly #template: string | undefined;
   readonly #templateParts: readonly TemplatePart[] | undefined;
   readonly #inventoryLength: number;
   /** The last body rendered, and what it was made of. */
@@ -101,15 +109,8 @@ export class McpIntegrationSection extends Section<undefined> {
     }
     this.#inventoryLength = length;
     if (options.template !== undefined) {
-      const parts = parseTemplate(dedent(options.template), `section "${this.key}"`);
-      for (const name of placeholderNames(parts)) {
-        if (!MCP_TEMPLATE_PLACEHOLDERS.includes(name)) {
-          throw new PromptValidationError(
-            `section "${this.key}": placeholder "\${${name}}" is not one of ${MCP_TEMPLATE_PLACEHOLDERS.join(', ')}`,
-          );
-        }
-      }
-      this.#templateParts = parts;
+      this.#template = dedent(options.template);
+      this.#templateParts = this.#parseTemplate(this.#template, `section "${this.key}"`);
     }
     if (options.connectOnInit === true) {
       // Failures surface from connect(); the extra handler keeps them from being unhandled.
@@ -187,7 +188,35 @@ export class McpIntegrationSection extends Section<undefined> {
     return this.group.ready ? this.group.tools() : [];
   }
 
+  /** The custom template, or the default inventory's (`${tools_by_server}` after an intro line). */
+  override bodyTemplate(): string {
+    return this.#template ?? DEFAULT_INVENTORY_TEMPLATE;
+  }
+
+  /** An override's text is a template with the same placeholders as `template`. */
+  override compileBody(text: string): SectionBodyRenderer {
+    const parts = this.#parseTemplate(dedent(text), `override of section "${this.key}"`);
+    return (_params, context) => this.#body(parts, context);
+  }
+
   override renderBody(_params: undefined, context: SectionRenderContext): string {
+    return this.#body(this.#templateParts, context);
+  }
+
+  #parseTemplate(text: string, where: string): readonly TemplatePart[] {
+    const parts = parseTemplate(text, where);
+    for (const name of placeholderNames(parts)) {
+      if (!MCP_TEMPLATE_PLACEHOLDERS.includes(name)) {
+        throw new PromptValidationError(
+          `${where}: placeholder "\${${name}}" is not one of ${MCP_TEMPLATE_PLACEHOLDERS.join(', ')}`,
+        );
+      }
+    }
+    return parts;
+  }
+
+  /** The body from `parts` (the default inventory when undefined), reused while its inputs are unchanged. */
+  #body(parts: readonly TemplatePart[] | undefined, context: SectionRenderContext): string {
     if (!this.group.ready) {
       throw new PromptRenderError(
         `section "${context.path}" is not connected; await section.connect() before rendering`,
@@ -198,30 +227,37 @@ export class McpIntegrationSection extends Section<undefined> {
     // What the body is made of; the same as last time means the same body, and
     // the inventory of many tools is not rebuilt (a server's tool list is
     // frozen, and replaced when its tools change).
-    const inputs: unknown[] = [context.depth, context.path];
+    const inputs: unknown[] = [parts, context.toolDescription, context.depth, context.path];
     for (const server of servers) inputs.push(server.name, server.tools);
     for (const server of unavailable) inputs.push(server.name, server.reason);
     const last = this.#lastBody;
     if (last !== undefined && sameItems(inputs, last.inputs)) return last.body;
-    const body = this.#renderInventory(servers, unavailable, context);
+    const body = this.#renderInventory(parts, servers, unavailable, context);
     this.#lastBody = { inputs, body };
     return body;
   }
 
   #renderInventory(
+    parts: readonly TemplatePart[] | undefined,
     servers: readonly AvailableServer[],
     unavailable: readonly UnavailableServer[],
     context: SectionRenderContext,
   ): string {
+    const describe = context.toolDescription;
     const body =
-      this.#templateParts === undefined
-        ? renderDefaultInventory(servers, context.depth, this.#inventoryLength)
+      parts === undefined
+        ? renderDefaultInventory(servers, context.depth, this.#inventoryLength, describe)
         : fillTemplate(
-            this.#templateParts,
+            parts,
             {
               server_names: servers.map((server) => server.name).join(', '),
               tool_count: servers.reduce((count, server) => count + server.tools.length, 0),
-              tools_by_server: renderToolsByServer(servers, context.depth, this.#inventoryLength),
+              tools_by_server: renderToolsByServer(
+                servers,
+                context.depth,
+                this.#inventoryLength,
+                describe,
+              ),
             },
             `section "${context.path}"`,
           );

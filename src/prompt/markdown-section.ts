@@ -3,6 +3,7 @@ import { PromptValidationError } from '../core/errors.js';
 import {
   type ParamsSchema,
   Section,
+  type SectionBodyRenderer,
   type SectionOptions,
   type SectionRenderContext,
 } from './section.js';
@@ -44,13 +45,38 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
   }
 
   override validate(): void {
+    this.#checkPlaceholders(this.#parts, `section "${this.key}"`);
+  }
+
+  /** The dedented template. */
+  override bodyTemplate(): string {
+    return this.template;
+  }
+
+  /**
+   * An override's text is a template like the section's own (dedented, its
+   * placeholders naming params fields), filled from the same params.
+   */
+  override compileBody(text: string): SectionBodyRenderer {
+    const where = `override of section "${this.key}"`;
+    const parts = parseTemplate(dedent(text), where);
+    this.#checkPlaceholders(parts, where);
+    return (params, context) =>
+      fillTemplate(
+        parts,
+        (params ?? {}) as Readonly<Record<string, unknown>>,
+        `section "${context.path}" (override)`,
+      );
+  }
+
+  #checkPlaceholders(parts: readonly TemplatePart[], where: string): void {
     const fields = this.params === undefined ? [] : Object.keys(this.params.shape);
-    for (const name of placeholderNames(this.#parts)) {
+    for (const name of placeholderNames(parts)) {
       if (!fields.includes(name)) {
         const expected =
           fields.length === 0 ? 'the section has no params' : `params fields: ${fields.join(', ')}`;
         throw new PromptValidationError(
-          `section "${this.key}": placeholder "\${${name}}" names no params field (${expected})`,
+          `${where}: placeholder "\${${name}}" names no params field (${expected})`,
         );
       }
     }

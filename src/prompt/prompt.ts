@@ -4,6 +4,9 @@ import { isObserved } from '../runtime/event-bus.js';
 import { PromptRendered } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
+import { OverridesApplier, type OverrideOutcome } from './overrides/apply.js';
+import { DEFAULT_OVERRIDES_TAG, type PromptOverrides } from './overrides/prompt-overrides.js';
+import type { OverridesStoreCallOptions, PromptOverridesStore } from './overrides/store.js';
 import type { PromptTemplate } from './prompt-template.js';
 import { RenderedPrompt } from './rendered-prompt.js';
 import { sameItems } from './same-items.js';
@@ -13,6 +16,23 @@ import type { ParamsSchema, Section } from './section.js';
 export interface RenderOptions {
   /** Passed to sections and `enabled` predicates; `PromptRendered` is published on it. */
   readonly session?: Session;
+}
+
+/** Options of the {@link Prompt} constructor. */
+export interface PromptOptions {
+  /**
+   * Overrides to apply (read from a store: see {@link Prompt.withOverrides}),
+   * checked against the template when the prompt is created.
+   * @default none: the template's own text
+   */
+  readonly overrides?: PromptOverrides;
+}
+
+/** Options of {@link Prompt.withOverrides}. */
+export interface WithOverridesOptions extends OverridesStoreCallOptions {
+  readonly store: PromptOverridesStore;
+  /** @default 'latest' */
+  readonly tag?: string;
 }
 
 /**
@@ -34,8 +54,43 @@ export class Prompt<O = unknown> {
       }
     | undefined;
 
-  constructor(template: PromptTemplate<O>) {
+  /** Set when the prompt was created with overrides. */
+  readonly #overrides: OverridesApplier | undefined;
+
+  /**
+   * @throws PromptOverridesError for overrides of another prompt, or whose
+   *   replacement text breaks the rules of what it replaces.
+   */
+  constructor(template: PromptTemplate<O>, options: PromptOptions = {}) {
     this.template = template;
+    this.#overrides =
+      options.overrides === undefined
+        ? undefined
+        : new OverridesApplier(template, options.overrides);
+  }
+
+  /**
+   * Reads the template's overrides under `tag` from `store` and creates the
+   * prompt with them (without, when the store has none). Reading is the
+   * only asynchronous step: rendering stays synchronous and never touches
+   * the store, and a prompt keeps the overrides it was created with.
+   *
+   * @throws PromptOverridesError for stored overrides that do not parse or do not fit.
+   */
+  static async withOverrides<O>(
+    template: PromptTemplate<O>,
+    options: WithOverridesOptions,
+  ): Promise<Prompt<O>> {
+    const overrides = await options.store.resolve(
+      { ns: template.ns, key: template.key, tag: options.tag ?? DEFAULT_OVERRIDES_TAG },
+      options.signal === undefined ? {} : { signal: options.signal },
+    );
+    return new Prompt(template, overrides === undefined ? {} : { overrides });
+  }
+
+  /** The overrides the prompt was created with, if any. */
+  get overrides(): PromptOverrides | undefined {
+    return this.#overrides?.overrides;
   }
 
   /**
@@ -70,6 +125,8 @@ export class Prompt<O = unknown> {
     const toolLists: (readonly Tool[])[] = [];
     const toolPaths: string[] = [];
     const { session } = options;
+    const overrides = this.#overrides;
+    const outcomes: OverrideOutcome[] | undefined = overrides?.begin();
 
     const visit = (
       sections: readonly Section[],
@@ -85,16 +142,17 @@ export class Prompt<O = unknown> {
         index += 1;
         const number = prefix === '' ? String(index) : `${prefix}.${index}`;
         const heading = `${'#'.repeat(depth + 2)} ${number}. ${section.title} (${path})`;
-        const body = section
-          .renderBody(params as never, {
-            depth,
-            number,
-            path,
-            ...(session === undefined ? {} : { session }),
-          })
-          .trim();
+        const context = { depth, number, path, ...(session === undefined ? {} : { session }) };
+        const body = (
+          overrides === undefined
+            ? section.renderBody(params as never, context)
+            : overrides.renderBody(section, path, params, context, outcomes!)
+        ).trim();
         parts.push(heading, body);
-        const tools = section.tools();
+        const tools =
+          overrides === undefined
+            ? section.tools()
+            : overrides.tools(section, path, section.tools(), outcomes!);
         if (tools.length > 0) {
           toolLists.push(tools);
           toolPaths.push(path);
@@ -109,6 +167,7 @@ export class Prompt<O = unknown> {
       this.#tools(toolLists, toolPaths),
       this.template.output,
     );
+    if (session !== undefined && outcomes !== undefined) overrides!.publish(outcomes, session);
     if (session !== undefined && isObserved(session, PromptRendered)) {
       session.dispatch(
         new PromptRendered({

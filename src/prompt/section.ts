@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
 
@@ -17,7 +18,19 @@ export interface SectionRenderContext {
   /** Dotted path of keys from the root, e.g. `parent.child`. */
   readonly path: string;
   readonly session?: Session;
+  /**
+   * The description this render gives one of the section's tools: a prompt
+   * override's, where one applies. Present only when overrides are in use;
+   * a section that lists its tools in its body (the MCP inventory) asks it.
+   */
+  readonly toolDescription?: (tool: Tool) => string;
 }
+
+/**
+ * Renders a body in place of {@link Section.renderBody}: made by
+ * {@link Section.compileBody} from a prompt override's text.
+ */
+export type SectionBodyRenderer = (params: unknown, context: SectionRenderContext) => string;
 
 /** Given to an `enabled` predicate. */
 export interface SectionEnabledContext {
@@ -95,6 +108,25 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
    * @throws PromptValidationError
    */
   validate(): void {}
+
+  /**
+   * The text a prompt override replaces, and whose content hash it
+   * records: the body's template. `undefined` (the default) for a body with
+   * no template, which overrides cannot replace.
+   */
+  bodyTemplate(): string | undefined {
+    return undefined;
+  }
+
+  /**
+   * Checks a prompt override's replacement for {@link Section.bodyTemplate}
+   * and returns what renders it; called once, when a `Prompt` is created
+   * with overrides.
+   * @throws PromptValidationError when the text breaks the section's template rules.
+   */
+  compileBody(_text: string): SectionBodyRenderer {
+    throw new PromptValidationError(`section "${this.key}" has no body template to replace`);
+  }
 
   /** The body text, without the heading. */
   abstract renderBody(

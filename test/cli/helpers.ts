@@ -92,12 +92,18 @@ export async function runBuiltCli(args: readonly string[]): Promise<CliRun> {
   });
 }
 
-/** Builds `dist/` when the CLI's sources are newer than `dist/src/cli/main.js`. */
+/**
+ * Builds `dist/` when a source file is newer than `dist/src/cli/main.js`:
+ * any file of `src/`, since the CLI (and a module it loads that imports
+ * `mcp-sections`) runs the whole library from `dist/`.
+ */
 export function ensureBuilt(): void {
   const built = existsSync(builtMain) ? statSync(builtMain).mtimeMs : 0;
-  const sources = path.join(repo, 'src', 'cli');
+  const sources = path.join(repo, 'src');
   const newest = Math.max(
-    ...readdirSync(sources).map((name) => statSync(path.join(sources, name)).mtimeMs),
+    ...readdirSync(sources, { recursive: true, encoding: 'utf8' }).map(
+      (name) => statSync(path.join(sources, name)).mtimeMs,
+    ),
   );
   if (newest > built) {
     execFileSync(

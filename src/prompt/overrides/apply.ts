@@ -1,0 +1,343 @@
+/**
+ * How a `Prompt` created with overrides renders: which section bodies and
+ * tool descriptions they replace, and the events that say so. Decided once
+ * per section (when the prompt is created) and once per tool object (when
+ * it is first offered: MCP tools arrive after connecting), so a render
+ * repeats no hashing.
+ */
+import { PromptOverridesError, PromptValidationError } from '../../core/errors.js';
+import { isObserved } from '../../runtime/event-bus.js';
+import type { Session } from '../../runtime/session.js';
+import { MAX_TOOL_DESCRIPTION_LENGTH, Tool } from '../../tools/tool.js';
+import type { PromptTemplate } from '../prompt-template.js';
+import type { Section, SectionBodyRenderer, SectionRenderContext } from '../section.js';
+import { contentHash } from './content-hash.js';
+import { walkSections } from './descriptor.js';
+import {
+  PromptOverrideApplied,
+  PromptOverrideRefused,
+  PromptOverrideSkipped,
+  type PromptOverrideSkipReason,
+  type PromptOverrideTarget,
+} from './events.js';
+import { parsePromptOverrides, type PromptOverrides } from './prompt-overrides.js';
+
+/** What became of one override, ready to be published. */
+export type OverrideOutcome = {
+  readonly target: PromptOverrideTarget;
+  readonly path: string;
+  readonly toolName?: string;
+} & (
+  | { readonly kind: 'applied'; readonly replacedHash: string }
+  | { readonly kind: 'refused'; readonly reason: string }
+  | {
+      readonly kind: 'skipped';
+      readonly reason: PromptOverrideSkipReason;
+      readonly expectedHash: string;
+      readonly actualHash?: string;
+    }
+);
+
+interface SectionDecision {
+  readonly outcome: OverrideOutcome;
+  /** What renders the body instead of the section, when the override applies. */
+  readonly render?: SectionBodyRenderer;
+}
+
+interface ToolDecision {
+  readonly outcome: OverrideOutcome;
+  /** The tool to offer: the same tool, or one with the override's description. */
+  readonly tool: Tool;
+}
+
+/** Invisible or line-breaking characters, which a one-line MCP description may not hold. */
+const NOT_ONE_LINE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+
+/** @internal The overrides of one `Prompt`, decided against its template. */
+export class OverridesApplier {
+  readonly overrides: PromptOverrides;
+  readonly #sections = new Map<string, SectionDecision>();
+  /** Overrides of paths the template does not have, reported at every render. */
+  readonly #unknown: readonly OverrideOutcome[];
+  readonly #hasToolOverrides: boolean;
+  readonly #tools = new WeakMap<Tool, ToolDecision | null>();
+  readonly #lists = new WeakMap<
+    readonly Tool[],
+    { readonly tools: readonly Tool[]; readonly outcomes: readonly OverrideOutcome[] }
+  >();
+  readonly #describers = new Map<string, (tool: Tool) => string>();
+
+  /**
+   * @throws PromptOverridesError for overrides of another prompt, a section
+   *   path two sections share, or a replacement that breaks the rules of
+   *   what it replaces (a placeholder that names no params field, a native
+   *   tool description over 200 characters).
+   */
+  constructor(template: PromptTemplate<unknown>, overrides: PromptOverrides) {
+    const checked = parsePromptOverrides(overrides);
+    if (checked.ns !== template.ns || checked.key !== template.key) {
+      throw new PromptOverridesError(
+        `overrides of prompt "${checked.ns}/${checked.key}" cannot apply to prompt "${template.ns}/${template.key}"`,
+      );
+    }
+    this.overrides = checked;
+    const byPath = new Map<string, Section>();
+    const shared = new Set<string>();
+    walkSections(template.sections, (section, path) => {
+      if (byPath.has(path)) shared.add(path);
+      byPath.set(path, section);
+    });
+    const unknown: OverrideOutcome[] = [];
+    for (const [path, entry] of Object.entries(checked.sections)) {
+      const section = byPath.get(path);
+      if (section === undefined) {
+        unknown.push({
+          kind: 'skipped',
+          reason: 'unknown-section',
+          target: 'section',
+          path,
+          expectedHash: entry.expectedHash,
+        });
+        continue;
+      }
+      if (shared.has(path)) {
+        throw this.#error(
+          `two sections have the path "${path}"; an override cannot tell them apart`,
+        );
+      }
+      this.#sections.set(path, this.#decideSection(section, path, entry));
+    }
+    this.#unknown = Object.freeze(unknown);
+    this.#hasToolOverrides = Object.keys(checked.tools).length > 0;
+    // Tools known now are decided now, so a bad description fails here, not mid-conversation.
+    if (this.#hasToolOverrides) {
+      walkSections(template.sections, (section, path) => {
+        for (const tool of section.toolsAtCreation()) this.#decideTool(tool, section, path);
+      });
+    }
+  }
+
+  /** Outcomes every render reports, whatever it renders: overrides of paths the template lacks. */
+  begin(): OverrideOutcome[] {
+    return [...this.#unknown];
+  }
+
+  /** The section's body, from the override when one applies; records the outcome. */
+  renderBody(
+    section: Section,
+    path: string,
+    params: unknown,
+    context: SectionRenderContext,
+    outcomes: OverrideOutcome[],
+  ): string {
+    const describer = this.#describer(section, path);
+    const full = describer === undefined ? context : { ...context, toolDescription: describer };
+    const decision = this.#sections.get(path);
+    if (decision === undefined) return section.renderBody(params as never, full);
+    outcomes.push(decision.outcome);
+    return decision.render === undefined
+      ? section.renderBody(params as never, full)
+      : decision.render(params, full);
+  }
+
+  /**
+   * The section's tools as offered: those with an applicable override
+   * replaced by a tool with its description (same name, schema, handler
+   * and origin); records the outcomes. The same frozen list for the same
+   * frozen list, so the prompt's tool cache keeps working.
+   */
+  tools(
+    section: Section,
+    path: string,
+    tools: readonly Tool[],
+    outcomes: OverrideOutcome[],
+  ): readonly Tool[] {
+    if (!this.#hasToolOverrides || tools.length === 0) return tools;
+    let offered = this.#lists.get(tools);
+    if (offered === undefined) {
+      const found: OverrideOutcome[] = [];
+      let changed = false;
+      const list = tools.map((tool) => {
+        const decision = this.#decideTool(tool, section, path);
+        if (decision === null) return tool;
+        found.push(decision.outcome);
+        changed ||= decision.tool !== tool;
+        return decision.tool;
+      });
+      offered = { tools: changed ? Object.freeze(list) : tools, outcomes: Object.freeze(found) };
+      if (Object.isFrozen(tools)) this.#lists.set(tools, offered);
+    }
+    outcomes.push(...offered.outcomes);
+    return offered.tools;
+  }
+
+  /** Publishes one event per outcome, each only when something listens for it. */
+  publish(outcomes: readonly OverrideOutcome[], session: Session): void {
+    const { ns, key, tag } = this.overrides;
+    for (const outcome of outcomes) {
+      const base = {
+        ns,
+        key,
+        tag,
+        target: outcome.target,
+        path: outcome.path,
+        ...(outcome.toolName === undefined ? {} : { toolName: outcome.toolName }),
+        sessionId: session.sessionId,
+      };
+      if (outcome.kind === 'applied') {
+        if (!isObserved(session, PromptOverrideApplied)) continue;
+        session.dispatch(
+          new PromptOverrideApplied({
+            ...base,
+            replacedHash: outcome.replacedHash,
+            createdAt: new Date(),
+          }),
+        );
+      } else if (outcome.kind === 'refused') {
+        if (!isObserved(session, PromptOverrideRefused)) continue;
+        session.dispatch(
+          new PromptOverrideRefused({ ...base, reason: outcome.reason, createdAt: new Date() }),
+        );
+      } else {
+        if (!isObserved(session, PromptOverrideSkipped)) continue;
+        session.dispatch(
+          new PromptOverrideSkipped({
+            ...base,
+            reason: outcome.reason,
+            expectedHash: outcome.expectedHash,
+            ...(outcome.actualHash === undefined ? {} : { actualHash: outcome.actualHash }),
+            createdAt: new Date(),
+          }),
+        );
+      }
+    }
+  }
+
+  #decideSection(
+    section: Section,
+    path: string,
+    entry: PromptOverrides['sections'][string],
+  ): SectionDecision {
+    const where = { target: 'section', path } as const;
+    if (!section.acceptsOverrides) {
+      return {
+        outcome: {
+          ...where,
+          kind: 'refused',
+          reason: `section "${path}" does not accept overrides`,
+        },
+      };
+    }
+    const template = section.bodyTemplate();
+    if (template === undefined) {
+      return {
+        outcome: { ...where, kind: 'refused', reason: `section "${path}" has no body template` },
+      };
+    }
+    const actualHash = contentHash(template);
+    if (actualHash !== entry.expectedHash) {
+      return {
+        outcome: {
+          ...where,
+          kind: 'skipped',
+          reason: 'stale',
+          expectedHash: entry.expectedHash,
+          actualHash,
+        },
+      };
+    }
+    let render: SectionBodyRenderer;
+    try {
+      render = section.compileBody(entry.body);
+    } catch (error) {
+      if (!(error instanceof PromptValidationError)) throw error;
+      throw this.#error(`section "${path}": ${error.message}`, error);
+    }
+    return { outcome: { ...where, kind: 'applied', replacedHash: actualHash }, render };
+  }
+
+  #decideTool(tool: Tool, section: Section, path: string): ToolDecision | null {
+    const known = this.#tools.get(tool);
+    if (known !== undefined) return known;
+    const { tools } = this.overrides;
+    const entry = Object.hasOwn(tools, tool.name) ? tools[tool.name] : undefined;
+    let decision: ToolDecision | null = null;
+    if (entry !== undefined) {
+      const where = { target: 'tool', path, toolName: tool.name } as const;
+      const actualHash = contentHash(tool.description);
+      if (!section.acceptsOverrides) {
+        const reason = `section "${path}" offering tool "${tool.name}" does not accept overrides`;
+        decision = { tool, outcome: { ...where, kind: 'refused', reason } };
+      } else if (actualHash !== entry.expectedHash) {
+        decision = {
+          tool,
+          outcome: {
+            ...where,
+            kind: 'skipped',
+            reason: 'stale',
+            expectedHash: entry.expectedHash,
+            actualHash,
+          },
+        };
+      } else {
+        decision = {
+          tool: withDescription(tool, this.#checkDescription(tool, entry.description)),
+          outcome: { ...where, kind: 'applied', replacedHash: actualHash },
+        };
+      }
+    }
+    this.#tools.set(tool, decision);
+    return decision;
+  }
+
+  /** The description lookup given to a section that accepts overrides, one per path. */
+  #describer(section: Section, path: string): ((tool: Tool) => string) | undefined {
+    if (!this.#hasToolOverrides || !section.acceptsOverrides) return undefined;
+    let describer = this.#describers.get(path);
+    if (describer === undefined) {
+      describer = (tool) => (this.#decideTool(tool, section, path) ?? { tool }).tool.description;
+      this.#describers.set(path, describer);
+    }
+    return describer;
+  }
+
+  /** The rules of the description replaced: `Tool.create`'s for native tools, one line for MCP tools. */
+  #checkDescription(tool: Tool, description: string): string {
+    if (tool.origin.kind === 'native' && description.length > MAX_TOOL_DESCRIPTION_LENGTH) {
+      throw this.#error(
+        `tool "${tool.name}": description must be 1-${MAX_TOOL_DESCRIPTION_LENGTH} characters after trimming, ` +
+          `got ${description.length}`,
+      );
+    }
+    const bad = tool.origin.kind === 'mcp' ? NOT_ONE_LINE.exec(description) : null;
+    if (bad !== null) {
+      const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      throw this.#error(
+        `tool "${tool.name}": description of an MCP tool must be one line without control or ` +
+          `invisible characters; found U+${code} at offset ${bad.index}`,
+      );
+    }
+    return description;
+  }
+
+  #error(message: string, cause?: unknown): PromptOverridesError {
+    const { ns, key, tag } = this.overrides;
+    return new PromptOverridesError(
+      `overrides of prompt "${ns}/${key}" tag "${tag}": ${message}`,
+      cause === undefined ? {} : { cause },
+    );
+  }
+}
+
+/** The same tool with another description: name, schema, handler, annotations and origin are its own. */
+function withDescription(tool: Tool, description: string): Tool {
+  return Tool.trusted({
+    name: tool.name,
+    description,
+    params: () => tool.params,
+    inputSchema: tool.inputSchema,
+    annotations: tool.annotations,
+    origin: tool.origin,
+    handler: tool.handler,
+  });
+}
