@@ -255,7 +255,7 @@ export type {
   OpenAIResponsesFunctionTool,
   ToOpenAIResponsesToolsOptions,
 } from './ecosystem/openai-responses.js';
-export { SECRET_MASK, isSecretArgumentName } from './ecosystem/secret-arguments.js';
+export { SECRET_MASK, isSecretArgumentName } from './tools/secret-arguments.js';
 export { TRACER_NAME, instrumentSession } from './ecosystem/telemetry.js';
 export type {
   InstrumentSessionOptions,
