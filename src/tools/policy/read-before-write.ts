@@ -84,6 +84,7 @@ export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolic
     ...toolNameSet(
       options.pathArguments ?? DEFAULT_READ_BEFORE_WRITE.pathArguments,
       `${owner}: pathArguments`,
+      'argument name',
     ),
   ];
   if (options.root !== undefined && (typeof options.root !== 'string' || options.root === '')) {

@@ -27,6 +27,11 @@ export function toolMatcher(
 ): (tool: Tool) => boolean {
   if (selector === undefined) return () => true;
   if (typeof selector === 'function') return selector;
+  if (!Array.isArray(selector)) {
+    throw new PromptValidationError(
+      `${owner} must be an array of tool names or a function of the tool, received ${describe(selector)}`,
+    );
+  }
   const names = toolNameSet(selector, owner);
   return (tool) => toolIsNamed(tool, names);
 }
@@ -35,18 +40,26 @@ export function toolMatcher(
  * The names of a list, checked: an array of non-empty strings.
  * @throws PromptValidationError naming `owner` and the bad entry.
  */
-export function toolNameSet(names: unknown, owner: string): ReadonlySet<string> {
+export function toolNameSet(
+  names: unknown,
+  owner: string,
+  noun = 'tool name',
+): ReadonlySet<string> {
   if (!Array.isArray(names)) {
     throw new PromptValidationError(
-      `${owner} must be an array of tool names or a function of the tool, received ${names === null ? 'null' : typeof names}`,
+      `${owner} must be an array of ${noun}s, received ${describe(names)}`,
     );
   }
   names.forEach((name: unknown, index) => {
     if (typeof name !== 'string' || name.trim().length === 0) {
       throw new PromptValidationError(
-        `${owner}[${index}] must be a tool name (a non-empty string), received ${JSON.stringify(name)}`,
+        `${owner}[${index}] must be a ${noun} (a non-empty string), received ${JSON.stringify(name)}`,
       );
     }
   });
   return new Set(names as string[]);
+}
+
+function describe(value: unknown): string {
+  return value === null ? 'null' : typeof value;
 }
