@@ -58,7 +58,7 @@ export class SectionStructuredTool extends StructuredTool<
 
   readonly name: string;
   readonly description: string;
-  /** The tool's JSON Schema, unchanged: what `bindTools` sends the model. */
+  /** A copy of the tool's JSON Schema, unchanged: what `bindTools` sends the model. */
   readonly schema: JSONSchema;
   readonly #tool: Tool;
   readonly #options: ToLangChainToolsOptions;
@@ -72,7 +72,9 @@ export class SectionStructuredTool extends StructuredTool<
     this.#policies = policies;
     this.name = tool.name;
     this.description = tool.description;
-    this.schema = tool.inputSchema;
+    // A copy: LangChain's validator (@cfworker/json-schema) marks the schema
+    // objects it is given, and a native tool's schema is frozen.
+    this.schema = structuredClone(tool.inputSchema) as JSONSchema;
   }
 
   /**
