@@ -74,7 +74,7 @@ export class SectionStructuredTool extends StructuredTool<
     this.description = tool.description;
     // A copy: LangChain's validator (@cfworker/json-schema) marks the schema
     // objects it is given, and a native tool's schema is frozen.
-    this.schema = structuredClone(tool.inputSchema) as JSONSchema;
+    this.schema = structuredClone(tool.inputSchema);
   }
 
   /**
