@@ -16,7 +16,7 @@ import type { Approval } from '../tools/policy/approval.js';
 import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { anySignal } from './any-signal.js';
-import { policiesOf, resultText, toolsOf, type ToolSource } from './tool-source.js';
+import { policiesOf, policyOptions, resultText, toolsOf, type ToolSource } from './tool-source.js';
 
 /** What `execute` returns: the `ToolResult` as a plain object. */
 export interface AiSdkToolOutput {
@@ -96,8 +96,7 @@ async function execute(
     const result = await invokeTool(tool, args, {
       session: options.session,
       ...(combined.signal === undefined ? {} : { signal: combined.signal }),
-      ...(policies.length === 0 ? {} : { policies }),
-      ...(options.approval === undefined ? {} : { approval: options.approval }),
+      ...policyOptions(policies, options.approval),
     });
     return { success: result.success, message: result.message, value: result.value };
   } finally {

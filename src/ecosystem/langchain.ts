@@ -24,7 +24,14 @@ import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { anySignal } from './any-signal.js';
-import { policiesOf, resultText, toolsOf, type ToolSource, resultParts } from './tool-source.js';
+import {
+  policiesOf,
+  policyOptions,
+  resultText,
+  toolsOf,
+  type ToolSource,
+  resultParts,
+} from './tool-source.js';
 
 /** Options of {@link toLangChainTools}. */
 export interface ToLangChainToolsOptions {
@@ -118,12 +125,10 @@ export class SectionStructuredTool extends StructuredTool<
     const combined = anySignal([this.#options.signal, signal]);
     let result: ToolResult;
     try {
-      const { approval } = this.#options;
       result = await invokeTool(this.#tool, args, {
         session: this.#options.session,
         ...(combined.signal === undefined ? {} : { signal: combined.signal }),
-        ...(this.#policies.length === 0 ? {} : { policies: this.#policies }),
-        ...(approval === undefined ? {} : { approval }),
+        ...policyOptions(this.#policies, this.#options.approval),
       });
     } finally {
       combined.dispose();

@@ -81,16 +81,27 @@ export async function invokeByName(
     const available = tools.map((candidate) => candidate.name).join(', ') || '(none)';
     return ToolResult.error(`unknown tool ${JSON.stringify(name)}; available tools: ${available}`);
   }
-  const policies = policiesOf(source, tool);
   return invokeTool(tool, args, {
     session: options.session,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(policies.length === 0 ? {} : { policies }),
-    ...(options.approval === undefined ? {} : { approval: options.approval }),
+    ...policyOptions(policiesOf(source, tool), options.approval),
   });
 }
 
 const NONE: readonly ToolPolicy[] = Object.freeze([]);
+
+/**
+ * What a call adds to `invokeTool`'s options for its policies; nothing (no
+ * allocation) when the tool has none, which is when an approval handler has
+ * nothing to decide either.
+ */
+export function policyOptions(
+  policies: readonly ToolPolicy[],
+  approval: Approval | undefined,
+): { readonly policies: readonly ToolPolicy[]; readonly approval?: Approval } | undefined {
+  if (policies.length === 0) return undefined;
+  return approval === undefined ? { policies } : { policies, approval };
+}
 
 /** The policies a source gives `tool` (a rendered prompt's); none for a plain list. */
 export function policiesOf(source: ToolSource, tool: Tool): readonly ToolPolicy[] {

@@ -33,7 +33,8 @@ export interface DenyAfterEscalationOptions {
 
 /**
  * A policy that refuses the covered tools once `session.privateData`
- * reaches `at`. The level only rises, so once refused, always refused.
+ * reaches `at` (after merging what other processes stored for the session,
+ * when it has a store). The level only rises, so once refused, always refused.
  *
  * @throws PromptValidationError for a bad name, level or tool list.
  * @example
@@ -55,9 +56,14 @@ export function denyAfterEscalation(options: DenyAfterEscalationOptions = {}): T
   const covers = toolMatcher(options.tools, `denyAfterEscalation "${name}": tools`);
   return Object.freeze({
     name,
-    check(tool: Tool, _params: unknown, context: ToolContext): PolicyDecision {
-      const level = context.session.privateData.sensitivity;
-      if (!covers(tool) || !atLeast(level, at)) return PolicyDecision.allow();
+    async check(tool: Tool, _params: unknown, context: ToolContext): Promise<PolicyDecision> {
+      if (!covers(tool)) return PolicyDecision.allow();
+      const { session } = context;
+      // Escalations other processes stored for this session count too; a
+      // store that cannot be read fails the check, which denies.
+      if (session.store !== undefined) await session.syncFromStore({ signal: context.signal });
+      const level = session.privateData.sensitivity;
+      if (!atLeast(level, at)) return PolicyDecision.allow();
       return PolicyDecision.deny(
         `the session holds ${level} data (at or above "${at}"), and tool "${tool.name}" may not run after that`,
       );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
+  FileSessionStore,
   PromptValidationError,
   Session,
   Tool,
@@ -11,6 +12,7 @@ import {
   type DataSensitivity,
   type ToolPolicy,
 } from '../../../src/index.js';
+import { tempDir } from '../../support/mcp-fixtures.js';
 
 function tool(name: string, runs: string[]): Tool {
   return Tool.create({
@@ -67,6 +69,27 @@ describe('denyAfterEscalation', () => {
       ['secret', false],
     ]);
     expect(runs.filter((name) => name === 'write_note')).toHaveLength(3);
+  });
+
+  it('sees an escalation another worker stored for the same session', async () => {
+    await using dir = await tempDir('deny-after-escalation');
+    const store = new FileSessionStore({ directory: dir.path });
+    const here = await Session.open({ sessionId: 'conv-9', store });
+    const there = await Session.open({ sessionId: 'conv-9', store });
+    there.privateData.add('payroll', 'secret');
+    await there.flush();
+
+    const runs: string[] = [];
+    const refused = await invokeTool(
+      tool('send_email', runs),
+      {},
+      {
+        session: here,
+        policies: [denyAfterEscalation()],
+      },
+    );
+    expect(refused.message).toMatch(/the session holds secret data/);
+    expect(runs).toEqual([]);
   });
 
   it.each<[string, Parameters<typeof denyAfterEscalation>[0], string]>([
