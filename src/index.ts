@@ -103,6 +103,27 @@ export type {
 export type { ToolContext } from './tools/tool-context.js';
 export { ToolResult } from './tools/tool-result.js';
 
+// Tool policies (docs/policies.md).
+export { PolicyDecision } from './tools/policy/policy-decision.js';
+export { POLICY_NAME_PATTERN } from './tools/policy/tool-policy.js';
+export type { PolicyDenial, ToolPolicy } from './tools/policy/tool-policy.js';
+export type { ToolSelector } from './tools/policy/tool-selector.js';
+export { DEFAULT_APPROVAL_TIMEOUT_MS } from './tools/policy/approval.js';
+export type {
+  Approval,
+  ApprovalHandler,
+  ApprovalOptions,
+  ApprovalRequest,
+  ApprovalVerdict,
+  PolicyReason,
+} from './tools/policy/approval.js';
+export { requireApproval } from './tools/policy/require-approval.js';
+export type { RequireApprovalOptions } from './tools/policy/require-approval.js';
+export { denyAfterEscalation } from './tools/policy/deny-after-escalation.js';
+export type { DenyAfterEscalationOptions } from './tools/policy/deny-after-escalation.js';
+export { DEFAULT_READ_BEFORE_WRITE, readBeforeWrite } from './tools/policy/read-before-write.js';
+export type { ReadBeforeWriteOptions } from './tools/policy/read-before-write.js';
+
 // Prompts.
 export { MarkdownSection } from './prompt/markdown-section.js';
 export type { MarkdownSectionOptions } from './prompt/markdown-section.js';
@@ -301,7 +322,7 @@ export type {
   OpenAIResponsesFunctionTool,
   ToOpenAIResponsesToolsOptions,
 } from './ecosystem/openai-responses.js';
-export { SECRET_MASK, isSecretArgumentName } from './ecosystem/secret-arguments.js';
+export { SECRET_MASK, isSecretArgumentName } from './tools/secret-arguments.js';
 export { TRACER_NAME, instrumentSession } from './ecosystem/telemetry.js';
 export type {
   InstrumentSessionOptions,

@@ -12,9 +12,11 @@ import type * as Ai from 'ai';
 import type { JSONSchema7, Tool as AiTool, ToolExecutionOptions } from 'ai';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
+import type { Approval } from '../tools/policy/approval.js';
+import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { anySignal } from './any-signal.js';
-import { resultText, toolsOf, type ToolSource } from './tool-source.js';
+import { policiesOf, policyOptions, resultText, toolsOf, type ToolSource } from './tool-source.js';
 
 /** What `execute` returns: the `ToolResult` as a plain object. */
 export interface AiSdkToolOutput {
@@ -34,6 +36,8 @@ export interface ToAiSdkToolsOptions {
   readonly session: Session;
   /** Cancels every call, together with the SDK's own `abortSignal`. */
   readonly signal?: AbortSignal;
+  /** Decides the calls a policy of the prompt asks about; without it an `ask` denies. @default none */
+  readonly approval?: Approval;
 }
 
 type AiModule = Pick<typeof Ai, 'tool' | 'jsonSchema'>;
@@ -42,7 +46,8 @@ let aiModule: Promise<AiModule> | undefined;
 /**
  * The tools of a rendered prompt as an AI SDK `ToolSet`, keyed by tool name.
  *
- * Each `execute(args, { abortSignal })` runs `invokeTool` and returns
+ * Each `execute(args, { abortSignal })` runs `invokeTool` (with the
+ * prompt's policies for that tool, when `source` is a rendered prompt) and returns
  * `{ success, message, value }`; expected failures (bad arguments, a tool
  * error) are returned, not thrown, and the model sees them as `error-text`.
  * The model sees a success as its message (with the value as JSON when the
@@ -67,7 +72,8 @@ export async function toAiSdkTools(
       description: tool.description,
       // No `validate`: the SDK passes the model's input through, and ours checks it.
       inputSchema: ai.jsonSchema<Record<string, unknown>>(tool.inputSchema as JSONSchema7),
-      execute: (args, execution) => execute(tool, args, execution, options),
+      execute: (args, execution) =>
+        execute(tool, policiesOf(source, tool), args, execution, options),
       toModelOutput: ({ output }) =>
         output.success
           ? { type: 'text', value: resultText(tool, output) }
@@ -80,6 +86,7 @@ export async function toAiSdkTools(
 
 async function execute(
   tool: Tool,
+  policies: readonly ToolPolicy[],
   args: unknown,
   execution: ToolExecutionOptions,
   options: ToAiSdkToolsOptions,
@@ -89,6 +96,7 @@ async function execute(
     const result = await invokeTool(tool, args, {
       session: options.session,
       ...(combined.signal === undefined ? {} : { signal: combined.signal }),
+      ...policyOptions(policies, options.approval),
     });
     return { success: result.success, message: result.message, value: result.value };
   } finally {

@@ -19,10 +19,19 @@ import {
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
+import type { Approval } from '../tools/policy/approval.js';
+import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { anySignal } from './any-signal.js';
-import { resultText, toolsOf, type ToolSource, resultParts } from './tool-source.js';
+import {
+  policiesOf,
+  policyOptions,
+  resultText,
+  toolsOf,
+  type ToolSource,
+  resultParts,
+} from './tool-source.js';
 
 /** Options of {@link toLangChainTools}. */
 export interface ToLangChainToolsOptions {
@@ -30,6 +39,8 @@ export interface ToLangChainToolsOptions {
   readonly session: Session;
   /** Cancels every call, together with the `signal` of LangChain's run config. */
   readonly signal?: AbortSignal;
+  /** Decides the calls a policy of the prompt asks about; without it an `ask` denies. @default none */
+  readonly approval?: Approval;
 }
 
 /** What a tool call's arguments are: a JSON object. */
@@ -54,18 +65,23 @@ export class SectionStructuredTool extends StructuredTool<
 
   readonly name: string;
   readonly description: string;
-  /** The tool's JSON Schema, unchanged: what `bindTools` sends the model. */
+  /** A copy of the tool's JSON Schema, unchanged: what `bindTools` sends the model. */
   readonly schema: JSONSchema;
   readonly #tool: Tool;
   readonly #options: ToLangChainToolsOptions;
+  readonly #policies: readonly ToolPolicy[];
 
-  constructor(tool: Tool, options: ToLangChainToolsOptions) {
+  /** `policies`: what calls of `tool` obey (a rendered prompt's `policiesFor(tool.name)`). */
+  constructor(tool: Tool, options: ToLangChainToolsOptions, policies: readonly ToolPolicy[] = []) {
     super();
     this.#tool = tool;
     this.#options = options;
+    this.#policies = policies;
     this.name = tool.name;
     this.description = tool.description;
-    this.schema = tool.inputSchema;
+    // A copy: LangChain's validator (@cfworker/json-schema) marks the schema
+    // objects it is given, and a native tool's schema is frozen.
+    this.schema = structuredClone(tool.inputSchema);
   }
 
   /**
@@ -112,6 +128,7 @@ export class SectionStructuredTool extends StructuredTool<
       result = await invokeTool(this.#tool, args, {
         session: this.#options.session,
         ...(combined.signal === undefined ? {} : { signal: combined.signal }),
+        ...policyOptions(this.#policies, this.#options.approval),
       });
     } finally {
       combined.dispose();
@@ -133,7 +150,8 @@ export class SectionStructuredTool extends StructuredTool<
 }
 
 /**
- * The tools of a rendered prompt as LangChain `StructuredTool`s, in order.
+ * The tools of a rendered prompt as LangChain `StructuredTool`s, in order;
+ * their calls obey the prompt's policies.
  *
  * @example
  * import { toLangChainTools } from 'mcp-sections/langchain';
@@ -145,7 +163,9 @@ export function toLangChainTools(
   source: ToolSource,
   options: ToLangChainToolsOptions,
 ): SectionStructuredTool[] {
-  return toolsOf(source).map((tool) => new SectionStructuredTool(tool, options));
+  return toolsOf(source).map(
+    (tool) => new SectionStructuredTool(tool, options, policiesOf(source, tool)),
+  );
 }
 
 /** A LangChain `ToolCall` (`{ name, args, id?, type?: 'tool_call' }`), as `invoke` may be given. */

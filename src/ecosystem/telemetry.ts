@@ -3,7 +3,7 @@
  * from the events the session already publishes. Through `@opentelemetry/api`
  * only: without a registered tracer provider every span is a no-op.
  *
- * Never recorded: secret arguments (see `secret-arguments.ts`), server `env`,
+ * Never recorded: secret arguments (see `src/tools/secret-arguments.ts`), server `env`,
  * header values, URL credentials, and tool results (only their outcome, and
  * the message of a failure, scrubbed of the secrets above).
  */
@@ -23,7 +23,7 @@ import type { Unsubscribe } from '../runtime/event-bus.js';
 import { ToolInvoked } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
-import { maskSecretArguments, scrubSecrets } from './secret-arguments.js';
+import { maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
 
 /** Name of the tracer used when none is given. */
 export const TRACER_NAME = 'mcp-sections';

@@ -6,14 +6,21 @@
 import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
+import type { Approval } from '../tools/policy/approval.js';
+import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 
 /**
- * Tools to offer a model: a `RenderedPrompt` (its `tools`), or a plain list
- * of tools.
+ * Tools to offer a model: a `RenderedPrompt` (its `tools`, and the policies
+ * of each, which calls then obey), or a plain list of tools.
  */
-export type ToolSource = { readonly tools: readonly Tool[] } | readonly Tool[];
+export type ToolSource =
+  | {
+      readonly tools: readonly Tool[];
+      policiesFor?(toolName: string): readonly ToolPolicy[];
+    }
+  | readonly Tool[];
 
 /** Options of the `invokeFrom*` helpers. */
 export interface ProviderInvokeOptions {
@@ -21,6 +28,8 @@ export interface ProviderInvokeOptions {
   readonly session: Session;
   /** Cancels the call. */
   readonly signal?: AbortSignal;
+  /** Decides the calls a policy of the prompt asks about; without it an `ask` denies. @default none */
+  readonly approval?: Approval;
 }
 
 /**
@@ -56,8 +65,9 @@ export function providerToolName(tool: Tool, provider: string): string {
 
 /**
  * Runs the tool a model named, with arguments the model wrote, through
- * `invokeTool` (validation by the tool's own validator, rollback,
- * `ToolInvoked`). An unknown name is an error result listing the tools.
+ * `invokeTool` (validation by the tool's own validator, the prompt's
+ * policies for that tool, rollback, `ToolInvoked`). An unknown name is an
+ * error result listing the tools.
  */
 export async function invokeByName(
   source: ToolSource,
@@ -74,7 +84,30 @@ export async function invokeByName(
   return invokeTool(tool, args, {
     session: options.session,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
+    ...policyOptions(policiesOf(source, tool), options.approval),
   });
+}
+
+const NONE: readonly ToolPolicy[] = Object.freeze([]);
+
+/**
+ * What a call adds to `invokeTool`'s options for its policies; nothing (no
+ * allocation) when the tool has none, which is when an approval handler has
+ * nothing to decide either.
+ */
+export function policyOptions(
+  policies: readonly ToolPolicy[],
+  approval: Approval | undefined,
+): { readonly policies: readonly ToolPolicy[]; readonly approval?: Approval } | undefined {
+  if (policies.length === 0) return undefined;
+  return approval === undefined ? { policies } : { policies, approval };
+}
+
+/** The policies a source gives `tool` (a rendered prompt's); none for a plain list. */
+export function policiesOf(source: ToolSource, tool: Tool): readonly ToolPolicy[] {
+  return isToolList(source) || source.policiesFor === undefined
+    ? NONE
+    : source.policiesFor(tool.name);
 }
 
 /** The fields of a `ToolResult` the model's text is made from. */

@@ -2,6 +2,8 @@ import { parseActionInput } from '../executor/action-input.js';
 import { normalizeToolName, splitToolName } from '../executor/tool-name.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
+import type { Approval } from '../tools/policy/approval.js';
+import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 
@@ -18,6 +20,10 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal;
   /** When the call must be over (see `invokeTool`). */
   readonly deadline?: Date;
+  /** Checked before the call (see `invokeTool`). @default none */
+  readonly policies?: readonly ToolPolicy[];
+  /** Decides the calls a policy asks about; without it an `ask` denies. @default none */
+  readonly approval?: Approval;
 }
 
 /**
@@ -41,6 +47,8 @@ export async function executeByName(
     session,
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.deadline ? { deadline: options.deadline } : {}),
+    ...(options.policies ? { policies: options.policies } : {}),
+    ...(options.approval ? { approval: options.approval } : {}),
   });
 }
 

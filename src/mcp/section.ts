@@ -15,6 +15,7 @@ import {
 import { sameItems } from '../prompt/same-items.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
+import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import {
@@ -67,6 +68,11 @@ export interface McpIntegrationSectionOptions extends Omit<McpClientGroupOptions
   readonly acceptsOverrides?: boolean;
   readonly children?: readonly Section[];
   readonly enabled?: (params: undefined, context: SectionEnabledContext) => boolean;
+  /**
+   * Rules for calls of this section's tools, run before the ratchet's own
+   * checks, which they cannot loosen (docs/policies.md). @default none
+   */
+  readonly policies?: readonly ToolPolicy[];
 }
 
 /**
@@ -98,6 +104,7 @@ export class McpIntegrationSection extends Section<undefined> {
       title: options.title ?? DEFAULT_MCP_SECTION_TITLE,
       ...(options.children === undefined ? {} : { children: options.children }),
       ...(options.enabled === undefined ? {} : { enabled: options.enabled }),
+      ...(options.policies === undefined ? {} : { policies: options.policies }),
       acceptsOverrides: options.acceptsOverrides ?? false,
     });
     this.group = new McpClientGroup({ ...options, key: this.key, noun: 'section' });
@@ -162,9 +169,15 @@ export class McpIntegrationSection extends Section<undefined> {
     return this.group.disconnect();
   }
 
-  /** See {@link McpClientGroup.execute}. */
+  /**
+   * See {@link McpClientGroup.execute}; the section's own policies run
+   * first, then any in `options.policies`.
+   */
   execute(request: ExecuteRequest, options: ExecuteOptions = {}): Promise<ToolResult> {
-    return this.group.execute(request, options);
+    const own = this.policies();
+    if (own.length === 0) return this.group.execute(request, options);
+    const policies = options.policies === undefined ? own : [...own, ...options.policies];
+    return this.group.execute(request, { ...options, policies });
   }
 
   /** @internal See {@link McpClientGroup.reconnectUnavailable}. */

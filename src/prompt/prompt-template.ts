@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
+import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { JsonSchema } from '../tools/tool.js';
 import { SECTION_KEY_PATTERN, type Section } from './section.js';
 
@@ -18,6 +19,8 @@ export interface PromptTemplateOptions<O = unknown> {
    * parameter), and `parseOutput` checks an answer against it.
    */
   readonly output?: z.ZodType<O>;
+  /** Rules for calls of every tool of the prompt, after each section's own (docs/policies.md). @default none */
+  readonly policies?: readonly ToolPolicy[];
 }
 
 /**
@@ -31,8 +34,14 @@ export class PromptTemplate<O = unknown> {
   readonly sections: readonly Section[];
   /** The declared output, if any, and its JSON Schema. */
   readonly output: { readonly schema: z.ZodType<O>; readonly jsonSchema: JsonSchema } | undefined;
+  /** Policies for every tool of the prompt. */
+  readonly policies: readonly ToolPolicy[];
 
-  private constructor(options: PromptTemplateOptions<O>, jsonSchema: JsonSchema | undefined) {
+  private constructor(
+    options: PromptTemplateOptions<O>,
+    jsonSchema: JsonSchema | undefined,
+    policies: readonly ToolPolicy[],
+  ) {
     this.ns = options.ns;
     this.key = options.key;
     this.name = options.name;
@@ -41,6 +50,7 @@ export class PromptTemplate<O = unknown> {
       options.output === undefined || jsonSchema === undefined
         ? undefined
         : Object.freeze({ schema: options.output, jsonSchema });
+    this.policies = policies;
     Object.freeze(this);
   }
 
@@ -86,7 +96,8 @@ export class PromptTemplate<O = unknown> {
       }
     };
     visit(options.sections, '');
-    return new PromptTemplate(options, outputJsonSchema(options));
+    const policies = checkToolPolicies(options.policies, `prompt "${options.ns}/${options.key}"`);
+    return new PromptTemplate(options, outputJsonSchema(options), policies);
   }
 }
 

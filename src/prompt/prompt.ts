@@ -3,6 +3,7 @@ import { PromptRenderError } from '../core/errors.js';
 import { isObserved } from '../runtime/event-bus.js';
 import { PromptRendered } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
+import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { OverridesApplier, type OverrideOutcome } from './overrides/apply.js';
 import { DEFAULT_OVERRIDES_TAG, type PromptOverrides } from './overrides/prompt-overrides.js';
@@ -11,6 +12,7 @@ import type { PromptTemplate } from './prompt-template.js';
 import { RenderedPrompt } from './rendered-prompt.js';
 import { sameItems } from './same-items.js';
 import type { ParamsSchema, Section } from './section.js';
+import { resolveToolPolicies } from './tool-policies.js';
 
 /** Options of {@link Prompt.render}. */
 export interface RenderOptions {
@@ -124,6 +126,7 @@ export class Prompt<O = unknown> {
     const parts: string[] = [];
     const toolLists: (readonly Tool[])[] = [];
     const toolPaths: string[] = [];
+    const toolPolicies: (readonly ToolPolicy[])[] = [];
     const { session } = options;
     const overrides = this.#overrides;
     const outcomes: OverrideOutcome[] | undefined = overrides?.begin();
@@ -156,16 +159,20 @@ export class Prompt<O = unknown> {
         if (tools.length > 0) {
           toolLists.push(tools);
           toolPaths.push(path);
+          toolPolicies.push(section.policies());
         }
         visit(section.children, depth + 1, number, path);
       }
     };
     visit(this.template.sections, 0, '', '');
 
+    const text = this.#text(parts);
+    const tools = this.#tools(toolLists, toolPaths);
     const rendered = new RenderedPrompt<O>(
-      this.#text(parts),
-      this.#tools(toolLists, toolPaths),
+      text,
+      tools,
       this.template.output,
+      resolveToolPolicies(tools, toolLists, toolPolicies, this.template.policies),
     );
     if (session !== undefined && outcomes !== undefined) overrides!.publish(outcomes, session);
     if (session !== undefined && isObserved(session, PromptRendered)) {

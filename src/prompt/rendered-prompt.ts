@@ -1,5 +1,7 @@
 import type { z } from 'zod';
+import { NO_POLICIES, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { JsonSchema, Tool } from '../tools/tool.js';
+import type { ToolPolicyMap } from './tool-policies.js';
 
 /** A tool as an LLM API wants it. */
 export interface ToolDefinition {
@@ -14,14 +16,28 @@ export interface ToolDefinition {
 
 /** The text of a prompt, the tools its enabled sections offer, and its declared output. */
 export class RenderedPrompt<O = unknown> {
+  readonly #policies: ToolPolicyMap | undefined;
+
   /** @internal Created by `Prompt.render`. */
   constructor(
     readonly text: string,
     readonly tools: readonly Tool[],
     /** The template's declared output (see `parseOutput`), if any. */
     readonly output?: { readonly schema: z.ZodType<O>; readonly jsonSchema: JsonSchema },
+    policies?: ToolPolicyMap,
   ) {
+    this.#policies = policies;
     Object.freeze(this);
+  }
+
+  /**
+   * The policies that govern calls of the tool `toolName`: its section's,
+   * then the template's; none for a name the prompt does not offer. The
+   * provider helpers (`invokeByName`, `invokeFromOpenAI`, `toAiSdkTools`, …)
+   * pass them to `invokeTool`. See docs/policies.md.
+   */
+  policiesFor(toolName: string): readonly ToolPolicy[] {
+    return this.#policies?.get(toolName) ?? NO_POLICIES;
   }
 
   /** The JSON Schema of the declared output, for a provider's structured-output parameter. */

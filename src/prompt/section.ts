@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
+import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 
 /** Section keys: `^[a-z0-9][a-z0-9._-]{0,63}$`. */
@@ -54,6 +55,8 @@ export interface SectionOptions<P extends ParamsSchema | undefined = undefined> 
   ) => boolean;
   /** Tools offered to the model while this section is rendered. */
   readonly tools?: readonly Tool[];
+  /** Rules for calls of this section's own tools (docs/policies.md). @default none */
+  readonly policies?: readonly ToolPolicy[];
   /** Whether prompt overrides may replace this section's text. @default false */
   readonly acceptsOverrides?: boolean;
 }
@@ -73,7 +76,9 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
   readonly acceptsOverrides: boolean;
   readonly #enabled: EnabledPredicate | undefined;
   readonly #tools: readonly Tool[];
+  readonly #policies: readonly ToolPolicy[];
 
+  /** @throws PromptValidationError for `policies` that are not a list of `ToolPolicy`. */
   protected constructor(options: SectionOptions<P>) {
     this.key = options.key;
     this.title = options.title;
@@ -83,6 +88,7 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
     this.acceptsOverrides = options.acceptsOverrides ?? false;
     this.#enabled = options.enabled;
     this.#tools = Object.freeze([...(options.tools ?? [])]);
+    this.#policies = checkToolPolicies(options.policies, `section "${options.key}"`);
   }
 
   /** Whether the section is rendered, given its resolved params. */
@@ -93,6 +99,11 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
   /** The tools this section offers. */
   tools(): readonly Tool[] {
     return this.#tools;
+  }
+
+  /** The policies for calls of this section's own tools (not its children's). */
+  policies(): readonly ToolPolicy[] {
+    return this.#policies;
   }
 
   /**

@@ -15,6 +15,11 @@ export interface ToolInvokedInit {
   readonly mcpServer?: string;
   /** The tool's name on its MCP server (the wire name), for MCP tools. */
   readonly originalName?: string;
+  /**
+   * Set when a tool policy refused the call (the handler never ran): the
+   * policy's name (for a refused approval, those that asked) and why.
+   */
+  readonly denial?: { readonly policy: string; readonly reason: string };
   readonly callId: string;
   readonly sessionId: string;
   readonly createdAt: Date;

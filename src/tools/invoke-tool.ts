@@ -6,6 +6,9 @@ import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
 import type { Session } from '../runtime/session.js';
 import { directCheckOf } from './direct-check.js';
+import type { Approval } from './policy/approval.js';
+import { denialOf, runWithPolicies } from './policy/run-policies.js';
+import type { ToolPolicy } from './policy/tool-policy.js';
 import type { Tool } from './tool.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolResult } from './tool-result.js';
@@ -24,6 +27,15 @@ export interface InvokeToolOptions {
    * at it. It reaches the handler as `context.deadline`.
    */
   readonly deadline?: Date;
+  /**
+   * Checked in order after the arguments are valid and before the handler
+   * runs; any `deny` refuses the call (see docs/policies.md). A rendered
+   * prompt knows each tool's (`rendered.policiesFor(name)`), and the
+   * provider helpers pass them on. @default none
+   */
+  readonly policies?: readonly ToolPolicy[];
+  /** Decides the calls a policy asks about; without it an `ask` denies. @default none */
+  readonly approval?: Approval;
 }
 
 /**
@@ -38,14 +50,19 @@ export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
  *    naming each bad field, and the handler is not called;
  * 2. open a call scope: every slice write the handler makes (directly, in
  *    reducers, in work it awaits) is recorded as the call's own;
- * 3. run the handler with the caller's `signal`;
- * 4. on `success: false` or a throw, undo exactly the call's own writes,
+ * 3. check `options.policies` (docs/policies.md): a denial, or an `ask`
+ *    the approval handler does not approve, is an error result naming the
+ *    policy and the reason, and the handler is not called;
+ * 4. run the handler with the caller's `signal` (then, after a success,
+ *    each policy's `onResult`);
+ * 5. on `success: false` or a throw, undo exactly the call's own writes,
  *    keeping what concurrent calls and application code wrote meanwhile
  *    (where a later write touched the same place, it wins and a
  *    `RollbackConflict` says so); a throw becomes an error result;
- * 5. publish `ToolInvoked` — always, whatever the outcome (it is built
- *    only when a reducer or a subscriber would see it);
- * 6. return the result.
+ * 6. publish `ToolInvoked` — always, whatever the outcome (it is built
+ *    only when a reducer or a subscriber would see it), with `denial` set
+ *    when a policy refused the call;
+ * 7. return the result.
  *
  * @throws McpFatalToolError, only, when the tool failed with a message that
  *   starts with `[FATAL] ` (after rollback and after `ToolInvoked`).
@@ -67,7 +84,7 @@ export async function invokeTool<S extends z.ZodType, R>(
   let result: ToolResult<R | null>;
   let fatal: McpFatalToolError | undefined;
 
-  const { deadline } = options;
+  const { deadline, policies } = options;
   if (!parsed.success) {
     result = ToolResult.error(parsed.message);
   } else if (deadline !== undefined && deadline.getTime() <= Date.now()) {
@@ -89,7 +106,11 @@ export async function invokeTool<S extends z.ZodType, R>(
             ...(deadline === undefined ? {} : { deadline }),
           };
     try {
-      result = await scope.run(() => tool.handler(parsed.data, context));
+      result = await scope.run(() =>
+        policies === undefined || policies.length === 0
+          ? tool.handler(parsed.data, context)
+          : runWithPolicies(tool, parsed.data, context, policies, options.approval),
+      );
       if (!ToolResult.is(result)) {
         result = ToolResult.error(
           `tool "${tool.name}" returned ${describeValue(result)}, not a ToolResult`,
@@ -126,6 +147,7 @@ export async function invokeTool<S extends z.ZodType, R>(
   // Built only for someone to see it: a reducer, a subscriber, a store mirroring events.
   if (isObserved(session, ToolInvoked)) {
     const origin = tool.origin;
+    const denial = policies === undefined ? undefined : denialOf(result);
     session.dispatch(
       new ToolInvoked({
         toolName: tool.name,
@@ -135,6 +157,7 @@ export async function invokeTool<S extends z.ZodType, R>(
         ...(origin.kind === 'mcp'
           ? { mcpServer: origin.server, originalName: origin.originalName }
           : {}),
+        ...(denial === undefined ? {} : { denial }),
         callId,
         sessionId: session.sessionId,
         createdAt: new Date(createdAt),

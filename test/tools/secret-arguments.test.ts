@@ -3,7 +3,7 @@ import {
   isSecretArgumentName,
   maskSecretArguments,
   scrubSecrets,
-} from '../../src/ecosystem/secret-arguments.js';
+} from '../../src/tools/secret-arguments.js';
 
 describe('secret arguments', () => {
   it.each([

@@ -13,7 +13,7 @@
  * `additionalProperties` and `items`; a `$ref` is not followed, so mark
  * such a property by name or on the property itself.
  */
-import type { JsonSchema } from '../tools/tool.js';
+import type { JsonSchema } from './tool.js';
 
 /** What replaces a withheld value. */
 export const SECRET_MASK = '***';
