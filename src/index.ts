@@ -100,6 +100,7 @@ export type {
   ToolOrigin,
 } from './tools/tool.js';
 export type { ToolContext } from './tools/tool-context.js';
+export type { ToolExample } from './tools/tool-examples.js';
 export { ToolResult } from './tools/tool-result.js';
 
 // Prompts.
@@ -119,6 +120,18 @@ export type {
   SectionOptions,
   SectionRenderContext,
 } from './prompt/section.js';
+export type {
+  SectionSummaryContext,
+  SectionVisibility,
+  VisibilitySelector,
+} from './prompt/visibility.js';
+export {
+  OPEN_SECTIONS_TOOL_NAME,
+  READ_SECTION_TOOL_NAME,
+} from './prompt/disclosure/disclosure-tools.js';
+export type { OpenSectionsResult } from './prompt/disclosure/disclosure-tools.js';
+export { OPENED_SECTIONS_SLICE } from './prompt/disclosure/opened-sections.js';
+export type { OpenedSections } from './prompt/disclosure/opened-sections.js';
 
 // Server configs: one schema, and the file formats that produce it.
 export {

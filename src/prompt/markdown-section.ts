@@ -6,6 +6,7 @@ import {
   type SectionOptions,
   type SectionRenderContext,
 } from './section.js';
+import type { SectionSummaryContext } from './visibility.js';
 import {
   type TemplatePart,
   dedent,
@@ -20,6 +21,8 @@ export interface MarkdownSectionOptions<
 > extends SectionOptions<P> {
   /** Markdown with `${field}` placeholders; dedented and trimmed. `$$` is a literal `$`. */
   readonly template: string;
+  /** Shown while summarized: a template like `template`, with the same placeholders. */
+  readonly summary?: string;
 }
 
 /**
@@ -33,6 +36,7 @@ export interface MarkdownSectionOptions<
 export class MarkdownSection<P extends ParamsSchema | undefined = undefined> extends Section<P> {
   readonly template: string;
   readonly #parts: readonly TemplatePart[];
+  readonly #summaryParts: readonly TemplatePart[] | undefined;
 
   constructor(options: MarkdownSectionOptions<P>) {
     super(options);
@@ -41,18 +45,26 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
     }
     this.template = dedent(options.template);
     this.#parts = parseTemplate(this.template, `section "${options.key}"`);
+    this.#summaryParts =
+      this.summary === undefined
+        ? undefined
+        : parseTemplate(this.summary, `summary of section "${options.key}"`);
   }
 
   override validate(): void {
     const fields = this.params === undefined ? [] : Object.keys(this.params.shape);
-    for (const name of placeholderNames(this.#parts)) {
-      if (!fields.includes(name)) {
-        const expected =
-          fields.length === 0 ? 'the section has no params' : `params fields: ${fields.join(', ')}`;
-        throw new PromptValidationError(
-          `section "${this.key}": placeholder "\${${name}}" names no params field (${expected})`,
-        );
-      }
+    const templates = [
+      { where: 'placeholder', names: placeholderNames(this.#parts) },
+      { where: 'summary placeholder', names: placeholderNames(this.#summaryParts ?? []) },
+    ];
+    for (const { where, names } of templates) {
+      const name = names.find((candidate) => !fields.includes(candidate));
+      if (name === undefined) continue;
+      const expected =
+        fields.length === 0 ? 'the section has no params' : `params fields: ${fields.join(', ')}`;
+      throw new PromptValidationError(
+        `section "${this.key}": ${where} "\${${name}}" names no params field (${expected})`,
+      );
     }
   }
 
@@ -62,5 +74,13 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
   ): string {
     const values = params ?? {};
     return fillTemplate(this.#parts, values, `section "${context.path}"`);
+  }
+
+  override renderSummary(
+    params: P extends ParamsSchema ? z.output<P> : undefined,
+    context: SectionSummaryContext,
+  ): string {
+    if (this.#summaryParts === undefined) return '';
+    return fillTemplate(this.#summaryParts, params ?? {}, `summary of section "${context.path}"`);
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
 import type { JsonSchema } from '../tools/tool.js';
+import { checkDisclosureToolNames, checkSummarizable } from './disclosure/disclosure-checks.js';
 import { SECTION_KEY_PATTERN, type Section } from './section.js';
 
 /** Options of {@link PromptTemplate.create}. */
@@ -58,6 +59,7 @@ export class PromptTemplate<O = unknown> {
       throw new PromptValidationError(`prompt "${options.ns}/${options.key}" has no sections`);
     }
     const toolOwners = new Map<string, string>();
+    let summarizable = false;
     const visit = (sections: readonly Section[], parentPath: string): void => {
       const siblings = new Set<string>();
       for (const section of sections) {
@@ -73,6 +75,8 @@ export class PromptTemplate<O = unknown> {
         }
         siblings.add(section.key);
         section.validate();
+        checkSummarizable(section, path);
+        summarizable ||= section.summarizable;
         for (const tool of section.toolsAtCreation()) {
           const owner = toolOwners.get(tool.name);
           if (owner !== undefined) {
@@ -86,6 +90,7 @@ export class PromptTemplate<O = unknown> {
       }
     };
     visit(options.sections, '');
+    if (summarizable) checkDisclosureToolNames(toolOwners);
     return new PromptTemplate(options, outputJsonSchema(options));
   }
 }

@@ -7,7 +7,20 @@ import type { Tool } from '../tools/tool.js';
 import type { PromptTemplate } from './prompt-template.js';
 import { RenderedPrompt } from './rendered-prompt.js';
 import { sameItems } from './same-items.js';
-import type { ParamsSchema, Section } from './section.js';
+import type { ParamsSchema, Section, SectionRenderContext } from './section.js';
+import { PromptDisclosure } from './disclosure/disclosure-tools.js';
+import type { DisclosureWalk, ReadableSection } from './disclosure/disclosure-walk.js';
+import { withToolExamples } from './tool-examples-block.js';
+
+/** What a render collects: headings and bodies alternating, and tool lists with their section paths. */
+interface RenderParts {
+  readonly parts: string[];
+  readonly toolLists: (readonly Tool[])[];
+  readonly toolPaths: string[];
+}
+
+/** How errors name the owner of the disclosure tools. */
+const DISCLOSURE_TOOLS_PATH = '(progressive disclosure)';
 
 /** Options of {@link Prompt.render}. */
 export interface RenderOptions {
@@ -24,6 +37,7 @@ export interface RenderOptions {
 export class Prompt<O = unknown> {
   readonly template: PromptTemplate<O>;
   readonly #bound = new Map<ParamsSchema, unknown>();
+  readonly #disclosure: PromptDisclosure;
   /** The last render's parts and text, and its tool lists and tools: reused when unchanged. */
   #last: { readonly parts: readonly string[]; readonly text: string } | undefined;
   #lastTools:
@@ -36,6 +50,9 @@ export class Prompt<O = unknown> {
 
   constructor(template: PromptTemplate<O>) {
     this.template = template;
+    this.#disclosure = new PromptDisclosure(template, (entry, session) =>
+      this.#renderRead(entry, session),
+    );
   }
 
   /**
@@ -60,53 +77,28 @@ export class Prompt<O = unknown> {
 
   /**
    * Renders enabled sections depth first, numbered, each as heading, blank
-   * line, body, joined by blank lines.
+   * line, body, joined by blank lines. A summarized section shows its
+   * summary alone, and while any is, `open_sections` / `read_section` are
+   * offered (see docs/prompts.md).
    *
    * @throws PromptRenderError for a missing value or params that do not parse.
+   * @throws SessionStoreError `session-not-loaded` when sections may be
+   *   summarized and the session's store is not loaded yet.
    */
   render(options: RenderOptions = {}): RenderedPrompt<O> {
-    // Headings and bodies alternate; tool lists go with the path of their section.
-    const parts: string[] = [];
-    const toolLists: (readonly Tool[])[] = [];
-    const toolPaths: string[] = [];
     const { session } = options;
-
-    const visit = (
-      sections: readonly Section[],
-      depth: number,
-      prefix: string,
-      parentPath: string,
-    ): void => {
-      let index = 0;
-      for (const section of sections) {
-        const path = parentPath === '' ? section.key : `${parentPath}.${section.key}`;
-        const params = this.#resolveParams(section, path);
-        if (!section.isEnabled(params, session === undefined ? {} : { session })) continue;
-        index += 1;
-        const number = prefix === '' ? String(index) : `${prefix}.${index}`;
-        const heading = `${'#'.repeat(depth + 2)} ${number}. ${section.title} (${path})`;
-        const body = section
-          .renderBody(params as never, {
-            depth,
-            number,
-            path,
-            ...(session === undefined ? {} : { session }),
-          })
-          .trim();
-        parts.push(heading, body);
-        const tools = section.tools();
-        if (tools.length > 0) {
-          toolLists.push(tools);
-          toolPaths.push(path);
-        }
-        visit(section.children, depth + 1, number, path);
-      }
-    };
-    visit(this.template.sections, 0, '', '');
+    const walk = this.#disclosure.begin(session);
+    const out: RenderParts = { parts: [], toolLists: [], toolPaths: [] };
+    this.#visit(this.template.sections, 0, '', '', out, walk, session);
+    const disclosureTools = walk === undefined ? undefined : this.#disclosure.finish(walk);
+    if (disclosureTools !== undefined) {
+      out.toolLists.push(disclosureTools);
+      out.toolPaths.push(DISCLOSURE_TOOLS_PATH);
+    }
 
     const rendered = new RenderedPrompt<O>(
-      this.#text(parts),
-      this.#tools(toolLists, toolPaths),
+      this.#text(out.parts),
+      this.#tools(out.toolLists, out.toolPaths),
       this.template.output,
     );
     if (session !== undefined && isObserved(session, PromptRendered)) {
@@ -125,6 +117,70 @@ export class Prompt<O = unknown> {
     return rendered;
   }
 
+  /** Renders enabled sections depth first: in full, or summarized by the disclosure walk. */
+  #visit(
+    sections: readonly Section[],
+    depth: number,
+    prefix: string,
+    parentPath: string,
+    out: RenderParts,
+    walk: DisclosureWalk | undefined,
+    session: Session | undefined,
+  ): void {
+    let index = 0;
+    for (const section of sections) {
+      const path = parentPath === '' ? section.key : `${parentPath}.${section.key}`;
+      const params = this.#resolveParams(section, path);
+      if (!section.isEnabled(params, session === undefined ? {} : { session })) continue;
+      index += 1;
+      const number = prefix === '' ? String(index) : `${prefix}.${index}`;
+      const context: SectionRenderContext = {
+        depth,
+        number,
+        path,
+        ...(session === undefined ? {} : { session }),
+      };
+      const summary = walk?.summaryOf(section, params, context);
+      if (summary === undefined) {
+        this.#visitFull(section, params, context, out, walk);
+        continue;
+      }
+      out.parts.push(headingOf(section, context), summary.body);
+      if (summary.tools.length > 0) {
+        out.toolLists.push(summary.tools);
+        out.toolPaths.push(path);
+      }
+    }
+  }
+
+  /** One section in full: heading, body, its tools' examples, its tools, then its children. */
+  #visitFull(
+    section: Section,
+    params: unknown,
+    context: SectionRenderContext,
+    out: RenderParts,
+    walk: DisclosureWalk | undefined,
+  ): void {
+    const tools = section.tools();
+    const body = section.renderBody(params as never, context).trim();
+    out.parts.push(headingOf(section, context), withToolExamples(body, tools));
+    if (tools.length > 0) {
+      out.toolLists.push(tools);
+      out.toolPaths.push(context.path);
+    }
+    const { depth, number, path, session } = context;
+    this.#visit(section.children, depth + 1, number, path, out, walk, session);
+  }
+
+  /** What `read_section` returns: a summarized section in full, its children as they would render. */
+  #renderRead(entry: ReadableSection, session: Session): string {
+    const out: RenderParts = { parts: [], toolLists: [], toolPaths: [] };
+    const context = { depth: entry.depth, number: entry.number, path: entry.path, session };
+    const params = this.#resolveParams(entry.section, entry.path);
+    this.#visitFull(entry.section, params, context, out, this.#disclosure.begin(session));
+    return joinParts(out.parts);
+  }
+
   /**
    * The text of the headings and bodies, joined; the previous text when
    * they are the same strings as last time (a section that caches its body
@@ -134,13 +190,7 @@ export class Prompt<O = unknown> {
   #text(parts: readonly string[]): string {
     const last = this.#last;
     if (last !== undefined && sameItems(parts, last.parts)) return last.text;
-    const blocks: string[] = [];
-    for (let index = 0; index < parts.length; index += 2) {
-      const heading = parts[index]!;
-      const body = parts[index + 1]!;
-      blocks.push(body.length === 0 ? heading : `${heading}\n\n${body}`);
-    }
-    const text = blocks.join('\n\n');
+    const text = joinParts(parts);
     this.#last = { parts, text };
     return text;
   }
@@ -200,6 +250,21 @@ export class Prompt<O = unknown> {
       cause: cause ?? parsed.error,
     });
   }
+}
+
+/** Headings and bodies, alternating, as text: heading, blank line, body; blocks joined by a blank line. */
+function joinParts(parts: readonly string[]): string {
+  const blocks: string[] = [];
+  for (let index = 0; index < parts.length; index += 2) {
+    const heading = parts[index]!;
+    const body = parts[index + 1]!;
+    blocks.push(body.length === 0 ? heading : `${heading}\n\n${body}`);
+  }
+  return blocks.join('\n\n');
+}
+
+function headingOf(section: Section, context: SectionRenderContext): string {
+  return `${'#'.repeat(context.depth + 2)} ${context.number}. ${section.title} (${context.path})`;
 }
 
 function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {
