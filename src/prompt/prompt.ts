@@ -161,8 +161,9 @@ export class Prompt<O = unknown> {
     out: RenderParts,
     walk: DisclosureWalk | undefined,
   ): void {
-    const tools = section.tools();
+    // The body first: a section that cannot render says so before its tools are asked for.
     const body = section.renderBody(params as never, context).trim();
+    const tools = section.tools();
     out.parts.push(headingOf(section, context), withToolExamples(body, tools));
     if (tools.length > 0) {
       out.toolLists.push(tools);

@@ -85,20 +85,20 @@ export class DisclosureWalk {
         this.#openable.add(key);
       }
     }
+    const closedParts = parts.length - openedParts.size;
+    const summary = section.renderSummary(params as never, { ...context, openedParts }).trim();
+    const tools = section.summaryTools(openedParts);
+    // Every part opened one by one and no child hidden: nothing is left to open.
+    if (parts.length > 0 && closedParts === 0 && section.children.length === 0) {
+      this.#openable.delete(path);
+      this.#open.add(path);
+      return { body: summary, tools };
+    }
     const withTools = parts.length > 0 || subtreeHasTools(section);
     if (withTools) this.#withTools = true;
     else this.#readable.set(path, { section, depth: context.depth, number: context.number, path });
-    const summary = section.renderSummary(params as never, { ...context, openedParts }).trim();
-    const hint =
-      parts.length > 0
-        ? openedParts.size < parts.length
-          ? partsHint(path)
-          : ''
-        : sectionHint(path, section.children, withTools);
-    return {
-      body: hint.length === 0 ? summary : summary.length === 0 ? hint : `${summary}\n\n${hint}`,
-      tools: section.summaryTools(openedParts),
-    };
+    const hint = closedParts > 0 ? partsHint(path) : sectionHint(path, section.children, withTools);
+    return { body: summary.length === 0 ? hint : `${summary}\n\n${hint}`, tools };
   }
 
   /** What the walk found, for the disclosure tools. */
