@@ -300,6 +300,51 @@ describe('a summarized McpIntegrationSection', () => {
     );
   });
 
+  it('keeps an opened server open by key: while unavailable it is only listed so, once back it is open', async () => {
+    const session = new Session();
+    {
+      await using section = twoServers(session);
+      await section.connect();
+      const rendered = promptOf(section).render({ session });
+      await invokeFromOpenAI(rendered, openCall(['mcp.integrations.files']), { session });
+    }
+    {
+      await using section = new McpIntegrationSection({
+        servers: [
+          {
+            name: 'github',
+            transport: { type: 'in-memory', server: server('github', GITHUB_TOOLS) },
+          },
+          {
+            name: 'files',
+            transport: {
+              type: 'stdio',
+              command: process.execPath,
+              args: ['-e', 'process.exit(3)'],
+            },
+          },
+        ],
+        session,
+        visibility: 'summary',
+        onConnectError: 'report',
+      });
+      await section.connect();
+      const rendered = promptOf(section).render({ session });
+      expect(names(rendered)).toEqual(['open_sections']);
+      expect(rendered.text).toContain(
+        '- `mcp.integrations.github` - github: 3 tools\n\n## Unavailable MCP Servers',
+      );
+      expect(rendered.text).toContain('- **files**: ');
+    }
+    await using section = twoServers(session);
+    await section.connect();
+    expect(names(promptOf(section).render({ session }))).toEqual([
+      'files_read_file',
+      'files_write_file',
+      'open_sections',
+    ]);
+  });
+
   it('fills a custom summary with the servers not opened', async () => {
     const session = new Session();
     await using section = twoServers(session, {
