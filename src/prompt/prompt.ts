@@ -50,8 +50,8 @@ export class Prompt<O = unknown> {
 
   constructor(template: PromptTemplate<O>) {
     this.template = template;
-    this.#disclosure = new PromptDisclosure(template, (entry, session) =>
-      this.#renderRead(entry, session),
+    this.#disclosure = new PromptDisclosure(template, (entry, session, walk) =>
+      this.#renderRead(entry, session, walk),
     );
   }
 
@@ -174,11 +174,11 @@ export class Prompt<O = unknown> {
   }
 
   /** What `read_section` returns: a summarized section in full, its children as they would render. */
-  #renderRead(entry: ReadableSection, session: Session): string {
+  #renderRead(entry: ReadableSection, session: Session, walk: DisclosureWalk): string {
     const out: RenderParts = { parts: [], toolLists: [], toolPaths: [] };
     const context = { depth: entry.depth, number: entry.number, path: entry.path, session };
     const params = this.#resolveParams(entry.section, entry.path);
-    this.#visitFull(entry.section, params, context, out, this.#disclosure.begin(session));
+    this.#visitFull(entry.section, params, context, out, walk);
     return joinParts(out.parts);
   }
 

@@ -139,7 +139,7 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
   /**
    * Parts the model may open one at a time while the section is summarized,
    * each under the key `<path>.<part>` (`McpIntegrationSection`: its
-   * servers). @default none
+   * servers); the summary should show each part's key. @default none
    */
   summaryParts(): readonly string[] {
     return NO_PARTS;

@@ -11,8 +11,15 @@ export const OPEN_SECTIONS_TOOL_NAME = 'open_sections';
 /** Name of the tool that reads a summarized section without opening it. */
 export const READ_SECTION_TOOL_NAME = 'read_section';
 
-/** Renders a summarized section in full, as `read_section` returns it. */
-export type ReadSectionRenderer = (entry: ReadableSection, session: Session) => string;
+/**
+ * Renders a summarized section in full, as `read_section` returns it; the
+ * walk decides how its children are shown.
+ */
+export type ReadSectionRenderer = (
+  entry: ReadableSection,
+  session: Session,
+  walk: DisclosureWalk,
+) => string;
 
 const OpenSectionsParams = z.object({
   section_keys: z
@@ -149,7 +156,11 @@ export class PromptDisclosure {
         const state = this.#state;
         const entry = state?.readable.get(key);
         if (entry !== undefined) {
-          return ToolResult.ok(this.#renderRead(entry, context.session), `Section "${key}":`);
+          const walk = new DisclosureWalk(openedKeys(context.session, this.#id));
+          const text = this.#renderRead(entry, context.session, walk);
+          // The model now sees the keys of the summarized subsections it read: they work too.
+          this.#state = mergeStates(this.#state, walk.state());
+          return ToolResult.ok(text, `Section "${key}":`);
         }
         if (state?.open.has(key) === true) {
           return ToolResult.error(
@@ -171,6 +182,16 @@ export class PromptDisclosure {
       },
     });
   }
+}
+
+function mergeStates(current: DisclosureState | undefined, read: DisclosureState): DisclosureState {
+  if (current === undefined) return read;
+  return {
+    openable: new Set([...current.openable, ...read.openable]),
+    open: new Set([...current.open, ...read.open]),
+    readable: new Map([...current.readable, ...read.readable]),
+    withTools: current.withTools || read.withTools,
+  };
 }
 
 function anySummarizable(section: Section): boolean {

@@ -266,8 +266,15 @@ describe('read_section', () => {
         '[Summary only. Call `read_section` with key "style.tone" to read this section in full.]',
       ].join('\n'),
     );
-    expect(prompt.render({ session }).text).toBe(rendered.text);
     expect(opened(session)).toEqual({});
+    // The subsection it showed summarized can be read in turn.
+    const tone = await invokeTool(
+      named(rendered, 'read_section'),
+      { section_key: 'style.tone' },
+      { session },
+    );
+    expect(tone).toMatchObject({ success: true, value: '### 3.1. Tone (style.tone)\n\nBe brief.' });
+    expect(prompt.render({ session }).text).toBe(rendered.text);
   });
 
   it('refuses a section with tools, one not summarized, and an unknown key, saying which keys work', async () => {
