@@ -21,7 +21,7 @@ export type ReadSectionRenderer = (
   walk: DisclosureWalk,
 ) => string;
 
-const OpenSectionsParams = z.object({
+const OpenSectionsParams = z.strictObject({
   section_keys: z
     .array(z.string())
     .min(1)
@@ -31,7 +31,7 @@ const OpenSectionsParams = z.object({
   reason: z.string().describe('Why you need these sections; recorded with the call.'),
 });
 
-const ReadSectionParams = z.object({
+const ReadSectionParams = z.strictObject({
   section_key: z.string().describe('Key of a summarized section, as shown in its hint.'),
 });
 

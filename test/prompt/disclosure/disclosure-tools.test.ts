@@ -16,6 +16,7 @@ import {
   ToolResult,
   invokeFromOpenAI,
   invokeTool,
+  toOpenAITools,
   type OpenedSections,
   type RenderedPrompt,
   type Section,
@@ -125,6 +126,19 @@ describe('open_sections', () => {
       ['open_sections', { section_keys: ['math'], reason: 'need pow' }],
     ]);
     expect(prompt.render({ session }).tools.map((t) => t.name)).toContain('pow');
+  });
+
+  it('has schemas that OpenAI strict mode takes as they are', () => {
+    const rendered = newPrompt().render();
+    expect(
+      toOpenAITools(rendered, { strict: true }).map((tool) => [
+        tool.function.name,
+        tool.function.strict,
+      ]),
+    ).toEqual([
+      ['open_sections', true],
+      ['read_section', true],
+    ]);
   });
 
   it('refuses unknown keys, listing the keys that can be opened, and opens nothing', async () => {
