@@ -101,6 +101,7 @@ export type {
   ToolOrigin,
 } from './tools/tool.js';
 export type { ToolContext } from './tools/tool-context.js';
+export type { ToolExample } from './tools/tool-examples.js';
 export { ToolResult } from './tools/tool-result.js';
 
 // Tool policies (docs/policies.md).
@@ -142,6 +143,18 @@ export type {
   SectionOptions,
   SectionRenderContext,
 } from './prompt/section.js';
+export type {
+  SectionSummaryContext,
+  SectionVisibility,
+  VisibilitySelector,
+} from './prompt/visibility.js';
+export {
+  OPEN_SECTIONS_TOOL_NAME,
+  READ_SECTION_TOOL_NAME,
+} from './prompt/disclosure/disclosure-tools.js';
+export type { OpenSectionsResult } from './prompt/disclosure/disclosure-tools.js';
+export { OPENED_SECTIONS_SLICE } from './prompt/disclosure/opened-sections.js';
+export type { OpenedSections } from './prompt/disclosure/opened-sections.js';
 
 // Prompt overrides.
 export { CONTENT_HASH_PATTERN, contentHash } from './prompt/overrides/content-hash.js';

@@ -13,6 +13,7 @@ import {
   type SectionRenderContext,
 } from '../prompt/section.js';
 import { sameItems } from '../prompt/same-items.js';
+import type { SectionSummaryContext, VisibilitySelector } from '../prompt/visibility.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import type { ToolPolicy } from '../tools/policy/tool-policy.js';
@@ -34,6 +35,7 @@ import {
   type UnavailableServer,
 } from './inventory.js';
 import type { ServerRoute } from './server-route.js';
+import { MCP_SUMMARY_PLACEHOLDERS, renderSummaryPart } from './server-summary.js';
 
 export { DEFAULT_MCP_SECTION_KEY };
 /** Default section title. */
@@ -73,6 +75,18 @@ export interface McpIntegrationSectionOptions extends Omit<McpClientGroupOptions
    * checks, which they cannot loosen (docs/policies.md). @default none
    */
   readonly policies?: readonly ToolPolicy[];
+  /**
+   * `'summary'` shows one line per server (its key and tool count) and
+   * offers no tools until the model opens the section, or one server with
+   * the key `<section key>.<server>`. See docs/prompts.md. @default 'full'
+   */
+  readonly visibility?: VisibilitySelector<undefined>;
+  /**
+   * The summary's text (for the servers not opened), with `${server_names}`,
+   * `${tool_count}` and `${server_summaries}` (one line per server).
+   * @default an intro line and the server lines
+   */
+  readonly summary?: string;
 }
 
 /**
@@ -93,9 +107,15 @@ export class McpIntegrationSection extends Section<undefined> {
   readonly group: McpClientGroup;
   readonly #template: string | undefined;
   readonly #templateParts: readonly TemplatePart[] | undefined;
+  readonly #summaryParts: readonly TemplatePart[] | undefined;
   readonly #inventoryLength: number;
   /** The last body rendered, and what it was made of. */
   #lastBody: { readonly inputs: readonly unknown[]; readonly body: string } | undefined;
+  /** The last summary rendered, and what it was made of. */
+  #lastSummary: { readonly inputs: readonly unknown[]; readonly body: string } | undefined;
+  /** The tools of the opened servers last offered, and their servers' tool lists. */
+  #lastOpenedTools:
+    { readonly lists: readonly (readonly Tool[])[]; readonly tools: readonly Tool[] } | undefined;
 
   /** @throws McpConfigError for a bad server config; PromptValidationError for a bad template. */
   constructor(options: McpIntegrationSectionOptions) {
@@ -105,6 +125,7 @@ export class McpIntegrationSection extends Section<undefined> {
       ...(options.children === undefined ? {} : { children: options.children }),
       ...(options.enabled === undefined ? {} : { enabled: options.enabled }),
       ...(options.policies === undefined ? {} : { policies: options.policies }),
+      ...(options.visibility === undefined ? {} : { visibility: options.visibility }),
       acceptsOverrides: options.acceptsOverrides ?? false,
     });
     this.group = new McpClientGroup({ ...options, key: this.key, noun: 'section' });
@@ -119,6 +140,8 @@ export class McpIntegrationSection extends Section<undefined> {
       this.#template = dedent(options.template);
       this.#templateParts = this.#parseTemplate(this.#template, `section "${this.key}"`);
     }
+    this.#summaryParts = parseSummary(this.key, options.summary);
+    if (this.summarizable) checkServerKeys(this.key, this.servers, this.children);
     if (options.connectOnInit === true) {
       // Failures surface from connect(); the extra handler keeps them from being unhandled.
       this.connect().catch(() => undefined);
@@ -250,6 +273,59 @@ export class McpIntegrationSection extends Section<undefined> {
     return body;
   }
 
+  /** Always true: the default summary lists the servers. */
+  override hasSummary(): boolean {
+    return true;
+  }
+
+  /** The available servers, each opened alone with the key `<path>.<server>`. */
+  override summaryParts(): readonly string[] {
+    return this.group.ready ? this.group.availableServers.map((server) => server.name) : [];
+  }
+
+  /** The tools of the opened servers (allow and block lists and the ratchet apply as ever). */
+  override summaryTools(openedParts: ReadonlySet<string>): readonly Tool[] {
+    const lists = this.group.availableServers
+      .filter((server) => openedParts.has(server.name))
+      .map((server) => server.tools);
+    const last = this.#lastOpenedTools;
+    if (last !== undefined && sameItems(lists, last.lists)) return last.tools;
+    const tools = Object.freeze(lists.flat());
+    this.#lastOpenedTools = { lists, tools };
+    return tools;
+  }
+
+  /**
+   * One line per server not opened (its key and tool count), the inventory
+   * of the opened ones, and the unavailable servers.
+   * @throws PromptRenderError before `connect()` has finished.
+   */
+  override renderSummary(_params: undefined, context: SectionSummaryContext): string {
+    if (!this.group.ready) {
+      throw new PromptRenderError(
+        `section "${context.path}" is not connected; await section.connect() before rendering`,
+      );
+    }
+    const servers = this.group.availableServers;
+    const unavailable = this.unavailableServers;
+    const inputs: unknown[] = [context.depth, context.path, [...context.openedParts].join(',')];
+    for (const server of servers) inputs.push(server.name, server.tools);
+    for (const server of unavailable) inputs.push(server.name, server.reason);
+    const last = this.#lastSummary;
+    if (last !== undefined && sameItems(inputs, last.inputs)) return last.body;
+    const opened = servers.filter((server) => context.openedParts.has(server.name));
+    const closed = servers.filter((server) => !context.openedParts.has(server.name));
+    const body = [
+      renderSummaryPart(closed, context.path, this.#summaryParts),
+      renderDefaultInventory(opened, context.depth, this.#inventoryLength),
+      renderUnavailable(unavailable, context.depth),
+    ]
+      .filter((part) => part.length > 0)
+      .join('\n\n');
+    this.#lastSummary = { inputs, body };
+    return body;
+  }
+
   #renderInventory(
     parts: readonly TemplatePart[] | undefined,
     servers: readonly AvailableServer[],
@@ -276,5 +352,39 @@ export class McpIntegrationSection extends Section<undefined> {
           );
     const warning = renderUnavailable(unavailable, context.depth);
     return [body, warning].filter((part) => part.length > 0).join('\n\n');
+  }
+}
+
+function parseSummary(
+  key: string,
+  summary: string | undefined,
+): readonly TemplatePart[] | undefined {
+  if (summary === undefined) return undefined;
+  if (typeof summary !== 'string' || summary.trim().length === 0) {
+    throw new PromptValidationError(`section "${key}": summary must be a non-empty string`);
+  }
+  const parts = parseTemplate(dedent(summary), `summary of section "${key}"`);
+  for (const name of placeholderNames(parts)) {
+    if (!MCP_SUMMARY_PLACEHOLDERS.includes(name)) {
+      throw new PromptValidationError(
+        `section "${key}": summary placeholder "\${${name}}" is not one of ${MCP_SUMMARY_PLACEHOLDERS.join(', ')}`,
+      );
+    }
+  }
+  return parts;
+}
+
+/** A server opens under `<key>.<server>`: a child section with that key would be ambiguous. */
+function checkServerKeys(
+  key: string,
+  servers: readonly ResolvedServerConfig[],
+  children: readonly Section[],
+): void {
+  for (const child of children) {
+    if (servers.some((server) => server.name === child.key)) {
+      throw new PromptValidationError(
+        `section "${key}": child section key "${child.key}" is also a server name; a summarized section opens a server with the key "${key}.${child.key}", so rename one`,
+      );
+    }
   }
 }

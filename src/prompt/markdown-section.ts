@@ -7,6 +7,7 @@ import {
   type SectionOptions,
   type SectionRenderContext,
 } from './section.js';
+import type { SectionSummaryContext } from './visibility.js';
 import {
   type TemplatePart,
   dedent,
@@ -21,6 +22,8 @@ export interface MarkdownSectionOptions<
 > extends SectionOptions<P> {
   /** Markdown with `${field}` placeholders; dedented and trimmed. `$$` is a literal `$`. */
   readonly template: string;
+  /** Shown while summarized: a template like `template`, with the same placeholders. */
+  readonly summary?: string;
 }
 
 /**
@@ -34,6 +37,7 @@ export interface MarkdownSectionOptions<
 export class MarkdownSection<P extends ParamsSchema | undefined = undefined> extends Section<P> {
   readonly template: string;
   readonly #parts: readonly TemplatePart[];
+  readonly #summaryParts: readonly TemplatePart[] | undefined;
 
   constructor(options: MarkdownSectionOptions<P>) {
     super(options);
@@ -42,10 +46,17 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
     }
     this.template = dedent(options.template);
     this.#parts = parseTemplate(this.template, `section "${options.key}"`);
+    this.#summaryParts =
+      this.summary === undefined
+        ? undefined
+        : parseTemplate(this.summary, `summary of section "${options.key}"`);
   }
 
   override validate(): void {
     this.#checkPlaceholders(this.#parts, `section "${this.key}"`);
+    if (this.#summaryParts !== undefined) {
+      this.#checkPlaceholders(this.#summaryParts, `section "${this.key}"`, 'summary placeholder');
+    }
   }
 
   /** The dedented template. */
@@ -69,14 +80,14 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
       );
   }
 
-  #checkPlaceholders(parts: readonly TemplatePart[], where: string): void {
+  #checkPlaceholders(parts: readonly TemplatePart[], where: string, what = 'placeholder'): void {
     const fields = this.params === undefined ? [] : Object.keys(this.params.shape);
     for (const name of placeholderNames(parts)) {
       if (!fields.includes(name)) {
         const expected =
           fields.length === 0 ? 'the section has no params' : `params fields: ${fields.join(', ')}`;
         throw new PromptValidationError(
-          `${where}: placeholder "\${${name}}" names no params field (${expected})`,
+          `${where}: ${what} "\${${name}}" names no params field (${expected})`,
         );
       }
     }
@@ -88,5 +99,13 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
   ): string {
     const values = params ?? {};
     return fillTemplate(this.#parts, values, `section "${context.path}"`);
+  }
+
+  override renderSummary(
+    params: P extends ParamsSchema ? z.output<P> : undefined,
+    context: SectionSummaryContext,
+  ): string {
+    if (this.#summaryParts === undefined) return '';
+    return fillTemplate(this.#summaryParts, params ?? {}, `summary of section "${context.path}"`);
   }
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { JsonSchema } from '../tools/tool.js';
+import { checkDisclosureToolNames, checkSummarizable } from './disclosure/disclosure-checks.js';
 import { SECTION_KEY_PATTERN, type Section } from './section.js';
 
 /** Options of {@link PromptTemplate.create}. */
@@ -68,6 +69,7 @@ export class PromptTemplate<O = unknown> {
       throw new PromptValidationError(`prompt "${options.ns}/${options.key}" has no sections`);
     }
     const toolOwners = new Map<string, string>();
+    let summarizable = false;
     const visit = (sections: readonly Section[], parentPath: string): void => {
       const siblings = new Set<string>();
       for (const section of sections) {
@@ -83,6 +85,8 @@ export class PromptTemplate<O = unknown> {
         }
         siblings.add(section.key);
         section.validate();
+        checkSummarizable(section, path);
+        summarizable ||= section.summarizable;
         for (const tool of section.toolsAtCreation()) {
           const owner = toolOwners.get(tool.name);
           if (owner !== undefined) {
@@ -96,6 +100,7 @@ export class PromptTemplate<O = unknown> {
       }
     };
     visit(options.sections, '');
+    if (summarizable) checkDisclosureToolNames(toolOwners);
     const policies = checkToolPolicies(options.policies, `prompt "${options.ns}/${options.key}"`);
     return new PromptTemplate(options, outputJsonSchema(options), policies);
   }

@@ -11,8 +11,28 @@ import type { OverridesStoreCallOptions, PromptOverridesStore } from './override
 import type { PromptTemplate } from './prompt-template.js';
 import { RenderedPrompt } from './rendered-prompt.js';
 import { sameItems } from './same-items.js';
-import type { ParamsSchema, Section } from './section.js';
+import type { ParamsSchema, Section, SectionRenderContext } from './section.js';
+import { PromptDisclosure } from './disclosure/disclosure-tools.js';
+import type { DisclosureWalk, ReadableSection } from './disclosure/disclosure-walk.js';
+import { withToolExamples } from './tool-examples-block.js';
 import { resolveToolPolicies } from './tool-policies.js';
+
+/**
+ * What a render collects: headings and bodies alternating, and tool lists
+ * with their section paths and policies; with overrides, what became of each.
+ */
+interface RenderParts {
+  readonly parts: string[];
+  readonly toolLists: (readonly Tool[])[];
+  readonly toolPaths: string[];
+  readonly toolPolicies: (readonly ToolPolicy[])[];
+  readonly outcomes: OverrideOutcome[] | undefined;
+}
+
+const NO_POLICIES: readonly ToolPolicy[] = Object.freeze([]);
+
+/** How errors name the owner of the disclosure tools. */
+const DISCLOSURE_TOOLS_PATH = '(progressive disclosure)';
 
 /** Options of {@link Prompt.render}. */
 export interface RenderOptions {
@@ -46,6 +66,9 @@ export interface WithOverridesOptions extends OverridesStoreCallOptions {
 export class Prompt<O = unknown> {
   readonly template: PromptTemplate<O>;
   readonly #bound = new Map<ParamsSchema, unknown>();
+  readonly #disclosure: PromptDisclosure;
+  /** Set when the prompt was created with overrides. */
+  readonly #overrides: OverridesApplier | undefined;
   /** The last render's parts and text, and its tool lists and tools: reused when unchanged. */
   #last: { readonly parts: readonly string[]; readonly text: string } | undefined;
   #lastTools:
@@ -56,15 +79,15 @@ export class Prompt<O = unknown> {
       }
     | undefined;
 
-  /** Set when the prompt was created with overrides. */
-  readonly #overrides: OverridesApplier | undefined;
-
   /**
    * @throws PromptOverridesError for overrides of another prompt, or whose
    *   replacement text breaks the rules of what it replaces.
    */
   constructor(template: PromptTemplate<O>, options: PromptOptions = {}) {
     this.template = template;
+    this.#disclosure = new PromptDisclosure(template, (entry, session, walk) =>
+      this.#renderRead(entry, session, walk),
+    );
     this.#overrides =
       options.overrides === undefined
         ? undefined
@@ -117,64 +140,36 @@ export class Prompt<O = unknown> {
 
   /**
    * Renders enabled sections depth first, numbered, each as heading, blank
-   * line, body, joined by blank lines.
+   * line, body, joined by blank lines. A summarized section shows its
+   * summary alone, and while any is, `open_sections` / `read_section` are
+   * offered (see docs/prompts.md).
    *
    * @throws PromptRenderError for a missing value or params that do not parse.
+   * @throws SessionStoreError `session-not-loaded` when sections may be
+   *   summarized and the session's store is not loaded yet.
    */
   render(options: RenderOptions = {}): RenderedPrompt<O> {
-    // Headings and bodies alternate; tool lists go with the path of their section.
-    const parts: string[] = [];
-    const toolLists: (readonly Tool[])[] = [];
-    const toolPaths: string[] = [];
-    const toolPolicies: (readonly ToolPolicy[])[] = [];
     const { session } = options;
-    const overrides = this.#overrides;
-    const outcomes: OverrideOutcome[] | undefined = overrides?.begin();
+    const walk = this.#disclosure.begin(session);
+    const out = newRenderParts(this.#overrides?.begin());
+    this.#visit(this.template.sections, 0, '', '', out, walk, session);
+    const disclosureTools = walk === undefined ? undefined : this.#disclosure.finish(walk);
+    if (disclosureTools !== undefined) {
+      out.toolLists.push(disclosureTools);
+      out.toolPaths.push(DISCLOSURE_TOOLS_PATH);
+      out.toolPolicies.push(NO_POLICIES);
+    }
 
-    const visit = (
-      sections: readonly Section[],
-      depth: number,
-      prefix: string,
-      parentPath: string,
-    ): void => {
-      let index = 0;
-      for (const section of sections) {
-        const path = parentPath === '' ? section.key : `${parentPath}.${section.key}`;
-        const params = this.#resolveParams(section, path);
-        if (!section.isEnabled(params, session === undefined ? {} : { session })) continue;
-        index += 1;
-        const number = prefix === '' ? String(index) : `${prefix}.${index}`;
-        const heading = `${'#'.repeat(depth + 2)} ${number}. ${section.title} (${path})`;
-        const context = { depth, number, path, ...(session === undefined ? {} : { session }) };
-        const body = (
-          overrides === undefined
-            ? section.renderBody(params as never, context)
-            : overrides.renderBody(section, path, params, context, outcomes!)
-        ).trim();
-        parts.push(heading, body);
-        const tools =
-          overrides === undefined
-            ? section.tools()
-            : overrides.tools(section, path, section.tools(), outcomes!);
-        if (tools.length > 0) {
-          toolLists.push(tools);
-          toolPaths.push(path);
-          toolPolicies.push(section.policies());
-        }
-        visit(section.children, depth + 1, number, path);
-      }
-    };
-    visit(this.template.sections, 0, '', '');
-
-    const text = this.#text(parts);
-    const tools = this.#tools(toolLists, toolPaths);
+    const tools = this.#tools(out.toolLists, out.toolPaths);
     const rendered = new RenderedPrompt<O>(
-      text,
+      this.#text(out.parts),
       tools,
       this.template.output,
-      resolveToolPolicies(tools, toolLists, toolPolicies, this.template.policies),
+      resolveToolPolicies(tools, out.toolLists, out.toolPolicies, this.template.policies),
     );
-    if (session !== undefined && outcomes !== undefined) overrides!.publish(outcomes, session);
+    if (session !== undefined && out.outcomes !== undefined) {
+      this.#overrides?.publish(out.outcomes, session);
+    }
     if (session !== undefined && isObserved(session, PromptRendered)) {
       session.dispatch(
         new PromptRendered({
@@ -191,6 +186,84 @@ export class Prompt<O = unknown> {
     return rendered;
   }
 
+  /** Renders enabled sections depth first: in full, or summarized by the disclosure walk. */
+  #visit(
+    sections: readonly Section[],
+    depth: number,
+    prefix: string,
+    parentPath: string,
+    out: RenderParts,
+    walk: DisclosureWalk | undefined,
+    session: Session | undefined,
+  ): void {
+    let index = 0;
+    for (const section of sections) {
+      const path = parentPath === '' ? section.key : `${parentPath}.${section.key}`;
+      const params = this.#resolveParams(section, path);
+      if (!section.isEnabled(params, session === undefined ? {} : { session })) continue;
+      index += 1;
+      const number = prefix === '' ? String(index) : `${prefix}.${index}`;
+      const context: SectionRenderContext = {
+        depth,
+        number,
+        path,
+        ...(session === undefined ? {} : { session }),
+      };
+      const summary = walk?.summaryOf(section, params, context);
+      if (summary === undefined) {
+        this.#visitFull(section, params, context, out, walk);
+        continue;
+      }
+      out.parts.push(headingOf(section, context), summary.body);
+      this.#offer(section, summary.tools, path, out);
+    }
+  }
+
+  /** One section in full: heading, body, its tools' examples, its tools, then its children. */
+  #visitFull(
+    section: Section,
+    params: unknown,
+    context: SectionRenderContext,
+    out: RenderParts,
+    walk: DisclosureWalk | undefined,
+  ): void {
+    const { depth, number, path, session } = context;
+    const overrides = this.#overrides;
+    // The body first: a section that cannot render says so before its tools are asked for.
+    const body = (
+      overrides === undefined || out.outcomes === undefined
+        ? section.renderBody(params as never, context)
+        : overrides.renderBody(section, path, params, context, out.outcomes)
+    ).trim();
+    const tools = this.#offer(section, section.tools(), path, out);
+    out.parts.push(headingOf(section, context), withToolExamples(body, tools));
+    this.#visit(section.children, depth + 1, number, path, out, walk, session);
+  }
+
+  /** Adds a section's tools (with override descriptions) to what the render offers; returns them. */
+  #offer(section: Section, own: readonly Tool[], path: string, out: RenderParts): readonly Tool[] {
+    const overrides = this.#overrides;
+    const tools =
+      overrides === undefined || out.outcomes === undefined
+        ? own
+        : overrides.tools(section, path, own, out.outcomes);
+    if (tools.length > 0) {
+      out.toolLists.push(tools);
+      out.toolPaths.push(path);
+      out.toolPolicies.push(section.policies());
+    }
+    return tools;
+  }
+
+  /** What `read_section` returns: a summarized section in full, its children as they would render. */
+  #renderRead(entry: ReadableSection, session: Session, walk: DisclosureWalk): string {
+    const out = newRenderParts(undefined);
+    const context = { depth: entry.depth, number: entry.number, path: entry.path, session };
+    const params = this.#resolveParams(entry.section, entry.path);
+    this.#visitFull(entry.section, params, context, out, walk);
+    return joinParts(out.parts);
+  }
+
   /**
    * The text of the headings and bodies, joined; the previous text when
    * they are the same strings as last time (a section that caches its body
@@ -200,13 +273,7 @@ export class Prompt<O = unknown> {
   #text(parts: readonly string[]): string {
     const last = this.#last;
     if (last !== undefined && sameItems(parts, last.parts)) return last.text;
-    const blocks: string[] = [];
-    for (let index = 0; index < parts.length; index += 2) {
-      const heading = parts[index]!;
-      const body = parts[index + 1]!;
-      blocks.push(body.length === 0 ? heading : `${heading}\n\n${body}`);
-    }
-    const text = blocks.join('\n\n');
+    const text = joinParts(parts);
     this.#last = { parts, text };
     return text;
   }
@@ -266,6 +333,25 @@ export class Prompt<O = unknown> {
       cause: cause ?? parsed.error,
     });
   }
+}
+
+function newRenderParts(outcomes: OverrideOutcome[] | undefined): RenderParts {
+  return { parts: [], toolLists: [], toolPaths: [], toolPolicies: [], outcomes };
+}
+
+/** Headings and bodies, alternating, as text: heading, blank line, body; blocks joined by a blank line. */
+function joinParts(parts: readonly string[]): string {
+  const blocks: string[] = [];
+  for (let index = 0; index < parts.length; index += 2) {
+    const heading = parts[index]!;
+    const body = parts[index + 1]!;
+    blocks.push(body.length === 0 ? heading : `${heading}\n\n${body}`);
+  }
+  return blocks.join('\n\n');
+}
+
+function headingOf(section: Section, context: SectionRenderContext): string {
+  return `${'#'.repeat(context.depth + 2)} ${context.number}. ${section.title} (${context.path})`;
 }
 
 function summarizeIssues(issues: readonly z.core.$ZodIssue[]): string {

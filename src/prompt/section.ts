@@ -3,6 +3,15 @@ import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
+import { dedent } from './template-text.js';
+import {
+  type SectionSummaryContext,
+  type SectionVisibility,
+  type VisibilitySelector,
+  checkSummaryOption,
+  checkVisibilityOption,
+  selectVisibility,
+} from './visibility.js';
 
 /** Section keys: `^[a-z0-9][a-z0-9._-]{0,63}$`. */
 export const SECTION_KEY_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
@@ -59,9 +68,21 @@ export interface SectionOptions<P extends ParamsSchema | undefined = undefined> 
   readonly policies?: readonly ToolPolicy[];
   /** Whether prompt overrides may replace this section's text. @default false */
   readonly acceptsOverrides?: boolean;
+  /**
+   * `'summary'` shows only `summary` (children and tools hidden) until the
+   * model opens the section with `open_sections` (or reads it with
+   * `read_section`); fixed, or chosen per render. See docs/prompts.md.
+   * @default 'full'
+   */
+  readonly visibility?: VisibilitySelector<P extends ParamsSchema ? z.output<P> : undefined>;
+  /** What the model sees while the section is summarized; dedented and trimmed. */
+  readonly summary?: string;
 }
 
 type EnabledPredicate = (params: never, context: SectionEnabledContext) => boolean;
+
+const NO_PARTS: readonly string[] = Object.freeze([]);
+const NO_TOOLS: readonly Tool[] = Object.freeze([]);
 
 /**
  * A node of a prompt: a heading, a body and children, with optional params
@@ -74,9 +95,12 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
   readonly defaultParams: unknown;
   readonly children: readonly Section[];
   readonly acceptsOverrides: boolean;
+  /** Shown while the section is summarized, dedented and trimmed. */
+  readonly summary: string | undefined;
   readonly #enabled: EnabledPredicate | undefined;
   readonly #tools: readonly Tool[];
   readonly #policies: readonly ToolPolicy[];
+  readonly #visibility: VisibilitySelector<never> | undefined;
 
   /** @throws PromptValidationError for `policies` that are not a list of `ToolPolicy`. */
   protected constructor(options: SectionOptions<P>) {
@@ -89,11 +113,64 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
     this.#enabled = options.enabled;
     this.#tools = Object.freeze([...(options.tools ?? [])]);
     this.#policies = checkToolPolicies(options.policies, `section "${options.key}"`);
+    checkVisibilityOption(options.key, options.visibility);
+    checkSummaryOption(options.key, options.summary);
+    this.#visibility = options.visibility;
+    this.summary = options.summary === undefined ? undefined : dedent(options.summary);
   }
 
   /** Whether the section is rendered, given its resolved params. */
   isEnabled(params: unknown, context: SectionEnabledContext): boolean {
     return this.#enabled === undefined ? true : this.#enabled(params as never, context);
+  }
+
+  /** True when a render may summarize the section: its `visibility` is `'summary'` or a function. */
+  get summarizable(): boolean {
+    return this.#visibility !== undefined && this.#visibility !== 'full';
+  }
+
+  /** True when the section has something to show while summarized. */
+  hasSummary(): boolean {
+    return this.summary !== undefined;
+  }
+
+  /**
+   * The visibility the section asks for, given its resolved params, before
+   * what the model opened is taken into account.
+   * @throws PromptRenderError when a visibility function returns anything else.
+   */
+  visibilityFor(
+    params: unknown,
+    context: SectionEnabledContext & { path: string },
+  ): SectionVisibility {
+    if (this.#visibility === undefined) return 'full';
+    return selectVisibility(this.#visibility, params, context, context.path);
+  }
+
+  /** The body shown while summarized, without the heading. @default the `summary` text */
+  renderSummary(
+    _params: P extends ParamsSchema ? z.output<P> : undefined,
+    _context: SectionSummaryContext,
+  ): string {
+    return this.summary ?? '';
+  }
+
+  /**
+   * Parts the model may open one at a time while the section is summarized,
+   * each under the key `<path>.<part>` (`McpIntegrationSection`: its
+   * servers); the summary should show each part's key. @default none
+   */
+  summaryParts(): readonly string[] {
+    return NO_PARTS;
+  }
+
+  /**
+   * The tools offered while the section is summarized: those of the opened
+   * parts. A frozen list that stays the same while nothing changed keeps
+   * the render cache warm. @default none
+   */
+  summaryTools(_openedParts: ReadonlySet<string>): readonly Tool[] {
+    return NO_TOOLS;
   }
 
   /** The tools this section offers. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
 import type { ToolContext } from './tool-context.js';
+import { NO_EXAMPLES, type ToolExample, checkToolExamples } from './tool-examples.js';
 import type { ToolResult } from './tool-result.js';
 
 /** Tool names: lower-case letters, digits, `_` and `-`, 1–64 characters. */
@@ -53,6 +54,13 @@ export interface ToolOptions<S extends z.ZodType, R> {
   readonly annotations?: ToolAnnotations;
   /** @default { kind: 'native' } */
   readonly origin?: ToolOrigin;
+  /**
+   * Representative calls, shown in the "Tools:" block of the section that
+   * offers the tool. Each `input` must parse with `params`: checked at
+   * creation, at run time rather than by type, so options objects stay
+   * assignable across schemas. @default none
+   */
+  readonly examples?: readonly ToolExample[];
 }
 
 const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
@@ -75,11 +83,17 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly handler: ToolHandler<z.output<S>, R>;
   readonly annotations: ToolAnnotations;
   readonly origin: ToolOrigin;
+  /** Representative calls, frozen, with trimmed descriptions. */
+  readonly examples: readonly ToolExample[];
   #inputSchema: JsonSchema | undefined;
   #params: S | undefined;
   #paramsFactory: (() => S) | undefined;
 
-  private constructor(options: ToolOptions<S, R>, description: string) {
+  private constructor(
+    options: ToolOptions<S, R>,
+    description: string,
+    examples: readonly ToolExample[],
+  ) {
     this.name = options.name;
     this.description = description;
     if (typeof options.params === 'function') this.#paramsFactory = options.params;
@@ -87,13 +101,15 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
     this.handler = options.handler;
     this.annotations = Object.freeze({ ...options.annotations });
     this.origin = options.origin ?? NATIVE;
+    this.examples = examples;
     this.#inputSchema = options.inputSchema;
     Object.freeze(this);
   }
 
   /**
    * Validates and creates a tool.
-   * @throws PromptValidationError quoting a bad name or description.
+   * @throws PromptValidationError quoting a bad name or description, or
+   *   naming the example and the field that does not match `params`.
    */
   static create<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
     const { name } = options;
@@ -114,7 +130,16 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
         `params of tool "${name}" must be a zod schema or a function returning one`,
       );
     }
-    return new Tool(options, description);
+    if (options.examples === undefined) return new Tool(options, description, NO_EXAMPLES);
+    // Examples are checked against the schema now, so a lazy schema is built now.
+    const params = typeof options.params === 'function' ? options.params() : options.params;
+    if (!(params instanceof z.ZodType)) {
+      throw new PromptValidationError(
+        `params factory of tool "${name}" did not return a zod schema`,
+      );
+    }
+    const examples = checkToolExamples(name, options.examples, params);
+    return new Tool({ ...options, params }, description, examples);
   }
 
   /**
@@ -123,7 +148,7 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
    * without checking them again; `description` must be trimmed already.
    */
   static trusted<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
-    return new Tool(options, options.description);
+    return new Tool(options, options.description, NO_EXAMPLES);
   }
 
   /** The zod schema that validates the arguments (built on first use when given as a function). */
