@@ -33,6 +33,7 @@ export const COMPARISONS: Readonly<Record<string, () => Promise<Comparison>>> = 
   concurrency: async () => (await import('./concurrency.js')).concurrency,
   'connect-five': async () => (await import('./connect.js')).connectFive,
   heap: async () => (await import('./heap.js')).heap,
+  disclosure: async () => (await import('./disclosure.js')).disclosure,
 };
 
 /** How long the comparison waits for its server processes to exit after closing them. */

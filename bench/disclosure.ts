@@ -6,11 +6,8 @@
  * divided by 4, the usual rule of thumb for English and JSON; no tokenizer
  * is involved.
  *
- * Run with `npx tsx bench/disclosure.ts`; the figures go to
- * bench/disclosure.json.
+ * One comparison of `npm run bench` (`disclosure`).
  */
-import { writeFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import {
   McpIntegrationSection,
   Prompt,
@@ -22,21 +19,12 @@ import {
 } from '../src/index.js';
 import { generateTools } from './schema-gen.js';
 import { listingServer } from './servers.js';
+import type { ResultRow } from './stats.js';
 
 const SERVERS = 10;
 const TOOLS_PER_SERVER = 30;
 /** Characters per token, for the approximate token counts. */
 const CHARS_PER_TOKEN = 4;
-
-interface Figures {
-  readonly variant: string;
-  readonly tools: number;
-  readonly textBytes: number;
-  readonly definitionsBytes: number;
-  readonly totalBytes: number;
-  /** (text + definitions characters) / 4. */
-  readonly approxTokens: number;
-}
 
 const generated = generateTools(SERVERS * TOOLS_PER_SERVER).map((entry) => entry.tool);
 
@@ -56,22 +44,30 @@ function sectionFor(session: Session, visibility: SectionVisibility): McpIntegra
   });
 }
 
-function measure(variant: string, rendered: RenderedPrompt): Figures {
+const COMPARISON = `prompt size, ${SERVERS} servers × ${TOOLS_PER_SERVER} tools`;
+
+function measure(variant: string, rendered: RenderedPrompt, full?: ResultRow): ResultRow {
   const definitions = JSON.stringify(rendered.toolDefinitions());
-  const textBytes = Buffer.byteLength(rendered.text);
-  const definitionsBytes = Buffer.byteLength(definitions);
+  const bytes = Buffer.byteLength(rendered.text) + Buffer.byteLength(definitions);
+  const tokens = Math.round((rendered.text.length + definitions.length) / CHARS_PER_TOKEN);
+  const count = rendered.tools.length;
+  const note = `${count} tool${count === 1 ? '' : 's'} offered; ≈ ${tokens.toLocaleString('en-US')} tokens (characters / ${CHARS_PER_TOKEN})`;
   return {
-    variant,
-    tools: rendered.tools.length,
-    textBytes,
-    definitionsBytes,
-    totalBytes: textBytes + definitionsBytes,
-    approxTokens: Math.round((rendered.text.length + definitions.length) / CHARS_PER_TOKEN),
+    comparison: COMPARISON,
+    contender: variant,
+    value: bytes,
+    unit: 'bytes of text + toolDefinitions() JSON',
+    statistic: 'one render (sizes do not vary)',
+    ...(full?.value == null
+      ? {}
+      : { ratio: Math.round((bytes / full.value) * 1000) / 1000, baseline: full.contender }),
+    note,
   };
 }
 
-async function main(): Promise<void> {
-  const rows: Figures[] = [];
+/** The prompt's size rendered in full, summarized, and summarized with one server opened. */
+export async function disclosure(): Promise<ResultRow[]> {
+  const rows: ResultRow[] = [];
   for (const visibility of ['full', 'summary'] as const) {
     const session = new Session();
     await using section = sectionFor(session, visibility);
@@ -80,7 +76,7 @@ async function main(): Promise<void> {
       PromptTemplate.create({ ns: 'bench', key: 'disclosure', sections: [section] }),
     );
     const rendered = prompt.render({ session });
-    rows.push(measure(visibility === 'full' ? 'full' : 'summary', rendered));
+    rows.push(measure(`visibility: '${visibility}'`, rendered, rows[0]));
     if (visibility === 'summary') {
       const open = rendered.tools.find((tool) => tool.name === 'open_sections');
       if (open === undefined) throw new Error('a summarized prompt offers open_sections');
@@ -90,33 +86,8 @@ async function main(): Promise<void> {
         { session },
       );
       if (!result.success) throw new Error(result.message);
-      rows.push(measure('summary, one server opened', prompt.render({ session })));
+      rows.push(measure("'summary', one server opened", prompt.render({ session }), rows[0]));
     }
   }
-  const full = rows[0]!;
-  const table = rows.map((row) => ({
-    ...row,
-    ofFull: `${((100 * row.totalBytes) / full.totalBytes).toFixed(1)}%`,
-  }));
-  console.log(
-    `${SERVERS} servers × ${TOOLS_PER_SERVER} tools; tokens ≈ characters / ${CHARS_PER_TOKEN}`,
-  );
-  console.table(table);
-  const out = fileURLToPath(new URL('./disclosure.json', import.meta.url));
-  await writeFile(
-    out,
-    `${JSON.stringify(
-      {
-        servers: SERVERS,
-        toolsPerServer: TOOLS_PER_SERVER,
-        tokens: `approximate: (text + JSON of toolDefinitions()) characters / ${CHARS_PER_TOKEN}`,
-        rows: table,
-      },
-      null,
-      2,
-    )}\n`,
-  );
-  console.log(`written to ${out}`);
+  return rows;
 }
-
-await main();

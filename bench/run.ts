@@ -49,6 +49,7 @@ const PLAN: readonly Step[] = [
   { name: 'concurrency', timeoutMs: 90_000 },
   { name: 'connect-five', timeoutMs: 150_000 },
   { name: 'heap', timeoutMs: 120_000 },
+  { name: 'disclosure', timeoutMs: 60_000 },
 ];
 
 const OUTPUT_TAIL = 4_000;
