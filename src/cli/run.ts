@@ -21,6 +21,13 @@ Commands:
                                 or ActionInput text ("message: hi"), - reads stdin
   codegen <config> [-o file]    Write typed bindings (a zod schema and a TypeScript
                                 type per tool); stdout without -o
+  debug <trace | directory>     Show a session trace (TraceRecorder) in a local,
+                                read-only web viewer; prints its URL
+    [--port n] [--host 127.0.0.1] [--open] [-o dir]
+                                -o writes a static export that works from file://
+  debug --redis <url> --session <id>
+                                Follow a running session through its Redis event
+                                stream (mirrorEvents: true)
 
 Config files:
   *.json         an "mcpServers" object, as in .mcp.json or claude_desktop_config.json
@@ -28,7 +35,10 @@ Config files:
 
 Options:
   --json          print one JSON document on stdout (inspect, call)
-  -o, --output    file to write (codegen)
+  -o, --output    file to write (codegen); directory of the static export (debug)
+  --port, --host  where the viewer listens (debug; loopback only, port 0 = any)
+  --open          open the viewer in the default browser (debug)
+  --redis, --session  the Redis server and session to follow (debug)
   -q, --quiet     no progress on stderr
   -h, --help      show this help
   -V, --version   print the version
@@ -49,7 +59,15 @@ const OPTIONS = {
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  open: { type: 'boolean' },
+  redis: { type: 'string' },
+  session: { type: 'string' },
 } as const;
+
+/** Options only `debug` takes. */
+const DEBUG_OPTIONS = ['port', 'host', 'open', 'redis', 'session'] as const;
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -152,6 +170,10 @@ async function dispatch(
     progress: values.quiet === true ? SILENT_PROGRESS : createProgress(io.stderr),
   };
   const [config, tool, ...rest] = operands;
+  if (command !== 'debug') {
+    for (const option of DEBUG_OPTIONS)
+      refuse(command, values[option] !== undefined, `--${option}`);
+  }
   // Loaded only for a command: `--help` and usage errors stay quick.
   const load = (): Promise<typeof Commands> => import('./commands.js');
   switch (command) {
@@ -174,8 +196,27 @@ async function dispatch(
       refuse(command, values.json === true, '--json');
       if (config === undefined || operands.length > 1) throw usage('codegen takes one config file');
       return (await load()).codegenCommand(config, values.output, context);
+    case 'debug': {
+      refuse(command, values.json === true, '--json');
+      if (operands.length > 1) throw usage('debug takes one trace file or directory');
+      const { debugCommand } = await import('./debug-command.js');
+      return debugCommand(
+        {
+          ...(config === undefined ? {} : { target: config }),
+          ...(values.host === undefined ? {} : { host: values.host }),
+          ...(values.port === undefined ? {} : { port: values.port }),
+          ...(values.output === undefined ? {} : { output: values.output }),
+          ...(values.redis === undefined ? {} : { redis: values.redis }),
+          ...(values.session === undefined ? {} : { session: values.session }),
+          open: values.open === true,
+        },
+        context,
+      );
+    }
     default:
-      throw usage(`unknown command ${JSON.stringify(command)}; expected inspect, call or codegen`);
+      throw usage(
+        `unknown command ${JSON.stringify(command)}; expected inspect, call, codegen or debug`,
+      );
   }
 }
 

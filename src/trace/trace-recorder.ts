@@ -251,8 +251,11 @@ export class TraceRecorder {
   }
 }
 
-/** A `ToolInvoked`'s fields with the result's value and message left out. */
-function withholdResult(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+/**
+ * @internal A `ToolInvoked`'s fields with the result's value (and a
+ * success's message) left out.
+ */
+export function withholdResult(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const result = fields['result'];
   const success =
     typeof result === 'object' && result !== null && (result as { success?: unknown }).success;

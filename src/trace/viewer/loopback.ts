@@ -9,7 +9,7 @@ export const DEFAULT_VIEWER_HOST = '127.0.0.1';
  * The address to bind for `host`: `localhost` and any 127.0.0.0/8 address
  * bind IPv4 loopback, `::1` (or `[::1]`) IPv6 loopback.
  *
- * @throws TraceError `trace-viewer` for any other host, naming it.
+ * @throws TraceError `trace-options` for any other host, naming it.
  */
 export function loopbackAddress(host: string): string {
   const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
@@ -17,7 +17,7 @@ export function loopbackAddress(host: string): string {
   if (isIP(bare) === 4 && /^127\./.test(bare)) return bare;
   if (isIP(bare) === 6 && isIpv6Loopback(bare)) return '::1';
   throw new TraceError(
-    'trace-viewer',
+    'trace-options',
     `host ${JSON.stringify(host)} is not a loopback address: the viewer binds 127.0.0.1, ::1 or localhost only, so that no other machine can read the trace`,
   );
 }

@@ -46,8 +46,8 @@ const SECURITY_HEADERS = {
  * wrong token, a `Host` header that is not this loopback address (DNS
  * rebinding) and any method but GET and HEAD are refused.
  *
- * @throws TraceError `trace-viewer` for a host that is not loopback, a bad
- *   port or token, or an address in use.
+ * @throws TraceError `trace-options` for a host that is not loopback, a bad
+ *   port or token; `trace-viewer` when the address is in use.
  */
 export async function startTraceViewer(
   source: TraceSource,
@@ -56,12 +56,15 @@ export async function startTraceViewer(
   const host = loopbackAddress(options.host ?? DEFAULT_VIEWER_HOST);
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new TraceError('trace-viewer', `port ${String(port)} must be an integer from 0 to 65535`);
+    throw new TraceError(
+      'trace-options',
+      `port ${String(port)} must be an integer from 0 to 65535`,
+    );
   }
   const token = options.token ?? randomBytes(32).toString('base64url');
   if (!/^[A-Za-z0-9_-]{16,}$/.test(token)) {
     throw new TraceError(
-      'trace-viewer',
+      'trace-options',
       'token must be at least 16 characters of A-Z, a-z, 0-9, "_" or "-"',
     );
   }
