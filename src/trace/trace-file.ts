@@ -69,6 +69,7 @@ export class RotatingTraceFile {
     this.#maxFiles = options.maxFiles;
     this.#startLines = options.startLines;
     this.#start();
+    this.#drain();
   }
 
   /** The first write failure; once set, nothing more is written. */

@@ -43,7 +43,11 @@ export async function recordRealRun(path: string): Promise<RecordedRun> {
   const servers: McpServerConfig[] = [
     {
       name: 'everything',
-      transport: { type: 'stdio', command: process.execPath, args: [everythingServerPath, 'stdio'] },
+      transport: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [everythingServerPath, 'stdio'],
+      },
       env: { TRACE_TEST_TOKEN: envSecret },
       enabledTools: ['echo', 'get-sum', 'get-env', 'get-tiny-image'],
       sensitiveTools: { 'get-tiny-image': 'confidential' },
@@ -51,7 +55,11 @@ export async function recordRealRun(path: string): Promise<RecordedRun> {
     },
     {
       name: 'slow',
-      transport: { type: 'stdio', command: process.execPath, args: [everythingServerPath, 'stdio'] },
+      transport: {
+        type: 'stdio',
+        command: process.execPath,
+        args: [everythingServerPath, 'stdio'],
+      },
       enabledTools: ['trigger-long-running-operation'],
       timeoutMs: 300,
     },
@@ -74,7 +82,9 @@ export async function recordRealRun(path: string): Promise<RecordedRun> {
       notes.update((draft) => {
         draft.entries.push(text);
       });
-      return text.includes('fail') ? ToolResult.error(`cannot keep "${text}"`) : ToolResult.ok(null);
+      return text.includes('fail')
+        ? ToolResult.error(`cannot keep "${text}"`)
+        : ToolResult.ok(null);
     },
   });
   await using section = new McpIntegrationSection({ servers, session, onConnectError: 'report' });
