@@ -70,6 +70,10 @@ export async function startTraceViewer(
   }
   const server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
+      if (error instanceof TraceError && error.code === 'trace-read') {
+        send(response, 404, 'text/plain; charset=utf-8', error.message);
+        return;
+      }
       send(
         response,
         500,
