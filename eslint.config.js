@@ -42,6 +42,24 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // The trace viewer's page: classic browser scripts, concatenated into one inline script.
+    files: ['src/trace/viewer/page/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        [
+          'document',
+          'location',
+          'performance',
+          'requestAnimationFrame',
+          'setTimeout',
+          'fetch',
+          'URLSearchParams',
+        ].map((name) => [name, 'readonly']),
+      ),
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',

@@ -6,6 +6,10 @@
  * an MCP section, prints the prompt with its tool inventory, then invokes two
  * tools — one succeeds, one is refused by validation before it reaches the
  * server — printing each `ToolInvoked` event as it arrives.
+ *
+ * `npm run demo -- --trace demo.jsonl` also records the run for the viewer:
+ * `npm run debug -- demo.jsonl` (`npx mcp-sections debug demo.jsonl` where the
+ * package is installed).
  */
 import { z } from 'zod';
 import {
@@ -15,9 +19,15 @@ import {
   PromptTemplate,
   Session,
   ToolInvoked,
+  TraceRecorder,
   invokeTool,
 } from '../src/index.js';
 import { referenceServerScript } from './reference-servers.js';
+
+const traceAt = process.argv.indexOf('--trace');
+const tracePath = traceAt === -1 ? undefined : process.argv[traceAt + 1];
+if (traceAt !== -1 && (tracePath === undefined || tracePath.startsWith('-')))
+  throw new Error('--trace needs a file name, e.g. npm run demo -- --trace demo.jsonl');
 
 const session = new Session();
 session.bus.subscribe(ToolInvoked, (event) => {
@@ -42,6 +52,11 @@ await using mcp = new McpIntegrationSection({
   ],
   session,
 });
+// Records every event of the session, secrets masked; `close()` below writes it out.
+await using trace =
+  tracePath === undefined
+    ? undefined
+    : new TraceRecorder(session, { path: tracePath, servers: mcp.servers, tools: mcp });
 await mcp.connect();
 
 const Task = z.object({ task: z.string() });
@@ -87,3 +102,8 @@ console.log(
 );
 const refused = await invokeTool(sum, { a: 'one', b: 2 }, { session });
 console.log(`result: success=${refused.success} message=${JSON.stringify(refused.message)}`);
+
+if (trace !== undefined) {
+  await trace.close();
+  console.log(`\nTrace written to ${trace.path}; see it with: npm run debug -- ${tracePath}`);
+}

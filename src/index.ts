@@ -347,3 +347,22 @@ export type {
   ProviderInvokeOptions,
   ToolSource as ProviderToolSource,
 } from './ecosystem/tool-source.js';
+
+// Session traces (`mcp-sections debug` shows them; docs/debugging.md).
+export { TraceError } from './trace/errors.js';
+export type { TraceErrorCode } from './trace/errors.js';
+export { TraceRecorder, WITHHELD_PRIVATE } from './trace/trace-recorder.js';
+export type { TraceRecorderOptions } from './trace/trace-recorder.js';
+export { DEFAULT_TRACE_MAX_BYTES, DEFAULT_TRACE_MAX_FILES } from './trace/trace-file.js';
+export { DEFAULT_TRACE_MAX_TEXT_LENGTH } from './trace/trace-masker.js';
+export { TRACE_FORMAT_VERSION } from './trace/trace-format.js';
+export type {
+  TraceEventRecord,
+  TraceHeaderRecord,
+  TraceRecord,
+  TraceSnapshotRecord,
+  TraceToolInfo,
+  TraceToolsRecord,
+} from './trace/trace-format.js';
+export { readTrace } from './trace/trace-reader.js';
+export type { LoadedTrace } from './trace/trace-reader.js';

@@ -28,6 +28,13 @@ Commands:
 
 Modules for overrides seed: compiled .js or .mjs; .ts when the CLI runs under
 tsx (node --import tsx <path to main.js> overrides seed ...).
+  debug <trace | directory>     Show a session trace (TraceRecorder) in a local,
+                                read-only web viewer; prints its URL
+    [--port n] [--host 127.0.0.1] [--open] [-o dir]
+                                -o writes a static export that works from file://
+  debug --redis <url> --session <id>
+                                Follow a running session through its Redis event
+                                stream (mirrorEvents: true)
 
 Config files:
   *.json         an "mcpServers" object, as in .mcp.json or claude_desktop_config.json
@@ -43,6 +50,10 @@ Options:
   --format        json or yaml (default: json)
   --connect       connect the template's MCP sections first, to seed their tools
   --force         replace an existing overrides file
+  -o, --output    file to write (codegen); directory of the static export (debug)
+  --port, --host  where the viewer listens (debug; loopback only, port 0 = any)
+  --open          open the viewer in the default browser (debug)
+  --redis, --session  the Redis server and session to follow (debug)
   -q, --quiet     no progress on stderr
   -h, --help      show this help
   -V, --version   print the version
@@ -69,10 +80,17 @@ const OPTIONS = {
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean', short: 'V' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  open: { type: 'boolean' },
+  redis: { type: 'string' },
+  session: { type: 'string' },
 } as const;
 
 /** Options only `overrides seed` takes. */
 const SEED_OPTIONS = ['dir', 'export', 'tag', 'format', 'connect', 'force'] as const;
+/** Options only `debug` takes. */
+const DEBUG_OPTIONS = ['port', 'host', 'open', 'redis', 'session'] as const;
 
 /** Options of {@link runCli}. */
 export interface RunCliOptions {
@@ -179,6 +197,10 @@ async function dispatch(
     const given = SEED_OPTIONS.find((name) => values[name] !== undefined);
     if (given !== undefined) throw usage(`--${given} does not apply to ${command}`);
   }
+  if (command !== 'debug') {
+    for (const option of DEBUG_OPTIONS)
+      refuse(command, values[option] !== undefined, `--${option}`);
+  }
   // Loaded only for a command: `--help` and usage errors stay quick.
   const load = (): Promise<typeof Commands> => import('./commands.js');
   switch (command) {
@@ -225,9 +247,26 @@ async function dispatch(
         context,
       );
     }
+    case 'debug': {
+      refuse(command, values.json === true, '--json');
+      if (operands.length > 1) throw usage('debug takes one trace file or directory');
+      const { debugCommand } = await import('./debug-command.js');
+      return debugCommand(
+        {
+          ...(config === undefined ? {} : { target: config }),
+          ...(values.host === undefined ? {} : { host: values.host }),
+          ...(values.port === undefined ? {} : { port: values.port }),
+          ...(values.output === undefined ? {} : { output: values.output }),
+          ...(values.redis === undefined ? {} : { redis: values.redis }),
+          ...(values.session === undefined ? {} : { session: values.session }),
+          open: values.open === true,
+        },
+        context,
+      );
+    }
     default:
       throw usage(
-        `unknown command ${JSON.stringify(command)}; expected inspect, call, codegen or overrides`,
+        `unknown command ${JSON.stringify(command)}; expected inspect, call, codegen, overrides or debug`,
       );
   }
 }

@@ -1,0 +1,189 @@
+/**
+ * What keeps secrets out of a trace: the same masking as errors and
+ * telemetry. Every string of every recorded value is scrubbed of the
+ * configured servers' secrets (`env` values, header values, bearer tokens,
+ * URL credentials; `SecretRedactor`), values under secret-looking names or
+ * marked `x-secret`/`writeOnly` in a tool's schema are replaced by `***`
+ * (`maskSecretArguments`) and scrubbed from the rest of the record, and long
+ * text is cut.
+ */
+import type { McpServerConfig } from '../config/server-config.js';
+import type { ToolLookup } from '../ecosystem/telemetry.js';
+import { maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
+import { SecretRedactor } from '../mcp/redact.js';
+import type { ResolvedServerConfig } from '../config/server-config.js';
+import type { Tool } from '../tools/tool.js';
+import { TraceError } from './errors.js';
+
+/** Default of {@link TraceMaskerOptions.maxTextLength}. */
+export const DEFAULT_TRACE_MAX_TEXT_LENGTH = 32_768;
+
+/** Nesting depth past which a value is recorded as `[too deep]`. */
+const MAX_DEPTH = 48;
+
+/** Options of {@link TraceMasker}. */
+export interface TraceMaskerOptions {
+  /** Servers whose secrets are scrubbed from every recorded text. @default none */
+  readonly servers?: readonly McpServerConfig[];
+  /** Tools whose schemas mark secret arguments. @default none (names decide) */
+  readonly tools?: ToolLookup;
+  /**
+   * Longest string kept in a record; longer text is cut and says by how much.
+   * @default DEFAULT_TRACE_MAX_TEXT_LENGTH
+   */
+  readonly maxTextLength?: number;
+}
+
+/** A masked, JSON-safe copy of an event. */
+export interface MaskedEvent {
+  readonly type: string;
+  readonly fields: Readonly<Record<string, unknown>>;
+}
+
+/** Turns events and slice values into masked JSON data for a trace. */
+export class TraceMasker {
+  readonly #redactors: readonly SecretRedactor[];
+  readonly #tools: ToolLookup | undefined;
+  readonly #maxText: number;
+
+  /** @throws TraceError `trace-options` when `maxTextLength` is not a positive integer. */
+  constructor(options: TraceMaskerOptions = {}) {
+    const maxText = options.maxTextLength ?? DEFAULT_TRACE_MAX_TEXT_LENGTH;
+    if (!Number.isSafeInteger(maxText) || maxText < 64) {
+      throw new TraceError(
+        'trace-options',
+        `maxTextLength ${String(maxText)} must be an integer of at least 64 (characters)`,
+      );
+    }
+    this.#maxText = maxText;
+    this.#tools = options.tools;
+    this.#redactors = (options.servers ?? []).map((server) =>
+      SecretRedactor.forServer(server as ResolvedServerConfig),
+    );
+  }
+
+  /**
+   * The event's class name and its own fields, masked. `params` of an event
+   * naming a known tool (`ToolInvoked`) are masked by that tool's schema.
+   */
+  event(event: object): MaskedEvent {
+    const fields = toJson(Object.fromEntries(Object.entries(event)), 0) as Record<string, unknown>;
+    const secrets: string[] = [];
+    const toolName = fields['toolName'];
+    if ('params' in fields && typeof toolName === 'string') {
+      const schema = findTool(this.#tools, toolName)?.inputSchema;
+      const masked = maskSecretArguments(fields['params'], schema);
+      fields['params'] = masked.masked;
+      secrets.push(...masked.secrets);
+    }
+    return { type: event.constructor.name, fields: this.#clean(fields, secrets) };
+  }
+
+  /** Fields already flattened elsewhere (another process's event stream), masked. */
+  fields(fields: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
+    return this.#clean(toJson(fields, 0) as Record<string, unknown>, []);
+  }
+
+  /** Any value (a slice's), masked. */
+  value(value: unknown): unknown {
+    const { masked, secrets } = maskSecretArguments(toJson(value, 0));
+    return this.#strings(masked, secrets);
+  }
+
+  /** The text, scrubbed and cut. */
+  text(text: string): string {
+    return this.#text(text, []);
+  }
+
+  /** The tools of the lookup, as a trace lists them; `undefined` without a lookup. */
+  tools(): readonly Tool[] | undefined {
+    return this.#tools === undefined ? undefined : listTools(this.#tools);
+  }
+
+  #clean(fields: Record<string, unknown>, secrets: string[]): Record<string, unknown> {
+    const { masked, secrets: named } = maskSecretArguments(fields);
+    return this.#strings(masked, [...secrets, ...named]) as Record<string, unknown>;
+  }
+
+  #strings(value: unknown, secrets: readonly string[]): unknown {
+    if (typeof value === 'string') return this.#text(value, secrets);
+    if (Array.isArray(value)) return value.map((item) => this.#strings(item, secrets));
+    if (value === null || typeof value !== 'object') return value;
+    // fromEntries defines own properties: a key named `__proto__` stays data.
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [
+        this.#text(key, secrets),
+        this.#strings(item, secrets),
+      ]),
+    );
+  }
+
+  #text(text: string, secrets: readonly string[]): string {
+    let out = scrubSecrets(text, secrets);
+    for (const redactor of this.#redactors) out = redactor.redact(out);
+    if (out.length <= this.#maxText) return out;
+    const kept = out.slice(0, this.#maxText);
+    return `${kept}… [cut: ${out.length - this.#maxText} more characters]`;
+  }
+}
+
+/** The tools a lookup holds now; none when it cannot answer (a section not connected). */
+export function listTools(lookup: ToolLookup): readonly Tool[] {
+  try {
+    if (Array.isArray(lookup)) return lookup as readonly Tool[];
+    const holder = lookup as { readonly tools: unknown };
+    return typeof holder.tools === 'function'
+      ? (lookup as { tools(): readonly Tool[] }).tools()
+      : (lookup as { readonly tools: readonly Tool[] }).tools;
+  } catch {
+    return [];
+  }
+}
+
+function findTool(lookup: ToolLookup | undefined, name: string): Tool | undefined {
+  return lookup === undefined ? undefined : listTools(lookup).find((tool) => tool.name === name);
+}
+
+/**
+ * A JSON-safe copy: dates as ISO text, errors as name and message, maps as
+ * objects, sets as lists, cycles and undefined dropped, own keys only (a
+ * key named `__proto__` stays data).
+ */
+function toJson(value: unknown, depth: number, ancestors = new Set<object>()): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? value : String(value);
+    case 'bigint':
+      return value.toString();
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (value === null) return null;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (depth > MAX_DEPTH) return '[too deep]';
+  if (ancestors.has(value)) return '[circular]';
+  ancestors.add(value);
+  try {
+    if (Array.isArray(value) || value instanceof Set) {
+      return [...(value as Iterable<unknown>)].map(
+        (item) => toJson(item, depth + 1, ancestors) ?? null,
+      );
+    }
+    const entries: [unknown, unknown][] =
+      value instanceof Map ? [...(value as Map<unknown, unknown>)] : Object.entries(value);
+    const out: [string, unknown][] = [];
+    for (const [key, member] of entries) {
+      const converted = toJson(member, depth + 1, ancestors);
+      if (converted !== undefined) out.push([String(key), converted]);
+    }
+    return Object.fromEntries(out);
+  } finally {
+    ancestors.delete(value);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * `mcp-sections debug --output dir`: the viewer as static files that work
+ * from `file://` (no server): one HTML document per trace with its model
+ * embedded, `index.html` for the default one.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { TraceSource } from './trace-source.js';
+import { viewerDocument } from './viewer-page.js';
+
+/** The file a trace is exported to: its name (a file name already) and `.html`. */
+function exportName(trace: string): string {
+  return `${path.basename(trace)}.html`;
+}
+
+/**
+ * Writes the viewer for every trace of `source` into `directory` (created
+ * when missing).
+ *
+ * @returns the files written, `index.html` first.
+ */
+export async function exportTraceViewer(
+  source: TraceSource,
+  directory: string,
+): Promise<readonly string[]> {
+  const out = path.resolve(directory);
+  await mkdir(out, { recursive: true });
+  const traces = await source.list();
+  const links = traces.map((name) => ({ name, href: exportName(name) }));
+  const written: string[] = [];
+  for (const [index, name] of traces.entries()) {
+    const { model } = await source.load(name);
+    const { html } = viewerDocument(
+      name,
+      { mode: 'static', live: false, traces: links, current: name },
+      model,
+    );
+    const files = index === 0 ? ['index.html', exportName(name)] : [exportName(name)];
+    for (const file of files) {
+      await writeFile(path.join(out, file), html, 'utf8');
+      written.push(path.join(out, file));
+    }
+  }
+  return written;
+}

@@ -1,0 +1,76 @@
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RotatingTraceFile, tracePartPath } from '../../src/trace/trace-file.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'trace-file-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('tracePartPath', () => {
+  it('numbers older parts before the extension', () => {
+    expect(tracePartPath('/t/run.jsonl', 0)).toBe('/t/run.jsonl');
+    expect(tracePartPath('/t/run.jsonl', 2)).toBe('/t/run.2.jsonl');
+    expect(tracePartPath('/t/run', 1)).toBe('/t/run.1');
+  });
+});
+
+describe('RotatingTraceFile', () => {
+  it('keeps lines in order across rotations, each part starting with its start lines', async () => {
+    const file = path.join(dir, 'nested', 'log.jsonl');
+    const out = new RotatingTraceFile({
+      path: file,
+      maxBytes: 4_096,
+      maxFiles: 10,
+      startLines: (part) => [`start ${part}`],
+    });
+    for (let index = 0; index < 300; index += 1) out.append(`line ${index} ${'x'.repeat(30)}`);
+    await out.close();
+    const names = (await readdir(path.dirname(file))).sort();
+    const parts = names.length;
+    expect(parts).toBeGreaterThan(2);
+    const lines: string[] = [];
+    for (let index = parts - 1; index >= 0; index -= 1) {
+      const text = await readFile(tracePartPath(file, index), 'utf8');
+      const [start, ...rest] = text.trimEnd().split('\n');
+      expect(start).toBe(`start ${parts - 1 - index}`);
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4_096);
+      lines.push(...rest);
+    }
+    expect(lines.map((line) => Number(line.split(' ')[1]))).toEqual([...Array(300).keys()]);
+  });
+
+  it('with maxFiles 1 keeps only the current part', async () => {
+    const file = path.join(dir, 'one.jsonl');
+    const out = new RotatingTraceFile({
+      path: file,
+      maxBytes: 4_096,
+      maxFiles: 1,
+      startLines: () => ['start'],
+    });
+    for (let index = 0; index < 300; index += 1) out.append(`line ${index} ${'x'.repeat(30)}`);
+    await out.close();
+    expect(await readdir(dir)).toEqual(['one.jsonl']);
+    expect((await readFile(file, 'utf8')).trimEnd().split('\n').at(-1)).toMatch(/^line 299 /);
+  });
+
+  it('writes nothing more after close', async () => {
+    const file = path.join(dir, 'closed.jsonl');
+    const out = new RotatingTraceFile({
+      path: file,
+      maxBytes: 4_096,
+      maxFiles: 2,
+      startLines: () => ['start'],
+    });
+    out.append('before');
+    await out.close();
+    out.append('after');
+    await out.flush();
+    expect(await readFile(file, 'utf8')).toBe('start\nbefore\n');
+  });
+});

@@ -1,0 +1,80 @@
+import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readTrace } from '../../src/index.js';
+import { listTraceFiles, parseTraceLines } from '../../src/trace/trace-reader.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'trace-reader-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const header = (part: number) =>
+  JSON.stringify({
+    kind: 'header',
+    trace: 'mcp-sections',
+    version: 1,
+    sessionId: 's',
+    at: '2026-01-01T00:00:00.000Z',
+    part,
+    sensitivity: 'public',
+    privateResults: false,
+  });
+const event = (seq: number) =>
+  JSON.stringify({ kind: 'event', seq, at: '2026-01-01T00:00:00.000Z', type: 'E', fields: {} });
+
+describe('readTrace', () => {
+  it('reads the older parts first', async () => {
+    await writeFile(path.join(dir, 'run.2.jsonl'), `${header(0)}\n${event(1)}\n`);
+    await writeFile(path.join(dir, 'run.1.jsonl'), `${header(1)}\n${event(2)}\n`);
+    await writeFile(path.join(dir, 'run.jsonl'), `${header(2)}\n${event(3)}\n`);
+    const trace = await readTrace(path.join(dir, 'run.jsonl'));
+    expect(
+      trace.records.flatMap((record) => (record.kind === 'event' ? [record.seq] : [])),
+    ).toEqual([1, 2, 3]);
+    expect(trace.truncated).toBe(false);
+    expect(trace.name).toBe('run.jsonl');
+  });
+
+  it('names a file it cannot read', async () => {
+    const missing = path.join(dir, 'missing.jsonl');
+    await expect(readTrace(missing)).rejects.toMatchObject({
+      code: 'trace-read',
+      message: expect.stringContaining(
+        `trace ${JSON.stringify(missing)} could not be read`,
+      ) as unknown,
+    });
+  });
+});
+
+describe('parseTraceLines', () => {
+  it('skips lines that are not records: bad JSON, unknown kinds, missing seq', () => {
+    const { records, skipped } = parseTraceLines(
+      `${header(0)}\n\n{"kind":"event"}\n{"kind":"other","seq":1,"at":"x"}\n[1]\n${event(1)}\n{"kind":"ev`,
+    );
+    expect(records.map((record) => record.kind)).toEqual(['header', 'event']);
+    expect(skipped).toBe(4);
+  });
+});
+
+describe('listTraceFiles', () => {
+  it('lists traces newest first, without their rotated parts', async () => {
+    for (const name of ['old.jsonl', 'new.jsonl', 'new.1.jsonl', 'lonely.3.jsonl', 'notes.txt']) {
+      await writeFile(path.join(dir, name), '');
+    }
+    await utimes(path.join(dir, 'old.jsonl'), 1_000, 1_000);
+    await utimes(path.join(dir, 'lonely.3.jsonl'), 2_000, 2_000);
+    const names = (await listTraceFiles(dir)).map((entry) => entry.name);
+    expect(names).toEqual(['new.jsonl', 'lonely.3.jsonl', 'old.jsonl']);
+  });
+
+  it('names a directory it cannot read', async () => {
+    await expect(listTraceFiles(path.join(dir, 'none'))).rejects.toMatchObject({
+      code: 'trace-read',
+    });
+  });
+});

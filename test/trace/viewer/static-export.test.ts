@@ -1,0 +1,51 @@
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Session, TraceRecorder } from '../../../src/index.js';
+import { exportTraceViewer } from '../../../src/trace/viewer/static-export.js';
+import { fileTraceSource } from '../../../src/trace/viewer/trace-source.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'static-export-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('exportTraceViewer', () => {
+  it('writes one page per trace of a directory, index.html for the newest, linked to each other', async () => {
+    const traces = path.join(dir, 'traces');
+    await new TraceRecorder(new Session({ sessionId: 'first' }), {
+      path: path.join(traces, 'a.jsonl'),
+    }).close();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await new TraceRecorder(new Session({ sessionId: 'second' }), {
+      path: path.join(traces, 'b.jsonl'),
+    }).close();
+    const out = path.join(dir, 'site');
+    const written = await exportTraceViewer(await fileTraceSource(traces), out);
+    expect(written.map((file) => path.basename(file))).toEqual([
+      'index.html',
+      'b.jsonl.html',
+      'a.jsonl.html',
+    ]);
+    expect((await readdir(out)).sort()).toEqual(['a.jsonl.html', 'b.jsonl.html', 'index.html']);
+    const index = await readFile(path.join(out, 'index.html'), 'utf8');
+    expect(index).toContain('"sessionId":"second"');
+    const config = /<script type="application\/json" id="viewer-config">(.*?)<\/script>/.exec(
+      index,
+    )?.[1];
+    expect(JSON.parse(config!)).toEqual({
+      mode: 'static',
+      live: false,
+      current: 'b.jsonl',
+      traces: [
+        { name: 'b.jsonl', href: 'b.jsonl.html' },
+        { name: 'a.jsonl', href: 'a.jsonl.html' },
+      ],
+    });
+    expect(index).toContain('connect-src &#39;none&#39;'); // in the meta tag: no fetch from file://
+  });
+});
