@@ -3,7 +3,8 @@
  * The layer rule: a folder of `src/` may import only the folders below it.
  *
  *   core ← config ← server
- *   core ← runtime ← tools ← prompt ← mcp ← ecosystem ← cli
+ *   core ← runtime ← tools ← prompt ← mcp ← ecosystem ← evaluate
+ *                                               ecosystem ← cli
  *              config, executor, isolation ← mcp
  *
  * An import is resolved against the importing file; one that lands in
@@ -25,6 +26,17 @@ export const ALLOWED_IMPORTS = Object.freeze({
   mcp: ['core', 'config', 'runtime', 'tools', 'prompt', 'executor', 'isolation'],
   server: ['core', 'config'],
   ecosystem: ['core', 'config', 'runtime', 'tools', 'prompt', 'executor', 'isolation', 'mcp'],
+  evaluate: [
+    'core',
+    'config',
+    'runtime',
+    'tools',
+    'prompt',
+    'executor',
+    'isolation',
+    'mcp',
+    'ecosystem',
+  ],
   cli: [
     'core',
     'config',
