@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  EvaluateError,
   McpConfigError,
   McpConnectionError,
   McpError,
@@ -156,6 +157,24 @@ describe('public API', () => {
       expect(error).not.toBeInstanceOf(McpError);
       expect(error.name).toBe(name);
       expect(error.code).toBe(code);
+    });
+
+    it('EvaluateError carries its code, its progress and the native cause', () => {
+      const cause = new McpFatalToolError('search', 'disk gone');
+      const progress = {
+        turns: 2,
+        toolCalls: 3,
+        usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      };
+      const error = new EvaluateError('evaluate-fatal-tool', 'stopped', progress, { cause });
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(McpError);
+      expect([error.name, error.code, error.progress, error.cause]).toEqual([
+        'EvaluateError',
+        'evaluate-fatal-tool',
+        progress,
+        cause,
+      ]);
     });
 
     it('keep the native cause', () => {

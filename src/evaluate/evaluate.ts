@@ -126,10 +126,13 @@ class Evaluation<O, M> {
     const { session, signal, deadline } = this.#options;
     const { ns, key } = this.#prompt.template;
     let repaired = false;
+    /** An answer that did not parse, while its repair turn is still to come. */
+    let unrepaired: PromptOutputError | undefined;
     while (this.#turns < maxTurns) {
       this.#stopIfOver();
       const rendered = this.#prompt.render({ session });
       const reply = await this.#callModel(rendered);
+      unrepaired = undefined;
       if (reply.toolCalls.length > 0) {
         const turn = this.#turns;
         const { outcomes, fatal } = await runToolCalls(reply.toolCalls, {
@@ -167,11 +170,19 @@ class Evaluation<O, M> {
           );
         }
         repaired = true;
+        unrepaired = error;
         const note = repairNote(error, rendered);
         this.#messages.push(
           this.#adapterCall('userMessage', () => this.#adapter.userMessage(note)),
         );
       }
+    }
+    if (unrepaired !== undefined) {
+      throw this.#error(
+        'evaluate-output',
+        `the model's answer does not match the prompt's output, and maxTurns (${maxTurns}) left no turn to repair it: ${unrepaired.message}`,
+        unrepaired,
+      );
     }
     throw this.#error(
       'evaluate-max-turns',
@@ -185,17 +196,23 @@ class Evaluation<O, M> {
     this.#turns += 1;
     const messages = Object.freeze([...this.#messages]);
     let reply: ModelTurn<M>;
+    let timedOut = false;
     try {
       reply = await withDeadline(
-        (turnSignal) => this.#adapter.generate({ prompt: rendered, messages, signal: turnSignal }),
+        // async: an adapter that throws at once rejects like one that fails later.
+        async (turnSignal) =>
+          this.#adapter.generate({ prompt: rendered, messages, signal: turnSignal }),
         {
           timeoutMs: timeLeftMs(deadline),
           signal,
-          onTimeout: () => new Error(`the deadline ${deadline?.toISOString() ?? ''} passed`),
+          onTimeout: () => {
+            timedOut = true;
+            return new Error(`the deadline ${deadline?.toISOString() ?? ''} passed`);
+          },
         },
       );
     } catch (error) {
-      this.#stopIfOver(error);
+      this.#stopIfOver(error, timedOut);
       throw this.#error(
         'evaluate-model',
         `the model call of turn ${this.#turns} (adapter "${this.#adapter.name}") failed: ${messageOf(error)}`,
@@ -209,7 +226,7 @@ class Evaluation<O, M> {
   }
 
   /** @throws EvaluateError when the caller aborted or the deadline passed. */
-  #stopIfOver(cause?: unknown): void {
+  #stopIfOver(cause?: unknown, timedOut = false): void {
     const { signal, deadline } = this.#options;
     if (signal?.aborted === true) {
       const reason = abortReason(signal);
@@ -219,7 +236,7 @@ class Evaluation<O, M> {
         reason,
       );
     }
-    if (deadline !== undefined && Date.now() >= deadline.getTime()) {
+    if (deadline !== undefined && (timedOut || Date.now() >= deadline.getTime())) {
       throw this.#error(
         'evaluate-deadline',
         `the deadline ${deadline.toISOString()} passed after ${this.#turns} turn(s)`,

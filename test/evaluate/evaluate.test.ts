@@ -247,4 +247,45 @@ describe('evaluate', () => {
     expect(result.toolCalls[0]?.result.success).toBe(false);
     expect(contexts).toEqual([]);
   });
+
+  it('fails with evaluate-output when maxTurns leaves no turn to repair the answer', async () => {
+    const prompt = new Prompt(
+      PromptTemplate.create({
+        ns: 'loop',
+        key: 'output',
+        sections: [task],
+        output: z.object({ n: z.number() }),
+      }),
+    );
+    const { adapter } = scripted(() => ({ text: 'seven' }));
+    const error: unknown = await evaluate(prompt, {
+      adapter,
+      session: new Session(),
+      maxTurns: 1,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'evaluate-output', progress: { turns: 1 } });
+    expect((error as Error).message).toMatch(
+      /^the model's answer does not match the prompt's output, and maxTurns \(1\) left no turn to repair it: the answer is not JSON/,
+    );
+  });
+
+  it('fails with evaluate-model when generate throws at once', async () => {
+    const { adapter } = scripted(() => ({}));
+    const throwing: ModelAdapter<Line> = {
+      ...adapter,
+      generate: () => {
+        throw new Error('not configured');
+      },
+    };
+    const deadline = new Date(Date.now() + 60_000);
+    const error: unknown = await evaluate(promptWith(task), {
+      adapter: throwing,
+      session: new Session(),
+      deadline,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'evaluate-model',
+      message: 'the model call of turn 1 (adapter "scripted") failed: not configured',
+    });
+  });
 });

@@ -147,10 +147,13 @@ describe('aiSdk: the AI SDK format', () => {
 
   it('answers a call of an unknown tool itself, once, with the tools there are', async () => {
     const { session, prompt } = await agent();
-    const { adapter, requests } = start(
+    const { adapter, requests, model } = start(
       inOrder({ calls: [{ id: 'u1', name: 'crm_delete', args: {} }] }, { text: 'done' }),
     );
     await evaluate(prompt, { adapter, session });
+    // The SDK's own answer to the call it could not parse was left out: one tool message.
+    const roles = model.doGenerateCalls[1]?.prompt.map((message) => message.role);
+    expect(roles).toEqual(['user', 'assistant', 'tool']);
     expect(requests[1]?.toolResults).toEqual([
       {
         id: 'u1',
