@@ -4,6 +4,7 @@
  *
  *   core ← config ← server
  *   core ← runtime ← tools ← prompt ← mcp ← ecosystem ← trace ← cli
+ *                                            ecosystem ← evaluate
  *              config, executor, isolation ← mcp
  *
  * An import is resolved against the importing file; one that lands in
@@ -26,6 +27,17 @@ export const ALLOWED_IMPORTS = Object.freeze({
   server: ['core', 'config'],
   ecosystem: ['core', 'config', 'runtime', 'tools', 'prompt', 'executor', 'isolation', 'mcp'],
   trace: [
+    'core',
+    'config',
+    'runtime',
+    'tools',
+    'prompt',
+    'executor',
+    'isolation',
+    'mcp',
+    'ecosystem',
+  ],
+  evaluate: [
     'core',
     'config',
     'runtime',

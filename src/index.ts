@@ -43,15 +43,18 @@ export type {
 export { defineEvent } from './runtime/define-event.js';
 export type { EventConstructor } from './runtime/define-event.js';
 export {
+  PromptExecuted,
   PromptRendered,
   RollbackConflict,
   SensitivityEscalated,
   ToolInvoked,
 } from './runtime/events.js';
 export type {
+  PromptExecutedInit,
   PromptRenderedInit,
   RollbackConflictInit,
   SensitivityEscalatedInit,
+  TokenUsage,
   ToolInvokedInit,
   ToolSource,
 } from './runtime/events.js';
@@ -366,3 +369,43 @@ export type {
 } from './trace/trace-format.js';
 export { readTrace } from './trace/trace-reader.js';
 export type { LoadedTrace } from './trace/trace-reader.js';
+// Evaluation: a prompt run end to end against a model, one loop for every provider.
+export { DEFAULT_MAX_TURNS, evaluate } from './evaluate/evaluate.js';
+export type { EvaluatedToolCall, EvaluateOptions, EvaluateResult } from './evaluate/evaluate.js';
+export { EvaluateError } from './evaluate/errors.js';
+export type { EvaluateErrorCode, EvaluateProgress } from './evaluate/errors.js';
+export type {
+  ModelAdapter,
+  ModelRequest,
+  ModelToolCall,
+  ModelTurn,
+  ToolCallOutcome,
+  TurnUsage,
+} from './evaluate/adapter.js';
+export { openaiChat } from './evaluate/adapters/openai-chat.js';
+export type {
+  OpenAIChatAdapterOptions,
+  OpenAIChatClient,
+  OpenAIChatCompletion,
+  OpenAIChatMessage,
+  OpenAIChatRequest,
+  OpenAIChatToolCall,
+} from './evaluate/adapters/openai-chat.js';
+export { openaiResponses } from './evaluate/adapters/openai-responses.js';
+export type {
+  OpenAIResponse,
+  OpenAIResponsesAdapterOptions,
+  OpenAIResponsesClient,
+  OpenAIResponsesItem,
+  OpenAIResponsesOutputItem,
+  OpenAIResponsesRequest,
+} from './evaluate/adapters/openai-responses.js';
+export { DEFAULT_ANTHROPIC_MAX_TOKENS, anthropic } from './evaluate/adapters/anthropic.js';
+export type {
+  AnthropicAdapterOptions,
+  AnthropicClient,
+  AnthropicContentBlock,
+  AnthropicMessage,
+  AnthropicMessageParam,
+  AnthropicRequest,
+} from './evaluate/adapters/anthropic.js';

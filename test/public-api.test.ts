@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  EvaluateError,
   McpConfigError,
   McpConnectionError,
   McpError,
@@ -21,11 +22,13 @@ describe('public API', () => {
       'ANTHROPIC_IMAGE_TYPES',
       'CONTENT_HASH_PATTERN',
       'DATA_SENSITIVITY_LEVELS',
+      'DEFAULT_ANTHROPIC_MAX_TOKENS',
       'DEFAULT_APPROVAL_TIMEOUT_MS',
       'DEFAULT_FILE_LOCK_TIMEOUT_MS',
       'DEFAULT_HEALTH_INTERVAL_MS',
       'DEFAULT_HEALTH_TIMEOUT_MS',
       'DEFAULT_MAX_RESULT_CHARS',
+      'DEFAULT_MAX_TURNS',
       'DEFAULT_MCP_SECTION_KEY',
       'DEFAULT_MCP_SECTION_TITLE',
       'DEFAULT_OVERRIDES_FILE_FORMAT',
@@ -37,6 +40,7 @@ describe('public API', () => {
       'DEFAULT_TRACE_MAX_BYTES',
       'DEFAULT_TRACE_MAX_FILES',
       'DEFAULT_TRACE_MAX_TEXT_LENGTH',
+      'EvaluateError',
       'FATAL_PREFIX',
       'FilePromptOverridesStore',
       'FileSessionStore',
@@ -76,6 +80,7 @@ describe('public API', () => {
       'PrivateDataMarkerMalformed',
       'Prompt',
       'PromptError',
+      'PromptExecuted',
       'PromptOutputError',
       'PromptOverrideApplied',
       'PromptOverrideRefused',
@@ -109,12 +114,14 @@ describe('public API', () => {
       'TraceError',
       'TraceRecorder',
       'WITHHELD_PRIVATE',
+      'anthropic',
       'classifyError',
       'contentHash',
       'defaultSessionDirectory',
       'defineEvent',
       'denyAfterEscalation',
       'describePrompt',
+      'evaluate',
       'generateToolBindings',
       'instrumentSession',
       'invokeFromAnthropic',
@@ -130,6 +137,8 @@ describe('public API', () => {
       'normalizeServerName',
       'normalizeToolName',
       'openAIStrictIssues',
+      'openaiChat',
+      'openaiResponses',
       'parseActionInput',
       'parseOutput',
       'parsePromptOverrides',
@@ -181,6 +190,24 @@ describe('public API', () => {
       expect(error).not.toBeInstanceOf(McpError);
       expect(error.name).toBe(name);
       expect(error.code).toBe(code);
+    });
+
+    it('EvaluateError carries its code, its progress and the native cause', () => {
+      const cause = new McpFatalToolError('search', 'disk gone');
+      const progress = {
+        turns: 2,
+        toolCalls: 3,
+        usage: { inputTokens: 1, outputTokens: 2, totalTokens: 3 },
+      };
+      const error = new EvaluateError('evaluate-fatal-tool', 'stopped', progress, { cause });
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(McpError);
+      expect([error.name, error.code, error.progress, error.cause]).toEqual([
+        'EvaluateError',
+        'evaluate-fatal-tool',
+        progress,
+        cause,
+      ]);
     });
 
     it('keep the native cause', () => {

@@ -40,9 +40,6 @@ export interface ToAiSdkToolsOptions {
   readonly approval?: Approval;
 }
 
-type AiModule = Pick<typeof Ai, 'tool' | 'jsonSchema'>;
-let aiModule: Promise<AiModule> | undefined;
-
 /**
  * The tools of a rendered prompt as an AI SDK `ToolSet`, keyed by tool name.
  *
@@ -65,7 +62,7 @@ export async function toAiSdkTools(
   source: ToolSource,
   options: ToAiSdkToolsOptions,
 ): Promise<Record<string, AiSdkTool>> {
-  const ai = await loadAi();
+  const ai = await loadAi('toAiSdkTools');
   const entries = toolsOf(source).map((tool): [string, AiSdkTool] => [
     tool.name,
     ai.tool<Record<string, unknown>, AiSdkToolOutput>({
@@ -104,12 +101,21 @@ async function execute(
   }
 }
 
-function loadAi(): Promise<AiModule> {
-  aiModule ??= import('ai').catch((error: unknown) => {
+let aiModule: Promise<typeof Ai> | undefined;
+
+/**
+ * @internal The `ai` package, imported on first use; `feature` names what
+ * needs it in the error when it is not installed.
+ * @throws Error when the `ai` package cannot be loaded.
+ */
+export async function loadAi(feature: string): Promise<typeof Ai> {
+  aiModule ??= import('ai');
+  try {
+    return await aiModule;
+  } catch (error) {
     aiModule = undefined;
-    throw new Error('toAiSdkTools needs the Vercel AI SDK; install it with `npm install ai`', {
+    throw new Error(`${feature} needs the Vercel AI SDK; install it with \`npm install ai\``, {
       cause: error,
     });
-  });
-  return aiModule;
+  }
 }

@@ -114,16 +114,35 @@ export async function invokeFromOpenAI(
   toolCall: OpenAIToolCall,
   options: ProviderInvokeOptions,
 ): Promise<ToolResult> {
-  if (toolCall.type === 'custom') {
-    return ToolResult.error(
-      `tool call of ${JSON.stringify(toolCall.custom.name)} is a custom tool call; ` +
-        'only function tools are offered, so call it as a function with JSON arguments',
-    );
-  }
-  const { name } = toolCall.function;
-  const parsed = parseToolArguments(name, toolCall.function.arguments);
+  const { name, parsed } = readOpenAIToolCall(toolCall);
   if (!parsed.ok) return parsed.error;
   return invokeByName(source, name, parsed.args, options);
+}
+
+/** Arguments read from a model's JSON text, or the error result that answers the call instead. */
+export type ParsedToolArguments =
+  | { readonly ok: true; readonly args: unknown }
+  | { readonly ok: false; readonly error: ToolResult };
+
+/**
+ * The name and arguments of a Chat Completions tool call, without running
+ * it: a custom tool call, or arguments that are not JSON, give the error
+ * result that answers it.
+ */
+export function readOpenAIToolCall(toolCall: OpenAIToolCall): {
+  readonly name: string;
+  readonly parsed: ParsedToolArguments;
+} {
+  if (toolCall.type === 'custom') {
+    const { name } = toolCall.custom;
+    const error = ToolResult.error(
+      `tool call of ${JSON.stringify(name)} is a custom tool call; ` +
+        'only function tools are offered, so call it as a function with JSON arguments',
+    );
+    return { name, parsed: { ok: false, error } };
+  }
+  const { name } = toolCall.function;
+  return { name, parsed: parseToolArguments(name, toolCall.function.arguments) };
 }
 
 /**
@@ -131,12 +150,7 @@ export async function invokeFromOpenAI(
  * alike): `{}` for an empty text, or an error result naming the tool when
  * the text is not JSON.
  */
-export function parseToolArguments(
-  name: string,
-  text: string,
-):
-  | { readonly ok: true; readonly args: unknown }
-  | { readonly ok: false; readonly error: ToolResult } {
+export function parseToolArguments(name: string, text: string): ParsedToolArguments {
   if (typeof text !== 'string' || text.trim() === '') return { ok: true, args: {} };
   try {
     return { ok: true, args: JSON.parse(text) as unknown };

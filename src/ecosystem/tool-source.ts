@@ -30,6 +30,10 @@ export interface ProviderInvokeOptions {
   readonly signal?: AbortSignal;
   /** Decides the calls a policy of the prompt asks about; without it an `ask` denies. @default none */
   readonly approval?: Approval;
+  /** When the call must be over (see `InvokeToolOptions.deadline`). */
+  readonly deadline?: Date;
+  /** The prompt the tool was offered in; it reaches the handler as `context.prompt`. */
+  readonly prompt?: { readonly ns: string; readonly key: string };
 }
 
 /**
@@ -81,9 +85,12 @@ export async function invokeByName(
     const available = tools.map((candidate) => candidate.name).join(', ') || '(none)';
     return ToolResult.error(`unknown tool ${JSON.stringify(name)}; available tools: ${available}`);
   }
+  const { session, signal, deadline, prompt } = options;
   return invokeTool(tool, args, {
-    session: options.session,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
+    session,
+    ...(signal === undefined ? {} : { signal }),
+    ...(deadline === undefined ? {} : { deadline }),
+    ...(prompt === undefined ? {} : { prompt }),
     ...policyOptions(policiesOf(source, tool), options.approval),
   });
 }

@@ -76,3 +76,43 @@ export interface RollbackConflictInit {
  * the later write wins. Published before the call's `ToolInvoked`.
  */
 export class RollbackConflict extends defineEvent<RollbackConflictInit>() {}
+
+/** Tokens a model used, as its provider counted them (0 where it reported none). */
+export interface TokenUsage {
+  /** Tokens read by the model, cached ones included. */
+  readonly inputTokens: number;
+  /** Tokens the model wrote, reasoning included. */
+  readonly outputTokens: number;
+  /** `inputTokens + outputTokens`. */
+  readonly totalTokens: number;
+}
+
+/** Fields of {@link PromptExecuted}. */
+export interface PromptExecutedInit {
+  readonly ns: string;
+  readonly key: string;
+  readonly name?: string;
+  /** The adapter's name, e.g. `openai-chat`. */
+  readonly adapter: string;
+  /** Model calls made, the repair turn included. */
+  readonly turns: number;
+  /** Tool calls the model asked for, refused and failed ones included. */
+  readonly toolCalls: number;
+  /** Summed over every turn. */
+  readonly usage: TokenUsage;
+  /** The model's final answer. */
+  readonly text: string;
+  /** The answer parsed with the template's output schema; undefined when it declares none. */
+  readonly output: unknown;
+  readonly sessionId: string;
+  readonly createdAt: Date;
+  readonly durationMs: number;
+}
+
+/**
+ * Published once when `evaluate` has the model's final answer (parsed, when
+ * the template declares an output): after every `PromptRendered` and
+ * `ToolInvoked` of the evaluation. Not published for an evaluation that
+ * ends with an error.
+ */
+export class PromptExecuted extends defineEvent<PromptExecutedInit>() {}

@@ -81,6 +81,11 @@ describe('layers', () => {
       "export const load = () => import('../prompt/prompt.js');",
       'src/runtime may not import src/prompt',
     ],
+    [
+      'src/ecosystem/fixture.ts',
+      "export { evaluate } from '../evaluate/evaluate.js';",
+      'src/ecosystem may not import src/evaluate',
+    ],
   ])('%s: %s is refused', async (file, code, message) => {
     const errors = await layerErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -94,6 +99,7 @@ describe('layers', () => {
     ],
     ['src/server/fixture.ts', "export { McpConfigError } from '../core/errors.js';"],
     ['src/ecosystem/fixture.ts', "export { McpIntegrationSection } from '../mcp/section.js';"],
+    ['src/evaluate/fixture.ts', "export { toOpenAITools } from '../ecosystem/openai.js';"],
     ['src/index.ts', "export { main } from './cli/main.js';"],
     ['test/fixture.ts', "export { main } from '../src/cli/main.js';"],
   ])('%s: %s is allowed', async (file, code) => {

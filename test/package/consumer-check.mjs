@@ -2,7 +2,9 @@
 // that has none of the optional peers (`ai`, `ioredis`, `openai`,
 // `@anthropic-ai/sdk`), type-checked with `skipLibCheck: false`, and the
 // README's example compiled and run (against server-filesystem, installed
-// in that project). Run by .ci/run after `npm test`: `npm run check:package`.
+// in that project), and `evaluate` run with a client of just the shape
+// `openaiChat` calls (no `openai` installed). Run by .ci/run after
+// `npm test`: `npm run check:package`.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import console from 'node:console';
@@ -44,6 +46,35 @@ function readmeExample() {
   console.log(`README.md:${line}: the quickstart, as written`);
   return match[1];
 }
+
+/** `evaluate` with `openaiChat` and a client of just the method it calls: no `openai` package. */
+const EVALUATE_EXAMPLE = `
+import { z } from 'zod';
+import {
+  MarkdownSection, Prompt, PromptTemplate, Session, Tool, ToolResult, evaluate, openaiChat,
+  type OpenAIChatClient, type OpenAIChatCompletion,
+} from 'mcp-sections';
+
+const add = Tool.create({
+  name: 'add', description: 'Adds a and b', params: z.object({ a: z.number(), b: z.number() }),
+  handler: ({ a, b }) => ToolResult.ok(a + b),
+});
+const template = PromptTemplate.create({
+  ns: 'consumer', key: 'evaluate', output: z.object({ sum: z.number() }),
+  sections: [new MarkdownSection({ key: 'task', title: 'Task', template: 'Add 2 and 3.', tools: [add] })],
+});
+const replies: OpenAIChatCompletion[] = [
+  { choices: [{ message: { content: null, tool_calls: [
+    { id: 'c1', type: 'function', function: { name: 'add', arguments: '{"a":2,"b":3}' } },
+  ] } }] },
+  { choices: [{ message: { content: '{"sum":5}' } }] },
+];
+const client: OpenAIChatClient = {
+  chat: { completions: { create: () => Promise.resolve(replies.shift()!) } },
+};
+const result = await evaluate(new Prompt(template), { adapter: openaiChat(client, 'gpt-4.1'), session: new Session() });
+console.log(\`evaluate: \${JSON.stringify(result.output)} in \${result.turns} turns\`);
+`;
 
 const work = mkdtempSync(path.join(tmpdir(), 'mcp-sections-consumer-'));
 try {
@@ -87,13 +118,14 @@ try {
           types: ['node'],
           outDir: 'out',
         },
-        include: ['example.ts'],
+        include: ['example.ts', 'evaluate.ts'],
       },
       null,
       2,
     ),
   );
   writeFileSync(path.join(project, 'example.ts'), readmeExample());
+  writeFileSync(path.join(project, 'evaluate.ts'), EVALUATE_EXAMPLE);
   run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], project);
   const present = OPTIONAL_PEERS.filter((name) =>
     existsSync(path.join(project, 'node_modules', name)),
@@ -107,8 +139,13 @@ try {
   if (!/fs_list_directory true/.test(output) || /refused:/.test(output)) {
     throw new Error('the README example did not list /tmp through the bridged tool');
   }
+  const evaluated = run(process.execPath, ['out/evaluate.js'], project);
+  console.log(`  ${evaluated.trim()}`);
+  if (evaluated.trim() !== 'evaluate: {"sum":5} in 2 turns') {
+    throw new Error('evaluate did not run the tool call and parse the answer');
+  }
   console.log(
-    'consumer check passed: the packed library type-checks without optional peers and runs the README example',
+    'consumer check passed: the packed library type-checks without optional peers, runs the README example and evaluates a prompt',
   );
 } finally {
   rmSync(work, { recursive: true, force: true });

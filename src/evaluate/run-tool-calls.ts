@@ -1,0 +1,72 @@
+/**
+ * One turn's tool calls, run together through `invokeTool`: each with its
+ * own rollback, policies and the ratchet; a refused, invalid or unknown call
+ * becomes an error result the model reads; a `[FATAL] ` failure cancels the
+ * others and is reported once every call has settled.
+ */
+import { McpFatalToolError } from '../core/errors.js';
+import { findTool, invokeByName, resultText } from '../ecosystem/tool-source.js';
+import type { RenderedPrompt } from '../prompt/rendered-prompt.js';
+import type { Session } from '../runtime/session.js';
+import { ToolResult } from '../tools/tool-result.js';
+import type { ModelToolCall, ToolCallOutcome } from './adapter.js';
+
+/** Options of {@link runToolCalls}. */
+export interface RunToolCallsOptions {
+  readonly session: Session;
+  /** The render the model saw this turn: its tools are the ones that may run. */
+  readonly prompt: RenderedPrompt;
+  /** Names the prompt in each call's `context.prompt`. */
+  readonly promptKey: { readonly ns: string; readonly key: string };
+  readonly signal: AbortSignal;
+  readonly deadline?: Date;
+}
+
+/** How a turn's calls ended: every outcome, or the fatal failure that ends the evaluation. */
+export interface ToolCallsResult {
+  readonly outcomes: readonly ToolCallOutcome[];
+  /** The first `[FATAL] ` failure, if any. */
+  readonly fatal: McpFatalToolError | undefined;
+}
+
+/**
+ * Runs `calls` concurrently and returns their outcomes in call order. When
+ * one fails with `[FATAL] `, the others are cancelled (their handlers'
+ * signals abort, so their writes are rolled back unless they had already
+ * succeeded) and the first fatal error is returned after every call settled.
+ */
+export async function runToolCalls(
+  calls: readonly ModelToolCall[],
+  options: RunToolCallsOptions,
+): Promise<ToolCallsResult> {
+  const { prompt } = options;
+  const turn = new AbortController();
+  const signal = AbortSignal.any([options.signal, turn.signal]);
+  let fatal: McpFatalToolError | undefined;
+  const outcomes = await Promise.all(
+    calls.map(async (call): Promise<ToolCallOutcome> => {
+      const result = await runOne(call, options, signal).catch((error: unknown) => {
+        if (!(error instanceof McpFatalToolError)) throw error;
+        fatal ??= error;
+        turn.abort(new Error(`another tool call of this turn failed fatally: ${error.message}`));
+        return ToolResult.error(`${error.toolName} failed fatally: ${error.message}`);
+      });
+      return { call, result, text: resultText(findTool(prompt, call.name), result), prompt };
+    }),
+  );
+  return { outcomes, fatal };
+}
+
+function runOne(
+  call: ModelToolCall,
+  options: RunToolCallsOptions,
+  signal: AbortSignal,
+): Promise<ToolResult> {
+  if (call.error !== undefined) return Promise.resolve(ToolResult.error(call.error));
+  return invokeByName(options.prompt, call.name, call.input, {
+    session: options.session,
+    signal,
+    prompt: options.promptKey,
+    ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
+  });
+}
