@@ -13,6 +13,7 @@ import { isObserved } from '../runtime/event-bus.js';
 import { PromptExecuted, type TokenUsage } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
+import type { Approval } from '../tools/policy/approval.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import type { ModelAdapter, ModelTurn } from './adapter.js';
 import { EvaluateError, type EvaluateErrorCode } from './errors.js';
@@ -43,6 +44,12 @@ export interface EvaluateOptions<M = unknown> {
   readonly deadline?: Date;
   /** Aborts the evaluation: the model call in flight and the tool calls. */
   readonly signal?: AbortSignal;
+  /**
+   * Decides the tool calls a policy of the prompt asks about (a person, a
+   * UI, another model); without it an `ask` denies, and the model reads the
+   * denial. See docs/policies.md. @default none
+   */
+  readonly approval?: Approval;
 }
 
 /** A tool call the model asked for, and how it ended. */
@@ -141,6 +148,7 @@ class Evaluation<O, M> {
           promptKey: { ns, key },
           signal: signal ?? NEVER_ABORTED,
           ...(deadline === undefined ? {} : { deadline }),
+          ...(this.#options.approval === undefined ? {} : { approval: this.#options.approval }),
         });
         for (const { call, result } of outcomes) {
           this.#toolCalls.push({ turn, id: call.id, name: call.name, input: call.input, result });

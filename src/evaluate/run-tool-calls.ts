@@ -8,6 +8,7 @@ import { McpFatalToolError } from '../core/errors.js';
 import { findTool, invokeByName, resultText } from '../ecosystem/tool-source.js';
 import type { RenderedPrompt } from '../prompt/rendered-prompt.js';
 import type { Session } from '../runtime/session.js';
+import type { Approval } from '../tools/policy/approval.js';
 import { ToolResult } from '../tools/tool-result.js';
 import type { ModelToolCall, ToolCallOutcome } from './adapter.js';
 
@@ -20,6 +21,8 @@ export interface RunToolCallsOptions {
   readonly promptKey: { readonly ns: string; readonly key: string };
   readonly signal: AbortSignal;
   readonly deadline?: Date;
+  /** Decides the calls a policy of the prompt asks about. */
+  readonly approval?: Approval;
 }
 
 /** How a turn's calls ended: every outcome, or the fatal failure that ends the evaluation. */
@@ -68,5 +71,6 @@ function runOne(
     signal,
     prompt: options.promptKey,
     ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
   });
 }

@@ -15,6 +15,8 @@ import {
   Tool,
   ToolResult,
   evaluate,
+  requireApproval,
+  type ApprovalRequest,
   type ModelAdapter,
   type ModelRequest,
   type ModelTurn,
@@ -287,5 +289,89 @@ describe('evaluate', () => {
       code: 'evaluate-model',
       message: 'the model call of turn 1 (adapter "scripted") failed: not configured',
     });
+  });
+
+  it('asks the approval handler about the calls a policy asks about: the approved call runs, the denied one reaches the model as a denial', async () => {
+    const session = new Session();
+    const sent: string[] = [];
+    const transfer = Tool.create({
+      name: 'transfer',
+      description: 'Moves money',
+      params: z.object({ to: z.string(), amount: z.number() }),
+      handler: ({ to }) => {
+        sent.push(to);
+        return ToolResult.ok(null, `sent to ${to}`);
+      },
+    });
+    const bank = new MarkdownSection({
+      key: 'bank',
+      title: 'Bank',
+      template: 'Pay the bills.',
+      tools: [transfer],
+      policies: [requireApproval({ tools: ['transfer'], reason: 'money leaves the account' })],
+    });
+    const asked: ApprovalRequest[] = [];
+    const { adapter, requests } = scripted((_request, turn) =>
+      turn === 1
+        ? {
+            toolCalls: [
+              { id: 't1', name: 'transfer', input: { to: 'landlord', amount: 900 } },
+              { id: 't2', name: 'transfer', input: { to: 'stranger', amount: 5000 } },
+            ],
+          }
+        : { text: 'done' },
+    );
+    const result = await evaluate(promptWith(bank), {
+      adapter,
+      session,
+      approval: (request) => {
+        asked.push(request);
+        return (request.params as { to: string }).to === 'landlord'
+          ? 'approve'
+          : { deny: 'not a known payee' };
+      },
+    });
+    expect(asked.map((request) => request.reason)).toEqual([
+      'money leaves the account',
+      'money leaves the account',
+    ]);
+    expect(sent).toEqual(['landlord']);
+    expect(result.toolCalls.map((call) => [call.id, call.result.success])).toEqual([
+      ['t1', true],
+      ['t2', false],
+    ]);
+    expect(result.toolCalls[1]?.result.message).toContain('not a known payee');
+    // The model's next request carries the denial as the call's result.
+    const lines = requests[1]?.messages.map((line) => line.text) ?? [];
+    expect(
+      lines.some((text) => text.startsWith('t2: ') && text.includes('not a known payee')),
+    ).toBe(true);
+  });
+
+  it('denies an asked call when no approval handler is given', async () => {
+    const session = new Session();
+    let ran = 0;
+    const risky = Tool.create({
+      name: 'risky',
+      description: 'Does something that needs a yes',
+      params: z.object({}),
+      handler: () => {
+        ran += 1;
+        return ToolResult.ok(null, 'done');
+      },
+    });
+    const section = new MarkdownSection({
+      key: 'risk',
+      title: 'Risk',
+      template: 'Be careful.',
+      tools: [risky],
+      policies: [requireApproval({ tools: ['risky'] })],
+    });
+    const { adapter } = scripted((_request, turn) =>
+      turn === 1 ? { toolCalls: [{ id: 'r', name: 'risky', input: {} }] } : { text: 'ok' },
+    );
+    const result = await evaluate(promptWith(section), { adapter, session });
+    expect(ran).toBe(0);
+    expect(result.toolCalls[0]?.result.success).toBe(false);
   });
 });
