@@ -374,4 +374,33 @@ describe('evaluate', () => {
     expect(ran).toBe(0);
     expect(result.toolCalls[0]?.result.success).toBe(false);
   });
+
+  it('shows what the model opened with open_sections in the next turn (progressive disclosure)', async () => {
+    const session = new Session();
+    const summarized = new MarkdownSection({
+      key: 'net',
+      title: 'Network',
+      template: 'Ping hosts.',
+      summary: 'Tools to ping hosts.',
+      visibility: 'summary',
+      tools: [ping],
+    });
+    const { adapter, requests } = scripted((_request, turn) =>
+      turn === 1
+        ? {
+            toolCalls: [
+              { id: 'o', name: 'open_sections', input: { section_keys: ['net'], reason: 'ping' } },
+            ],
+          }
+        : turn === 2
+          ? { toolCalls: [{ id: 'p', name: 'ping', input: {} }] }
+          : { text: 'pong' },
+    );
+    const result = await evaluate(promptWith(summarized), { adapter, session });
+    const offered = requests.map((request) => request.prompt.tools.map((tool) => tool.name));
+    expect(offered[0]).toEqual(['open_sections']);
+    expect(offered[1]).toContain('ping');
+    expect(result.toolCalls.map((call) => call.result.success)).toEqual([true, true]);
+    expect(result.text).toBe('pong');
+  });
 });
