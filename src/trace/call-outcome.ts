@@ -8,7 +8,10 @@
 export type CallOutcome =
   /** The call returned a successful result. */
   | 'success'
-  /** It never reached its handler or server: bad arguments, a blocked tool, a passed deadline. */
+  /**
+   * It never reached its handler or server: bad arguments, a policy's
+   * denial, a blocked tool, a passed deadline.
+   */
   | 'refused'
   /** It ran and failed; its slice writes were undone. */
   | 'rolled-back'
@@ -35,9 +38,18 @@ const REFUSALS: readonly RegExp[] = [
   /^tool "[^"]*" of server "[^"]*" was not called: /,
 ];
 
-/** The outcome of a call from its result and whether a timeout event names it. */
-export function callOutcome(success: boolean, message: string, timedOut: boolean): CallOutcome {
+/**
+ * The outcome of a call from its result, whether a timeout event names it,
+ * and whether `ToolInvoked` carries a policy's `denial`.
+ */
+export function callOutcome(
+  success: boolean,
+  message: string,
+  timedOut: boolean,
+  denied = false,
+): CallOutcome {
   if (success) return 'success';
   if (timedOut) return 'timed-out';
+  if (denied) return 'refused';
   return REFUSALS.some((pattern) => pattern.test(message)) ? 'refused' : 'rolled-back';
 }

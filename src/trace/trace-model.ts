@@ -248,7 +248,12 @@ function buildCalls(events: readonly EventView[], initial: DataSensitivity): Cal
       source: typeof fields['source'] === 'string' ? fields['source'] : 'native',
       start: Number.isFinite(created) ? created : event.at - duration,
       durationMs: Math.max(0, duration),
-      outcome: callOutcome(success, message, timedOut.has(event.callId)),
+      outcome: callOutcome(
+        success,
+        message,
+        timedOut.has(event.callId),
+        fields['denial'] !== undefined && fields['denial'] !== null,
+      ),
       ...(success ? {} : { reason: message }),
       sensitivity: level,
       related: related.get(event.callId) ?? [],

@@ -27,4 +27,10 @@ describe('callOutcome', () => {
       expect(callOutcome(success, message, timedOut)).toBe(outcome);
     },
   );
+
+  it('counts a call a policy denied as refused, whatever its message', () => {
+    const message = 'tool "pay" was denied by policy "require-approval": not approved';
+    expect(callOutcome(false, message, false, true)).toBe('refused');
+    expect(callOutcome(false, message, false, false)).toBe('rolled-back');
+  });
 });

@@ -2,7 +2,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readTrace } from '../../src/index.js';
+import { z } from 'zod';
+import {
+  PolicyDecision,
+  Session,
+  Tool,
+  ToolResult,
+  TraceRecorder,
+  invokeTool,
+  readTrace,
+} from '../../src/index.js';
 import { buildTraceModel, type TraceModel } from '../../src/trace/trace-model.js';
 import { recordRealRun, type RecordedRun } from './real-run.js';
 
@@ -132,5 +141,24 @@ describe('buildTraceModel on damaged traces', () => {
       code: 'trace-read',
       message: `${JSON.stringify(file)} is not an mcp-sections trace: its first line is not a trace header (record with TraceRecorder)`,
     });
+  });
+
+  it('shows a call a policy denied as refused, with the denial as its reason', async () => {
+    const file = path.join(dir, 'denied.jsonl');
+    const session = new Session();
+    const recorder = new TraceRecorder(session, { path: file });
+    const pay = Tool.create({
+      name: 'pay',
+      description: 'Pays',
+      params: z.object({}),
+      handler: () => ToolResult.ok(null, 'paid'),
+    });
+    const never = { name: 'never-pay', check: () => PolicyDecision.deny('payments are off') };
+    const result = await invokeTool(pay, {}, { session, policies: [never] });
+    expect(result.success).toBe(false);
+    await recorder.close();
+    const [call] = buildTraceModel(await readTrace(file)).calls;
+    expect(call).toMatchObject({ tool: 'pay', outcome: 'refused' });
+    expect(call?.reason).toContain('payments are off');
   });
 });
