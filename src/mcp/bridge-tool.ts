@@ -1,12 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  type CallToolResult,
-  ErrorCode,
-  type Progress,
-  McpError as RpcError,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import {
   type DataSensitivity,
@@ -22,7 +16,8 @@ import { Tool, type ToolAnnotations } from '../tools/tool.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
-import { McpToolProgress, McpToolTimedOut, PrivateDataMarkerMalformed } from './events.js';
+import { callFailure } from './call-failure.js';
+import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
@@ -259,7 +254,7 @@ class BridgedCall {
 
   #fail(error: unknown, tool: ToolContext, note?: string): ToolResult<null> {
     const { route, session } = this.#context;
-    const result = failure(error, {
+    const result = callFailure(error, {
       session,
       serverName: route.name,
       bridgedName: this.#bridgedName,
@@ -353,62 +348,4 @@ function toAnnotations(description: McpToolDescription): ToolAnnotations {
   if (typeof source.idempotentHint === 'boolean') out.idempotentHint = source.idempotentHint;
   if (typeof source.openWorldHint === 'boolean') out.openWorldHint = source.openWorldHint;
   return out;
-}
-
-interface FailureContext {
-  readonly session: Session;
-  readonly serverName: string;
-  readonly bridgedName: string;
-  readonly original: string;
-  readonly callId: string;
-  readonly signal: AbortSignal;
-}
-
-/** Turns what a call threw into an error result (and an event for timeouts). */
-function failure(error: unknown, context: FailureContext): ToolResult<null> {
-  const { session, serverName, original } = context;
-  if (error instanceof McpTimeoutError) {
-    session.dispatch(
-      new McpToolTimedOut({
-        sessionId: session.sessionId,
-        serverName,
-        toolName: context.bridgedName,
-        originalName: original,
-        callId: context.callId,
-        timeoutMs: error.timeoutMs,
-        createdAt: new Date(),
-      }),
-    );
-    return ToolResult.error(error.message);
-  }
-  if (context.signal.aborted) {
-    const reason: unknown = context.signal.reason;
-    const why =
-      reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
-    return ToolResult.error(`tool "${original}" of server "${serverName}" was cancelled: ${why}`);
-  }
-  if (error instanceof McpConnectionError) return ToolResult.error(error.message);
-  if (
-    error instanceof RpcError &&
-    error.code === Number(ErrorCode.ConnectionClosed) &&
-    stripRpcPrefix(error.message) === 'Connection closed'
-  ) {
-    // The SDK's own error for a connection that went away: no answer, so no refusal.
-    // (Servers may use -32000 for errors of their own; those keep the wording below.)
-    return ToolResult.error(
-      `tool "${original}" of server "${serverName}" lost its connection: ${stripRpcPrefix(error.message)}`,
-    );
-  }
-  if (error instanceof RpcError) {
-    return ToolResult.error(
-      `server "${serverName}" refused tool "${original}" (JSON-RPC error ${error.code}): ${stripRpcPrefix(error.message)}`,
-    );
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return ToolResult.error(`tool "${original}" of server "${serverName}" failed: ${message}`);
-}
-
-function stripRpcPrefix(message: string): string {
-  // A server built on the SDK puts the prefix in its own message, and the client adds it again.
-  return message.replace(/^(?:MCP error -?\d+: )+/, '');
 }
