@@ -156,7 +156,7 @@ export class RotatingTraceFile {
     for (const name of await readdir(path.dirname(this.path))) {
       if (part.test(name)) await rm(path.join(path.dirname(this.path), name), { force: true });
     }
-    this.#handle = await open(this.path, 'w');
+    this.#handle = await openPrivate(this.path);
   }
 
   async #rotate(): Promise<void> {
@@ -170,9 +170,24 @@ export class RotatingTraceFile {
         },
       );
     }
-    this.#handle = await open(this.path, 'w');
+    this.#handle = await openPrivate(this.path);
   }
 }
+
+/**
+ * A trace holds arguments, failure reasons and (opted in) private results:
+ * its files are the owner's alone (0600), like the viewer that shows them,
+ * which other users of the machine cannot open without its token. An
+ * existing file is narrowed too, since `open` keeps the mode it had.
+ */
+async function openPrivate(file: string): Promise<FileHandle> {
+  const handle = await open(file, 'w', TRACE_FILE_MODE);
+  await handle.chmod(TRACE_FILE_MODE);
+  return handle;
+}
+
+/** Owner read and write only. */
+const TRACE_FILE_MODE = 0o600;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -43,6 +43,24 @@ describe('RotatingTraceFile', () => {
       lines.push(...rest);
     }
     expect(lines.map((line) => Number(line.split(' ')[1]))).toEqual([...Array(300).keys()]);
+  });
+
+  it("keeps every part the owner's alone (0600), a file that was there before included", async () => {
+    const file = path.join(dir, 'private.jsonl');
+    await writeFile(file, 'an older recording\n', { mode: 0o644 });
+    const out = new RotatingTraceFile({
+      path: file,
+      maxBytes: 4_096,
+      maxFiles: 3,
+      startLines: () => ['start'],
+    });
+    for (let index = 0; index < 300; index += 1) out.append(`line ${index} ${'x'.repeat(30)}`);
+    await out.close();
+    const names = await readdir(dir);
+    expect(names.length).toBe(3);
+    for (const name of names) {
+      expect(((await stat(path.join(dir, name))).mode & 0o777).toString(8)).toBe('600');
+    }
   });
 
   it('with maxFiles 1 keeps only the current part', async () => {

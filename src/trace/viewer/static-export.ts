@@ -3,7 +3,7 @@
  * from `file://` (no server): one HTML document per trace with its model
  * embedded, `index.html` for the default one.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { TraceSource } from './trace-source.js';
 import { viewerDocument } from './viewer-page.js';
@@ -24,7 +24,7 @@ export async function exportTraceViewer(
   directory: string,
 ): Promise<readonly string[]> {
   const out = path.resolve(directory);
-  await mkdir(out, { recursive: true });
+  await mkdir(out, { recursive: true, mode: 0o700 });
   const traces = await source.list();
   const links = traces.map((name) => ({ name, href: exportName(name) }));
   const written: string[] = [];
@@ -37,8 +37,12 @@ export async function exportTraceViewer(
     );
     const files = index === 0 ? ['index.html', exportName(name)] : [exportName(name)];
     for (const file of files) {
-      await writeFile(path.join(out, file), html, 'utf8');
-      written.push(path.join(out, file));
+      // The pages embed the traces: the owner's alone, as the trace files are
+      // (chmod too: a file written before keeps its mode).
+      const target = path.join(out, file);
+      await writeFile(target, html, { encoding: 'utf8', mode: 0o600 });
+      await chmod(target, 0o600);
+      written.push(target);
     }
   }
   return written;

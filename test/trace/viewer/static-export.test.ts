@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -32,6 +32,8 @@ describe('exportTraceViewer', () => {
       'a.jsonl.html',
     ]);
     expect((await readdir(out)).sort()).toEqual(['a.jsonl.html', 'b.jsonl.html', 'index.html']);
+    // The pages embed the traces: the owner's alone.
+    for (const file of written) expect((await stat(file)).mode & 0o777).toBe(0o600);
     const index = await readFile(path.join(out, 'index.html'), 'utf8');
     expect(index).toContain('"sessionId":"second"');
     const config = /<script type="application\/json" id="viewer-config">(.*?)<\/script>/.exec(
