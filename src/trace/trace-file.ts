@@ -7,6 +7,7 @@
  */
 import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import { PRIVATE_FILE_MODE } from '../core/atomic-file.js';
 import { TraceError } from './errors.js';
 
 /** Default of `TraceRecorderOptions.maxBytes`: 64 MiB a file. */
@@ -181,13 +182,10 @@ export class RotatingTraceFile {
  * existing file is narrowed too, since `open` keeps the mode it had.
  */
 async function openPrivate(file: string): Promise<FileHandle> {
-  const handle = await open(file, 'w', TRACE_FILE_MODE);
-  await handle.chmod(TRACE_FILE_MODE);
+  const handle = await open(file, 'w', PRIVATE_FILE_MODE);
+  await handle.chmod(PRIVATE_FILE_MODE);
   return handle;
 }
-
-/** Owner read and write only. */
-const TRACE_FILE_MODE = 0o600;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -5,6 +5,7 @@
  */
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../core/atomic-file.js';
 import type { TraceSource } from './trace-source.js';
 import { viewerDocument } from './viewer-page.js';
 
@@ -24,7 +25,7 @@ export async function exportTraceViewer(
   directory: string,
 ): Promise<readonly string[]> {
   const out = path.resolve(directory);
-  await mkdir(out, { recursive: true, mode: 0o700 });
+  await mkdir(out, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   const traces = await source.list();
   const links = traces.map((name) => ({ name, href: exportName(name) }));
   const written: string[] = [];
@@ -40,8 +41,8 @@ export async function exportTraceViewer(
       // The pages embed the traces: the owner's alone, as the trace files are
       // (chmod too: a file written before keeps its mode).
       const target = path.join(out, file);
-      await writeFile(target, html, { encoding: 'utf8', mode: 0o600 });
-      await chmod(target, 0o600);
+      await writeFile(target, html, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
+      await chmod(target, PRIVATE_FILE_MODE);
       written.push(target);
     }
   }
