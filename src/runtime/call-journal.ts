@@ -232,10 +232,15 @@ export class CallJournal {
    * is dropped when it commits (its write then stands).
    */
   #bequeath(record: UndoRecord, failed: CallScope): void {
-    const heirs = record.overwrittenBy.filter(
-      (writer): writer is CallScope =>
-        writer !== undefined && writer.active && !failed.contains(writer),
-    );
+    // A nested call that overwrote it and has committed since handed its own
+    // undo steps to its caller: the heir is the nearest call still running.
+    const heirs = record.overwrittenBy
+      .map((writer) => {
+        let scope = writer;
+        while (scope !== undefined && !scope.active) scope = scope.parent;
+        return scope;
+      })
+      .filter((scope): scope is CallScope => scope !== undefined && !failed.contains(scope));
     const heir = heirs[heirs.length - 1];
     if (heir === undefined) return;
     heir.records = [...heir.records, record].sort((a, b) => a.seq - b.seq);

@@ -191,6 +191,40 @@ describe('per-call rollback under parallel calls', () => {
     expect(session.slice<Notes>('notes').get().shared.owner).toBe('second');
   });
 
+  it('undoes a failed write when a nested call that overwrote it committed and its caller fails too', async () => {
+    // first writes, then fails while second's nested call has overwritten
+    // it and committed into second; second fails later. Neither write may
+    // survive: the undo of first's write passes to second, not to the
+    // nested call that has already ended.
+    const { session } = notesSession();
+    const first = tool('first', async (context) => {
+      context.session.slice<Notes>('notes').update((draft) => {
+        draft.shared.owner = 'first';
+      });
+      await later(20);
+      return ToolResult.error('first failed');
+    });
+    const nested = tool('nested', (context) => {
+      context.session.slice<Notes>('notes').update((draft) => {
+        draft.shared.owner = 'nested';
+      });
+      return ToolResult.ok(null);
+    });
+    const second = tool('second', async (context) => {
+      await later(5);
+      const inner = await invokeTool(nested, {}, { session: context.session });
+      expect(inner.success).toBe(true);
+      await later(40);
+      return ToolResult.error('second failed');
+    });
+    const results = await Promise.all([
+      invokeTool(first, {}, { session }),
+      invokeTool(second, {}, { session }),
+    ]);
+    expect(results.map((result) => result.success)).toEqual([false, false]);
+    expect(session.slice<Notes>('notes').get().shared.owner).toBe('app');
+  });
+
   it('undoes a nested call with its parent, and only the nested one when it alone fails', async () => {
     const { session } = notesSession();
     const inner = (fail: boolean) =>
