@@ -128,7 +128,13 @@ export class PromptDisclosure {
           ...new Set(keys.filter((key) => state?.openable.has(key) === true && !opened.has(key))),
         ];
         const alreadyOpen = [...new Set(keys.filter((key) => !fresh.includes(key)))];
-        if (fresh.length > 0) recordOpened(context.session, this.#id, fresh);
+        // Keys already recorded as opened are written again: should the call
+        // that opened them fail and roll back, this call's opening keeps them.
+        // (A key shown in full by its visibility is not recorded.)
+        const reopened = alreadyOpen.filter((key) => opened.has(key));
+        if (fresh.length + reopened.length > 0) {
+          recordOpened(context.session, this.#id, [...fresh, ...reopened]);
+        }
         const result: OpenSectionsResult = Object.freeze({
           opened: Object.freeze(fresh),
           alreadyOpen: Object.freeze(alreadyOpen),

@@ -9,10 +9,12 @@ import type { Slice } from '../../runtime/slice.js';
 export const OPENED_SECTIONS_SLICE = 'mcp-sections.opened-sections';
 
 /**
- * The value of {@link OPENED_SECTIONS_SLICE}: for each prompt (`ns/key`),
- * the keys opened, sorted.
+ * The value of {@link OPENED_SECTIONS_SLICE}: one entry per opened section,
+ * named `<ns>/<key>#<section key>` (see {@link openedEntryName}), holding how
+ * many calls opened it. One entry per section keeps the writes of parallel
+ * calls apart: a call that fails undoes its own opening and no other.
  */
-export type OpenedSections = Readonly<Record<string, readonly string[]>>;
+export type OpenedSections = Readonly<Record<string, number>>;
 
 const NOTHING_OPENED: readonly string[] = Object.freeze([]);
 const slices = new WeakMap<Session, Slice<OpenedSections>>();
@@ -43,19 +45,48 @@ export function openedSectionsSlice(session: Session): Slice<OpenedSections> {
   return slice;
 }
 
+/** The entry of {@link OpenedSections} for section `key` of the prompt `id`. */
+export function openedEntryName(id: string, key: string): string {
+  return `${id}#${key}`;
+}
+
+/** Keys found per slice value and prompt: an unchanged slice gives the same frozen list. */
+const keysByValue = new WeakMap<object, Map<string, readonly string[]>>();
+
 /** The keys opened in `session` for the prompt `id`, sorted and frozen. */
 export function openedKeys(session: Session, id: string): readonly string[] {
   const value: unknown = openedSectionsSlice(session).get();
   // A stored value is whatever the store held: read it defensively.
   if (typeof value !== 'object' || value === null) return NOTHING_OPENED;
-  const keys: unknown = Object.hasOwn(value, id) ? (value as OpenedSections)[id] : undefined;
-  return Array.isArray(keys) ? (keys as readonly string[]) : NOTHING_OPENED;
+  let byPrompt = keysByValue.get(value);
+  if (byPrompt === undefined) {
+    byPrompt = new Map();
+    keysByValue.set(value, byPrompt);
+  }
+  let keys = byPrompt.get(id);
+  if (keys === undefined) {
+    const prefix = openedEntryName(id, '');
+    const found = Object.entries(value)
+      .filter(([name, count]) => name.startsWith(prefix) && typeof count === 'number' && count > 0)
+      .map(([name]) => name.slice(prefix.length))
+      .sort();
+    keys = found.length === 0 ? NOTHING_OPENED : Object.freeze(found);
+    byPrompt.set(id, keys);
+  }
+  return keys;
 }
 
-/** Adds `keys` to what is opened for the prompt `id`. */
+/**
+ * Records that the calling call opened `keys` of the prompt `id`. Each is
+ * a write of its own entry, even when already open: a later call's opening
+ * then wins over the rollback of an earlier call that fails.
+ */
 export function recordOpened(session: Session, id: string, keys: readonly string[]): void {
   openedSectionsSlice(session).update((draft) => {
-    const before = Object.hasOwn(draft, id) ? (draft[id] ?? []) : [];
-    draft[id] = [...new Set([...before, ...keys])].sort();
+    for (const key of keys) {
+      const name = openedEntryName(id, key);
+      const count = Object.hasOwn(draft, name) ? draft[name] : undefined;
+      draft[name] = (typeof count === 'number' && count > 0 ? count : 0) + 1;
+    }
   });
 }

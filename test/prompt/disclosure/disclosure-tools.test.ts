@@ -96,7 +96,7 @@ describe('open_sections', () => {
       'Opened "math": the next render of the prompt shows it in full, with its tools.',
     );
     expect(result.value).toEqual({ opened: ['math'], alreadyOpen: [] });
-    expect(opened(session)).toEqual({ 'test/tools': ['math'] });
+    expect(opened(session)).toEqual({ 'test/tools#math': 1 });
 
     const next = prompt.render({ session });
     expect(next.text).toContain('## 2. Math (math)\n\nUse pow for powers.');
@@ -156,7 +156,7 @@ describe('open_sections', () => {
     expect(opened(session)).toEqual({});
   });
 
-  it('accepts a key already open, or shown in full by its visibility, without writing', async () => {
+  it('accepts a key already open (recording this call opened it too), or shown in full by its visibility (recording nothing)', async () => {
     const session = new Session();
     const prompt = newPrompt().bind(Level, { expert: true });
     const rendered = prompt.render({ session });
@@ -176,7 +176,8 @@ describe('open_sections', () => {
     const again = await invokeTool(open, { section_keys: ['math'], reason: 'x' }, { session });
     expect(again.success).toBe(true);
     expect(again.value).toEqual({ opened: [], alreadyOpen: ['math'] });
-    expect(opened(session)).toEqual({ 'test/tools': ['math'] });
+    // Written again, so that a rollback of the first opening cannot close it; style is not recorded.
+    expect(opened(session)).toEqual({ 'test/tools#math': 2 });
   });
 
   it('needs at least one key and a reason, like any validated tool', async () => {
@@ -211,7 +212,7 @@ describe('open_sections', () => {
     });
     const result = await invokeTool(research, {}, { session });
     expect(result.message).toBe('gave up');
-    expect(inside).toEqual({ success: true, opened: { 'test/tools': ['math'] } });
+    expect(inside).toEqual({ success: true, opened: { 'test/tools#math': 1 } });
     expect(opened(session)).toEqual({});
     expect(prompt.render({ session }).text).toContain('Math tools exist.');
   });

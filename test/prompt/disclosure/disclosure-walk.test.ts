@@ -33,9 +33,9 @@ function prompt(sections: readonly Section[]): Prompt {
 
 /** Marks `keys` opened for the prompt test/walk, as `open_sections` would. */
 function open(session: Session, ...keys: string[]): void {
-  session
-    .slice<OpenedSections>(OPENED_SECTIONS_SLICE)
-    .update((draft) => void (draft['test/walk'] = keys));
+  session.slice<OpenedSections>(OPENED_SECTIONS_SLICE).update((draft) => {
+    for (const key of keys) draft[`test/walk#${key}`] = 1;
+  });
 }
 
 const Topic = z.object({ topic: z.string(), detailed: z.boolean().default(false) });

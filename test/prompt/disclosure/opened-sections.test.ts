@@ -66,7 +66,7 @@ describe('the opened-sections slice', () => {
     expect(again.text).toContain('Use pow.');
     expect(again.tools.map((tool) => tool.name)).toEqual(['pow']);
     expect(second.slice<OpenedSections>(OPENED_SECTIONS_SLICE).get()).toEqual({
-      'agent/main': ['math'],
+      'agent/main#math': 1,
     });
     await store.close();
   });
