@@ -234,7 +234,10 @@ export class CallJournal {
   #bequeath(record: UndoRecord, failed: CallScope): void {
     // A nested call that overwrote it and has committed since handed its own
     // undo steps to its caller: the heir is the nearest call still running.
+    // (The failed call's own writes are not overwriters: it has ended too,
+    // and its caller must not inherit through it.)
     const heirs = record.overwrittenBy
+      .filter((writer) => !failed.contains(writer))
       .map((writer) => {
         let scope = writer;
         while (scope !== undefined && !scope.active) scope = scope.parent;

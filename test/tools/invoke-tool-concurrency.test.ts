@@ -370,6 +370,52 @@ describe('per-call rollback, property', () => {
     );
   });
 
+  it('leaves the last kept write in a contested place when some writers are nested calls', async () => {
+    // A nested write is kept only if the nested call and its caller both succeed.
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(
+          fc.record({ nested: fc.boolean(), innerOk: fc.boolean(), outerOk: fc.boolean() }),
+          { minLength: 2, maxLength: 6 },
+        ),
+        async (scheduler, plans) => {
+          const session = new Session({ sessionId: 'contested-nested' });
+          const notes = session.slice<Notes>('notes', { initial: INITIAL });
+          const writes: { call: number; value: string }[] = [];
+          const write = (index: number) =>
+            tool(`w${String(index)}`, async (context) => {
+              await scheduler.schedule(Promise.resolve(), `w${String(index)} write`);
+              const value = `w${String(index)}`;
+              writes.push({ call: index, value });
+              context.session.slice<Notes>('notes').update((draft) => {
+                draft.shared.owner = value;
+              });
+              await scheduler.schedule(Promise.resolve(), `w${String(index)} end`);
+              return plans[index]!.innerOk ? ToolResult.ok(null) : ToolResult.error('failed');
+            });
+          const calls = plans.map((p, index) => {
+            if (!p.nested) return invokeTool(write(index), {}, { session });
+            const caller = tool(`caller${String(index)}`, async (context) => {
+              await invokeTool(write(index), {}, { session: context.session });
+              await scheduler.schedule(Promise.resolve(), `caller${String(index)} end`);
+              return p.outerOk ? ToolResult.ok(null) : ToolResult.error('caller failed');
+            });
+            return invokeTool(caller, {}, { session });
+          });
+          await scheduler.waitFor(Promise.all(calls));
+          const kept = (index: number): boolean => {
+            const p = plans[index]!;
+            return p.innerOk && (!p.nested || p.outerOk);
+          };
+          const lastKept = writes.filter((entry) => kept(entry.call)).at(-1);
+          expect(notes.get().shared.owner).toBe(lastKept?.value ?? 'app');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('leaves exactly the writes of the successful calls, whatever the interleaving', async () => {
     await fc.assert(
       fc.asyncProperty(
