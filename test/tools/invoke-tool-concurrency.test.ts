@@ -416,6 +416,55 @@ describe('per-call rollback, property', () => {
     );
   });
 
+  it('keeps exactly the appends of calls whose callers succeeded too, whatever the interleaving', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(
+          fc.record({
+            appends: fc.integer({ min: 1, max: 2 }),
+            nested: fc.boolean(),
+            innerOk: fc.boolean(),
+            outerOk: fc.boolean(),
+          }),
+          { minLength: 2, maxLength: 8 },
+        ),
+        async (scheduler, plans) => {
+          const session = new Session({ sessionId: 'appends-nested' });
+          const notes = session.slice<Notes>('notes', { initial: INITIAL });
+          const appended: string[] = [];
+          const appender = (index: number) =>
+            tool(`a${String(index)}`, async (context) => {
+              for (let step = 0; step < plans[index]!.appends; step += 1) {
+                await scheduler.schedule(Promise.resolve(), `a${String(index)} append`);
+                const text = `a${String(index)}.${String(step)}`;
+                appended.push(text);
+                push(context, text);
+              }
+              await scheduler.schedule(Promise.resolve(), `a${String(index)} end`);
+              return plans[index]!.innerOk ? ToolResult.ok(null) : ToolResult.error('failed');
+            });
+          const calls = plans.map((p, index) => {
+            if (!p.nested) return invokeTool(appender(index), {}, { session });
+            const caller = tool(`c${String(index)}`, async (context) => {
+              await invokeTool(appender(index), {}, { session: context.session });
+              await scheduler.schedule(Promise.resolve(), `c${String(index)} end`);
+              return p.outerOk ? ToolResult.ok(null) : ToolResult.error('caller failed');
+            });
+            return invokeTool(caller, {}, { session });
+          });
+          await scheduler.waitFor(Promise.all(calls));
+          const kept = (text: string): boolean => {
+            const p = plans[Number(text.slice(1).split('.')[0])]!;
+            return p.innerOk && (!p.nested || p.outerOk);
+          };
+          expect(notes.get().items).toEqual(appended.filter(kept));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it('leaves exactly the writes of the successful calls, whatever the interleaving', async () => {
     await fc.assert(
       fc.asyncProperty(
