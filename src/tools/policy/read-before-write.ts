@@ -48,10 +48,13 @@ export interface ReadBeforeWriteOptions {
   readonly name?: string;
 }
 
-/** What the slice holds: every path read or written by a successful call, resolved. */
-interface KnownFiles {
-  readonly paths: readonly string[];
-}
+/**
+ * What the slice holds: every path read or written by a successful call,
+ * resolved, with how many calls did. One entry per path, written by every
+ * such call: parallel calls never share a place, and a failed call forgets
+ * only what no successful call also read.
+ */
+type KnownFiles = Readonly<Record<string, number>>;
 
 /**
  * A policy, after weakincentives' ReadBeforeWritePolicy, mapped to MCP
@@ -112,10 +115,11 @@ export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolic
           `tool "${tool.name}" writes files, but the call has none of the path arguments ${pathArguments.join(', ')}`,
         );
       }
-      const known = knownFiles(context.session, sliceName).get().paths;
+      const known = knownFiles(context.session, sliceName).get();
       for (const target of targets) {
         const resolved = path.resolve(root, target);
-        if (known.includes(resolved)) continue;
+        const count = Object.hasOwn(known, resolved) ? known[resolved] : undefined;
+        if (typeof count === 'number' && count > 0) continue;
         if (!(await exists(resolved, context))) continue;
         return PolicyDecision.deny(
           `file ${JSON.stringify(target)} exists and has not been read in this session; read it first (${readHint})`,
@@ -128,7 +132,10 @@ export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolic
       const resolved = pathsOf(params, pathArguments).map((target) => path.resolve(root, target));
       if (resolved.length === 0) return;
       knownFiles(context.session, sliceName).update((draft) => {
-        for (const file of resolved) if (!draft.paths.includes(file)) draft.paths.push(file);
+        for (const file of resolved) {
+          const count = Object.hasOwn(draft, file) ? draft[file] : undefined;
+          draft[file] = (typeof count === 'number' && count > 0 ? count : 0) + 1;
+        }
       });
     },
   });
@@ -171,7 +178,7 @@ function openSlice(session: Session, name: string): Slice<KnownFiles> {
     // Made already (by application code, for instance): share it.
     return session.slice<KnownFiles>(name);
   } catch {
-    return session.slice<KnownFiles>(name, { initial: { paths: [] }, persistent: true });
+    return session.slice<KnownFiles>(name, { initial: {}, persistent: true });
   }
 }
 

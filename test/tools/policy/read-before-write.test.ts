@@ -103,6 +103,36 @@ describe('readBeforeWrite', () => {
     expect((await write(session, policies, 'config.yaml')).success).toBe(false);
   });
 
+  it('keeps a read made by a successful call when a failing caller of another read of the same file is rolled back', async () => {
+    const session = new Session();
+    const policies = [policy()];
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // An agent step reads the file (recorded, inside the step's call), then fails.
+    const step = Tool.create({
+      name: 'step',
+      description: 'Reads config.yaml, then fails',
+      params: z.object({}),
+      handler: async (_params, context) => {
+        await invokeTool(readTool, { path: 'config.yaml' }, { session: context.session, policies });
+        await released;
+        return ToolResult.error('the step failed');
+      },
+    });
+    const failing = invokeTool(step, {}, { session });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Meanwhile the model reads the same file itself, and that call succeeds.
+    expect(
+      (await invokeTool(readTool, { path: 'config.yaml' }, { session, policies })).success,
+    ).toBe(true);
+    release();
+    expect((await failing).success).toBe(false);
+    // The successful read still counts: the write is allowed.
+    expect((await write(session, policies, 'config.yaml')).success).toBe(true);
+  });
+
   it('refuses a write call with none of the path arguments', async () => {
     const session = new Session();
     const oddWriter = Tool.create({
