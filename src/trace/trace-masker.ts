@@ -8,6 +8,7 @@
  * text is cut.
  */
 import type { McpServerConfig } from '../config/server-config.js';
+import { toJsonCopy } from '../core/json-copy.js';
 import type { ToolLookup } from '../ecosystem/telemetry.js';
 import { maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
 import { SecretRedactor } from '../mcp/redact.js';
@@ -17,9 +18,6 @@ import { TraceError } from './errors.js';
 
 /** Default of {@link TraceMaskerOptions.maxTextLength}. */
 export const DEFAULT_TRACE_MAX_TEXT_LENGTH = 32_768;
-
-/** Nesting depth past which a value is recorded as `[too deep]`. */
-const MAX_DEPTH = 48;
 
 /** Options of {@link TraceMasker}. */
 export interface TraceMaskerOptions {
@@ -67,7 +65,7 @@ export class TraceMasker {
    * naming a known tool (`ToolInvoked`) are masked by that tool's schema.
    */
   event(event: object): MaskedEvent {
-    const fields = toJson(Object.fromEntries(Object.entries(event)), 0) as Record<string, unknown>;
+    const fields = toJsonCopy(event) as Record<string, unknown>;
     const secrets: string[] = [];
     const toolName = fields['toolName'];
     if ('params' in fields && typeof toolName === 'string') {
@@ -81,12 +79,12 @@ export class TraceMasker {
 
   /** Fields already flattened elsewhere (another process's event stream), masked. */
   fields(fields: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-    return this.#clean(toJson(fields, 0) as Record<string, unknown>, []);
+    return this.#clean(toJsonCopy(fields) as Record<string, unknown>, []);
   }
 
   /** Any value (a slice's), masked. */
   value(value: unknown): unknown {
-    const { masked, secrets } = maskSecretArguments(toJson(value, 0));
+    const { masked, secrets } = maskSecretArguments(toJsonCopy(value));
     return this.#strings(masked, secrets);
   }
 
@@ -142,48 +140,4 @@ export function listTools(lookup: ToolLookup): readonly Tool[] {
 
 function findTool(lookup: ToolLookup | undefined, name: string): Tool | undefined {
   return lookup === undefined ? undefined : listTools(lookup).find((tool) => tool.name === name);
-}
-
-/**
- * A JSON-safe copy: dates as ISO text, errors as name and message, maps as
- * objects, sets as lists, cycles and undefined dropped, own keys only (a
- * key named `__proto__` stays data).
- */
-function toJson(value: unknown, depth: number, ancestors = new Set<object>()): unknown {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      return Number.isFinite(value) ? value : String(value);
-    case 'bigint':
-      return value.toString();
-    case 'object':
-      break;
-    default:
-      return undefined;
-  }
-  if (value === null) return null;
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? null : value.toISOString();
-  if (value instanceof Error) return { name: value.name, message: value.message };
-  if (depth > MAX_DEPTH) return '[too deep]';
-  if (ancestors.has(value)) return '[circular]';
-  ancestors.add(value);
-  try {
-    if (Array.isArray(value) || value instanceof Set) {
-      return [...(value as Iterable<unknown>)].map(
-        (item) => toJson(item, depth + 1, ancestors) ?? null,
-      );
-    }
-    const entries: [unknown, unknown][] =
-      value instanceof Map ? [...(value as Map<unknown, unknown>)] : Object.entries(value);
-    const out: [string, unknown][] = [];
-    for (const [key, member] of entries) {
-      const converted = toJson(member, depth + 1, ancestors);
-      if (converted !== undefined) out.push([String(key), converted]);
-    }
-    return Object.fromEntries(out);
-  } finally {
-    ancestors.delete(value);
-  }
 }

@@ -32,7 +32,7 @@ describe('serializeEvent', () => {
     const data = JSON.parse(
       serializeEvent(new Sample({ sessionId: 's', createdAt: new Date(0), payload: cyclic })).data,
     ) as { payload: unknown };
-    expect(data.payload).toEqual({ shared: { x: 1 }, again: { x: 1 }, self: '[Circular]' });
+    expect(data.payload).toEqual({ shared: { x: 1 }, again: { x: 1 }, self: '[circular]' });
   });
 });
 
