@@ -14,6 +14,18 @@
  */
 import path from 'node:path';
 
+/** The client library below the adapters: everything the MCP layer builds on, and itself. */
+const MCP_AND_BELOW = [
+  'core',
+  'config',
+  'runtime',
+  'tools',
+  'prompt',
+  'executor',
+  'isolation',
+  'mcp',
+];
+
 /** What each folder of `src/` may import, besides itself. */
 export const ALLOWED_IMPORTS = Object.freeze({
   core: [],
@@ -25,41 +37,10 @@ export const ALLOWED_IMPORTS = Object.freeze({
   isolation: ['core', 'config', 'runtime', 'tools'],
   mcp: ['core', 'config', 'runtime', 'tools', 'prompt', 'executor', 'isolation'],
   server: ['core', 'config'],
-  ecosystem: ['core', 'config', 'runtime', 'tools', 'prompt', 'executor', 'isolation', 'mcp'],
-  trace: [
-    'core',
-    'config',
-    'runtime',
-    'tools',
-    'prompt',
-    'executor',
-    'isolation',
-    'mcp',
-    'ecosystem',
-  ],
-  evaluate: [
-    'core',
-    'config',
-    'runtime',
-    'tools',
-    'prompt',
-    'executor',
-    'isolation',
-    'mcp',
-    'ecosystem',
-  ],
-  cli: [
-    'core',
-    'config',
-    'runtime',
-    'tools',
-    'prompt',
-    'executor',
-    'isolation',
-    'mcp',
-    'ecosystem',
-    'trace',
-  ],
+  ecosystem: MCP_AND_BELOW,
+  trace: [...MCP_AND_BELOW, 'ecosystem'],
+  evaluate: [...MCP_AND_BELOW, 'ecosystem'],
+  cli: [...MCP_AND_BELOW, 'ecosystem', 'trace'],
 });
 
 /** The folder of `src/` that `file` is in; '' for a file directly in `src/`; undefined outside. */
