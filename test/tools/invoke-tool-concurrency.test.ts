@@ -321,6 +321,25 @@ interface Plan {
   readonly ownKey: boolean;
 }
 
+/**
+ * Calls `inner` at the top level, or (`nested`) from a caller tool that
+ * then ends with `outerOk`, after a scheduled pause.
+ */
+function invokeMaybeNested(
+  inner: Tool<typeof NO_PARAMS>,
+  how: { readonly nested: boolean; readonly outerOk: boolean },
+  session: Session,
+  scheduler: fc.Scheduler,
+): Promise<ToolResult> {
+  if (!how.nested) return invokeTool(inner, {}, { session });
+  const caller = tool(`caller_${inner.name}`, async (context) => {
+    await invokeTool(inner, {}, { session: context.session });
+    await scheduler.schedule(Promise.resolve(), `${caller.name} end`);
+    return how.outerOk ? ToolResult.ok(null) : ToolResult.error('caller failed');
+  });
+  return invokeTool(caller, {}, { session });
+}
+
 const plan: fc.Arbitrary<Plan> = fc.record({
   appends: fc.integer({ min: 0, max: 3 }),
   outcome: fc.constantFrom('ok' as const, 'error' as const, 'throw' as const),
@@ -395,13 +414,7 @@ describe('per-call rollback, property', () => {
               return plans[index]!.innerOk ? ToolResult.ok(null) : ToolResult.error('failed');
             });
           const calls = plans.map((p, index) => {
-            if (!p.nested) return invokeTool(write(index), {}, { session });
-            const caller = tool(`caller${String(index)}`, async (context) => {
-              await invokeTool(write(index), {}, { session: context.session });
-              await scheduler.schedule(Promise.resolve(), `caller${String(index)} end`);
-              return p.outerOk ? ToolResult.ok(null) : ToolResult.error('caller failed');
-            });
-            return invokeTool(caller, {}, { session });
+            return invokeMaybeNested(write(index), p, session, scheduler);
           });
           await scheduler.waitFor(Promise.all(calls));
           const kept = (index: number): boolean => {
@@ -445,13 +458,7 @@ describe('per-call rollback, property', () => {
               return plans[index]!.innerOk ? ToolResult.ok(null) : ToolResult.error('failed');
             });
           const calls = plans.map((p, index) => {
-            if (!p.nested) return invokeTool(appender(index), {}, { session });
-            const caller = tool(`c${String(index)}`, async (context) => {
-              await invokeTool(appender(index), {}, { session: context.session });
-              await scheduler.schedule(Promise.resolve(), `c${String(index)} end`);
-              return p.outerOk ? ToolResult.ok(null) : ToolResult.error('caller failed');
-            });
-            return invokeTool(caller, {}, { session });
+            return invokeMaybeNested(appender(index), p, session, scheduler);
           });
           await scheduler.waitFor(Promise.all(calls));
           const kept = (text: string): boolean => {
