@@ -151,9 +151,7 @@ export class FileSessionStore implements SessionStore {
       const before = current?.privateData ?? EMPTY_PRIVATE_DATA;
       if (coversPrivateData(before, incoming)) return undefined;
       return {
-        // A new file starts at the clock in microseconds: rises come slower than one a
-        // microsecond, so a version never repeats after the file was lost.
-        version: current === undefined ? Date.now() * 1000 : current.version + 1,
+        version: current === undefined ? firstVersion() : current.version + 1,
         sessionId,
         privateData: mergePrivateDataStates(before, incoming),
         slices: current?.slices ?? {},
@@ -169,7 +167,7 @@ export class FileSessionStore implements SessionStore {
     if (Object.keys(slices).length === 0) return;
     const file = await this.#prepare(sessionId, options);
     await this.#update(file, sessionId, options, (current) => ({
-      version: current?.version ?? 0,
+      version: current?.version ?? firstVersion(),
       sessionId,
       privateData: current?.privateData ?? EMPTY_PRIVATE_DATA,
       slices: { ...current?.slices, ...slices },
@@ -343,4 +341,14 @@ function assertOutside(directory: string, root: string): void {
       `session directory ${directory} is inside workspace ${root}; the agent could edit its own session state — choose a directory outside every workspace`,
     );
   }
+}
+
+/**
+ * The version a new session file starts at, whichever write creates it:
+ * the clock in microseconds. Rises come slower than one a microsecond, so a
+ * version never repeats after the file was lost, and a worker that saw one
+ * before reads the new file.
+ */
+function firstVersion(): number {
+  return Date.now() * 1000;
 }

@@ -185,6 +185,17 @@ describe('FileSessionStore contents', () => {
     expect(after.version).toBeGreaterThan(before.version);
   });
 
+  it('never repeats a version after the file is lost, when saved slices create the new file', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.saveSlices('resaved', { notes: [] });
+    const before = await store.mergePrivateData('resaved', state('internal'));
+    await store.delete('resaved');
+    await store.saveSlices('resaved', { notes: [] });
+    const after = await store.mergePrivateData('resaved', state('secret'));
+    expect(after.version).not.toBe(before.version);
+    expect(after.version).toBeGreaterThan(before.version);
+  });
+
   it('merges as a maximum and counts a version only when something rose', async () => {
     const store = new FileSessionStore({ directory });
     const first = await store.mergePrivateData(
