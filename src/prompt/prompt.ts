@@ -153,7 +153,7 @@ export class Prompt<O = unknown> {
     const walk = this.#disclosure.begin(session);
     const out = newRenderParts(this.#overrides?.begin());
     this.#visit(this.template.sections, 0, '', '', out, walk, session);
-    const disclosureTools = walk === undefined ? undefined : this.#disclosure.finish(walk);
+    const disclosureTools = walk === undefined ? undefined : this.#disclosure.finish(walk, session);
     if (disclosureTools !== undefined) {
       out.toolLists.push(disclosureTools);
       out.toolPaths.push(DISCLOSURE_TOOLS_PATH);

@@ -47,15 +47,19 @@ export interface OpenSectionsResult {
  * Progressive disclosure for one `Prompt`: decides per render which
  * sections are summarized (see {@link DisclosureWalk}) and owns the
  * `open_sections` and `read_section` tools offered while any is. The tools
- * answer for the prompt's latest render, and are the same objects on every
- * render, so an unchanged prompt keeps its cached tool list.
+ * answer for the latest render of the calling session (one prompt may serve
+ * many sessions, each with its own opened sections and visibility), and are
+ * the same objects on every render, so an unchanged prompt keeps its cached
+ * tool list.
  */
 export class PromptDisclosure {
   /** False when no section of the template can be summarized: renders skip all of this. */
   readonly active: boolean;
   readonly #id: string;
   readonly #renderRead: ReadSectionRenderer;
-  #state: DisclosureState | undefined;
+  /** Each session's latest render; a render without a session is the fallback. */
+  readonly #states = new WeakMap<Session, DisclosureState>();
+  #sessionless: DisclosureState | undefined;
   #lists: Map<string, readonly Tool[]> | undefined;
 
   constructor(
@@ -82,15 +86,24 @@ export class PromptDisclosure {
    * tools to offer (a frozen list, the same one while the same tools are
    * offered), or `undefined` when nothing is summarized.
    */
-  finish(walk: DisclosureWalk): readonly Tool[] | undefined {
+  finish(walk: DisclosureWalk, session: Session | undefined): readonly Tool[] | undefined {
     const state = walk.state();
-    this.#state = state;
+    this.#setState(session, state);
     const names: string[] = [];
     if (state.withTools) names.push(OPEN_SECTIONS_TOOL_NAME);
     if (state.readable.size > 0) names.push(READ_SECTION_TOOL_NAME);
     if (names.length === 0) return undefined;
     this.#lists ??= this.#buildLists();
     return this.#lists.get(names.join(','));
+  }
+
+  #stateOf(session: Session): DisclosureState | undefined {
+    return this.#states.get(session) ?? this.#sessionless;
+  }
+
+  #setState(session: Session | undefined, state: DisclosureState): void {
+    if (session === undefined) this.#sessionless = state;
+    else this.#states.set(session, state);
   }
 
   #buildLists(): Map<string, readonly Tool[]> {
@@ -110,7 +123,7 @@ export class PromptDisclosure {
         'Shows summarized sections of this prompt in full, and offers their tools, from the next turn on.',
       params: OpenSectionsParams,
       handler: ({ section_keys: keys }, context) => {
-        const state = this.#state;
+        const state = this.#stateOf(context.session);
         const opened = new Set(openedKeys(context.session, this.#id));
         const known = (key: string): boolean =>
           state !== undefined && (state.openable.has(key) || state.open.has(key));
@@ -159,13 +172,13 @@ export class PromptDisclosure {
         'Returns the full text of a summarized section that offers no tools, without opening it.',
       params: ReadSectionParams,
       handler: ({ section_key: key }, context) => {
-        const state = this.#state;
+        const state = this.#stateOf(context.session);
         const entry = state?.readable.get(key);
         if (entry !== undefined) {
           const walk = new DisclosureWalk(openedKeys(context.session, this.#id));
           const text = this.#renderRead(entry, context.session, walk);
           // The model now sees the keys of the summarized subsections it read: they work too.
-          this.#state = mergeStates(this.#state, walk.state());
+          this.#setState(context.session, mergeStates(state, walk.state()));
           return ToolResult.ok(text, `Section "${key}":`);
         }
         if (state?.open.has(key) === true) {

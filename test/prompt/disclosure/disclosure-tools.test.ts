@@ -103,6 +103,29 @@ describe('open_sections', () => {
     expect(next.tools.map((t) => t.name)).toEqual(['pow', 'read_section']);
   });
 
+  it('answers each session for its own latest render when one prompt serves several', async () => {
+    const prompt = newPrompt();
+    const alice = new Session();
+    const bob = new Session();
+    const forAlice = prompt.render({ session: alice });
+    prompt.render({ session: bob });
+    await invokeTool(
+      named(forAlice, 'open_sections'),
+      { section_keys: ['math'], reason: 'bob needs it' },
+      { session: bob },
+    );
+    prompt.render({ session: bob }); // math is open for bob now
+    // Alice's model opens math too: it is not open for her, whatever bob's render says.
+    const result = await invokeTool(
+      named(forAlice, 'open_sections'),
+      { section_keys: ['math'], reason: 'alice needs it' },
+      { session: alice },
+    );
+    expect(result.value).toEqual({ opened: ['math'], alreadyOpen: [] });
+    expect(opened(alice)).toEqual({ 'test/tools#math': 1 });
+    expect(prompt.render({ session: alice }).tools.map((t) => t.name)).toContain('pow');
+  });
+
   it('runs from a provider tool call like any tool', async () => {
     const session = new Session();
     const events: ToolInvoked[] = [];
