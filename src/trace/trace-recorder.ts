@@ -7,6 +7,7 @@
 import type { McpServerConfig } from '../config/server-config.js';
 import type { ToolLookup } from '../ecosystem/telemetry.js';
 import type { Unsubscribe } from '../runtime/event-bus.js';
+import { McpToolProgress } from '../mcp/events.js';
 import { PromptRendered, ToolInvoked } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import { TraceError } from './errors.js';
@@ -178,8 +179,7 @@ export class TraceRecorder {
     const createdAt = (event as { readonly createdAt?: unknown }).createdAt;
     const at =
       createdAt instanceof Date && !Number.isNaN(createdAt.getTime()) ? createdAt : new Date();
-    const kept =
-      event instanceof ToolInvoked && this.#hidesPrivate() ? withholdResult(fields) : fields;
+    const kept = this.#hidesPrivate() ? withholdPrivate(type, fields) : fields;
     this.#write({ kind: 'event', seq: this.#next(), at: at.toISOString(), type, fields: kept });
     if (event instanceof ToolInvoked && this.#snapshots) {
       this.snapshot(`after ${event.toolName}`, event.callId);
@@ -252,10 +252,33 @@ export class TraceRecorder {
 }
 
 /**
- * @internal A `ToolInvoked`'s fields with the result's value (and a
- * success's message) left out.
+ * @internal An event's fields (by its class name, as recorded, or as read
+ * from another process's stream) without what may carry private data once
+ * the session holds some: a call's result, the text of a rendered prompt
+ * (its sections may show session state), a server's progress message.
+ * Other fields stay.
  */
-export function withholdResult(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+export function withholdPrivate(
+  type: string,
+  fields: Readonly<Record<string, unknown>>,
+): Readonly<Record<string, unknown>> {
+  if (type === ToolInvoked.name) return withholdResult(fields);
+  if (type === PromptRendered.name) {
+    return { ...fields, text: WITHHELD_PROMPT_TEXT, withheld: WITHHELD_PRIVATE };
+  }
+  if (type === McpToolProgress.name && fields['message'] !== undefined) {
+    const { message: _message, ...rest } = fields;
+    return { ...rest, withheld: WITHHELD_PRIVATE };
+  }
+  return fields;
+}
+
+/** What a trace shows for a prompt rendered while the session held private data. */
+const WITHHELD_PROMPT_TEXT =
+  '[left out: the session held private data when this prompt was rendered; record with includePrivateResults: true to keep it]';
+
+/** A `ToolInvoked`'s fields with the result's value (and a success's message) left out. */
+function withholdResult(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const result = fields['result'];
   const success =
     typeof result === 'object' && result !== null && (result as { success?: unknown }).success;

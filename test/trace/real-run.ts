@@ -131,8 +131,10 @@ export async function recordRealRun(path: string): Promise<RecordedRun> {
     await call('note', { text: 'fail now' }, 'rolled-back');
     await call('note', { text: 'kept' }, 'success');
     await call('slow_trigger-long-running-operation', { duration: 5, steps: 5 }, 'timed-out');
-    await call('everything_get-tiny-image', {}, 'success');
     render('describe the image');
+    await call('everything_get-tiny-image', {}, 'success');
+    // Rendered while the session holds private data: the trace keeps no text of it.
+    render('report back');
     await call('everything_echo', { message: 'send it out' }, 'refused');
     await call('everything_get-sum', { a: 2, b: 3 }, 'success');
   } finally {

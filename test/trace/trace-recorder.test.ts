@@ -5,6 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   McpIntegrationSection,
+  Prompt,
+  PromptTemplate,
+  Section,
   Session,
   Tool,
   ToolResult,
@@ -53,6 +56,18 @@ function noteTool(session: Session): Tool {
       return ToolResult.ok({ kept: text.toUpperCase() }, `kept ${text.toUpperCase()}`);
     },
   });
+}
+
+/** A section whose body shows the notes slice, as a section may show any session state. */
+class NotesSection extends Section<undefined> {
+  readonly #slice: ReturnType<typeof notes>;
+  constructor(slice: ReturnType<typeof notes>) {
+    super({ key: 'notes', title: 'Notes' });
+    this.#slice = slice;
+  }
+  override renderBody(): string {
+    return this.#slice.get().list.join('\n');
+  }
 }
 
 class PolicyDecided extends defineEvent<{
@@ -181,6 +196,39 @@ describe('TraceRecorder', () => {
     // The arguments stay (they are what the model sent); what came back does not.
     expect(after?.fields['params']).toEqual({ text: 'private value' });
     expect(JSON.stringify(all)).not.toContain('PRIVATE VALUE');
+  });
+
+  it('leaves out the text of prompts rendered once the session holds private data (a section may show session state)', async () => {
+    const session = new Session();
+    const file = path.join(dir, 'prompts.jsonl');
+    const trace = new TraceRecorder(session, { path: file });
+    const slice = notes(session);
+    const prompt = new Prompt(
+      PromptTemplate.create({
+        ns: 'trace',
+        key: 'state',
+        sections: [new NotesSection(slice)],
+      }),
+    );
+    slice.update((draft) => {
+      draft.list = ['public note'];
+    });
+    prompt.render({ session });
+    session.privateData.add('crm', 'confidential');
+    slice.update((draft) => {
+      draft.list = ['salary of Ada: 91k'];
+    });
+    prompt.render({ session });
+    await trace.close();
+
+    const rendered = events(await records(file), 'PromptRendered');
+    expect(rendered.map((record) => record.fields['withheld'])).toEqual([
+      undefined,
+      'private-data',
+    ]);
+    expect(rendered[0]?.fields['text']).toContain('public note');
+    expect(rendered[1]?.fields['toolNames']).toEqual([]);
+    expect(await readFile(file, 'utf8')).not.toContain('91k');
   });
 
   it('keeps private results when the application opts in', async () => {

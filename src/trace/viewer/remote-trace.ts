@@ -9,7 +9,7 @@ import type { RemoteSessionEvent } from '../../runtime/store/event-serialization
 import { TRACE_FORMAT_VERSION, type TraceRecord } from '../trace-format.js';
 import { TraceMasker, type TraceMaskerOptions } from '../trace-masker.js';
 import type { LoadedTrace } from '../trace-reader.js';
-import { withholdResult } from '../trace-recorder.js';
+import { withholdPrivate } from '../trace-recorder.js';
 
 /** Options of {@link RemoteTrace}. */
 export interface RemoteTraceOptions extends TraceMaskerOptions {
@@ -59,8 +59,8 @@ export class RemoteTrace {
       this.#level = maxSensitivity(this.#level, event.fields['sensitivity']);
     }
     let fields = this.#masker.fields(event.fields);
-    if (event.type === 'ToolInvoked' && !this.#privateResults && this.#level !== 'public') {
-      fields = withholdResult(fields);
+    if (!this.#privateResults && this.#level !== 'public') {
+      fields = withholdPrivate(event.type, fields);
     }
     const createdAt = fields['createdAt'];
     const at =

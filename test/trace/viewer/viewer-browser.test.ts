@@ -137,6 +137,10 @@ describe('the trace viewer in chromium', () => {
 
   it('shows each rendered prompt and what changed since the previous render', async () => {
     await page.keyboard.press('3');
+    // The last render came after the escalation: its text is left out of the trace.
+    await page.click('#render-list li[data-index="2"]');
+    expect(await page.textContent('#render-text, #render-diff')).toContain('[left out:');
+    await page.click('#render-list li[data-index="1"]');
     const diff = await page.$$eval(
       '#render-diff span.added, #render-diff span.removed',
       (lines: unknown[]) => (lines as DomNode[]).map((line) => line.textContent),
