@@ -7,7 +7,7 @@ import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { Approval } from '../tools/policy/approval.js';
-import type { ToolPolicy } from '../tools/policy/tool-policy.js';
+import { NO_POLICIES, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 
@@ -95,7 +95,6 @@ export async function invokeByName(
   });
 }
 
-const NONE: readonly ToolPolicy[] = Object.freeze([]);
 
 /**
  * What a call adds to `invokeTool`'s options for its policies; nothing (no
@@ -113,7 +112,7 @@ export function policyOptions(
 /** The policies a source gives `tool` (a rendered prompt's); none for a plain list. */
 export function policiesOf(source: ToolSource, tool: Tool): readonly ToolPolicy[] {
   return isToolList(source) || source.policiesFor === undefined
-    ? NONE
+    ? NO_POLICIES
     : source.policiesFor(tool.name);
 }
 
@@ -160,7 +159,7 @@ export interface ResultImage {
  * LangChain). The result's text already names each image, so a format that
  * cannot carry them loses nothing but the pixels. Native tools have none.
  */
-export function resultImages(tool: Tool | undefined, result: ResultLike): ResultImage[] {
+function resultImages(tool: Tool | undefined, result: ResultLike): ResultImage[] {
   if (tool?.origin.kind !== 'mcp') return [];
   const { value } = result;
   if (typeof value !== 'object' || value === null || !('content' in value)) return [];

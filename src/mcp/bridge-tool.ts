@@ -216,13 +216,17 @@ class BridgedCall {
     const signal = tool.signal === NEVER_ABORTED ? undefined : tool.signal;
     const { maxTotalTimeoutMs } = route.config;
     // A deadline makes the call's timeout no longer than the time left.
-    const left = tool.deadline === undefined ? undefined : tool.deadline.getTime() - Date.now();
-    const timeoutMs = left === undefined ? undefined : Math.max(1, Math.min(route.timeoutMs, left));
+    const { deadline } = tool;
+    const limits =
+      deadline === undefined
+        ? undefined
+        : {
+            timeoutMs: Math.max(1, Math.min(route.timeoutMs, deadline.getTime() - Date.now())),
+            deadline,
+          };
     if (maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
-      if (timeoutMs !== undefined && tool.deadline !== undefined) {
-        return { ...(signal === undefined ? {} : { signal }), timeoutMs, deadline: tool.deadline };
-      }
-      return signal === undefined ? NO_CALL_OPTIONS : { signal };
+      if (limits === undefined) return signal === undefined ? NO_CALL_OPTIONS : { signal };
+      return { ...(signal === undefined ? {} : { signal }), ...limits };
     }
     // Progress arrives on the transport's own callback; running it in the call's
     // async context makes the reducers it runs part of this call, so a failure
@@ -231,8 +235,7 @@ class BridgedCall {
     return {
       ...(signal === undefined ? {} : { signal }),
       ...(maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs }),
-      ...(timeoutMs === undefined ? {} : { timeoutMs }),
-      ...(tool.deadline === undefined ? {} : { deadline: tool.deadline }),
+      ...limits,
       onProgress: (progress: Progress) =>
         inCall(() =>
           session.dispatch(

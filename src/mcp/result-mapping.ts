@@ -16,15 +16,11 @@ export interface McpToolValue {
  */
 export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> {
   const { content, structuredContent, _meta } = result;
-  const value: McpToolValue = Object.freeze(
-    structuredContent === undefined && _meta === undefined
-      ? { content }
-      : {
-          content,
-          ...(structuredContent === undefined ? {} : { structuredContent }),
-          ...(_meta === undefined ? {} : { _meta }),
-        },
-  );
+  const value: McpToolValue = Object.freeze({
+    content,
+    ...(structuredContent === undefined ? {} : { structuredContent }),
+    ...(_meta === undefined ? {} : { _meta }),
+  });
   const message = describeContent(result);
   if (result.isError === true) {
     return ToolResult.error(

@@ -3,7 +3,7 @@ import { PromptRenderError } from '../core/errors.js';
 import { isObserved } from '../runtime/event-bus.js';
 import { PromptRendered } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
-import type { ToolPolicy } from '../tools/policy/tool-policy.js';
+import { NO_POLICIES, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { OverridesApplier, type OverrideOutcome } from './overrides/apply.js';
 import { DEFAULT_OVERRIDES_TAG, type PromptOverrides } from './overrides/prompt-overrides.js';
@@ -29,7 +29,6 @@ interface RenderParts {
   readonly outcomes: OverrideOutcome[] | undefined;
 }
 
-const NO_POLICIES: readonly ToolPolicy[] = Object.freeze([]);
 
 /** How errors name the owner of the disclosure tools. */
 const DISCLOSURE_TOOLS_PATH = '(progressive disclosure)';

@@ -15,7 +15,7 @@ import {
 import type { Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
 import { PolicyDecision } from './policy-decision.js';
-import { POLICY_NAME_PATTERN, type ToolPolicy } from './tool-policy.js';
+import { checkPolicyName, type ToolPolicy } from './tool-policy.js';
 import { type ToolSelector, toolMatcher } from './tool-selector.js';
 
 /** Options of {@link denyAfterEscalation}. */
@@ -42,11 +42,7 @@ export interface DenyAfterEscalationOptions {
  */
 export function denyAfterEscalation(options: DenyAfterEscalationOptions = {}): ToolPolicy {
   const name = options.name ?? 'deny-after-escalation';
-  if (typeof name !== 'string' || !POLICY_NAME_PATTERN.test(name)) {
-    throw new PromptValidationError(
-      `denyAfterEscalation: name ${JSON.stringify(name)} must match ${POLICY_NAME_PATTERN.source}`,
-    );
-  }
+  checkPolicyName(name, 'denyAfterEscalation');
   const at = options.at ?? 'internal';
   if (!isDataSensitivity(at)) {
     throw new PromptValidationError(

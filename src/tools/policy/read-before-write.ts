@@ -12,7 +12,7 @@ import type { Slice } from '../../runtime/slice.js';
 import type { Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
 import { PolicyDecision } from './policy-decision.js';
-import { POLICY_NAME_PATTERN, type ToolPolicy } from './tool-policy.js';
+import { checkPolicyName, type ToolPolicy } from './tool-policy.js';
 import { toolIsNamed, toolNameSet } from './tool-selector.js';
 
 /**
@@ -69,11 +69,7 @@ type KnownFiles = Readonly<Record<string, number>>;
  */
 export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolicy {
   const name = options.name ?? 'read-before-write';
-  if (typeof name !== 'string' || !POLICY_NAME_PATTERN.test(name)) {
-    throw new PromptValidationError(
-      `readBeforeWrite: name ${JSON.stringify(name)} must match ${POLICY_NAME_PATTERN.source}`,
-    );
-  }
+  checkPolicyName(name, 'readBeforeWrite');
   const owner = `readBeforeWrite "${name}"`;
   const readTools = toolNameSet(
     options.readTools ?? DEFAULT_READ_BEFORE_WRITE.readTools,

@@ -6,7 +6,7 @@ import { PromptValidationError } from '../../core/errors.js';
 import type { Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
 import { PolicyDecision } from './policy-decision.js';
-import { POLICY_NAME_PATTERN, type ToolPolicy } from './tool-policy.js';
+import { checkPolicyName, type ToolPolicy } from './tool-policy.js';
 import { type ToolSelector, toolMatcher } from './tool-selector.js';
 
 /** Options of {@link requireApproval}. */
@@ -41,11 +41,7 @@ export function requireApproval<P = Readonly<Record<string, unknown>>>(
   options: RequireApprovalOptions<P> = {},
 ): ToolPolicy {
   const name = options.name ?? 'require-approval';
-  if (typeof name !== 'string' || !POLICY_NAME_PATTERN.test(name)) {
-    throw new PromptValidationError(
-      `requireApproval: name ${JSON.stringify(name)} must match ${POLICY_NAME_PATTERN.source}`,
-    );
-  }
+  checkPolicyName(name, 'requireApproval');
   const covers = toolMatcher(options.tools, `requireApproval "${name}": tools`);
   const { when, reason } = options;
   if (when !== undefined && typeof when !== 'function') {

@@ -77,11 +77,7 @@ export function checkToolPolicies(value: unknown, owner: string): readonly ToolP
       );
     }
     const { name, check, onResult } = policy as Partial<Record<keyof ToolPolicy, unknown>>;
-    if (typeof name !== 'string' || !POLICY_NAME_PATTERN.test(name)) {
-      throw new PromptValidationError(
-        `${where}: name ${JSON.stringify(name)} must match ${POLICY_NAME_PATTERN.source}`,
-      );
-    }
+    checkPolicyName(name, where);
     if (typeof check !== 'function') {
       throw new PromptValidationError(
         `${where} ("${name}"): check must be a function, received ${describe(check)}`,
@@ -94,6 +90,18 @@ export function checkToolPolicies(value: unknown, owner: string): readonly ToolP
     }
   });
   return value.length === 0 ? NO_POLICIES : Object.freeze([...(value as ToolPolicy[])]);
+}
+
+/**
+ * @internal Checks a policy's name against {@link POLICY_NAME_PATTERN}.
+ * @throws PromptValidationError naming `owner` and the bad name.
+ */
+export function checkPolicyName(name: unknown, owner: string): asserts name is string {
+  if (typeof name !== 'string' || !POLICY_NAME_PATTERN.test(name)) {
+    throw new PromptValidationError(
+      `${owner}: name ${JSON.stringify(name)} must match ${POLICY_NAME_PATTERN.source}`,
+    );
+  }
 }
 
 /** @internal The empty policy list, shared. */
