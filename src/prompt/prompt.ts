@@ -29,7 +29,6 @@ interface RenderParts {
   readonly outcomes: OverrideOutcome[] | undefined;
 }
 
-
 /** How errors name the owner of the disclosure tools. */
 const DISCLOSURE_TOOLS_PATH = '(progressive disclosure)';
 
@@ -256,7 +255,8 @@ export class Prompt<O = unknown> {
 
   /** What `read_section` returns: a summarized section in full, its children as they would render. */
   #renderRead(entry: ReadableSection, session: Session, walk: DisclosureWalk): string {
-    const out = newRenderParts(undefined);
+    // Overrides apply as in a render; what became of them is published by renders only.
+    const out = newRenderParts(this.#overrides?.begin());
     const context = { depth: entry.depth, number: entry.number, path: entry.path, session };
     const params = this.#resolveParams(entry.section, entry.path);
     this.#visitFull(entry.section, params, context, out, walk);

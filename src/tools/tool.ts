@@ -145,10 +145,11 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   /**
    * @internal Creates a tool whose name and description are valid by
    * construction (bridged MCP tools: `bridgedToolName`, `bridgedDescription`),
-   * without checking them again; `description` must be trimmed already.
+   * without checking them again; `description` must be trimmed already, and
+   * `examples`, if any, another tool's (checked and frozen).
    */
   static trusted<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
-    return new Tool(options, options.description, NO_EXAMPLES);
+    return new Tool(options, options.description, options.examples ?? NO_EXAMPLES);
   }
 
   /** The zod schema that validates the arguments (built on first use when given as a function). */

@@ -329,7 +329,10 @@ export class OverridesApplier {
   }
 }
 
-/** The same tool with another description: name, schema, handler, annotations and origin are its own. */
+/**
+ * The same tool with another description: name, schema, handler,
+ * annotations, origin and examples (checked already) are its own.
+ */
 function withDescription(tool: Tool, description: string): Tool {
   return Tool.trusted({
     name: tool.name,
@@ -339,5 +342,6 @@ function withDescription(tool: Tool, description: string): Tool {
     annotations: tool.annotations,
     origin: tool.origin,
     handler: tool.handler,
+    examples: tool.examples,
   });
 }

@@ -455,3 +455,68 @@ describe('Prompt without overrides', () => {
     ]);
   });
 });
+
+describe('overrides with the other prompt features', () => {
+  it("keep a tool's examples when its description is overridden", () => {
+    const pow = Tool.create({
+      name: 'pow',
+      description: 'Raises a number to a power',
+      params: z.object({ base: z.number(), exponent: z.number() }),
+      handler: ({ base, exponent }) => ToolResult.ok(base ** exponent),
+      examples: [{ description: 'Two cubed', input: { base: 2, exponent: 3 }, output: 8 }],
+    });
+    const template = PromptTemplate.create({
+      ns: 'demo',
+      key: 'welcome',
+      sections: [
+        new MarkdownSection({
+          key: 'math',
+          title: 'Math',
+          template: 'Compute.',
+          acceptsOverrides: true,
+          tools: [pow],
+        }),
+      ],
+    });
+    const plain = new Prompt(template).render();
+    const rendered = new Prompt(template, {
+      overrides: overrides(
+        {},
+        {
+          pow: { expectedHash: contentHash('Raises a number to a power'), description: 'Powers.' },
+        },
+      ),
+    }).render();
+    expect(rendered.tools[0]?.description).toBe('Powers.');
+    expect(rendered.tools[0]?.examples).toBe(pow.examples);
+    expect(rendered.text).toContain('Two cubed');
+    expect(rendered.text.replace('Powers.', 'Raises a number to a power')).toBe(plain.text);
+  });
+
+  it('apply to a summarized section read with read_section, as to one rendered in full', async () => {
+    const template = PromptTemplate.create({
+      ns: 'demo',
+      key: 'welcome',
+      sections: [
+        new MarkdownSection({
+          key: 'reference',
+          title: 'Reference',
+          template: 'The original reference text.',
+          summary: 'A reference.',
+          visibility: 'summary',
+          acceptsOverrides: true,
+        }),
+      ],
+    });
+    const session = new Session();
+    const prompt = new Prompt(template, {
+      overrides: overrides({
+        reference: override('The original reference text.', 'The tuned reference text.'),
+      }),
+    });
+    const read = prompt.render({ session }).tools.find((tool) => tool.name === 'read_section')!;
+    const result = await invokeTool(read, { section_key: 'reference' }, { session });
+    expect(result.value).toContain('The tuned reference text.');
+    expect(result.value).not.toContain('original');
+  });
+});
