@@ -161,17 +161,18 @@ function timeoutError(
  * real `AbortSignal` per call costs Node's bookkeeping of signals with
  * listeners (several µs). This object gives the SDK what it reads (1.x:
  * `aborted`, `reason`, `throwIfAborted`, `addEventListener('abort')`), holds
- * the SDK's listener only while the call runs, and forwards the caller's
+ * the SDK's listeners only while the call runs, and forwards the caller's
  * abort to it through one listener on the caller's signal that is removed
  * when the call settles.
  */
 class CallSignal {
   readonly #caller: AbortSignal;
-  #listener: (() => void) | undefined;
+  /** The SDK's abort listeners (1.x adds one); none after the call ends. */
+  #listeners: (() => void)[] = [];
   readonly #onAbort = (): void => {
-    const listener = this.#listener;
-    this.#listener = undefined;
-    listener?.();
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) listener();
   };
 
   constructor(caller: AbortSignal) {
@@ -193,11 +194,11 @@ class CallSignal {
   }
 
   addEventListener(type: string, listener: () => void): void {
-    if (type === 'abort') this.#listener = listener;
+    if (type === 'abort') this.#listeners.push(listener);
   }
 
   removeEventListener(type: string, listener: () => void): void {
-    if (type === 'abort' && this.#listener === listener) this.#listener = undefined;
+    if (type === 'abort') this.#listeners = this.#listeners.filter((held) => held !== listener);
   }
 
   /** This object, typed as the SDK's option wants it. */
@@ -207,7 +208,7 @@ class CallSignal {
 
   /** Ends the call: the caller's signal keeps nothing of it. */
   release(): void {
-    this.#listener = undefined;
+    this.#listeners = [];
     this.#caller.removeEventListener('abort', this.#onAbort);
   }
 }

@@ -8,7 +8,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { getEventListeners } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpTimeoutError } from '../../src/core/errors.js';
 import { listAllTools, sendToolCall } from '../../src/mcp/requests.js';
 import { rawToolServer } from '../support/mcp-fixtures.js';
@@ -58,6 +58,39 @@ describe('listAllTools', () => {
 });
 
 describe('sendToolCall', () => {
+  it('cancels a call in flight when the caller aborts: the call rejects with the reason and the server sees it', async () => {
+    let serverSignal: AbortSignal | undefined;
+    let markStarted = (): void => undefined;
+    const started = new Promise<void>((resolve) => {
+      markStarted = resolve;
+    });
+    const client = await clientOf(
+      rawToolServer([
+        {
+          name: 'wait',
+          inputSchema: { type: 'object' },
+          handler: (_args, extra) => {
+            serverSignal = extra.signal;
+            markStarted();
+            return new Promise(() => undefined);
+          },
+        },
+      ]).server,
+    );
+    const caller = new AbortController();
+    const call = sendToolCall(
+      client,
+      { serverName: 's', name: 'wait', args: {} },
+      { signal: caller.signal },
+      5_000,
+    );
+    await started;
+    caller.abort(new Error('the user left'));
+    await expect(call).rejects.toThrow('the user left');
+    await vi.waitFor(() => expect(serverSignal?.aborted).toBe(true));
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+  });
+
   it('leaves no listener on a long-lived caller signal after many calls', async () => {
     const client = await clientOf(
       rawToolServer([{ name: 'echo', inputSchema: { type: 'object' } }]).server,
