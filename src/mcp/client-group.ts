@@ -28,7 +28,7 @@ import { routeListener } from './route-listener.js';
 import { failureReason, type Endpoint, type ReconnectPolicy } from './server-connection.js';
 import { DEFAULT_SERVER_LOG_LEVEL } from './server-log.js';
 import { ServerRoute } from './server-route.js';
-import { isSchemaRefusal, originalName, ToolCatalog } from './tool-catalog.js';
+import { McpSchemaRefusal, originalName, ToolCatalog } from './tool-catalog.js';
 
 /** Options of {@link McpClientGroup}. */
 export interface McpClientGroupOptions extends ClientHandlers {
@@ -292,7 +292,7 @@ export class McpClientGroup {
         } catch (error) {
           // A server whose schemas cannot be checked in bounded work is left out,
           // whatever onConnectError says: the other servers stay usable.
-          if (this.#onConnectError === 'throw' && !isSchemaRefusal(error)) throw error;
+          if (this.#onConnectError === 'throw' && !(error instanceof McpSchemaRefusal)) throw error;
           this.#markUnavailable(route, error);
         }
       }

@@ -113,28 +113,19 @@ export class ToolCatalog {
   }
 }
 
-/** The errors {@link schemaRefusal} made. */
-const refusals = new WeakSet<McpSchemaError>();
-
 /**
- * Whether `error` is the refusal of a schema that cannot be checked in
- * bounded work (not a name collision): its server is left out, whatever
- * `onConnectError` says.
+ * The refusal of a schema that cannot be checked in bounded work (not a
+ * name collision): its server is left out, whatever `onConnectError` says.
+ * Callers see an `McpSchemaError`.
  */
-export function isSchemaRefusal(error: unknown): boolean {
-  return error instanceof McpSchemaError && refusals.has(error);
-}
+export class McpSchemaRefusal extends McpSchemaError {}
 
 /** The first of a route's tools whose input schema is refused outright, as an error. */
 function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
   for (const description of route.tools) {
     if (!isToolSelected(route.config, description.name)) continue;
     const reason = inputSchemaRefusal(description.inputSchema);
-    if (reason !== undefined) {
-      const error = new McpSchemaError(route.name, description.name, reason);
-      refusals.add(error);
-      return error;
-    }
+    if (reason !== undefined) return new McpSchemaRefusal(route.name, description.name, reason);
   }
   return undefined;
 }
