@@ -25,9 +25,6 @@ Commands:
                                 Write <dir>/<ns>/<key>/<tag>.json holding the current
                                 section bodies and tool descriptions of the prompt
                                 template <module> exports, with their content hashes
-
-Modules for overrides seed: compiled .js or .mjs; .ts when the CLI runs under
-tsx (node --import tsx <path to main.js> overrides seed ...).
   debug <trace | directory>     Show a session trace (TraceRecorder) in a local,
                                 read-only web viewer; prints its URL
     [--port n] [--host 127.0.0.1] [--open] [-o dir]
@@ -36,13 +33,15 @@ tsx (node --import tsx <path to main.js> overrides seed ...).
                                 Follow a running session through its Redis event
                                 stream (mirrorEvents: true)
 
+Modules for overrides seed: compiled .js or .mjs; .ts when the CLI runs under
+tsx (node --import tsx <path to main.js> overrides seed ...).
+
 Config files:
   *.json         an "mcpServers" object, as in .mcp.json or claude_desktop_config.json
   *.yaml, *.yml  an "mcp_servers" section, as in config.yaml
 
 Options:
   --json          print one JSON document on stdout (inspect, call)
-  -o, --output    file to write (codegen)
   --dir           overrides directory (overrides seed)
   --export        the module's export to seed from (default: its default export,
                   else its only template)
@@ -193,13 +192,16 @@ async function dispatch(
     progress: values.quiet === true ? SILENT_PROGRESS : createProgress(io.stderr),
   };
   const [config, tool, ...rest] = operands;
-  if (command !== 'overrides') {
-    const given = SEED_OPTIONS.find((name) => values[name] !== undefined);
-    if (given !== undefined) throw usage(`--${given} does not apply to ${command}`);
-  }
-  if (command !== 'debug') {
-    for (const option of DEBUG_OPTIONS)
-      refuse(command, values[option] !== undefined, `--${option}`);
+  // Options of one command only: the others refuse them.
+  const own: Readonly<Record<string, readonly string[]>> = {
+    overrides: SEED_OPTIONS,
+    debug: DEBUG_OPTIONS,
+  };
+  for (const [owner, options] of Object.entries(own)) {
+    if (command === owner) continue;
+    for (const option of options) {
+      refuse(command, values[option as keyof typeof values] !== undefined, `--${option}`);
+    }
   }
   // Loaded only for a command: `--help` and usage errors stay quick.
   const load = (): Promise<typeof Commands> => import('./commands.js');

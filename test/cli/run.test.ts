@@ -73,6 +73,12 @@ describe('runCli', () => {
     [['call', 'x.json'], 'call takes a config file and a tool name'],
     [['inspect', 'x.json', '--bogus'], "Unknown option '--bogus'"],
     [['inspect', 'x.json', '-o', 'out.ts'], '-o/--output does not apply to inspect'],
+    [['inspect', 'x.json', '--dir', 'o'], '--dir does not apply to inspect'],
+    [['debug', 't.jsonl', '--force'], '--force does not apply to debug'],
+    [
+      ['overrides', 'seed', 'm.js', '--dir', 'o', '--port', '1'],
+      '--port does not apply to overrides',
+    ],
   ])('refuses %j with exit 2', async (argv, message) => {
     const io = capture();
     expect(await runCli(argv, io)).toBe(EXIT_CODES.usage);
