@@ -39,10 +39,12 @@ export interface EvaluateOptions<M = unknown> {
   /**
    * When the evaluation must be over: a model call in flight is aborted at
    * it, a tool call gets it as its own deadline, and no turn starts after it.
+   * Tool calls are cancelled (their signal aborts), not abandoned: a handler
+   * that ignores its signal delays the end, so that its rollback still holds.
    * @default none
    */
   readonly deadline?: Date;
-  /** Aborts the evaluation: the model call in flight and the tool calls. */
+  /** Aborts the evaluation: the model call in flight, and cancels the tool calls (see `deadline`). */
   readonly signal?: AbortSignal;
   /**
    * Decides the tool calls a policy of the prompt asks about (a person, a

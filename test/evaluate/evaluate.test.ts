@@ -200,6 +200,25 @@ describe('evaluate', () => {
     expect(requests[0]?.signal.aborted).toBe(true);
   });
 
+  it('stops when the caller aborts during a model call, even when the adapter ignores its signal', async () => {
+    const controller = new AbortController();
+    const { adapter, requests } = scripted(() => {
+      controller.abort(new Error('user left'));
+      return new Promise<never>(() => undefined);
+    });
+    const error: unknown = await evaluate(promptWith(task), {
+      adapter,
+      session: new Session(),
+      signal: controller.signal,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'evaluate-aborted',
+      message: 'the evaluation was aborted: user left',
+    });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.signal.aborted).toBe(true);
+  });
+
   it('fails with evaluate-model naming what a malformed reply lacks', async () => {
     const broken: ModelAdapter<Line> = {
       ...scripted(() => ({})).adapter,

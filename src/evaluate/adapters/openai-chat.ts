@@ -6,7 +6,6 @@
  */
 import {
   readOpenAIToolCall,
-  toOpenAIToolMessage,
   toOpenAITools,
   type OpenAIFunctionTool,
   type OpenAIToolCall,
@@ -142,10 +141,9 @@ export function openaiChat(
         },
       };
     },
+    // The loop has written each result's text already: what toOpenAIToolMessage would.
     toolResults: (outcomes) =>
-      outcomes.map(({ call, result, prompt }) =>
-        toOpenAIToolMessage(prompt, { id: call.id, function: { name: call.name } }, result),
-      ),
+      outcomes.map(({ call, text }) => ({ role: 'tool', tool_call_id: call.id, content: text })),
     userMessage: (text) => ({ role: 'user', content: text }),
   };
   return Object.freeze(adapter);
