@@ -1,3 +1,9 @@
+import {
+  countedEntriesSlice,
+  entryCount,
+  recordEntries,
+  type CountedEntries,
+} from '../../runtime/counted-entries.js';
 import type { Session } from '../../runtime/session.js';
 import type { Slice } from '../../runtime/slice.js';
 
@@ -14,10 +20,9 @@ export const OPENED_SECTIONS_SLICE = 'mcp-sections.opened-sections';
  * many calls opened it. One entry per section keeps the writes of parallel
  * calls apart: a call that fails undoes its own opening and no other.
  */
-export type OpenedSections = Readonly<Record<string, number>>;
+export type OpenedSections = CountedEntries;
 
 const NOTHING_OPENED: readonly string[] = Object.freeze([]);
-const slices = new WeakMap<Session, Slice<OpenedSections>>();
 
 /** How a prompt is named in {@link OpenedSections}. */
 export function promptId(template: { readonly ns: string; readonly key: string }): string {
@@ -30,19 +35,7 @@ export function promptId(template: { readonly ns: string; readonly key: string }
  * @throws SessionStoreError `session-not-loaded` for a session whose store is not loaded yet.
  */
 export function openedSectionsSlice(session: Session): Slice<OpenedSections> {
-  let slice = slices.get(session);
-  if (slice !== undefined) return slice;
-  try {
-    slice = session.slice<OpenedSections>(OPENED_SECTIONS_SLICE);
-  } catch {
-    // Not created yet (the usual case): create it, loading what the store kept.
-    slice = session.slice<OpenedSections>(OPENED_SECTIONS_SLICE, {
-      initial: {},
-      persistent: true,
-    });
-  }
-  slices.set(session, slice);
-  return slice;
+  return countedEntriesSlice(session, OPENED_SECTIONS_SLICE);
 }
 
 /** The entry of {@link OpenedSections} for section `key` of the prompt `id`. */
@@ -67,7 +60,7 @@ export function openedKeys(session: Session, id: string): readonly string[] {
   if (keys === undefined) {
     const prefix = openedEntryName(id, '');
     const found = Object.entries(value)
-      .filter(([name, count]) => name.startsWith(prefix) && typeof count === 'number' && count > 0)
+      .filter(([name]) => name.startsWith(prefix) && entryCount(value, name) > 0)
       .map(([name]) => name.slice(prefix.length))
       .sort();
     keys = found.length === 0 ? NOTHING_OPENED : Object.freeze(found);
@@ -82,11 +75,8 @@ export function openedKeys(session: Session, id: string): readonly string[] {
  * then wins over the rollback of an earlier call that fails.
  */
 export function recordOpened(session: Session, id: string, keys: readonly string[]): void {
-  openedSectionsSlice(session).update((draft) => {
-    for (const key of keys) {
-      const name = openedEntryName(id, key);
-      const count = Object.hasOwn(draft, name) ? draft[name] : undefined;
-      draft[name] = (typeof count === 'number' && count > 0 ? count : 0) + 1;
-    }
-  });
+  recordEntries(
+    openedSectionsSlice(session),
+    keys.map((key) => openedEntryName(id, key)),
+  );
 }

@@ -7,8 +7,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { PromptValidationError } from '../../core/errors.js';
-import type { Session } from '../../runtime/session.js';
-import type { Slice } from '../../runtime/slice.js';
+import { countedEntriesSlice, entryCount, recordEntries } from '../../runtime/counted-entries.js';
 import type { Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
 import { PolicyDecision } from './policy-decision.js';
@@ -47,14 +46,6 @@ export interface ReadBeforeWriteOptions {
   /** Also names the session slice that keeps the paths (`mcp-sections.policy.<name>`). @default 'read-before-write' */
   readonly name?: string;
 }
-
-/**
- * What the slice holds: every path read or written by a successful call,
- * resolved, with how many calls did. One entry per path, written by every
- * such call: parallel calls never share a place, and a failed call forgets
- * only what no successful call also read.
- */
-type KnownFiles = Readonly<Record<string, number>>;
 
 /**
  * A policy, after weakincentives' ReadBeforeWritePolicy, mapped to MCP
@@ -111,11 +102,10 @@ export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolic
           `tool "${tool.name}" writes files, but the call has none of the path arguments ${pathArguments.join(', ')}`,
         );
       }
-      const known = knownFiles(context.session, sliceName).get();
+      const known = countedEntriesSlice(context.session, sliceName).get();
       for (const target of targets) {
         const resolved = path.resolve(root, target);
-        const count = Object.hasOwn(known, resolved) ? known[resolved] : undefined;
-        if (typeof count === 'number' && count > 0) continue;
+        if (entryCount(known, resolved) > 0) continue;
         if (!(await exists(resolved, context))) continue;
         return PolicyDecision.deny(
           `file ${JSON.stringify(target)} exists and has not been read in this session; read it first (${readHint})`,
@@ -127,12 +117,7 @@ export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolic
       if (!toolIsNamed(tool, readTools) && !toolIsNamed(tool, writeTools)) return;
       const resolved = pathsOf(params, pathArguments).map((target) => path.resolve(root, target));
       if (resolved.length === 0) return;
-      knownFiles(context.session, sliceName).update((draft) => {
-        for (const file of resolved) {
-          const count = Object.hasOwn(draft, file) ? draft[file] : undefined;
-          draft[file] = (typeof count === 'number' && count > 0 ? count : 0) + 1;
-        }
-      });
+      recordEntries(countedEntriesSlice(context.session, sliceName), resolved);
     },
   });
 }
@@ -150,32 +135,6 @@ function pathsOf(params: unknown, names: readonly string[]): string[] {
     }
   }
   return found;
-}
-
-/** The session's slice of known files, made (or loaded from the store) on first use. */
-function knownFiles(session: Session, name: string): Slice<KnownFiles> {
-  let slices = sliceCache.get(session);
-  if (slices === undefined) {
-    slices = new Map();
-    sliceCache.set(session, slices);
-  }
-  let slice = slices.get(name);
-  if (slice === undefined) {
-    slice = openSlice(session, name);
-    slices.set(name, slice);
-  }
-  return slice;
-}
-
-const sliceCache = new WeakMap<Session, Map<string, Slice<KnownFiles>>>();
-
-function openSlice(session: Session, name: string): Slice<KnownFiles> {
-  try {
-    // Made already (by application code, for instance): share it.
-    return session.slice<KnownFiles>(name);
-  } catch {
-    return session.slice<KnownFiles>(name, { initial: {}, persistent: true });
-  }
 }
 
 async function localFileExists(file: string): Promise<boolean> {
