@@ -95,7 +95,6 @@ export async function invokeByName(
   });
 }
 
-
 /**
  * What a call adds to `invokeTool`'s options for its policies; nothing (no
  * allocation) when the tool has none, which is when an approval handler has

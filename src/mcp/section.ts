@@ -308,7 +308,12 @@ export class McpIntegrationSection extends Section<undefined> {
     }
     const servers = this.group.availableServers;
     const unavailable = this.unavailableServers;
-    const inputs: unknown[] = [context.depth, context.path, [...context.openedParts].join(',')];
+    const inputs: unknown[] = [
+      context.depth,
+      context.path,
+      [...context.openedParts].join(','),
+      context.toolDescription,
+    ];
     for (const server of servers) inputs.push(server.name, server.tools);
     for (const server of unavailable) inputs.push(server.name, server.reason);
     const last = this.#lastSummary;
@@ -317,7 +322,7 @@ export class McpIntegrationSection extends Section<undefined> {
     const closed = servers.filter((server) => !context.openedParts.has(server.name));
     const body = [
       renderSummaryPart(closed, context.path, this.#summaryParts),
-      renderDefaultInventory(opened, context.depth, this.#inventoryLength),
+      renderDefaultInventory(opened, context.depth, this.#inventoryLength, context.toolDescription),
       renderUnavailable(unavailable, context.depth),
     ]
       .filter((part) => part.length > 0)

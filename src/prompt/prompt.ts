@@ -207,7 +207,13 @@ export class Prompt<O = unknown> {
         path,
         ...(session === undefined ? {} : { session }),
       };
-      const summary = walk?.summaryOf(section, params, context);
+      const summary = walk?.summaryOf(
+        section,
+        params,
+        this.#overrides === undefined
+          ? context
+          : this.#overrides.contextFor(section, path, context),
+      );
       if (summary === undefined) {
         this.#visitFull(section, params, context, out, walk);
         continue;

@@ -337,3 +337,48 @@ describe('McpIntegrationSection with overrides', () => {
     });
   });
 });
+
+describe('overrides on a summarized McpIntegrationSection', () => {
+  it("show an opened server's tools with their overridden descriptions, in the text as in the definitions", async () => {
+    const raw = rawToolServer([
+      {
+        name: 'search',
+        description: SEARCH,
+        inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+    ]);
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      key: 'mcp',
+      servers: [{ name: 'wiki', transport: { type: 'in-memory', server: raw.server } }],
+      session,
+      visibility: 'summary',
+      acceptsOverrides: true,
+    });
+    sections.push(section);
+    await section.connect();
+    const template = PromptTemplate.create({ ns: 'agent', key: 'main', sections: [section] });
+    const prompt = new Prompt(template, {
+      overrides: parsePromptOverrides({
+        ns: 'agent',
+        key: 'main',
+        tag: 'latest',
+        sections: {},
+        tools: {
+          wiki_search: { expectedHash: contentHash(SEARCH), description: 'Full-text wiki search' },
+        },
+      }),
+    });
+    const first = prompt.render({ session });
+    await invokeTool(
+      first.tools.find((tool) => tool.name === 'open_sections')!,
+      { section_keys: ['mcp.wiki'], reason: 'search' },
+      { session },
+    );
+    const opened = prompt.render({ session });
+    expect(opened.toolDefinitions()[0]?.description).toBe('Full-text wiki search');
+    expect(opened.text).toContain('Full-text wiki search');
+    expect(opened.text).not.toContain(SEARCH);
+  });
+});

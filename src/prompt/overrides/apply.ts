@@ -122,6 +122,16 @@ export class OverridesApplier {
     return [...this.#unknown];
   }
 
+  /**
+   * The render context with the descriptions this render gives the
+   * section's tools (`toolDescription`), when overrides change any: for a
+   * section that lists its tools in its body, in full or summarized.
+   */
+  contextFor(section: Section, path: string, context: SectionRenderContext): SectionRenderContext {
+    const describer = this.#describer(section, path);
+    return describer === undefined ? context : { ...context, toolDescription: describer };
+  }
+
   /** The section's body, from the override when one applies; records the outcome. */
   renderBody(
     section: Section,
@@ -130,8 +140,7 @@ export class OverridesApplier {
     context: SectionRenderContext,
     outcomes: OverrideOutcome[],
   ): string {
-    const describer = this.#describer(section, path);
-    const full = describer === undefined ? context : { ...context, toolDescription: describer };
+    const full = this.contextFor(section, path, context);
     const decision = this.#sections.get(path);
     if (decision === undefined) return section.renderBody(params as never, full);
     outcomes.push(decision.outcome);
