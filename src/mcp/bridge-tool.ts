@@ -11,12 +11,12 @@ import { callRefusal, resolveReach } from '../isolation/permissions.js';
 import { ownValue } from '../core/own-value.js';
 import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
-import { describeError } from '../runtime/store/errors.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { callFailure } from './call-failure.js';
+import { recordEscalation, syncWithStore } from './call-store-sync.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
@@ -24,7 +24,7 @@ import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { createInputValidator } from './schema/index.js';
-import type { McpToolDescription } from './server-connection.js';
+import type { McpServerConnection, McpToolDescription } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
 import { serverTextLine } from './server-text.js';
 import { bridgedDescription } from './tool-naming.js';
@@ -96,45 +96,98 @@ class BridgedCall {
   /**
    * The handler: sync with the store, check the ratchet, send, map the
    * result; one retry when the error and the tool allow it (`retried`
-   * marks the second). One async frame: a call that succeeds pays for no
-   * other.
+   * marks the second). A call with nothing to wait for first (no store to
+   * sync, no endpoint switch under way), the common one, is sent at once
+   * and answered in one `then`: every promise a call makes costs it the
+   * async-context hooks that per-call rollback relies on.
    */
-  async send(
+  send(
     args: Record<string, unknown>,
     tool: ToolContext,
     retried = false,
   ): Promise<ToolResult<McpToolValue | null>> {
     const { route, session } = this.#context;
+    // Escalations other workers stored for this session count before anything is decided.
+    const mustSync = session.store !== undefined || session.hasPendingPrivateData;
+    const connection = mustSync ? undefined : route.connectionNow(session.privateData.sensitivity);
+    if (connection === undefined) return this.#sendWhenReady(args, tool, retried);
+    return this.#exchange(connection, args, tool, retried);
+  }
+
+  /** The slow way in: sync with the store and wait for a switch under way, then send. */
+  async #sendWhenReady(
+    args: Record<string, unknown>,
+    tool: ToolContext,
+    retried: boolean,
+  ): Promise<ToolResult<McpToolValue | null>> {
+    const { route, session } = this.#context;
     try {
-      // Escalations other workers stored for this session count before anything is decided.
       if (session.store !== undefined || session.hasPendingPrivateData) {
         const unsynced = await syncWithStore(session, route.name, this.#original, tool.signal);
         if (unsynced !== undefined) return unsynced;
       }
+      // Refused now, the call does not wait for a switch.
       const refused = this.#refusal();
       if (refused !== undefined) return ToolResult.error(refused);
-      const sensitivity = session.privateData.sensitivity;
-      // Without a switch under way the connection is known now; awaiting costs a turn per call.
-      const connection =
-        route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
-      // A second check: the switch above may have waited while another call escalated.
-      const lateRefusal = this.#refusal();
-      if (lateRefusal !== undefined) return ToolResult.error(lateRefusal);
-      let raw: CallToolResult;
-      route.callStarted(); // a sandbox restart waits for calls in flight
-      try {
-        raw = await connection.callTool(this.#original, args, this.#callOptions(tool));
-      } finally {
-        route.callSettled();
-      }
-      const result = this.#resultOf(raw, tool);
-      // The escalation is in the store before the call returns, or the call fails.
-      if (!session.hasPendingPrivateData) return result;
-      const unrecorded = await recordEscalation(session, route.name, this.#original, tool.signal);
-      return unrecorded ?? result;
+      const connection = await route.connectionFor(session.privateData.sensitivity);
+      return await this.#exchange(connection, args, tool, retried);
     } catch (error) {
-      return retried ? this.#fail(error, tool, 'retried once') : this.#retry(error, args, tool);
+      return this.#failed(error, args, tool, retried);
     }
+  }
+
+  /**
+   * Checks the ratchet (again: a wait before this may have let another call
+   * escalate), sends on `connection` and maps the answer or the failure.
+   */
+  #exchange(
+    connection: McpServerConnection,
+    args: Record<string, unknown>,
+    tool: ToolContext,
+    retried: boolean,
+  ): Promise<ToolResult<McpToolValue | null>> {
+    const refused = this.#refusal();
+    if (refused !== undefined) return Promise.resolve(ToolResult.error(refused));
+    const { route } = this.#context;
+    route.callStarted(); // a sandbox restart waits for calls in flight
+    return connection.callTool(this.#original, args, this.#callOptions(tool)).then(
+      (raw) => {
+        route.callSettled();
+        try {
+          return this.#answer(raw, tool);
+        } catch (error) {
+          return this.#failed(error, args, tool, retried);
+        }
+      },
+      (error: unknown) => {
+        route.callSettled();
+        return this.#failed(error, args, tool, retried);
+      },
+    );
+  }
+
+  /** The result of an answered call, once any escalation it brought is in the store. */
+  #answer(
+    raw: CallToolResult,
+    tool: ToolContext,
+  ): ToolResult<McpToolValue | null> | Promise<ToolResult<McpToolValue | null>> {
+    const { route, session } = this.#context;
+    const result = this.#resultOf(raw, tool);
+    // The escalation is in the store before the call returns, or the call fails.
+    if (!session.hasPendingPrivateData) return result;
+    return recordEscalation(session, route.name, this.#original, tool.signal).then(
+      (unrecorded) => unrecorded ?? result,
+    );
+  }
+
+  /** A call that threw: retried once when that is safe, an error result otherwise. */
+  #failed(
+    error: unknown,
+    args: Record<string, unknown>,
+    tool: ToolContext,
+    retried: boolean,
+  ): ToolResult<null> | Promise<ToolResult<McpToolValue | null>> {
+    return retried ? this.#fail(error, tool, 'retried once') : this.#retry(error, args, tool);
   }
 
   async #retry(
@@ -267,53 +320,6 @@ class BridgedCall {
     });
     return ToolResult.error(
       route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
-    );
-  }
-}
-
-/**
- * Brings the session level with its store before a call: merges what other
- * workers stored (cheap when nothing changed) and writes an escalation an
- * earlier call could not record. Fails closed: an error result when the
- * store cannot be reached, since the call might otherwise go to the normal
- * endpoint of a session another worker has escalated.
- */
-async function syncWithStore(
-  session: Session,
-  serverName: string,
-  original: string,
-  signal: AbortSignal,
-): Promise<ToolResult<null> | undefined> {
-  try {
-    await session.syncFromStore({ signal });
-  } catch (error) {
-    return ToolResult.error(
-      `tool "${original}" of server "${serverName}" was not called: the session store could not be read to check for escalations by other workers: ${describeError(error)}`,
-    );
-  }
-  return recordEscalation(session, serverName, original, signal, 'was not called');
-}
-
-/**
- * Writes a pending escalation to the session's store. When that fails the
- * local state stays raised (so this process isolates anyway), the
- * escalation stays pending for the next call, and the call reports the
- * failure instead of its result.
- */
-async function recordEscalation(
-  session: Session,
-  serverName: string,
-  original: string,
-  signal: AbortSignal,
-  outcome = 'ran',
-): Promise<ToolResult<null> | undefined> {
-  if (!session.hasPendingPrivateData) return undefined;
-  try {
-    await session.flushPrivateData({ signal });
-    return undefined;
-  } catch (error) {
-    return ToolResult.error(
-      `tool "${original}" of server "${serverName}" ${outcome}, but the session store could not record the escalation to "${session.privateData.sensitivity}": ${describeError(error)}; this process keeps the session isolated and records the escalation on the next call`,
     );
   }
 }

@@ -16,11 +16,10 @@ export interface McpToolValue {
  */
 export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> {
   const { content, structuredContent, _meta } = result;
-  const value: McpToolValue = Object.freeze({
-    content,
-    ...(structuredContent === undefined ? {} : { structuredContent }),
-    ...(_meta === undefined ? {} : { _meta }),
-  });
+  const value: { -readonly [K in keyof McpToolValue]: McpToolValue[K] } = { content };
+  if (structuredContent !== undefined) value.structuredContent = structuredContent;
+  if (_meta !== undefined) value._meta = _meta;
+  Object.freeze(value);
   const message = describeContent(result);
   if (result.isError === true) {
     return ToolResult.error(
