@@ -11,7 +11,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { McpIntegrationSection, Session, Tool } from '../src/index.js';
+import type { McpIntegrationSection, Session, Tool, ToolResult } from '../src/index.js';
 import type { Caller } from './interleave.js';
 import type { Library } from './library.js';
 import { type InvokableTool, langChainAdapters, type MastraTool, mastraMcp } from './peers.js';
@@ -73,7 +73,8 @@ export async function openRaw(
   const call = options.signal
     ? () => client.callTool(params, undefined, { signal: new AbortController().signal })
     : () => client.callTool(params);
-  return { name, call, close: () => client.close() };
+  const check = (result: unknown): void => expectEcho(firstText(result as CallToolResult), name);
+  return { name, call, check, close: () => client.close() };
 }
 
 /** Options of {@link openSection}. */
@@ -138,15 +139,15 @@ export async function openBridged(
   const first = await lib.invokeTool(echo, { ...ECHO_ARGS }, { session });
   expectEcho(first.message, name);
   if ((options.subscribers ?? 0) > 0 && seen === 0) throw new Error(`${name}: no ToolInvoked seen`);
-  const call = async (): Promise<void> => {
-    const result = await lib.invokeTool(
-      echo,
-      ECHO_ARGS,
-      options.signal ? { session, signal: new AbortController().signal } : { session },
-    );
-    if (!result.success) throw new Error(`${name}: ${result.message}`);
+  const call = options.signal
+    ? () => lib.invokeTool(echo, ECHO_ARGS, { session, signal: new AbortController().signal })
+    : () => lib.invokeTool(echo, ECHO_ARGS, { session });
+  const check = (result: unknown): void => {
+    const { success, message } = result as ToolResult;
+    if (!success) throw new Error(`${name}: ${message}`);
+    expectEcho(message, name);
   };
-  return { name, call, close: () => section.disconnect() };
+  return { name, call, check, close: () => section.disconnect() };
 }
 
 /**
@@ -175,7 +176,8 @@ export async function openLangChain(name: string, transport: Transport): Promise
   const echo = tools.find((tool) => tool.name === 'echo' || tool.name.endsWith('__echo'));
   if (echo === undefined) throw new Error(`${name}: no echo tool`);
   expectEcho(await echo.invoke({ ...ECHO_ARGS }), name);
-  return { name, call: () => echo.invoke(ECHO_ARGS), close };
+  const check = (result: unknown): void => expectEcho(result, name);
+  return { name, call: () => echo.invoke(ECHO_ARGS), check, close };
 }
 
 /** Mastra: `MCPClient` → `getTools()` → `execute({ context })`. stdio (or HTTP) only. */
@@ -195,6 +197,7 @@ export async function openMastra(name: string): Promise<OpenCaller> {
     return {
       name,
       call: () => echo.execute({ context: ECHO_ARGS }),
+      check: (result: unknown) => expectEcho(firstText(result as CallToolResult), name),
       close: () => client.disconnect(),
     };
   } catch (error) {

@@ -11,8 +11,14 @@ import { type ResultRow, round, trimmedMean } from './stats.js';
 /** One way of making one call. */
 export interface Caller {
   readonly name: string;
-  /** Makes one call and resolves when it is done. */
+  /** Makes one call and resolves with its result when it is done. */
   readonly call: () => Promise<unknown>;
+  /**
+   * Throws unless `result` is the answer expected. Run on every timed call
+   * after the clock stops, so that a contender that fails fast cannot look
+   * cheap, and no contender pays for its check.
+   */
+  readonly check?: (result: unknown) => void;
   /** Untimed work right before each call (close the last cycle, copy the input). */
   readonly prepare?: () => Promise<void> | void;
 }
@@ -63,9 +69,11 @@ export async function interleave(
     for (let k = 0; k < n; k += 1) {
       const index = (start + k) % n;
       await callers[index]!.prepare?.();
+      const caller = callers[index]!;
       const before = performance.now();
-      await callers[index]!.call();
+      const result = await caller.call();
       const elapsed = performance.now() - before;
+      caller.check?.(result);
       if (r >= 0) times[index]![r] = elapsed;
     }
   }

@@ -70,7 +70,7 @@ export async function ownCpu(): Promise<ResultRow[]> {
   const [dist, src] = await Promise.all([loadLibrary('dist'), loadLibrary('src')]);
   const quick = isQuick();
   const rows: ResultRow[] = [];
-  const memoryPlan: BlockPlan = { warmupRounds: 3, rounds: quick ? 10 : 45, block: 200 };
+  const memoryPlan: BlockPlan = { warmupRounds: 3, rounds: quick ? 10 : 300, block: 200 };
   const memory = await openAll(
     [
       [RAW, () => openRaw(RAW, 'in-memory')],
@@ -90,7 +90,7 @@ export async function ownCpu(): Promise<ResultRow[]> {
   } finally {
     await closeAll(memory.open);
   }
-  const stdioPlan: BlockPlan = { warmupRounds: 1, rounds: quick ? 6 : 20, block: 100 };
+  const stdioPlan: BlockPlan = { warmupRounds: 1, rounds: quick ? 6 : 90, block: 100 };
   const stdio = await openAll(
     [
       [RAW, () => openRaw(RAW, 'stdio')],
