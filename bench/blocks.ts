@@ -2,10 +2,11 @@
  * Interleaved blocks, for figures a single call is too short to read: own
  * CPU time (`process.cpuUsage()` has a microsecond grain and costs about as
  * much as a call) and bytes allocated. Each round runs a block of calls of
- * every contender, the order rotating per round; a probe is read before and
+ * every contender, in the order of `order.ts`; a probe is read before and
  * after each block.
  */
 import type { Caller } from './interleave.js';
+import { roundOrder } from './order.js';
 
 /** What a block reading holds: the probe's change, and when the block ran. */
 export interface BlockReading {
@@ -51,9 +52,8 @@ export async function interleavedBlocks(
   const n = callers.length;
   const readings = new Map<string, BlockReading[]>(callers.map((c) => [c.name, []]));
   for (let r = -plan.warmupRounds; r < plan.rounds; r += 1) {
-    const first = ((r % n) + n) % n;
-    for (let k = 0; k < n; k += 1) {
-      const caller = callers[(first + k) % n]!;
+    for (const index of roundOrder(n, r)) {
+      const caller = callers[index]!;
       probe.settle?.();
       const start = performance.now();
       const before = probe.read();

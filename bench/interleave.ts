@@ -1,11 +1,13 @@
 /**
  * Per-call comparisons that hold up on a shared, noisy machine: every
- * contender makes one call in turn, the order rotating on every round, so
- * that a stall (another process, a collection) lands on all of them alike;
+ * contender makes one call in turn, the order changing on every round
+ * (`order.ts`), so that a stall (another process, a collection) and the
+ * state the previous call leaves behind land on all of them alike;
  * then 10%-trimmed means over all calls, and the ratio's spread over chunks
  * of calls. Measured this way a 1.10 vs 1.13 question settles; blocks of
  * calls per contender, taken in 9–15 rounds, do not.
  */
+import { roundOrder } from './order.js';
 import { type ResultRow, round, trimmedMean } from './stats.js';
 
 /** One way of making one call. */
@@ -55,8 +57,9 @@ export function plan(factor = 1): InterleavePlan {
 export type CallTimes = ReadonlyMap<string, Float64Array>;
 
 /**
- * Runs `plan.warmup + plan.rounds` rounds; in round `r` contender
- * `(r + k) % n` goes k-th, so each is first, last and in between equally often.
+ * Runs `plan.warmup + plan.rounds` rounds, one call of each contender per
+ * round, in the order of {@link roundOrder}: each goes first, last and in
+ * between equally often, and after each of the others equally often.
  */
 export async function interleave(
   callers: readonly Caller[],
@@ -65,9 +68,7 @@ export async function interleave(
   const n = callers.length;
   const times = callers.map(() => new Float64Array(p.rounds));
   for (let r = -p.warmup; r < p.rounds; r += 1) {
-    const start = ((r % n) + n) % n;
-    for (let k = 0; k < n; k += 1) {
-      const index = (start + k) % n;
+    for (const index of roundOrder(n, r)) {
       await callers[index]!.prepare?.();
       const caller = callers[index]!;
       const before = performance.now();
