@@ -1,5 +1,3 @@
-import { EventEmitter } from 'eventemitter3';
-
 /** A class whose instances are events. Subscriptions are by exact class. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructor arguments are irrelevant to matching
 export type EventClass<E extends object> = abstract new (...args: any[]) => E;
@@ -58,14 +56,28 @@ export function isObserved(observers: EventObservers, eventClass: EventClass<obj
   );
 }
 
-const ALL_EVENTS = Symbol('all-events');
-const EMPTY_RESULT: DispatchResult = Object.freeze({ handlersInvoked: 0, errors: [], ok: true });
+/** The result of a dispatch no handler threw in, by the number of handlers: one each, shared. */
+const OK_RESULTS: DispatchResult[] = [];
+
+function okResult(handlersInvoked: number): DispatchResult {
+  return Object.freeze({ handlersInvoked, errors: Object.freeze([]), ok: true });
+}
+
+const EMPTY_RESULT: DispatchResult = okResult(0);
+
+/** One subscription: its own object, so a handler subscribed twice is removed once per unsubscribe. */
+interface Subscription {
+  readonly handler: EventHandler<object>;
+}
+
+const NO_SUBSCRIPTIONS: readonly Subscription[] = Object.freeze([]);
 
 /**
- * The default bus: synchronous, in process, built on eventemitter3.
- *
- * eventemitter3's `emit` stops at the first throwing listener, so dispatch
- * walks the listener list itself and isolates each handler.
+ * The default bus: synchronous, in process. Each class's subscriptions are
+ * a list that is replaced, never changed, when someone subscribes or
+ * unsubscribes: a dispatch walks the list as it was when the dispatch began
+ * (a handler removed meanwhile still sees this event, one added does not),
+ * without copying it. A throwing handler does not stop the others.
  *
  * @example
  * const bus = new InProcessEventBus();
@@ -73,67 +85,74 @@ const EMPTY_RESULT: DispatchResult = Object.freeze({ handlersInvoked: 0, errors:
  * off();
  */
 export class InProcessEventBus implements EventBus {
-  readonly #emitter = new EventEmitter<string | symbol>();
-  readonly #keys = new WeakMap<object, symbol>();
+  readonly #byClass = new WeakMap<object, readonly Subscription[]>();
+  #all: readonly Subscription[] = NO_SUBSCRIPTIONS;
 
   subscribe<E extends object>(eventClass: EventClass<E>, handler: EventHandler<E>): Unsubscribe {
-    return this.#on(this.#keyOf(eventClass), handler as EventHandler<object>);
+    const subscription: Subscription = { handler: handler as EventHandler<object> };
+    this.#byClass.set(eventClass, [...this.#of(eventClass), subscription]);
+    return once(() => this.#byClass.set(eventClass, without(this.#of(eventClass), subscription)));
   }
 
   subscribeAll(handler: EventHandler<object>): Unsubscribe {
-    return this.#on(ALL_EVENTS, handler);
-  }
-
-  hasSubscribers(eventClass: EventClass<object>): boolean {
-    return this.#hasListeners(this.#keys.get(eventClass));
-  }
-
-  dispatch(event: object): DispatchResult {
-    const key = this.#keys.get(event.constructor);
-    if (!this.#hasListeners(key)) return EMPTY_RESULT;
-    const typed = key === undefined ? [] : this.#emitter.listeners(key);
-    const all = this.#emitter.listeners(ALL_EVENTS);
-    const errors: unknown[] = [];
-    for (const listener of [...typed, ...all]) {
-      try {
-        (listener as EventHandler<object>)(event);
-      } catch (error) {
-        errors.push(error);
-      }
-    }
-    return Object.freeze({
-      handlersInvoked: typed.length + all.length,
-      errors: Object.freeze(errors),
-      ok: errors.length === 0,
+    const subscription: Subscription = { handler };
+    this.#all = [...this.#all, subscription];
+    return once(() => {
+      this.#all = without(this.#all, subscription);
     });
   }
 
-  /** Counting does not copy the listener lists, as `listeners()` does. */
-  #hasListeners(key: symbol | undefined): boolean {
-    return (
-      (key !== undefined && this.#emitter.listenerCount(key) > 0) ||
-      this.#emitter.listenerCount(ALL_EVENTS) > 0
-    );
+  hasSubscribers(eventClass: EventClass<object>): boolean {
+    return this.#of(eventClass).length > 0 || this.#all.length > 0;
   }
 
-  #on(key: symbol, handler: EventHandler<object>): Unsubscribe {
-    // Wrap so that the same handler subscribed twice is removed once per unsubscribe.
-    const listener = (event: object): void => handler(event);
-    this.#emitter.on(key, listener);
-    let active = true;
-    return () => {
-      if (!active) return;
-      active = false;
-      this.#emitter.off(key, listener);
-    };
+  dispatch(event: object): DispatchResult {
+    const typed = this.#of(event.constructor);
+    const all = this.#all;
+    if (typed.length === 0 && all.length === 0) return EMPTY_RESULT;
+    const errors = deliver(all, event, deliver(typed, event, undefined));
+    const handlersInvoked = typed.length + all.length;
+    if (errors === undefined) return (OK_RESULTS[handlersInvoked] ??= okResult(handlersInvoked));
+    return Object.freeze({ handlersInvoked, errors: Object.freeze(errors), ok: false });
   }
 
-  #keyOf(eventClass: object): symbol {
-    let key = this.#keys.get(eventClass);
-    if (key === undefined) {
-      key = Symbol((eventClass as { name?: string }).name ?? 'event');
-      this.#keys.set(eventClass, key);
+  #of(eventClass: object): readonly Subscription[] {
+    return this.#byClass.get(eventClass) ?? NO_SUBSCRIPTIONS;
+  }
+}
+
+/** Calls each handler with `event`; what they throw is added to `errors` (made when needed). */
+function deliver(
+  subscriptions: readonly Subscription[],
+  event: object,
+  errors: unknown[] | undefined,
+): unknown[] | undefined {
+  for (const { handler } of subscriptions) {
+    try {
+      handler(event);
+    } catch (error) {
+      (errors ??= []).push(error);
     }
-    return key;
   }
+  return errors;
+}
+
+/** `subscriptions` without `removed` (the same list when it is not there). */
+function without(
+  subscriptions: readonly Subscription[],
+  removed: Subscription,
+): readonly Subscription[] {
+  return subscriptions.includes(removed)
+    ? subscriptions.filter((subscription) => subscription !== removed)
+    : subscriptions;
+}
+
+/** An unsubscribe that acts on its first call only. */
+function once(unsubscribe: () => void): Unsubscribe {
+  let active = true;
+  return () => {
+    if (!active) return;
+    active = false;
+    unsubscribe();
+  };
 }

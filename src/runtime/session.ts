@@ -355,18 +355,18 @@ export class Session {
    */
   dispatch(event: object): DispatchResult {
     const reducers = this.#reducers.get(event.constructor as EventClass<object>);
-    const reducerErrors: unknown[] = [];
+    let reducerErrors: unknown[] | undefined;
     if (reducers !== undefined) {
       for (const { slice, reducer } of reducers) {
         try {
           this.#host.produce(slice, (draft: Draft<unknown>) => reducer(draft, event));
         } catch (error) {
-          reducerErrors.push(error);
+          (reducerErrors ??= []).push(error);
         }
       }
     }
     const result = this.bus.dispatch(event);
-    if (reducerErrors.length === 0) return result;
+    if (reducerErrors === undefined) return result;
     return Object.freeze({
       handlersInvoked: result.handlersInvoked,
       errors: Object.freeze([...reducerErrors, ...result.errors]),
