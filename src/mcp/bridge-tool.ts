@@ -121,6 +121,7 @@ class BridgedCall {
     retried: boolean,
   ): Promise<ToolResult<McpToolValue | null>> {
     const { route, session } = this.#context;
+    let connection: McpServerConnection;
     try {
       if (session.store !== undefined || session.hasPendingPrivateData) {
         const unsynced = await syncWithStore(session, route.name, this.#original, tool.signal);
@@ -129,11 +130,13 @@ class BridgedCall {
       // Refused now, the call does not wait for a switch.
       const refused = this.#refusal();
       if (refused !== undefined) return ToolResult.error(refused);
-      const connection = await route.connectionFor(session.privateData.sensitivity);
-      return await this.#exchange(connection, args, tool, retried);
+      const sensitivity = session.privateData.sensitivity;
+      connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
     } catch (error) {
       return this.#failed(error, args, tool, retried);
     }
+    // Outside the try: the exchange answers its own failures (and retries them once).
+    return this.#exchange(connection, args, tool, retried);
   }
 
   /**
@@ -149,8 +152,16 @@ class BridgedCall {
     const refused = this.#refusal();
     if (refused !== undefined) return Promise.resolve(ToolResult.error(refused));
     const { route } = this.#context;
+    const options = this.#callOptions(tool);
+    let sent: Promise<CallToolResult>;
     route.callStarted(); // a sandbox restart waits for calls in flight
-    return connection.callTool(this.#original, args, this.#callOptions(tool)).then(
+    try {
+      sent = connection.callTool(this.#original, args, options);
+    } catch (error) {
+      route.callSettled();
+      return Promise.resolve(this.#failed(error, args, tool, retried));
+    }
+    return sent.then(
       (raw) => {
         route.callSettled();
         try {

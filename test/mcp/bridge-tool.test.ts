@@ -3,12 +3,16 @@
  * refused tools never reach the server; results map to ToolResult; a
  * sensitive tool raises the session only when it succeeds.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import { invokeTool, McpToolProgress, Session, ToolInvoked } from '../../src/index.js';
 import { bridgeTool } from '../../src/mcp/bridge-tool.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
 import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
+import { FileSessionStore } from '../../src/runtime/store/file-session-store.js';
 import { ServerRoute } from '../../src/mcp/server-route.js';
 import { rawToolServer, type RawTool } from '../support/mcp-fixtures.js';
 
@@ -45,7 +49,7 @@ async function bridged(
       bridgeTool(description, `srv_${description.name}`, { session, route, retry: DEFAULT_RETRY }),
     ]),
   );
-  return { raw, session, tool: (name: string) => byName.get(name)! };
+  return { raw, route, session, tool: (name: string) => byName.get(name)! };
 }
 
 const numberArgs = {
@@ -221,5 +225,46 @@ describe('bridgeTool with a deadline', () => {
     expect(result.message).toContain(deadline.toISOString());
     const limit = /timed out after (\d+) ms/.exec(result.message)?.[1];
     if (limit !== undefined) expect(Number(limit)).toBeLessThanOrEqual(200);
+  });
+});
+
+describe('a connection that throws instead of rejecting', () => {
+  let directory: string | undefined;
+  afterEach(async () => {
+    if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    directory = undefined;
+  });
+
+  async function throwingCall(session: Session) {
+    const { route, tool } = await bridged([{ name: 'take', inputSchema: numberArgs }], {}, session);
+    const connection = route.active;
+    let sends = 0;
+    connection.callTool = () => {
+      sends += 1;
+      throw new Error('the transport broke');
+    };
+    const result = await invokeTool(tool('take'), { count: 1 }, { session });
+    return { result, route, sends };
+  }
+
+  it('fails the call with its server named and nothing left in flight', async () => {
+    const { result, route, sends } = await throwingCall(new Session());
+    expect(result.success).toBe(false);
+    expect(result.message).toMatch(/^tool "take" of server "srv" failed: the transport broke/);
+    expect(route.inflight).toBe(0);
+    expect(sends).toBeLessThanOrEqual(2);
+  });
+
+  it('does the same after syncing with a store, and retries no more than once', async () => {
+    directory = await mkdtemp(path.join(tmpdir(), 'mcp-sections-bridge-'));
+    const session = await Session.open({
+      sessionId: 'conv',
+      store: new FileSessionStore({ directory }),
+    });
+    const fast = await throwingCall(new Session());
+    const { result, route, sends } = await throwingCall(session);
+    expect(result.message).toBe(fast.result.message);
+    expect(route.inflight).toBe(0);
+    expect(sends).toBe(fast.sends);
   });
 });

@@ -42,6 +42,26 @@ describe('syncWithStore', () => {
   });
 });
 
+describe('syncWithStore, with an escalation still to record', () => {
+  it('refuses the call when the read works but the escalation cannot be written', async () => {
+    class WriteFails extends FileSessionStore {
+      override mergePrivateData(): ReturnType<FileSessionStore['mergePrivateData']> {
+        return Promise.reject(new Error('disk full'));
+      }
+    }
+    const session = await Session.open({
+      sessionId: 'conv',
+      store: new WriteFails({ directory }),
+    });
+    session.privateData.add('crm', 'secret');
+    const refused = await syncWithStore(session, 'files', 'read', signal);
+    expect(refused?.message).toMatch(
+      /^tool "read" of server "files" was not called, but the session store could not record the escalation to "secret": .*disk full/,
+    );
+    expect(session.hasPendingPrivateData).toBe(true);
+  });
+});
+
 describe('recordEscalation', () => {
   it('writes a pending escalation and has nothing to report', async () => {
     const session = await Session.open({ sessionId: 'conv', store: files });
