@@ -5,7 +5,9 @@
  * (a large peer) is always slower, and one that follows the raw client
  * finds the SDK's code warm. A Williams design (the crossover-trial answer
  * to carry-over) varies that too: over its rows, every contender is first
- * equally often and follows every other contender equally often.
+ * equally often and, within a round, follows every other contender equally
+ * often. (The step from one round's last call to the next round's first
+ * is not balanced: one call in `n`.)
  */
 
 /**

@@ -69,10 +69,10 @@ export async function perCall(transport: Transport): Promise<ResultRow[]> {
   const setPlan: InterleavePlan =
     sets === 1 ? p : { ...p, rounds: p.rounds / sets, chunk: p.rounds / sets };
   const runs: CallTimes[] = [];
-  let failed: Record<string, string> = {};
+  const failed: Record<string, string> = {};
   for (let set = 0; set < sets; set += 1) {
     const opened = await openAll(attempts, [LANGCHAIN, MASTRA]);
-    failed = opened.failed;
+    Object.assign(failed, opened.failed);
     try {
       runs.push(await interleave(opened.open, setPlan));
     } finally {
@@ -80,6 +80,13 @@ export async function perCall(transport: Transport): Promise<ResultRow[]> {
     }
   }
   const times = joinRuns(runs);
+  // A peer that could not run in every set is left out: its sets would not pair with the raw client's.
+  for (const name of new Set(runs.flatMap((run) => [...run.keys()]))) {
+    if (!times.has(name) && failed[name] === undefined) {
+      failed[name] =
+        `left out: it ran in ${runs.filter((run) => run.has(name)).length} of ${sets} sets`;
+    }
+  }
   const goal = GOALS[transport];
   const rows = perCallRows(comparison, times, {
     baseline: RAW,
@@ -121,9 +128,9 @@ export async function perCall(transport: Transport): Promise<ResultRow[]> {
   return [...described.map((row) => judgePeers(row, described)), ...absent];
 }
 
-/** Each contender's times over consecutive runs, run after run. */
+/** Each contender's times over consecutive runs, run after run; only contenders in every run. */
 function joinRuns(runs: readonly CallTimes[]): CallTimes {
-  const names = [...(runs[0]?.keys() ?? [])];
+  const names = [...(runs[0]?.keys() ?? [])].filter((name) => runs.every((run) => run.has(name)));
   return new Map(
     names.map((name) => {
       const parts = runs.map((run) => run.get(name) ?? new Float64Array());
