@@ -16,8 +16,8 @@ export interface Caller {
   /** Makes one call and resolves with its result when it is done. */
   readonly call: () => Promise<unknown>;
   /**
-   * Throws unless `result` is the answer expected. Run on every timed call
-   * after the clock stops, so that a contender that fails fast cannot look
+   * Throws unless `result` is the answer expected. `interleave` runs it on
+   * every call after the clock stops (blocks do not check), so that a contender that fails fast cannot look
    * cheap, and no contender pays for its check.
    */
   readonly check?: (result: unknown) => void;
@@ -59,7 +59,8 @@ export type CallTimes = ReadonlyMap<string, Float64Array>;
 /**
  * Runs `plan.warmup + plan.rounds` rounds, one call of each contender per
  * round, in the order of {@link roundOrder}: each goes first, last and in
- * between equally often, and after each of the others equally often.
+ * between equally often, and, within a round, after each of the others
+ * equally often.
  */
 export async function interleave(
   callers: readonly Caller[],
@@ -69,8 +70,8 @@ export async function interleave(
   const times = callers.map(() => new Float64Array(p.rounds));
   for (let r = -p.warmup; r < p.rounds; r += 1) {
     for (const index of roundOrder(n, r)) {
-      await callers[index]!.prepare?.();
       const caller = callers[index]!;
+      await caller.prepare?.();
       const before = performance.now();
       const result = await caller.call();
       const elapsed = performance.now() - before;
