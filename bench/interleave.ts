@@ -17,8 +17,8 @@ export interface Caller {
   readonly call: () => Promise<unknown>;
   /**
    * Throws unless `result` is the answer expected. `interleave` runs it on
-   * every call after the clock stops (blocks do not check), so that a contender that fails fast cannot look
-   * cheap, and no contender pays for its check.
+   * every call after the clock stops (blocks do not check), so that a
+   * contender that fails fast cannot look cheap, and none pays for its check.
    */
   readonly check?: (result: unknown) => void;
   /** Untimed work right before each call (close the last cycle, copy the input). */
