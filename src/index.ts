@@ -354,7 +354,8 @@ export type {
 // Session traces (`mcp-sections debug` shows them; docs/debugging.md).
 export { TraceError } from './trace/errors.js';
 export type { TraceErrorCode } from './trace/errors.js';
-export { TraceRecorder, WITHHELD_PRIVATE } from './trace/trace-recorder.js';
+export { TraceRecorder } from './trace/trace-recorder.js';
+export { WITHHELD_PRIVATE } from './trace/withhold-private.js';
 export type { TraceRecorderOptions } from './trace/trace-recorder.js';
 export { DEFAULT_TRACE_MAX_BYTES, DEFAULT_TRACE_MAX_FILES } from './trace/trace-file.js';
 export { DEFAULT_TRACE_MAX_TEXT_LENGTH } from './trace/trace-masker.js';

@@ -7,7 +7,6 @@
 import type { McpServerConfig } from '../config/server-config.js';
 import type { ToolLookup } from '../ecosystem/telemetry.js';
 import type { Unsubscribe } from '../runtime/event-bus.js';
-import { McpToolProgress } from '../mcp/events.js';
 import { PromptRendered, ToolInvoked } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import { TraceError } from './errors.js';
@@ -24,6 +23,7 @@ import {
   type TraceToolInfo,
 } from './trace-format.js';
 import { TraceMasker } from './trace-masker.js';
+import { withholdPrivate } from './withhold-private.js';
 
 /** Options of {@link TraceRecorder}. */
 export interface TraceRecorderOptions {
@@ -57,9 +57,6 @@ export interface TraceRecorderOptions {
   /** Record slice values after each tool call (only the slices that changed). @default true */
   readonly snapshots?: boolean;
 }
-
-/** What replaces a result left out because the session held private data. */
-export const WITHHELD_PRIVATE = 'private-data';
 
 /**
  * Appends a session's events to a trace file until `close()`.
@@ -249,46 +246,4 @@ export class TraceRecorder {
     }
     return lines;
   }
-}
-
-/**
- * @internal An event's fields (by its class name, as recorded, or as read
- * from another process's stream) without what may carry private data once
- * the session holds some: a call's result, the text of a rendered prompt
- * (its sections may show session state), a server's progress message.
- * Other fields stay.
- */
-export function withholdPrivate(
-  type: string,
-  fields: Readonly<Record<string, unknown>>,
-): Readonly<Record<string, unknown>> {
-  if (type === ToolInvoked.name) return withholdResult(fields);
-  if (type === PromptRendered.name) {
-    return { ...fields, text: WITHHELD_PROMPT_TEXT, withheld: WITHHELD_PRIVATE };
-  }
-  if (type === McpToolProgress.name && fields['message'] !== undefined) {
-    const { message: _message, ...rest } = fields;
-    return { ...rest, withheld: WITHHELD_PRIVATE };
-  }
-  return fields;
-}
-
-/** What a trace shows for a prompt rendered while the session held private data. */
-const WITHHELD_PROMPT_TEXT =
-  '[left out: the session held private data when this prompt was rendered; record with includePrivateResults: true to keep it]';
-
-/** A `ToolInvoked`'s fields with the result's value (and a success's message) left out. */
-function withholdResult(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const result = fields['result'];
-  const success =
-    typeof result === 'object' && result !== null && (result as { success?: unknown }).success;
-  // A failure's message is the reason (a refusal, an error): kept, it is what a debugger needs.
-  const message =
-    success === false && typeof (result as { message?: unknown }).message === 'string'
-      ? { message: (result as { message: string }).message }
-      : {};
-  return {
-    ...fields,
-    result: { success: success === true, ...message, withheld: WITHHELD_PRIVATE },
-  };
 }

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   McpIntegrationSection,
+  McpServerLog,
+  PromptExecuted,
   Prompt,
   PromptTemplate,
   Section,
@@ -161,6 +163,42 @@ describe('TraceRecorder', () => {
       'welcome ada pin *** env ***',
     );
     expect(noted?.fields['params']).toEqual({ text: 'call with key', apiKey: '***' });
+  });
+
+  it("leaves out the model's answer and a server's log text once the session holds private data", async () => {
+    const session = new Session();
+    const file = path.join(dir, 'run.jsonl');
+    const trace = new TraceRecorder(session, { path: file });
+    session.privateData.add('crm', 'confidential');
+    const base = { sessionId: session.sessionId, createdAt: new Date() };
+    session.dispatch(
+      new McpServerLog({
+        ...base,
+        serverName: 'crm',
+        level: 'info',
+        message: 'fetched row Ada 91k-log',
+      }),
+    );
+    session.dispatch(
+      new PromptExecuted({
+        ...base,
+        ns: 'demo',
+        key: 'ask',
+        adapter: 'scripted',
+        turns: 1,
+        toolCalls: 0,
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        text: 'Ada earns 91k',
+        output: { salary: '91k-out' },
+        durationMs: 1,
+      }),
+    );
+    await trace.close();
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toContain('91k');
+    expect(events(await records(file), 'PromptExecuted')[0]?.fields['withheld']).toBe(
+      'private-data',
+    );
   });
 
   it('leaves out results and slices once the session holds private data, keeping failure reasons', async () => {
