@@ -5,6 +5,7 @@ import { isObserved } from '../runtime/event-bus.js';
 import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
 import type { Session } from '../runtime/session.js';
+import { cancellationMessage, notStartedMessage } from './cancellation.js';
 import { directCheckOf } from './direct-check.js';
 import type { Approval } from './policy/approval.js';
 import { denialOf, runWithPolicies } from './policy/run-policies.js';
@@ -91,6 +92,9 @@ export async function invokeTool<S extends z.ZodType, R>(
     result = ToolResult.error(
       `tool "${tool.name}" was not started: its deadline ${deadline.toISOString()} had passed`,
     );
+  } else if (options.signal?.aborted === true) {
+    // Cancelled while its arguments were parsed, or before it was asked for (a [FATAL] sibling).
+    result = ToolResult.error(notStartedMessage(tool.name, options.signal));
   } else {
     params = parsed.data;
     const scope = session.beginCall({ callId, toolName: tool.name });
@@ -262,11 +266,7 @@ function deadlineSignal(
 }
 
 function errorMessage(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) {
-    const reason: unknown = signal.reason;
-    if (reason instanceof Error) return `cancelled: ${reason.message}`;
-    return `cancelled: ${typeof reason === 'string' && reason.length > 0 ? reason : 'aborted'}`;
-  }
+  if (signal.aborted) return cancellationMessage(signal);
   if (error instanceof Error) return error.message;
   return String(error);
 }

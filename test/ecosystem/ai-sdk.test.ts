@@ -142,7 +142,7 @@ describe('toAiSdkTools', () => {
     expect(app.signal.aborted).toBe(false);
   });
 
-  it('starts a call already cancelled when one of the signals is aborted', async () => {
+  it('does not start a call when one of the signals is already aborted', async () => {
     const app = new AbortController();
     const sdk = new AbortController();
     sdk.abort('early');
@@ -152,7 +152,7 @@ describe('toAiSdkTools', () => {
     });
     expect(await run(tools['wait'], {}, execution(sdk.signal))).toMatchObject({
       success: false,
-      message: 'aborted: early',
+      message: 'tool "wait" was not started: cancelled: early',
     });
   });
 });

@@ -337,13 +337,13 @@ describe('provider tool formats against server-everything (stdio)', () => {
   it('forwards the AI SDK abort signal to the handler', async () => {
     const tools = await toAiSdkTools(rendered, { session });
     const controller = new AbortController();
-    controller.abort('stop now');
-    const output = await tools['slow']?.execute?.(
+    const running = tools['slow']?.execute?.(
       {},
       { toolCallId: 't', messages: [], abortSignal: controller.signal },
     );
-    expect(output).toMatchObject({ success: false, message: 'cancelled: stop now' });
-    expect(waitForAbort).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(waitForAbort).toHaveBeenCalledTimes(1));
+    controller.abort('stop now');
+    expect(await running).toMatchObject({ success: false, message: 'cancelled: stop now' });
   });
 });
 

@@ -3,12 +3,14 @@ import { z } from 'zod';
 import {
   MarkdownSection,
   McpFatalToolError,
+  PolicyDecision,
   Prompt,
   PromptTemplate,
   Session,
   Tool,
   ToolInvoked,
   ToolResult,
+  type ToolPolicy,
 } from '../../src/index.js';
 import { runToolCalls } from '../../src/evaluate/run-tool-calls.js';
 
@@ -120,5 +122,59 @@ describe('runToolCalls', () => {
       'cancelled: another tool call of this turn failed fatally: backend gone',
       'doom failed fatally: backend gone',
     ]);
+  });
+
+  it('does not start a call whose policy was still deciding when a sibling failed fatally', async () => {
+    const doom = Tool.create({
+      name: 'doom',
+      description: 'Fails fatally at once',
+      params: z.object({}),
+      handler: () => ToolResult.error('[FATAL] backend gone'),
+    });
+    const slowCheck: ToolPolicy = {
+      name: 'slow-check',
+      check: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return PolicyDecision.allow();
+      },
+    };
+    const session = new Session();
+    const log = session.slice<Log>('log', { initial: { lines: [] } });
+    const template = PromptTemplate.create({
+      ns: 'run',
+      key: 'calls',
+      sections: [
+        new MarkdownSection({
+          key: 'tools',
+          title: 'Tools',
+          template: 'Use them.',
+          tools: [waiting('writer', Promise.resolve())],
+          policies: [slowCheck],
+        }),
+        new MarkdownSection({
+          key: 'backend',
+          title: 'Backend',
+          template: 'Use it.',
+          tools: [doom],
+        }),
+      ],
+    });
+    const { outcomes, fatal } = await runToolCalls(
+      [
+        { id: 'w', name: 'writer', input: {} },
+        { id: 'd', name: 'doom', input: {} },
+      ],
+      {
+        session,
+        prompt: new Prompt(template).render({ session }),
+        promptKey: { ns: 'run', key: 'calls' },
+        signal: new AbortController().signal,
+      },
+    );
+    expect(fatal?.message).toBe('backend gone');
+    expect(log.get().lines).toEqual([]);
+    expect(outcomes[0]?.result.message).toBe(
+      'tool "writer" was not started: cancelled: another tool call of this turn failed fatally: backend gone',
+    );
   });
 });

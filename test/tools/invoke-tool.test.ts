@@ -309,21 +309,23 @@ describe('invokeTool', () => {
   });
 
   describe('cancellation', () => {
-    it('passes the caller’s aborted signal to the handler', async () => {
-      const { session } = fixture();
+    it('does not start a call whose signal is already aborted, and says why', async () => {
+      const { session, ledger } = fixture();
+      const before = ledger.get();
       const controller = new AbortController();
       controller.abort(new Error('user pressed stop'));
-      let seen: AbortSignal | undefined;
-      await invokeTool(
-        writer((context) => {
-          seen = context.signal;
+      let started = false;
+      const result = await invokeTool(
+        writer(() => {
+          started = true;
           return ToolResult.ok(null);
         }),
         { text: 'a' },
         { session, signal: controller.signal },
       );
-      expect(seen).toBe(controller.signal);
-      expect(seen!.aborted).toBe(true);
+      expect(started).toBe(false);
+      expect(result.message).toBe('tool "write" was not started: cancelled: user pressed stop');
+      expect(ledger.get()).toBe(before);
     });
 
     it('reports a call cancelled while running as cancelled, and rolls back', async () => {

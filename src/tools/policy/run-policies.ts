@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import type { Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
+import { notStartedMessage } from '../cancellation.js';
 import { ToolResult } from '../tool-result.js';
 import { type PolicyReason, type Approval, requestApproval } from './approval.js';
 import { PolicyDecision } from './policy-decision.js';
@@ -34,6 +35,7 @@ export async function runWithPolicies<S extends z.ZodType, R>(
 ): Promise<ToolResult<R | null>> {
   // Policies see every tool alike; only the handler needs its own types.
   const anyTool = tool as unknown as Tool;
+  const levelBefore = context.session.privateData.sensitivity;
   const asks: PolicyReason[] = [];
   for (const policy of policies) {
     const decision = await decide(policy, anyTool, params, context);
@@ -46,7 +48,17 @@ export async function runWithPolicies<S extends z.ZodType, R>(
       return denied(anyTool, asks.map((ask) => ask.policy).join(', '), refusal);
     }
   }
+  // A wait for approval, or a session that escalated while the checks ran (a parallel
+  // call read private data), can turn an allow into a deny: decide again, asks approved.
+  if (asks.length > 0 || context.session.privateData.sensitivity !== levelBefore) {
+    for (const policy of policies) {
+      const decision = await decide(policy, anyTool, params, context);
+      if (decision.kind === 'deny') return denied(anyTool, policy.name, decision.reason);
+    }
+  }
 
+  // The checks and the approval may have waited: a call cancelled meanwhile does not start.
+  if (context.signal.aborted) return ToolResult.error(notStartedMessage(tool.name, context.signal));
   const result = await tool.handler(params, context);
   if (!ToolResult.is(result) || !result.success) return result;
   for (const policy of policies) {

@@ -30,7 +30,9 @@ export interface ToolPolicy {
    * Decides about one call, given the parsed params. It runs inside the
    * call's scope: slice writes it makes are undone when the call is denied
    * or fails. A throw or a value that is not a `PolicyDecision` denies the
-   * call (fail closed).
+   * call (fail closed). It runs a second time after an approval, or when the
+   * session escalated while the checks ran, so it should be free of effects
+   * that must not happen twice.
    */
   check(
     tool: Tool,

@@ -219,14 +219,12 @@ describe('approval', () => {
     expect(pending.runs).toEqual([]);
   });
 
-  it('a call cancelled before it asks is denied without asking', async () => {
+  it('a call cancelled before it asks is not started, and nobody is asked', async () => {
     const requests: ApprovalRequest[] = [];
     const controller = new AbortController();
     controller.abort('stop');
     const pending = call(silent(requests), controller.signal);
-    expect((await pending.result).message).toBe(
-      'tool "pay" was denied by policy "asks": the call was cancelled while waiting for approval: stop',
-    );
+    expect((await pending.result).message).toBe('tool "pay" was not started: cancelled: stop');
     expect(requests).toEqual([]);
   });
 

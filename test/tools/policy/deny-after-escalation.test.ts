@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   FileSessionStore,
+  PolicyDecision,
   PromptValidationError,
   Session,
   Tool,
@@ -9,6 +10,7 @@ import {
   ToolResult,
   denyAfterEscalation,
   invokeTool,
+  requireApproval,
   type DataSensitivity,
   type ToolPolicy,
 } from '../../../src/index.js';
@@ -27,6 +29,55 @@ function tool(name: string, runs: string[]): Tool {
 }
 
 describe('denyAfterEscalation', () => {
+  it('refuses a call whose session escalated while a person was approving it', async () => {
+    const session = new Session();
+    const runs: string[] = [];
+    const policies = [denyAfterEscalation(), requireApproval()];
+    const email = tool('send_email', runs);
+    const result = await invokeTool(
+      email,
+      {},
+      {
+        session,
+        policies,
+        // Meanwhile a parallel call reads private data; then the person says yes.
+        approval: () => {
+          session.privateData.add('hr-records', 'internal');
+          return 'approve';
+        },
+      },
+    );
+    expect(result.message).toMatch(
+      /^tool "send_email" was denied by policy "deny-after-escalation"/,
+    );
+    expect(runs).toEqual([]);
+  });
+
+  it('refuses a call whose session escalated while another policy was still checking', async () => {
+    const session = new Session();
+    const runs: string[] = [];
+    const slow: ToolPolicy = {
+      name: 'slow',
+      check: async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        session.privateData.add('hr-records', 'internal');
+        return PolicyDecision.allow();
+      },
+    };
+    const result = await invokeTool(
+      tool('send_email', runs),
+      {},
+      {
+        session,
+        policies: [denyAfterEscalation(), slow],
+      },
+    );
+    expect(result.message).toMatch(
+      /^tool "send_email" was denied by policy "deny-after-escalation"/,
+    );
+    expect(runs).toEqual([]);
+  });
+
   it('lets every tool run until the session holds private data, then refuses them', async () => {
     const session = new Session();
     const runs: string[] = [];

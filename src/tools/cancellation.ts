@@ -1,0 +1,16 @@
+/**
+ * How a cancelled call is described: the reason the caller's signal was
+ * aborted with, for the result the model sees.
+ */
+
+/** `cancelled: <reason>` for an aborted `signal` (its reason's message, or `aborted`). */
+export function cancellationMessage(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return `cancelled: ${reason.message}`;
+  return `cancelled: ${typeof reason === 'string' && reason.length > 0 ? reason : 'aborted'}`;
+}
+
+/** The result text of a call that was cancelled before its handler started. */
+export function notStartedMessage(toolName: string, signal: AbortSignal): string {
+  return `tool "${toolName}" was not started: ${cancellationMessage(signal)}`;
+}
