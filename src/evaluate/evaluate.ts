@@ -135,13 +135,10 @@ class Evaluation<O, M> {
     const { session, signal, deadline } = this.#options;
     const { ns, key } = this.#prompt.template;
     let repaired = false;
-    /** An answer that did not parse, while its repair turn is still to come. */
-    let unrepaired: PromptOutputError | undefined;
     while (this.#turns < maxTurns) {
       this.#stopIfOver();
       const rendered = this.#prompt.render({ session });
       const reply = await this.#callModel(rendered);
-      unrepaired = undefined;
       if (reply.toolCalls.length > 0) {
         const turn = this.#turns;
         const { outcomes, fatal } = await runToolCalls(reply.toolCalls, {
@@ -162,6 +159,8 @@ class Evaluation<O, M> {
             fatal,
           );
         }
+        // Cancelled or out of time while the tools ran: say so, even on the last turn.
+        this.#stopIfOver();
         this.#messages.push(
           ...this.#adapterCall('toolResults', () => this.#adapter.toolResults(outcomes)),
         );
@@ -172,27 +171,22 @@ class Evaluation<O, M> {
         return this.#finish(reply.text, parseOutput(rendered, reply.text));
       } catch (error) {
         if (!(error instanceof PromptOutputError)) throw error;
-        if (repaired) {
+        if (repaired || this.#turns >= maxTurns) {
+          const why = repaired
+            ? 'even after a repair turn'
+            : `and maxTurns (${maxTurns}) left no turn to repair it`;
           throw this.#error(
             'evaluate-output',
-            `the model's answer does not match the prompt's output, even after a repair turn: ${error.message}`,
+            `the model's answer does not match the prompt's output, ${why}: ${error.message}`,
             error,
           );
         }
         repaired = true;
-        unrepaired = error;
         const note = repairNote(error, rendered);
         this.#messages.push(
           this.#adapterCall('userMessage', () => this.#adapter.userMessage(note)),
         );
       }
-    }
-    if (unrepaired !== undefined) {
-      throw this.#error(
-        'evaluate-output',
-        `the model's answer does not match the prompt's output, and maxTurns (${maxTurns}) left no turn to repair it: ${unrepaired.message}`,
-        unrepaired,
-      );
     }
     throw this.#error(
       'evaluate-max-turns',

@@ -219,6 +219,38 @@ describe('evaluate', () => {
     expect(requests[0]?.signal.aborted).toBe(true);
   });
 
+  it("says aborted, not out of turns, when the caller aborts while the last turn's tools run", async () => {
+    const controller = new AbortController();
+    const stopper = Tool.create({
+      name: 'stopper',
+      description: 'Stops the run',
+      params: z.object({}),
+      handler: () => {
+        controller.abort(new Error('user left'));
+        return ToolResult.ok(null);
+      },
+    });
+    const section = new MarkdownSection({
+      key: 'task',
+      title: 'Task',
+      template: 'Stop.',
+      tools: [stopper],
+    });
+    const { adapter } = scripted(() => ({
+      toolCalls: [{ id: 'a', name: 'stopper', input: {} }],
+    }));
+    const error: unknown = await evaluate(promptWith(section), {
+      adapter,
+      session: new Session(),
+      signal: controller.signal,
+      maxTurns: 1,
+    }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'evaluate-aborted',
+      message: 'the evaluation was aborted: user left',
+    });
+  });
+
   it('fails with evaluate-model naming what a malformed reply lacks', async () => {
     const broken: ModelAdapter<Line> = {
       ...scripted(() => ({})).adapter,
