@@ -171,3 +171,8 @@ export class McpFatalToolError extends McpError {
     super('mcp-fatal-tool', message, options);
   }
 }
+
+/** What went wrong, as text: an `Error`'s message, anything else as a string. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

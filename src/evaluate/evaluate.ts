@@ -4,7 +4,7 @@
  * answers, parse the answer. One loop for every provider; the provider is
  * an adapter (./adapter.ts).
  */
-import { PromptOutputError } from '../core/errors.js';
+import { messageOf, PromptOutputError } from '../core/errors.js';
 import { abortReason, withDeadline } from '../core/deadline.js';
 import { parseOutput } from '../prompt/parse-output.js';
 import type { Prompt } from '../prompt/prompt.js';
@@ -316,8 +316,4 @@ const MAX_TIMER_MS = 2_147_483_647;
 function timeLeftMs(deadline: Date | undefined): number {
   if (deadline === undefined) return MAX_TIMER_MS;
   return Math.min(MAX_TIMER_MS, Math.max(0, deadline.getTime() - Date.now()));
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

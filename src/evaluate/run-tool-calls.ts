@@ -4,7 +4,7 @@
  * becomes an error result the model reads; a `[FATAL] ` failure cancels the
  * others and is reported once every call has settled.
  */
-import { McpFatalToolError } from '../core/errors.js';
+import { McpFatalToolError, messageOf } from '../core/errors.js';
 import { findTool, invokeByName, resultText } from '../ecosystem/tool-source.js';
 import type { RenderedPrompt } from '../prompt/rendered-prompt.js';
 import type { Session } from '../runtime/session.js';
@@ -46,17 +46,27 @@ export async function runToolCalls(
   const turn = new AbortController();
   const signal = AbortSignal.any([options.signal, turn.signal]);
   let fatal: McpFatalToolError | undefined;
-  const outcomes = await Promise.all(
+  const settled = await Promise.allSettled(
     calls.map(async (call): Promise<ToolCallOutcome> => {
       const result = await runOne(call, options, signal).catch((error: unknown) => {
+        // Anything else thrown is a fault of the run: the others stop, and it is rethrown once they settled.
+        const reason =
+          error instanceof McpFatalToolError
+            ? `another tool call of this turn failed fatally: ${error.message}`
+            : `another tool call of this turn threw: ${messageOf(error)}`;
+        turn.abort(new Error(reason));
         if (!(error instanceof McpFatalToolError)) throw error;
         fatal ??= error;
-        turn.abort(new Error(`another tool call of this turn failed fatally: ${error.message}`));
         return ToolResult.error(`${error.toolName} failed fatally: ${error.message}`);
       });
       return { call, result, text: resultText(findTool(prompt, call.name), result), prompt };
     }),
   );
+  const outcomes: ToolCallOutcome[] = [];
+  for (const outcome of settled) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    outcomes.push(outcome.value);
+  }
   return { outcomes, fatal };
 }
 

@@ -4,7 +4,7 @@
  * the call brought is written before the call returns. Both fail closed.
  */
 import type { Session } from '../runtime/session.js';
-import { describeError } from '../runtime/store/errors.js';
+import { messageOf } from '../core/errors.js';
 import { ToolResult } from '../tools/tool-result.js';
 
 /**
@@ -24,7 +24,7 @@ export async function syncWithStore(
     await session.syncFromStore({ signal });
   } catch (error) {
     return ToolResult.error(
-      `tool "${original}" of server "${serverName}" was not called: the session store could not be read to check for escalations by other workers: ${describeError(error)}`,
+      `tool "${original}" of server "${serverName}" was not called: the session store could not be read to check for escalations by other workers: ${messageOf(error)}`,
     );
   }
   return recordEscalation(session, serverName, original, signal, 'was not called');
@@ -49,7 +49,7 @@ export async function recordEscalation(
     return undefined;
   } catch (error) {
     return ToolResult.error(
-      `tool "${original}" of server "${serverName}" ${outcome}, but the session store could not record the escalation to "${session.privateData.sensitivity}": ${describeError(error)}; this process keeps the session isolated and records the escalation on the next call`,
+      `tool "${original}" of server "${serverName}" ${outcome}, but the session store could not record the escalation to "${session.privateData.sensitivity}": ${messageOf(error)}; this process keeps the session isolated and records the escalation on the next call`,
     );
   }
 }

@@ -16,6 +16,7 @@ import {
   PromptError,
   PromptRenderError,
   PromptValidationError,
+  messageOf,
 } from '../../src/core/errors.js';
 
 const cause = new Error('underneath');
@@ -155,5 +156,14 @@ describe('MCP errors', () => {
       expect(error.name).toBe(error.constructor.name);
       expect(error.stack).toContain(error.name);
     }
+  });
+});
+
+describe('messageOf', () => {
+  it("gives an Error's message and any other thrown value as a string", () => {
+    expect(messageOf(new McpError('mcp-config', 'bad url'))).toBe('bad url');
+    expect(messageOf('plain text')).toBe('plain text');
+    expect(messageOf(42)).toBe('42');
+    expect(messageOf(undefined)).toBe('undefined');
   });
 });

@@ -5,6 +5,7 @@
  * Nothing here evaluates schema text.
  */
 import { dereference, validate, type Schema, type SchemaDraft } from '@cfworker/json-schema';
+import { messageOf } from '../../core/errors.js';
 import { describeTyped, type ArgumentProblem } from './issues.js';
 import { checkKeywordValues, childSchemas, detectDraft } from './keywords.js';
 import {
@@ -254,8 +255,4 @@ function fragmentOf(pointer: string): string {
 
 function isString(value: unknown): value is string {
   return typeof value === 'string';
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

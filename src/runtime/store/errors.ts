@@ -27,9 +27,3 @@ export class SessionStoreError extends Error {
     super(message, options);
   }
 }
-
-/** The message of any thrown value, for error texts. */
-export function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : String(error);
-}

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { PRIVATE_DIRECTORY_MODE, isErrno, writeFileAtomic } from '../../core/atomic-file.js';
 import { FileLockTimeoutError, withFileLock } from '../../core/file-lock.js';
 import type { PrivateDataState } from '../private-data.js';
-import { SessionStoreError, describeError } from './errors.js';
+import { messageOf } from '../../core/errors.js';
+import { SessionStoreError } from './errors.js';
 import { FileVersionCache } from './file-version-cache.js';
 import {
   defaultSessionDirectory,
@@ -226,7 +227,7 @@ export class FileSessionStore implements SessionStore {
       if (error instanceof SessionStoreError) throw error;
       throw new SessionStoreError(
         'store-unavailable',
-        `session directory ${this.directory} cannot be prepared: ${describeError(error)}`,
+        `session directory ${this.directory} cannot be prepared: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -303,7 +304,7 @@ export class FileSessionStore implements SessionStore {
     if (error instanceof SessionStoreError) return error;
     return new SessionStoreError(
       'store-unavailable',
-      `could not ${action} session ${JSON.stringify(sessionId)} in ${this.directory}: ${describeError(error)}`,
+      `could not ${action} session ${JSON.stringify(sessionId)} in ${this.directory}: ${messageOf(error)}`,
       { cause: error },
     );
   }

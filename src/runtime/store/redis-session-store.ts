@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import type { PrivateDataState } from '../private-data.js';
 import { boundedCall } from './bounded-call.js';
-import { SessionStoreError, describeError } from './errors.js';
+import { messageOf } from '../../core/errors.js';
+import { SessionStoreError } from './errors.js';
 import type { RemoteSessionEvent, SerializedSessionEvent } from './event-serialization.js';
 import type { JsonValue } from './json-value.js';
 import { RedisChangeWatch, type ReadTicket, invalidateLocally } from './redis-change-watch.js';
@@ -366,7 +367,7 @@ export class RedisSessionStore implements SessionStore {
       if (signal?.aborted === true || error instanceof SessionStoreError) throw error;
       throw new SessionStoreError(
         'store-unavailable',
-        `Redis session store: ${what} failed: ${describeError(error)}`,
+        `Redis session store: ${what} failed: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -385,7 +386,7 @@ export class RedisSessionStore implements SessionStore {
           return await this.#client.evalsha(script.sha, keys.length, ...keys, ...args);
         } catch (error) {
           // After a restart Redis has forgotten the script; send it once in full.
-          if (!describeError(error).startsWith('NOSCRIPT')) throw error;
+          if (!messageOf(error).startsWith('NOSCRIPT')) throw error;
           return await this.#client.eval(script.source, keys.length, ...keys, ...args);
         }
       },

@@ -8,7 +8,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { type DataSensitivity, datasetRecord, isDataSensitivity } from '../../core/sensitivity.js';
 import type { PrivateDataState } from '../private-data.js';
-import { SessionStoreError, describeError } from './errors.js';
+import { messageOf } from '../../core/errors.js';
+import { SessionStoreError } from './errors.js';
 import type { JsonValue } from './json-value.js';
 import { EMPTY_PRIVATE_DATA, SENSITIVITY_LEVELS, privateDataState } from './session-store.js';
 
@@ -92,7 +93,7 @@ export function parseRecord(text: string, file: string, sessionId: string): Sess
   } catch (error) {
     throw new SessionStoreError(
       'store-corrupt',
-      `session file ${file} cannot be read back: ${describeError(error)}`,
+      `session file ${file} cannot be read back: ${messageOf(error)}`,
       { cause: error },
     );
   }

@@ -1,5 +1,6 @@
 import type { PrivateData } from '../private-data.js';
-import { SessionStoreError, describeError } from './errors.js';
+import { messageOf } from '../../core/errors.js';
+import { SessionStoreError } from './errors.js';
 import { serializeEvent } from './event-serialization.js';
 import type { JsonValue } from './json-value.js';
 import {
@@ -177,7 +178,7 @@ export class SessionPersistence {
     } catch (error) {
       throw new SessionStoreError(
         'session-not-loaded',
-        `session ${JSON.stringify(sessionId)} could not be loaded from its store: ${describeError(error)}`,
+        `session ${JSON.stringify(sessionId)} could not be loaded from its store: ${messageOf(error)}`,
         { cause: error },
       );
     }

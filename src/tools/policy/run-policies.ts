@@ -5,6 +5,7 @@
  * inside the call's scope, so what a refused or failed call wrote is undone.
  */
 import type { z } from 'zod';
+import { messageOf } from '../../core/errors.js';
 import type { Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
 import { notStartedMessage } from '../cancellation.js';
@@ -99,8 +100,4 @@ function denied(tool: Tool, policy: string, reason: string): ToolResult<null> {
   );
   denials.set(result, Object.freeze({ policy, reason }));
   return result;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
