@@ -194,7 +194,10 @@ export class McpIntegrationSection extends Section<undefined> {
 
   /**
    * See {@link McpClientGroup.execute}; the section's own policies run
-   * first, then any in `options.policies`.
+   * first, then any in `options.policies`. It reaches every tool of the
+   * section's servers: a summarized server's too (disclosure only decides
+   * what a render offers) — give a text agent the rendered prompt's
+   * tools when it must see only those.
    */
   execute(request: ExecuteRequest, options: ExecuteOptions = {}): Promise<ToolResult> {
     const own = this.policies();

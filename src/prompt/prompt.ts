@@ -3,7 +3,6 @@ import { PromptRenderError } from '../core/errors.js';
 import { isObserved } from '../runtime/event-bus.js';
 import { PromptRendered } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
-import { NO_POLICIES, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { OverridesApplier, type OverrideOutcome } from './overrides/apply.js';
 import { DEFAULT_OVERRIDES_TAG, type PromptOverrides } from './overrides/prompt-overrides.js';
@@ -15,7 +14,7 @@ import type { ParamsSchema, Section, SectionRenderContext } from './section.js';
 import { PromptDisclosure } from './disclosure/disclosure-tools.js';
 import type { DisclosureWalk, ReadableSection } from './disclosure/disclosure-walk.js';
 import { withToolExamples } from './tool-examples-block.js';
-import { resolveToolPolicies } from './tool-policies.js';
+import { type ListPolicies, resolveToolPolicies } from './tool-policies.js';
 
 /**
  * What a render collects: headings and bodies alternating, and tool lists
@@ -25,7 +24,7 @@ interface RenderParts {
   readonly parts: string[];
   readonly toolLists: (readonly Tool[])[];
   readonly toolPaths: string[];
-  readonly toolPolicies: (readonly ToolPolicy[])[];
+  readonly toolPolicies: ListPolicies[];
   readonly outcomes: OverrideOutcome[] | undefined;
 }
 
@@ -155,7 +154,7 @@ export class Prompt<O = unknown> {
     if (disclosureTools !== undefined) {
       out.toolLists.push(disclosureTools);
       out.toolPaths.push(DISCLOSURE_TOOLS_PATH);
-      out.toolPolicies.push(NO_POLICIES);
+      out.toolPolicies.push(null); // not even the template's: they only read the prompt
     }
 
     const tools = this.#tools(out.toolLists, out.toolPaths);

@@ -11,8 +11,15 @@ import { sameItems } from './same-items.js';
 /** Policies by tool name. */
 export type ToolPolicyMap = ReadonlyMap<string, readonly ToolPolicy[]>;
 
+/**
+ * A tool list's own policies, or `null` for tools no policy governs, not
+ * even the template's: the prompt's own `open_sections` / `read_section`,
+ * which only read the prompt and note what is open.
+ */
+export type ListPolicies = readonly ToolPolicy[] | null;
+
 interface Resolved {
-  readonly sectionPolicies: readonly (readonly ToolPolicy[])[];
+  readonly sectionPolicies: readonly ListPolicies[];
   readonly templatePolicies: readonly ToolPolicy[];
   readonly map: ToolPolicyMap;
 }
@@ -30,10 +37,10 @@ const resolvedFor = new WeakMap<readonly Tool[], Resolved>();
 export function resolveToolPolicies(
   tools: readonly Tool[],
   toolLists: readonly (readonly Tool[])[],
-  sectionPolicies: readonly (readonly ToolPolicy[])[],
+  sectionPolicies: readonly ListPolicies[],
   templatePolicies: readonly ToolPolicy[],
 ): ToolPolicyMap | undefined {
-  if (templatePolicies.length === 0 && sectionPolicies.every((list) => list.length === 0)) {
+  if (templatePolicies.length === 0 && sectionPolicies.every((list) => (list?.length ?? 0) === 0)) {
     return undefined;
   }
   const cached = resolvedFor.get(tools);
@@ -46,7 +53,9 @@ export function resolveToolPolicies(
   }
   const map = new Map<string, readonly ToolPolicy[]>();
   toolLists.forEach((list, index) => {
-    const own = sectionPolicies[index] ?? [];
+    const listed = sectionPolicies[index];
+    if (listed === null) return; // governed by nothing: no entry
+    const own = listed ?? [];
     const policies =
       own.length === 0
         ? templatePolicies

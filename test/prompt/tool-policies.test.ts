@@ -11,8 +11,10 @@ import {
   PromptTemplate,
   Tool,
   ToolResult,
+  Session,
   type ToolPolicy,
 } from '../../src/index.js';
+import { invokeByName } from '../../src/ecosystem/tool-source.js';
 
 function tool(name: string): Tool {
   return Tool.create({
@@ -115,5 +117,40 @@ describe('RenderedPrompt.policiesFor', () => {
     const bound = prompt([promptPolicy]);
     const first = bound.render().policiesFor('child_tool');
     expect(bound.render().policiesFor('child_tool')).toBe(first);
+  });
+});
+
+describe('the disclosure tools', () => {
+  it("are governed by no policy, not even the template's: they only read the prompt", async () => {
+    const denyAll: ToolPolicy = { name: 'deny-all', check: () => PolicyDecision.deny('no') };
+    const template = PromptTemplate.create({
+      ns: 'policies',
+      key: 'disclosure',
+      policies: [denyAll],
+      sections: [
+        new MarkdownSection({
+          key: 'math',
+          title: 'Math',
+          template: 'Use pow for powers.',
+          summary: 'Math tools exist.',
+          visibility: 'summary',
+          tools: [tool('pow')],
+        }),
+      ],
+    });
+    const session = new Session();
+    const rendered = new Prompt(template).render({ session });
+    expect(rendered.policiesFor('open_sections')).toEqual([]);
+    expect(rendered.policiesFor('read_section')).toEqual([]);
+    const opened = await invokeByName(
+      rendered,
+      'open_sections',
+      { section_keys: ['math'], reason: 'to use pow' },
+      { session },
+    );
+    expect(opened.success).toBe(true);
+    const next = new Prompt(template).render({ session });
+    expect(next.tools.map((t) => t.name)).toContain('pow');
+    expect(next.policiesFor('pow').map((p) => p.name)).toEqual(['deny-all']);
   });
 });
