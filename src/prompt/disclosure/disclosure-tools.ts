@@ -137,9 +137,10 @@ export class PromptDisclosure {
                 : `keys that can be opened: ${quoted(valid)}`),
           );
         }
-        const fresh = [
-          ...new Set(keys.filter((key) => state?.openable.has(key) === true && !opened.has(key))),
-        ];
+        // Closed at the render, or open then only by a record a failed call has since rolled back.
+        const canOpen = (key: string): boolean =>
+          state !== undefined && (state.openable.has(key) || state.reopenable.has(key));
+        const fresh = [...new Set(keys.filter((key) => canOpen(key) && !opened.has(key)))];
         const alreadyOpen = [...new Set(keys.filter((key) => !fresh.includes(key)))];
         // Keys already recorded as opened are written again: should the call
         // that opened them fail and roll back, this call's opening keeps them.
@@ -208,6 +209,7 @@ function mergeStates(current: DisclosureState | undefined, read: DisclosureState
   return {
     openable: new Set([...current.openable, ...read.openable]),
     open: new Set([...current.open, ...read.open]),
+    reopenable: new Set([...current.reopenable, ...read.reopenable]),
     readable: new Map([...current.readable, ...read.readable]),
     withTools: current.withTools || read.withTools,
   };

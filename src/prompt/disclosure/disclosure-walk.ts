@@ -16,6 +16,12 @@ export interface DisclosureState {
   readonly openable: ReadonlySet<string>;
   /** Keys shown in full: every section rendered in full, and the opened parts. */
   readonly open: ReadonlySet<string>;
+  /**
+   * Those of `open` that the session recorded as opened: a failed call may
+   * have rolled that record back since the render, and `open_sections`
+   * then opens them anew.
+   */
+  readonly reopenable: ReadonlySet<string>;
   /** Summarized sections without tools, which `read_section` reads. */
   readonly readable: ReadonlyMap<string, ReadableSection>;
   /** True when a summarized section offers tools, so `open_sections` is offered. */
@@ -37,6 +43,7 @@ export class DisclosureWalk {
   readonly #opened: ReadonlySet<string>;
   readonly #openable = new Set<string>();
   readonly #open = new Set<string>();
+  readonly #reopenable = new Set<string>();
   readonly #readable = new Map<string, ReadableSection>();
   #withTools = false;
 
@@ -61,6 +68,7 @@ export class DisclosureWalk {
       return undefined;
     }
     const parts = section.summaryParts();
+    if (this.#opened.has(path)) this.#reopenable.add(path);
     if (
       this.#opened.has(path) ||
       section.visibilityFor(params, session === undefined ? { path } : { path, session }) === 'full'
@@ -81,6 +89,7 @@ export class DisclosureWalk {
       if (this.#opened.has(key)) {
         openedParts.add(part);
         this.#open.add(key);
+        this.#reopenable.add(key);
       } else {
         this.#openable.add(key);
       }
@@ -106,6 +115,7 @@ export class DisclosureWalk {
     return {
       openable: this.#openable,
       open: this.#open,
+      reopenable: this.#reopenable,
       readable: this.#readable,
       withTools: this.#withTools,
     };

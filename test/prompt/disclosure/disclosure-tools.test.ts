@@ -103,6 +103,38 @@ describe('open_sections', () => {
     expect(next.tools.map((t) => t.name)).toEqual(['pow', 'read_section']);
   });
 
+  it('opens anew a section whose opening a failed call rolled back after rendering it open', async () => {
+    const session = new Session();
+    const prompt = newPrompt();
+    const open = named(prompt.render({ session }), 'open_sections');
+    // An agent tool opens "math", looks at the prompt (a sub-agent's render), then fails.
+    const scout = Tool.create({
+      name: 'scout',
+      description: 'Opens, looks, fails',
+      params: z.object({}),
+      handler: async (_params, context) => {
+        await invokeTool(
+          open,
+          { section_keys: ['math'], reason: 'look' },
+          { session: context.session },
+        );
+        prompt.render({ session: context.session });
+        return ToolResult.error('the scout failed');
+      },
+    });
+    expect((await invokeTool(scout, {}, { session })).success).toBe(false);
+    expect(opened(session)).toEqual({});
+
+    const again = await invokeTool(
+      open,
+      { section_keys: ['math'], reason: 'I need powers' },
+      { session },
+    );
+    expect(again.value).toEqual({ opened: ['math'], alreadyOpen: [] });
+    expect(opened(session)).toEqual({ 'test/tools#math': 1 });
+    expect(prompt.render({ session }).tools.map((t) => t.name)).toContain('pow');
+  });
+
   it('answers each session for its own latest render when one prompt serves several', async () => {
     const prompt = newPrompt();
     const alice = new Session();
