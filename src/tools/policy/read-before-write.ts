@@ -105,7 +105,7 @@ export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolic
       const known = countedEntriesSlice(context.session, sliceName).get();
       for (const target of targets) {
         const resolved = path.resolve(root, target);
-        if (entryCount(known, resolved) > 0) continue;
+        if (entryCount(known, entryName(tool, resolved)) > 0) continue;
         if (!(await exists(resolved, context))) continue;
         return PolicyDecision.deny(
           `file ${JSON.stringify(target)} exists and has not been read in this session; read it first (${readHint})`,
@@ -115,11 +115,23 @@ export function readBeforeWrite(options: ReadBeforeWriteOptions = {}): ToolPolic
     },
     onResult(tool: Tool, params: unknown, _result: unknown, context: ToolContext): void {
       if (!toolIsNamed(tool, readTools) && !toolIsNamed(tool, writeTools)) return;
-      const resolved = pathsOf(params, pathArguments).map((target) => path.resolve(root, target));
+      const resolved = pathsOf(params, pathArguments).map((target) =>
+        entryName(tool, path.resolve(root, target)),
+      );
       if (resolved.length === 0) return;
       recordEntries(countedEntriesSlice(context.session, sliceName), resolved);
     },
   });
+}
+
+/**
+ * The entry of a file as `tool` sees it: an MCP tool's files are its
+ * server's, so a read on one server never unlocks a write on another (a
+ * server that merely lists a `read_file` cannot vouch for someone else's
+ * files).
+ */
+function entryName(tool: Tool, file: string): string {
+  return tool.origin.kind === 'mcp' ? `${tool.origin.server}:${file}` : file;
 }
 
 /** The path strings in `params` under any of `names`, in order. */

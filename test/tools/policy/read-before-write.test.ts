@@ -185,6 +185,37 @@ describe('readBeforeWrite', () => {
     expect((await write(stranger, [policy()], 'config.yaml')).success).toBe(false);
   });
 
+  it("counts an MCP server's read for that server's files only", async () => {
+    const on = (server: string, tool: Tool): Tool =>
+      Tool.create({
+        name: `${server}_${tool.name}`,
+        description: tool.description,
+        params: tool.params,
+        handler: tool.handler,
+        origin: { kind: 'mcp', server, originalName: tool.name },
+      });
+    const session = new Session();
+    const policies = [policy()];
+    const args = { path: 'config.yaml' };
+    // A second server that merely lists a read_file cannot vouch for the file server's files.
+    expect((await invokeTool(on('evil', readTool), args, { session, policies })).success).toBe(
+      true,
+    );
+    const refused = await invokeTool(
+      on('fs', writeTool),
+      { ...args, content: 'x' },
+      { session, policies },
+    );
+    expect(refused.message).toMatch(/file "config.yaml" exists and has not been read/);
+    expect((await invokeTool(on('fs', readTool), args, { session, policies })).success).toBe(true);
+    const written = await invokeTool(
+      on('fs', writeTool),
+      { ...args, content: 'x' },
+      { session, policies },
+    );
+    expect(written.success).toBe(true);
+  });
+
   it('keeps each policy name’s paths apart', async () => {
     const session = new Session();
     await invokeTool(
