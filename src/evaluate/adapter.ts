@@ -4,6 +4,7 @@
  * The loop owns everything else (rendering, running tools, rollback, the
  * deadline, structured output, events), so an adapter is a thin mapping.
  */
+import type { ParsedToolArguments } from '../ecosystem/openai.js';
 import type { RenderedPrompt } from '../prompt/rendered-prompt.js';
 import type { TokenUsage } from '../runtime/events.js';
 import type { ToolResult } from '../tools/tool-result.js';
@@ -75,6 +76,20 @@ export interface ModelToolCall {
    * this text as an error result.
    */
   readonly error?: string;
+}
+
+/**
+ * @internal A tool call whose arguments came as JSON text, once parsed: the
+ * arguments, or the parse error the model is told instead of a run.
+ */
+export function toModelToolCall(
+  id: string,
+  name: string,
+  parsed: ParsedToolArguments,
+): ModelToolCall {
+  return parsed.ok
+    ? { id, name, input: parsed.args }
+    : { id, name, input: undefined, error: parsed.error.message };
 }
 
 /** One tool call of a turn and how it ended, for {@link ModelAdapter.toolResults}. */

@@ -19,7 +19,7 @@ import type {
 import { loadAi } from '../../ecosystem/ai-sdk.js';
 import { parseToolArguments } from '../../ecosystem/openai.js';
 import type { JsonSchema } from '../../tools/tool.js';
-import type { ModelAdapter, ModelToolCall } from '../adapter.js';
+import { type ModelAdapter, type ModelToolCall, toModelToolCall } from '../adapter.js';
 
 /** `generateText` settings the adapter passes on (temperature, maxRetries, providerOptions, …). */
 export type AiSdkSettings = Omit<
@@ -96,7 +96,7 @@ export function aiSdk(
         // own; the loop answers every call, so only the model's message is kept.
         messages: result.response.messages.filter((message) => message.role === 'assistant'),
         text: result.text,
-        toolCalls: (result.toolCalls as readonly SdkToolCall[]).map(toModelToolCall),
+        toolCalls: (result.toolCalls as readonly SdkToolCall[]).map(sdkToolCall),
         usage: {
           inputTokens: usage.inputTokens,
           outputTokens: usage.outputTokens,
@@ -123,13 +123,10 @@ export function aiSdk(
 }
 
 /** An SDK call whose input did not parse comes back with the text the model wrote. */
-function toModelToolCall(call: SdkToolCall): ModelToolCall {
+function sdkToolCall(call: SdkToolCall): ModelToolCall {
   const { toolCallId: id, toolName: name, input } = call;
   if (call.invalid !== true || typeof input !== 'string') return { id, name, input };
-  const parsed = parseToolArguments(name, input);
-  return parsed.ok
-    ? { id, name, input: parsed.args }
-    : { id, name, input: undefined, error: parsed.error.message };
+  return toModelToolCall(id, name, parseToolArguments(name, input));
 }
 
 /**

@@ -13,7 +13,7 @@ import {
 } from '../../ecosystem/openai.js';
 import { openAIStrictIssues } from '../../ecosystem/openai-strict.js';
 import type { JsonSchema } from '../../tools/tool.js';
-import type { ModelAdapter, ModelToolCall } from '../adapter.js';
+import { type ModelAdapter, type ModelToolCall, toModelToolCall } from '../adapter.js';
 
 /** What {@link openaiChat} needs of an `OpenAI` client: `chat.completions.create`. */
 export interface OpenAIChatClient {
@@ -134,7 +134,7 @@ export function openaiChat(
           },
         ],
         text: message.content ?? refusal ?? '',
-        toolCalls: calls.map(toModelToolCall),
+        toolCalls: calls.map(chatToolCall),
         usage: {
           inputTokens: completion.usage?.prompt_tokens,
           outputTokens: completion.usage?.completion_tokens,
@@ -149,9 +149,7 @@ export function openaiChat(
   return Object.freeze(adapter);
 }
 
-function toModelToolCall(call: OpenAIChatToolCall): ModelToolCall {
+function chatToolCall(call: OpenAIChatToolCall): ModelToolCall {
   const { name, parsed } = readOpenAIToolCall(call);
-  return parsed.ok
-    ? { id: call.id, name, input: parsed.args }
-    : { id: call.id, name, input: undefined, error: parsed.error.message };
+  return toModelToolCall(call.id, name, parsed);
 }

@@ -15,7 +15,7 @@ import {
 } from '../../ecosystem/openai-responses.js';
 import { openAIStrictIssues } from '../../ecosystem/openai-strict.js';
 import type { JsonSchema } from '../../tools/tool.js';
-import type { ModelAdapter, ModelToolCall } from '../adapter.js';
+import { type ModelAdapter, type ModelToolCall, toModelToolCall } from '../adapter.js';
 
 /** What {@link openaiResponses} needs of an `OpenAI` client: `responses.create`. */
 export interface OpenAIResponsesClient {
@@ -126,7 +126,7 @@ export function openaiResponses(
       return {
         messages: output,
         text: outputText(output),
-        toolCalls: output.filter(isFunctionCall).map(toModelToolCall),
+        toolCalls: output.filter(isFunctionCall).map(functionCall),
         usage: {
           inputTokens: response.usage?.input_tokens,
           outputTokens: response.usage?.output_tokens,
@@ -149,11 +149,8 @@ function isFunctionCall(
   return item.type === 'function_call';
 }
 
-function toModelToolCall(item: OpenAIFunctionCallItem): ModelToolCall {
-  const parsed = parseToolArguments(item.name, item.arguments);
-  return parsed.ok
-    ? { id: item.call_id, name: item.name, input: parsed.args }
-    : { id: item.call_id, name: item.name, input: undefined, error: parsed.error.message };
+function functionCall(item: OpenAIFunctionCallItem): ModelToolCall {
+  return toModelToolCall(item.call_id, item.name, parseToolArguments(item.name, item.arguments));
 }
 
 /** A part of an output `message` item (`output_text` or `refusal`). */
