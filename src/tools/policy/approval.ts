@@ -4,6 +4,8 @@
  * secret arguments masked and answers approve or deny. No handler, no
  * answer in time, a cancelled call or a failing handler all deny.
  */
+import { abortReason, withDeadline } from '../../core/deadline.js';
+import { messageOf } from '../../core/errors.js';
 import { maskSecretArguments } from '../secret-arguments.js';
 import type { JsonSchema, Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
@@ -74,47 +76,34 @@ export function requestApproval(
   const callSignal = context.signal;
   if (callSignal.aborted) return Promise.resolve(cancelled(callSignal));
 
-  const controller = new AbortController();
   const { origin } = tool;
-  const request: ApprovalRequest = Object.freeze({
-    toolName: tool.name,
-    source: origin.kind,
-    ...(origin.kind === 'mcp'
-      ? { mcpServer: origin.server, originalName: origin.originalName }
-      : {}),
-    params: maskSecretArguments(params, schemaOf(tool)).masked,
-    reasons: Object.freeze(reasons.map((entry) => Object.freeze({ ...entry }))),
-    reason,
-    sessionId: context.session.sessionId,
-    callId: context.callId,
-    signal: controller.signal,
-  });
-
-  return new Promise((resolve) => {
-    let settled = false;
-    const finish = (outcome: string | undefined, abort: boolean): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      callSignal.removeEventListener('abort', onCancel);
-      if (abort) controller.abort(new Error(outcome));
-      resolve(outcome);
-    };
-    const onCancel = (): void => finish(cancelled(callSignal), true);
-    const timer = setTimeout(
-      () => finish(`no approval came within ${timeoutMs} ms`, true),
-      timeoutMs,
-    );
-    callSignal.addEventListener('abort', onCancel, { once: true });
-    // A handler that throws synchronously is a failing handler like one that rejects.
-    new Promise<ApprovalVerdict>((answer) => answer(handler(request))).then(
-      (verdict) => finish(readVerdict(verdict), false),
-      (error: unknown) =>
-        finish(
-          `the approval handler failed: ${error instanceof Error ? error.message : String(error)}`,
-          false,
-        ),
-    );
+  const requestWith = (signal: AbortSignal): ApprovalRequest =>
+    Object.freeze({
+      toolName: tool.name,
+      source: origin.kind,
+      ...(origin.kind === 'mcp'
+        ? { mcpServer: origin.server, originalName: origin.originalName }
+        : {}),
+      params: maskSecretArguments(params, schemaOf(tool)).masked,
+      reasons: Object.freeze(reasons.map((entry) => Object.freeze({ ...entry }))),
+      reason,
+      sessionId: context.session.sessionId,
+      callId: context.callId,
+      signal,
+    });
+  let timedOut = false;
+  // A handler that throws synchronously is a failing handler like one that rejects.
+  return withDeadline(async (signal) => readVerdict(await handler(requestWith(signal))), {
+    timeoutMs,
+    signal: callSignal,
+    onTimeout: () => {
+      timedOut = true;
+      return new Error(`no approval came within ${timeoutMs} ms`);
+    },
+  }).catch((error: unknown) => {
+    if (timedOut) return messageOf(error);
+    if (callSignal.aborted) return cancelled(callSignal);
+    return `the approval handler failed: ${messageOf(error)}`;
   });
 }
 
@@ -156,14 +145,7 @@ function readVerdict(verdict: unknown): string | undefined {
 }
 
 function cancelled(signal: AbortSignal): string {
-  const reason: unknown = signal.reason;
-  const text =
-    reason instanceof Error
-      ? reason.message
-      : typeof reason === 'string' && reason.length > 0
-        ? reason
-        : 'aborted';
-  return `the call was cancelled while waiting for approval: ${text}`;
+  return `the call was cancelled while waiting for approval: ${abortReason(signal).message}`;
 }
 
 /** The tool's JSON Schema, for finding secret arguments; names alone when it has none. */
