@@ -101,7 +101,7 @@ export function instrumentSession(
 
   const onToolInvoked = (event: ToolInvoked): void => {
     if (!ours(event)) return;
-    const tool = findTool(options.tools, event.toolName);
+    const tool = findToolIn(options.tools, event.toolName);
     const { masked, secrets } = maskSecretArguments(event.params, tool?.inputSchema);
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
@@ -217,20 +217,23 @@ export function instrumentSession(
   return Object.assign(dispose, { [Symbol.dispose]: dispose });
 }
 
-function findTool(lookup: ToolLookup | undefined, name: string): Tool | undefined {
-  if (lookup === undefined) return undefined;
-  let tools: readonly Tool[];
+/** The tools a lookup holds now; none when it cannot answer (a section not connected). */
+export function listTools(lookup: ToolLookup): readonly Tool[] {
   try {
-    tools = Array.isArray(lookup)
-      ? lookup
-      : typeof (lookup as { tools: unknown }).tools === 'function'
-        ? (lookup as { tools(): readonly Tool[] }).tools()
-        : (lookup as { readonly tools: readonly Tool[] }).tools;
+    if (Array.isArray(lookup)) return lookup as readonly Tool[];
+    const holder = lookup as { readonly tools: unknown };
+    return typeof holder.tools === 'function'
+      ? (lookup as { tools(): readonly Tool[] }).tools()
+      : (lookup as { readonly tools: readonly Tool[] }).tools;
   } catch {
     // A section that is not connected has no tools to look at; names still decide.
-    return undefined;
+    return [];
   }
-  return tools.find((tool) => tool.name === name);
+}
+
+/** The tool named `name` in `lookup`, if it holds one now. */
+export function findToolIn(lookup: ToolLookup | undefined, name: string): Tool | undefined {
+  return lookup === undefined ? undefined : listTools(lookup).find((tool) => tool.name === name);
 }
 
 function safeJson(value: unknown): string | undefined {

@@ -9,7 +9,7 @@
  */
 import type { McpServerConfig } from '../config/server-config.js';
 import { toJsonCopy } from '../core/json-copy.js';
-import type { ToolLookup } from '../ecosystem/telemetry.js';
+import { findToolIn, listTools, type ToolLookup } from '../ecosystem/telemetry.js';
 import { maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
 import { SecretRedactor } from '../mcp/redact.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
@@ -69,7 +69,7 @@ export class TraceMasker {
     const secrets: string[] = [];
     const toolName = fields['toolName'];
     if ('params' in fields && typeof toolName === 'string') {
-      const schema = findTool(this.#tools, toolName)?.inputSchema;
+      const schema = findToolIn(this.#tools, toolName)?.inputSchema;
       const masked = maskSecretArguments(fields['params'], schema);
       fields['params'] = masked.masked;
       secrets.push(...masked.secrets);
@@ -123,21 +123,4 @@ export class TraceMasker {
     const kept = out.slice(0, this.#maxText);
     return `${kept}… [cut: ${out.length - this.#maxText} more characters]`;
   }
-}
-
-/** The tools a lookup holds now; none when it cannot answer (a section not connected). */
-export function listTools(lookup: ToolLookup): readonly Tool[] {
-  try {
-    if (Array.isArray(lookup)) return lookup as readonly Tool[];
-    const holder = lookup as { readonly tools: unknown };
-    return typeof holder.tools === 'function'
-      ? (lookup as { tools(): readonly Tool[] }).tools()
-      : (lookup as { readonly tools: readonly Tool[] }).tools;
-  } catch {
-    return [];
-  }
-}
-
-function findTool(lookup: ToolLookup | undefined, name: string): Tool | undefined {
-  return lookup === undefined ? undefined : listTools(lookup).find((tool) => tool.name === name);
 }

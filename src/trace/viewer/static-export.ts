@@ -3,9 +3,13 @@
  * from `file://` (no server): one HTML document per trace with its model
  * embedded, `index.html` for the default one.
  */
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from '../../core/atomic-file.js';
+import {
+  PRIVATE_DIRECTORY_MODE,
+  PRIVATE_FILE_MODE,
+  writeFileAtomic,
+} from '../../core/atomic-file.js';
 import type { TraceSource } from './trace-source.js';
 import { viewerDocument } from './viewer-page.js';
 
@@ -39,10 +43,9 @@ export async function exportTraceViewer(
     const files = index === 0 ? ['index.html', exportName(name)] : [exportName(name)];
     for (const file of files) {
       // The pages embed the traces: the owner's alone, as the trace files are
-      // (chmod too: a file written before keeps its mode).
+      // (written whole then renamed, so a page written before takes the new mode).
       const target = path.join(out, file);
-      await writeFile(target, html, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
-      await chmod(target, PRIVATE_FILE_MODE);
+      await writeFileAtomic(target, html, PRIVATE_FILE_MODE);
       written.push(target);
     }
   }
