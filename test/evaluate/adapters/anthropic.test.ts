@@ -11,10 +11,10 @@ import {
   agent,
   inOrder,
   type Driver,
-  type Script,
   type ScriptTurn,
   type SeenRequest,
 } from '../adapter-scenarios.js';
+import { recordingStart } from './fetch-driver.js';
 
 type Params = Anthropic.Messages.MessageCreateParamsNonStreaming;
 
@@ -93,21 +93,11 @@ function seen(body: Params, signal: AbortSignal | undefined): SeenRequest {
   };
 }
 
-function start(script: Script): {
-  adapter: ReturnType<typeof anthropic>;
-  requests: SeenRequest[];
-  bodies: Params[];
-} {
-  const requests: SeenRequest[] = [];
-  const bodies: Params[] = [];
-  const sdk = client(async (body, signal) => {
-    const request = seen(body, signal);
-    requests.push(request);
-    bodies.push(body);
-    return Response.json(message(await script(request, requests.length), requests.length));
-  });
-  return { adapter: anthropic(sdk, 'claude-sonnet-4-5'), requests, bodies };
-}
+const start = recordingStart<Params, ReturnType<typeof anthropic>>(
+  (answer) => anthropic(client(answer), 'claude-sonnet-4-5'),
+  seen,
+  message,
+);
 
 const driver: Driver = { name: 'anthropic', errorFlag: true, rawArguments: false, start };
 

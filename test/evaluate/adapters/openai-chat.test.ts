@@ -12,10 +12,10 @@ import {
   agent,
   inOrder,
   type Driver,
-  type Script,
   type ScriptTurn,
   type SeenRequest,
 } from '../adapter-scenarios.js';
+import { recordingStart } from './fetch-driver.js';
 
 type Params = OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming;
 type Message = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -104,21 +104,11 @@ function seen(body: Params, signal: AbortSignal | undefined): SeenRequest {
 }
 
 /** Also records the raw bodies, for the format checks below. */
-function start(script: Script): {
-  adapter: ReturnType<typeof openaiChat>;
-  requests: SeenRequest[];
-  bodies: Params[];
-} {
-  const requests: SeenRequest[] = [];
-  const bodies: Params[] = [];
-  const openai = client(async (body, signal) => {
-    const request = seen(body, signal);
-    requests.push(request);
-    bodies.push(body);
-    return Response.json(completion(await script(request, requests.length), requests.length));
-  });
-  return { adapter: openaiChat(openai, 'gpt-4.1'), requests, bodies };
-}
+const start = recordingStart<Params, ReturnType<typeof openaiChat>>(
+  (answer) => openaiChat(client(answer), 'gpt-4.1'),
+  seen,
+  completion,
+);
 
 const driver: Driver = { name: 'openai-chat', errorFlag: false, rawArguments: true, start };
 

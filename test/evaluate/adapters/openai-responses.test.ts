@@ -11,10 +11,10 @@ import {
   agent,
   inOrder,
   type Driver,
-  type Script,
   type ScriptTurn,
   type SeenRequest,
 } from '../adapter-scenarios.js';
+import { recordingStart } from './fetch-driver.js';
 
 type Params = OpenAI.Responses.ResponseCreateParamsNonStreaming;
 type Item = OpenAI.Responses.ResponseInputItem;
@@ -119,21 +119,11 @@ function seen(body: Params, signal: AbortSignal | undefined): SeenRequest {
   };
 }
 
-function start(script: Script): {
-  adapter: ReturnType<typeof openaiResponses>;
-  requests: SeenRequest[];
-  bodies: Params[];
-} {
-  const requests: SeenRequest[] = [];
-  const bodies: Params[] = [];
-  const openai = client(async (body, signal) => {
-    const request = seen(body, signal);
-    requests.push(request);
-    bodies.push(body);
-    return Response.json(response(await script(request, requests.length), requests.length));
-  });
-  return { adapter: openaiResponses(openai, 'gpt-4.1'), requests, bodies };
-}
+const start = recordingStart<Params, ReturnType<typeof openaiResponses>>(
+  (answer) => openaiResponses(client(answer), 'gpt-4.1'),
+  seen,
+  response,
+);
 
 const driver: Driver = { name: 'openai-responses', errorFlag: false, rawArguments: true, start };
 
