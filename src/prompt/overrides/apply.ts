@@ -38,6 +38,18 @@ export type OverrideOutcome = {
     }
 );
 
+/** Where an override applies: its target, path and (for a tool) the tool's name. */
+type OverrideTargetRef = Pick<OverrideOutcome, 'target' | 'path' | 'toolName'>;
+
+/** The outcome of an override whose text no longer matches what it replaced. */
+function staleOutcome(
+  where: OverrideTargetRef,
+  expectedHash: string,
+  actualHash: string,
+): OverrideOutcome {
+  return { ...where, kind: 'skipped', reason: 'stale', expectedHash, actualHash };
+}
+
 interface SectionDecision {
   readonly outcome: OverrideOutcome;
   /** What renders the body instead of the section, when the override applies. */
@@ -245,15 +257,7 @@ export class OverridesApplier {
     }
     const actualHash = contentHash(template);
     if (actualHash !== entry.expectedHash) {
-      return {
-        outcome: {
-          ...where,
-          kind: 'skipped',
-          reason: 'stale',
-          expectedHash: entry.expectedHash,
-          actualHash,
-        },
-      };
+      return { outcome: staleOutcome(where, entry.expectedHash, actualHash) };
     }
     let render: SectionBodyRenderer;
     try {
@@ -278,16 +282,7 @@ export class OverridesApplier {
         const reason = `section "${path}" offering tool "${tool.name}" does not accept overrides`;
         decision = { tool, outcome: { ...where, kind: 'refused', reason } };
       } else if (actualHash !== entry.expectedHash) {
-        decision = {
-          tool,
-          outcome: {
-            ...where,
-            kind: 'skipped',
-            reason: 'stale',
-            expectedHash: entry.expectedHash,
-            actualHash,
-          },
-        };
+        decision = { tool, outcome: staleOutcome(where, entry.expectedHash, actualHash) };
       } else {
         decision = {
           tool: withDescription(tool, this.#checkDescription(tool, entry.description)),
