@@ -65,21 +65,15 @@ export class TraceMasker {
    * naming a known tool (`ToolInvoked`) are masked by that tool's schema.
    */
   event(event: object): MaskedEvent {
-    const fields = toJsonCopy(event) as Record<string, unknown>;
-    const secrets: string[] = [];
-    const toolName = fields['toolName'];
-    if ('params' in fields && typeof toolName === 'string') {
-      const schema = findToolIn(this.#tools, toolName)?.inputSchema;
-      const masked = maskSecretArguments(fields['params'], schema);
-      fields['params'] = masked.masked;
-      secrets.push(...masked.secrets);
-    }
-    return { type: event.constructor.name, fields: this.#clean(fields, secrets) };
+    return { type: event.constructor.name, fields: this.#eventFields(toJsonCopy(event)) };
   }
 
-  /** Fields already flattened elsewhere (another process's event stream), masked. */
+  /**
+   * Fields already flattened elsewhere (another process's event stream),
+   * masked as {@link event} masks them.
+   */
   fields(fields: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-    return this.#clean(toJsonCopy(fields) as Record<string, unknown>, []);
+    return this.#eventFields(toJsonCopy(fields));
   }
 
   /** Any value (a slice's), masked. */
@@ -96,6 +90,19 @@ export class TraceMasker {
   /** The tools of the lookup, as a trace lists them; `undefined` without a lookup. */
   tools(): readonly Tool[] | undefined {
     return this.#tools === undefined ? undefined : listTools(this.#tools);
+  }
+
+  #eventFields(copy: unknown): Record<string, unknown> {
+    const fields = copy as Record<string, unknown>;
+    const secrets: string[] = [];
+    const toolName = fields['toolName'];
+    if ('params' in fields && typeof toolName === 'string') {
+      const schema = findToolIn(this.#tools, toolName)?.inputSchema;
+      const masked = maskSecretArguments(fields['params'], schema);
+      fields['params'] = masked.masked;
+      secrets.push(...masked.secrets);
+    }
+    return this.#clean(fields, secrets);
   }
 
   #clean(fields: Record<string, unknown>, secrets: string[]): Record<string, unknown> {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { Tool, ToolResult } from '../../../src/index.js';
 import { buildTraceModel } from '../../../src/trace/trace-model.js';
 import { RemoteTrace } from '../../../src/trace/viewer/remote-trace.js';
 
@@ -43,6 +45,27 @@ describe('RemoteTrace', () => {
     });
     expect(last?.fields['result']).toEqual({ success: true, withheld: 'private-data' });
     expect(model.calls.map((c) => c.sensitivity)).toEqual(['public', 'secret']);
+  });
+
+  it("masks by the tools' schemas too, as a recorded trace does", () => {
+    const login = Tool.create({
+      name: 'login',
+      description: 'Logs in',
+      params: z.object({ user: z.string(), pin: z.string().meta({ writeOnly: true }) }),
+      handler: () => ToolResult.ok(null),
+    });
+    const trace = new RemoteTrace({ sessionId: 's', tools: [login] });
+    trace.add(
+      remote('ToolInvoked', {
+        toolName: 'login',
+        params: { user: 'ada', pin: '90210' },
+        result: { message: 'welcome ada, pin 90210', success: true },
+        createdAt: '2026-01-01T00:00:00.000Z',
+      }),
+    );
+    const [event] = buildTraceModel(trace.current()).events;
+    expect(event?.fields['params']).toEqual({ user: 'ada', pin: '***' });
+    expect(JSON.stringify(event?.fields)).not.toContain('90210');
   });
 
   it('starts from the stored level: results are withheld from the first event', () => {
