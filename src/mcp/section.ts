@@ -13,7 +13,11 @@ import {
   type SectionRenderContext,
 } from '../prompt/section.js';
 import { sameItems } from '../prompt/same-items.js';
-import type { SectionSummaryContext, VisibilitySelector } from '../prompt/visibility.js';
+import {
+  checkSummaryOption,
+  type SectionSummaryContext,
+  type VisibilitySelector,
+} from '../prompt/visibility.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import type { ToolPolicy } from '../tools/policy/tool-policy.js';
@@ -367,10 +371,8 @@ function parseSummary(
   key: string,
   summary: string | undefined,
 ): readonly TemplatePart[] | undefined {
+  checkSummaryOption(key, summary);
   if (summary === undefined) return undefined;
-  if (typeof summary !== 'string' || summary.trim().length === 0) {
-    throw new PromptValidationError(`section "${key}": summary must be a non-empty string`);
-  }
   const parts = parseTemplate(dedent(summary), `summary of section "${key}"`);
   for (const name of placeholderNames(parts)) {
     if (!MCP_SUMMARY_PLACEHOLDERS.includes(name)) {
