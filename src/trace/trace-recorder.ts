@@ -235,7 +235,11 @@ export class TraceRecorder {
       }
       const full: TraceSnapshotRecord = {
         kind: 'snapshot',
-        seq: this.#next(),
+        // A part starts while the record that filled the last one is written, and
+        // that record already has the newest number. The state restated here is
+        // the state after the record before it, so it takes that one's number: the
+        // part reads in order, and a reader of both parts skips this restatement.
+        seq: this.#seq - 1,
         at: header.at,
         label: 'rotation',
         full: true,

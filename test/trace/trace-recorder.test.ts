@@ -312,10 +312,16 @@ describe('TraceRecorder', () => {
     for (const name of ['run.jsonl', 'run.1.jsonl', 'run.2.jsonl']) {
       const text = await readFile(path.join(dir, name), 'utf8');
       expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4_096);
-      const [header, state] = text
+      const [header, state, ...rest] = text
         .trimEnd()
         .split('\n')
         .map((line) => JSON.parse(line) as TraceRecord);
+      // Numbered in the order written: the state so far comes before what follows it.
+      const numbered = [state, ...rest].map((record) =>
+        record?.kind === 'header' ? 0 : record!.seq,
+      );
+      expect(numbered).toEqual([...numbered].sort((a, b) => a - b));
+      expect(new Set(numbered).size).toBe(numbered.length);
       expect(header).toMatchObject({ kind: 'header', sessionId: session.sessionId });
       expect(header?.kind === 'header' && header.part).toBeGreaterThan(0);
       expect(state).toMatchObject({ kind: 'snapshot', label: 'rotation', full: true });
