@@ -6,6 +6,7 @@
  */
 import type { McpServerConfig } from '../config/server-config.js';
 import type { ToolLookup } from '../ecosystem/telemetry.js';
+import type { Tool } from '../tools/tool.js';
 import type { Unsubscribe } from '../runtime/event-bus.js';
 import { PromptRendered, ToolInvoked } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
@@ -80,6 +81,7 @@ export class TraceRecorder {
   /** Masked values as last written: what a rotated part starts from. */
   readonly #maskedState = new Map<string, unknown>();
   #seq = 0;
+  #lastTools: readonly Tool[] | undefined;
   #toolsKey = '';
   #closing: Promise<void> | undefined;
 
@@ -142,7 +144,7 @@ export class TraceRecorder {
       label: this.#masker.text(label),
       ...(callId === undefined ? {} : { callId }),
       full: false,
-      slices: Object.fromEntries(Object.entries(slices)),
+      slices,
       withheld,
     });
   }
@@ -185,7 +187,9 @@ export class TraceRecorder {
 
   #recordTools(): void {
     const tools = this.#masker.tools();
-    if (tools === undefined) return;
+    // A section hands out the same frozen list while its tools do not change.
+    if (tools === undefined || tools === this.#lastTools) return;
+    this.#lastTools = tools;
     const list: TraceToolInfo[] = tools.map((tool) => ({
       name: tool.name,
       description: this.#masker.text(tool.description),
