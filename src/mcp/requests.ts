@@ -7,12 +7,13 @@ import {
   CallToolResultSchema,
   type CallToolResult,
   ErrorCode,
-  ListToolsResultSchema,
   McpError as RpcError,
   type Progress,
   type Tool as McpToolDescription,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import { McpTimeoutError } from '../core/errors.js';
+import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
 
 /** Options of a tool call. */
 export interface CallOptions {
@@ -36,9 +37,13 @@ export const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
 /** More pages than any real server sends: a server that never ends its list is cut here. */
 const MAX_LIST_PAGES = 1_000;
 
+/** What the SDK is asked to check of a `tools/list` result: nothing, {@link parseToolListing} does. */
+const UNCHECKED = z.unknown();
+
 /**
  * Every tool, following `nextCursor`.
- * @throws what `broken` makes of the problem when a server sends a cursor twice.
+ * @throws what `broken` makes of the problem when a server sends a cursor
+ *   twice or a listing that breaks the MCP schema.
  */
 export async function listAllTools(
   client: Client,
@@ -55,11 +60,12 @@ export async function listAllTools(
   for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
     const result = await client.request(
       { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      ListToolsResultSchema,
+      UNCHECKED,
       { timeout: timeoutMs, ...(signal ? { signal } : {}) },
     );
-    tools.push(...result.tools);
-    cursor = result.nextCursor;
+    const listed = parseListing(result, options.broken);
+    tools.push(...listed.tools);
+    cursor = listed.nextCursor;
     if (cursor === undefined) break;
     if (seen.has(cursor)) {
       throw options.broken(`tools/list repeated the cursor ${JSON.stringify(cursor)}`);
@@ -67,6 +73,14 @@ export async function listAllTools(
     seen.add(cursor);
   }
   return tools;
+}
+
+function parseListing(result: unknown, broken: (problem: string) => Error): ToolListingPage {
+  try {
+    return parseToolListing(result);
+  } catch (error) {
+    throw error instanceof ToolListingError ? broken(error.message) : error;
+  }
 }
 
 /**

@@ -371,7 +371,9 @@ export class McpServerConnection {
 
   #connectFailure(error: unknown): McpConnectionError {
     if (this.#state !== 'closed') this.#state = 'failed';
-    const reason = this.#describeExit(this.#options.redactor.message(error));
+    // An error this connection already made names the server: keep only its reason.
+    const own = error instanceof McpConnectionError && error.serverName === this.serverName;
+    const reason = this.#describeExit(own ? error.reason : this.#options.redactor.message(error));
     this.#lastError = reason;
     return this.#error(`cannot connect: ${reason}`, error);
   }
