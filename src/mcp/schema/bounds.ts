@@ -22,12 +22,12 @@ const SAME_VALUE_MAPS = ['dependentSchemas', 'dependencies'];
  */
 export function schemaBoundsRefusal(
   schema: unknown,
-  { objects, referring, chars }: SchemaSurvey = surveySchema(schema),
+  { referring, anchored, chars }: SchemaSurvey = surveySchema(schema),
 ): string | undefined {
   if (chars > MAX_SCHEMA_TEXT_LENGTH) {
     return `the schema is ${chars} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
   }
-  const cycle = referring.length === 0 ? undefined : refCycle(schema, objects, referring);
+  const cycle = referring.length === 0 ? undefined : refCycle(schema, anchored, referring);
   return cycle === undefined
     ? undefined
     : `its $refs loop without any data in between (${cycle.join(' → ')}), so no value could ever be checked against it`;
@@ -41,7 +41,7 @@ export function schemaBoundsRefusal(
  */
 function refCycle(
   root: unknown,
-  objects: readonly JsonRecord[],
+  anchored: readonly JsonRecord[],
   referring: readonly JsonRecord[],
 ): string[] | undefined {
   const targets = new Map<string, unknown[]>();
@@ -51,7 +51,7 @@ function refCycle(
       const named = (node: JsonRecord): boolean =>
         [node['$anchor'], node['$dynamicAnchor']].includes(ref.slice(1));
       const pointer = ref === '#' || ref.startsWith('#/');
-      targets.set(ref, pointer ? [resolvePointer(root, ref)] : objects.filter(named));
+      targets.set(ref, pointer ? [resolvePointer(root, ref)] : anchored.filter(named));
     }
     return targets.get(ref) ?? [];
   };

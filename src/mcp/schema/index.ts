@@ -106,7 +106,7 @@ function build(text: string): CacheEntry {
     const survey = surveySchema(copy);
     const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
     if (refusal !== undefined) return { rejection: refusal };
-    const { checks, taken } = planPatterns(copy, survey.objects);
+    const { checks, taken } = planPatterns(copy, survey.patterned);
     for (const node of taken) delete node['pattern'];
     const check = createArgumentCheck(copy, checks);
     // Each problem an issue with `params.keyword`; `invokeTool` calls `check` directly.
@@ -135,7 +135,8 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
   try {
     const survey = surveySchema(schema);
     const refusal = schemaBoundsRefusal(schema, survey);
-    if (refusal === undefined && survey.patterns) planPatterns(schema, survey.objects);
+    if (refusal === undefined && survey.patterned.length > 0)
+      planPatterns(schema, survey.patterned);
     return refusal;
   } catch (error) {
     // A pattern to refuse; anything else is createInputValidator's to report.

@@ -20,36 +20,47 @@ export const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
 /** What one walk over a schema finds. */
 export interface SchemaSurvey {
-  /** The objects that may be schemas: all but data under {@link DATA_KEYWORDS}. */
-  readonly objects: readonly JsonRecord[];
-  /** Those of `objects` with a local `$ref`, `$dynamicRef` or `$recursiveRef`. */
-  readonly referring: readonly JsonRecord[];
   /** Its length as JSON text, escapes aside; past the limit, where the walk stopped. */
   readonly chars: number;
-  /** Whether any of `objects` has a `pattern` or `patternProperties`. */
-  readonly patterns: boolean;
+  /**
+   * The objects that may be schemas (all but data under {@link DATA_KEYWORDS})
+   * with a local `$ref`, `$dynamicRef` or `$recursiveRef`.
+   */
+  readonly referring: readonly JsonRecord[];
+  /** Those with an `$anchor` or `$dynamicAnchor`: where a `#name` reference may lead. */
+  readonly anchored: readonly JsonRecord[];
+  /** Those with a `pattern` or `patternProperties`. */
+  readonly patterned: readonly JsonRecord[];
 }
+
+const NONE: readonly JsonRecord[] = Object.freeze([]);
+
+// The walk's stacks, kept between walks (a walk is synchronous and emptied
+// when it ends): containers still to walk, and whether each is data.
+const pending: object[] = [];
+const pendingData: boolean[] = [];
 
 /**
  * Surveys `root` without writing it out, in one pass over its containers,
  * counted as JSON would write them: a container met twice (shared, or a
  * cycle, which only an in-process server can send) is counted twice, so a
  * cycle or a huge schema ends the walk at {@link MAX_SCHEMA_TEXT_LENGTH}.
+ * It runs for every tool a server lists, so it allocates nothing for a
+ * schema with no reference, anchor or pattern.
  */
 export function surveySchema(root: unknown): SchemaSurvey {
-  const objects: JsonRecord[] = [];
-  const referring: JsonRecord[] = [];
-  let chars = 0;
-  let patterns = false;
-  // Containers still to walk, and whether each is data (under enum, const...).
+  let referring = NONE as JsonRecord[];
+  let anchored = NONE as JsonRecord[];
+  let patterned = NONE as JsonRecord[];
   if (typeof root !== 'object' || root === null) {
-    return { objects, referring, chars: scalarChars(root), patterns };
+    return { chars: scalarChars(root), referring, anchored, patterned };
   }
-  const nodes: object[] = [root];
-  const inData: boolean[] = [false];
-  while (nodes.length > 0 && chars <= MAX_SCHEMA_TEXT_LENGTH) {
-    const node = nodes.pop() as object;
-    const data = inData.pop() === true;
+  let chars = 0;
+  pending.push(root);
+  pendingData.push(false);
+  while (pending.length > 0 && chars <= MAX_SCHEMA_TEXT_LENGTH) {
+    const node = pending.pop() as object;
+    const data = pendingData.pop() === true;
     let members = 0;
     if (Array.isArray(node)) {
       members = node.length;
@@ -57,38 +68,67 @@ export function surveySchema(root: unknown): SchemaSurvey {
         const item: unknown = node[index];
         if (typeof item !== 'object' || item === null) chars += scalarChars(item);
         else {
-          nodes.push(item);
-          inData.push(data);
+          pending.push(item);
+          pendingData.push(data);
         }
       }
     } else {
-      if (!data) objects.push(node as JsonRecord);
       let refers = false;
+      let anchors = false;
+      let patterns = false;
       for (const key in node) {
         if (!Object.hasOwn(node, key)) continue;
         members++;
         chars += key.length + 3;
         const value = (node as JsonRecord)[key];
-        if (!data && key.charCodeAt(0) === 36 /* $ */ && REFERENCE_KEYWORDS.has(key)) {
-          refers ||= typeof value === 'string' && value.startsWith('#');
+        if (!data) {
+          const first = key.charCodeAt(0);
+          if (first === 36 /* $ */) {
+            if (REFERENCE_KEYWORDS.has(key)) {
+              refers ||= typeof value === 'string' && value.startsWith('#');
+            } else anchors ||= key === '$anchor' || key === '$dynamicAnchor';
+          } else if (first === 112 /* p */) {
+            patterns ||= key === 'pattern' || key === 'patternProperties';
+          }
         }
-        if (!data && (key === 'pattern' || key === 'patternProperties')) patterns = true;
         if (typeof value !== 'object' || value === null) chars += scalarChars(value);
         else {
-          nodes.push(value);
-          inData.push(data || DATA_KEYWORDS.has(key));
+          pending.push(value);
+          pendingData.push(data || DATA_KEYWORDS.has(key));
         }
       }
-      if (refers) referring.push(node as JsonRecord);
+      if (refers) referring = append(referring, node as JsonRecord);
+      if (anchors) anchored = append(anchored, node as JsonRecord);
+      if (patterns) patterned = append(patterned, node as JsonRecord);
     }
-    chars += 1 + Math.max(members, 1); // brackets and commas
+    chars += 1 + (members > 1 ? members : 1); // brackets and commas
   }
-  return { objects, referring, chars, patterns };
+  // Holds nothing between walks, so that no schema is kept alive by it.
+  pending.length = 0;
+  pendingData.length = 0;
+  return { chars, referring, anchored, patterned };
+}
+
+/** `list` with `node` added; the shared empty list is replaced by a list of its own. */
+function append(list: JsonRecord[], node: JsonRecord): JsonRecord[] {
+  if (list === NONE) return [node];
+  list.push(node);
+  return list;
 }
 
 /** The length of a scalar as JSON text, escapes aside. */
 function scalarChars(value: unknown): number {
-  return typeof value === 'string' ? value.length + 2 : String(value).length;
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return integerChars(value);
+  return String(value).length;
+}
+
+/** Digits (and sign) of a safe integer, without writing it. */
+function integerChars(value: number): number {
+  let chars = value < 0 ? 2 : 1;
+  for (let rest = Math.abs(value); rest >= 10; rest = Math.floor(rest / 10)) chars++;
+  return chars;
 }
 
 /** Keywords that refer to another schema for the same value. */

@@ -21,15 +21,17 @@ export interface PatternCheck {
 
 /**
  * Which patterns of `schema` RE2 checks (the validator's copy must then drop
- * them from the `taken` objects); `objects` are its schema objects.
+ * them from the `taken` objects); `patterned` are its schema objects with a
+ * `pattern` or `patternProperties` (a survey's).
  * @throws SchemaProblem naming a pattern left with the validator that could backtrack badly.
  */
 export function planPatterns(
   schema: unknown,
-  objects: readonly JsonRecord[],
+  patterned: readonly JsonRecord[],
 ): { checks: PatternCheck[]; taken: Set<JsonRecord> } {
   const checks: PatternCheck[] = [];
   const taken = new Set<JsonRecord>();
+  if (patterned.length === 0) return { checks, taken };
   const plain = (node: unknown, path: PatternCheck['path']): void => {
     if (!isJsonRecord(node)) return;
     const { pattern, properties, items } = node;
@@ -46,7 +48,7 @@ export function planPatterns(
     plain(items, [...path, EVERY_ITEM]);
   };
   plain(schema, []);
-  for (const node of objects) {
+  for (const node of patterned) {
     const { pattern, patternProperties } = node;
     const left = typeof pattern === 'string' && !taken.has(node) ? [pattern] : [];
     if (isJsonRecord(patternProperties)) left.push(...Object.keys(patternProperties));

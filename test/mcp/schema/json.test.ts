@@ -29,14 +29,48 @@ describe('surveySchema', () => {
     );
   });
 
-  it('lists the objects that may be schemas, not those inside enum, const, default or examples', () => {
-    const inner = { type: 'string' };
-    const data = { type: 'object' };
-    const schema = { type: 'object', properties: { a: inner }, default: { x: data }, enum: [data] };
-    const { objects } = surveySchema(schema);
-    expect(objects).toContain(schema);
-    expect(objects).toContain(inner);
-    expect(objects).not.toContain(data);
+  it('lists the schemas with references, anchors and patterns, not data inside enum, const, default or examples', () => {
+    const referring = { $ref: '#/$defs/a' };
+    const anchored = { $anchor: 'a', type: 'string' };
+    const patterned = { type: 'string', pattern: '^a' };
+    const keyed = { type: 'object', patternProperties: { '^x': {} } };
+    const data = { $ref: '#/x', $anchor: 'd', pattern: '^d', patternProperties: {} };
+    const schema = {
+      type: 'object',
+      properties: { r: referring, p: patterned, k: keyed, remote: { $ref: 'https://x/y' } },
+      $defs: { a: anchored },
+      default: { x: data },
+      enum: [data],
+      const: data,
+      examples: [[data]],
+    };
+    const survey = surveySchema(schema);
+    expect(survey.referring).toEqual([referring]);
+    expect(survey.anchored).toEqual([anchored]);
+    expect(new Set(survey.patterned)).toEqual(new Set([patterned, keyed]));
+  });
+
+  it('counts every integer, negative, fractional and exponent form as JSON writes it', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.integer(),
+          fc.double({ noNaN: true, noDefaultInfinity: true }),
+          fc.constant(-0),
+        ),
+        (value) => {
+          expect(surveySchema({ n: value }).chars).toBe(JSON.stringify({ n: value }).length);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('lists nothing, and shares the empty lists, for a schema with no reference, anchor or pattern', () => {
+    const one = surveySchema({ type: 'object', properties: { a: { type: 'string' } } });
+    const two = surveySchema({ type: 'string', enum: [{ $ref: '#' }] });
+    expect([one.referring, one.anchored, one.patterned]).toEqual([[], [], []]);
+    expect(one.referring).toBe(two.patterned);
   });
 
   it('ends on shared and cyclic objects that only an in-process server can send', () => {

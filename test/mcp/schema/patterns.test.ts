@@ -20,7 +20,7 @@ const risky = (pattern: string): string =>
   `pattern ${JSON.stringify(pattern)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`;
 
 function plan(schema: JsonRecord): ReturnType<typeof planPatterns> {
-  return planPatterns(schema, surveySchema(schema).objects);
+  return planPatterns(schema, surveySchema(schema).patterned);
 }
 
 /** The problems of `value` under the RE2 checks of `schema`, as path and message. */
