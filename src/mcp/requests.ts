@@ -64,7 +64,7 @@ export async function listAllTools(
       { timeout: timeoutMs, ...(signal ? { signal } : {}) },
     );
     const listed = parseListing(result, options.broken);
-    tools.push(...listed.tools);
+    for (const tool of listed.tools) tools.push(tool); // a spread of a huge page overflows the stack
     cursor = listed.nextCursor;
     if (cursor === undefined) break;
     if (seen.has(cursor)) {

@@ -81,7 +81,7 @@ export class ToolCatalog {
    */
   publish(routes: readonly ServerRoute[]): void {
     const all: McpTool[] = [];
-    for (const route of routes) all.push(...this.of(route.name));
+    for (const route of routes) for (const tool of this.of(route.name)) all.push(tool);
     assertUniqueToolNames(all);
     this.#all = Object.freeze(all);
   }

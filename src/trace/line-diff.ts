@@ -27,10 +27,15 @@ export function diffLines(before: string, after: string): DiffLine[] {
   ) {
     tail += 1;
   }
-  const out: DiffLine[] = a.slice(0, head).map((line): DiffLine => ` ${line}`);
-  out.push(...middle(a.slice(head, a.length - tail), b.slice(head, b.length - tail)));
-  out.push(...a.slice(a.length - tail).map((line): DiffLine => ` ${line}`));
-  return out;
+  const kept = (line: string): DiffLine => ` ${line}`;
+  // concat, not push(...): a spread of a long prompt's lines overflows the stack.
+  return a
+    .slice(0, head)
+    .map(kept)
+    .concat(
+      middle(a.slice(head, a.length - tail), b.slice(head, b.length - tail)),
+      a.slice(a.length - tail).map(kept),
+    );
 }
 
 function middle(a: readonly string[], b: readonly string[]): DiffLine[] {

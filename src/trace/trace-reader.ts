@@ -61,7 +61,7 @@ export async function readTrace(file: string): Promise<LoadedTrace> {
       );
     }
     firstHeader ??= header;
-    records.push(...parsed.records);
+    for (const record of parsed.records) records.push(record); // a spread of a long part overflows the stack
     skippedLines += parsed.skipped;
   }
   return Object.freeze({

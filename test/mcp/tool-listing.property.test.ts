@@ -256,6 +256,29 @@ describe('parseToolListing refusals', () => {
   });
 });
 
+describe('a server that lists 150,000 tools', () => {
+  it('is bridged whole (spreads of its list would overflow the stack)', async () => {
+    const schema = { type: 'object' as const };
+    const tools = Array.from({ length: 150_000 }, (_, i) => ({
+      name: `t${i}`,
+      inputSchema: schema,
+    }));
+    const server = new Server({ name: 'wide', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+    const section = new McpIntegrationSection({
+      servers: [{ name: 'wide', transport: { type: 'in-memory', server } }],
+      session: new Session(),
+    });
+    try {
+      await section.connect();
+      expect(section.tools()).toHaveLength(150_000);
+      expect(section.tools().at(-1)?.name).toBe('wide_t149999');
+    } finally {
+      await section.disconnect();
+    }
+  });
+});
+
 describe('a server whose listing breaks the MCP schema', () => {
   const sections: McpIntegrationSection[] = [];
   afterEach(async () => {

@@ -28,4 +28,13 @@ describe('diffLines', () => {
     const diff = diffLines('x\na\nb\nc\ny', 'a\nb\nc');
     expect(diff.filter((line) => line.startsWith(' '))).toEqual([' a', ' b', ' c']);
   });
+
+  it('diffs prompts of 300,000 lines (a tool per line) without overflowing the stack', () => {
+    const lines = Array.from({ length: 300_000 }, (_, i) => `- tool_${i}`);
+    const changed = [...lines];
+    changed[100_000] = '- renamed';
+    const diff = diffLines(lines.join('\n'), changed.join('\n'));
+    expect(diff).toHaveLength(300_001);
+    expect(diff.filter((line) => !line.startsWith(' '))).toEqual(['-- tool_100000', '+- renamed']);
+  });
 });

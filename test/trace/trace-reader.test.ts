@@ -40,6 +40,15 @@ describe('readTrace', () => {
     expect(trace.name).toBe('run.jsonl');
   });
 
+  it('reads a part of 200,000 records (a spread of them would overflow the stack)', async () => {
+    const lines = [header(0)];
+    for (let seq = 1; seq <= 200_000; seq++) lines.push(event(seq));
+    await writeFile(path.join(dir, 'long.jsonl'), `${lines.join('\n')}\n`);
+    const trace = await readTrace(path.join(dir, 'long.jsonl'));
+    expect(trace.records).toHaveLength(200_001);
+    expect(trace.records.at(-1)).toMatchObject({ kind: 'event', seq: 200_000 });
+  });
+
   it('names a file it cannot read', async () => {
     const missing = path.join(dir, 'missing.jsonl');
     await expect(readTrace(missing)).rejects.toMatchObject({
