@@ -15,6 +15,7 @@ import {
 import { startTraceViewer } from '../trace/viewer/viewer-server.js';
 import type { CommandContext } from './commands.js';
 import { CliError, EXIT_CODES, type ExitCode } from './exit-codes.js';
+import { messageOf } from '../core/errors.js';
 
 /** The command line of `debug`, parsed. */
 export interface DebugCommandOptions {
@@ -105,7 +106,7 @@ async function redisSource(options: DebugCommandOptions): Promise<TraceSource> {
     await store.close();
     throw new CliError(
       EXIT_CODES.connection,
-      `session ${JSON.stringify(session)} could not be followed on ${redis}: ${error instanceof Error ? error.message : String(error)}`,
+      `session ${JSON.stringify(session)} could not be followed on ${redis}: ${messageOf(error)}`,
       { cause: error },
     );
   }

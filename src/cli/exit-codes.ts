@@ -1,4 +1,4 @@
-import { McpConfigError, McpConnectionError, McpSchemaError } from '../core/errors.js';
+import { McpConfigError, McpConnectionError, McpSchemaError, messageOf } from '../core/errors.js';
 
 /**
  * Exit codes of the `mcp-sections` CLI, stable for scripts.
@@ -61,7 +61,7 @@ export function oneLine(text: string): string {
 export function asCliError(error: unknown, signal?: AbortSignal): unknown {
   if (error instanceof CliError) return error;
   if (signal?.aborted === true) return new CliError(EXIT_CODES.interrupted, 'interrupted');
-  const message = oneLine(error instanceof Error ? error.message : String(error));
+  const message = oneLine(messageOf(error));
   if (error instanceof McpConfigError)
     return new CliError(EXIT_CODES.config, message, { cause: error });
   if (error instanceof McpConnectionError || error instanceof McpSchemaError) {

@@ -10,7 +10,7 @@
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PromptOverridesError } from '../core/errors.js';
+import { PromptOverridesError, messageOf } from '../core/errors.js';
 import { seedPromptOverrides, walkSections } from '../prompt/overrides/descriptor.js';
 import {
   FilePromptOverridesStore,
@@ -115,11 +115,9 @@ async function importModule(specifier: string): Promise<Record<string, unknown>>
         { cause: error },
       );
     }
-    throw new CliError(
-      EXIT_CODES.config,
-      `cannot load ${file}: ${oneLine(error instanceof Error ? error.message : String(error))}`,
-      { cause: error },
-    );
+    throw new CliError(EXIT_CODES.config, `cannot load ${file}: ${oneLine(messageOf(error))}`, {
+      cause: error,
+    });
   }
 }
 

@@ -9,6 +9,7 @@ import type { CommandContext } from './commands.js';
 import { asCliError, CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { createProgress, SILENT_PROGRESS } from './spinner.js';
+import { messageOf } from '../core/errors.js';
 
 /** The text of `mcp-sections --help`. */
 export const HELP = `Usage: mcp-sections <command> [options]
@@ -128,12 +129,7 @@ export async function runCli(
   } catch (error) {
     const mapped = asCliError(error, signal);
     const failure =
-      mapped instanceof CliError
-        ? mapped
-        : new CliError(
-            EXIT_CODES.toolError,
-            mapped instanceof Error ? mapped.message : String(mapped),
-          );
+      mapped instanceof CliError ? mapped : new CliError(EXIT_CODES.toolError, messageOf(mapped));
     io.stderr.write(`error: ${oneLine(failure.message)}\n`);
     for (const line of failure.details) io.stderr.write(`${line}\n`);
     if (json && !printed) {
@@ -171,7 +167,7 @@ async function dispatch(
   try {
     parsed = parseArgs({ args: [...argv], options: OPTIONS, allowPositionals: true, strict: true });
   } catch (error) {
-    throw usage(error instanceof Error ? error.message : String(error));
+    throw usage(messageOf(error));
   }
   const { values, positionals } = parsed;
   if (values.help === true) {

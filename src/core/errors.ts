@@ -172,7 +172,15 @@ export class McpFatalToolError extends McpError {
   }
 }
 
-/** What went wrong, as text: an `Error`'s message, anything else as a string. */
+/**
+ * What went wrong, as text: an `Error`'s message, anything else as a
+ * string. Never throws: a thrown value that cannot be written as text (an
+ * object without a prototype, a throwing getter) is described instead.
+ */
 export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  try {
+    return error instanceof Error ? String(error.message) : String(error);
+  } catch {
+    return 'a thrown value that cannot be written as text';
+  }
 }

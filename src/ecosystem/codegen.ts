@@ -9,6 +9,7 @@ import { jsonSchemaToZod } from 'json-schema-to-zod';
 import type { Tool } from '../tools/tool.js';
 import { prepareCodegenSchema } from './codegen-schema.js';
 import { toolsOf, type ToolSource } from './tool-source.js';
+import { messageOf } from '../core/errors.js';
 
 /** Options of {@link generateToolBindings}. */
 export interface GenerateToolBindingsOptions {
@@ -77,9 +78,7 @@ export function generateToolBindings(
           withoutDefaults: true,
         });
       } catch (error) {
-        issues = [
-          `#: the converter failed: ${error instanceof Error ? error.message : String(error)}`,
-        ];
+        issues = [`#: the converter failed: ${messageOf(error)}`];
         expression = LOOSE;
       }
     } else {

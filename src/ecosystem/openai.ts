@@ -15,6 +15,7 @@ import {
   type ProviderInvokeOptions,
   type ToolSource,
 } from './tool-source.js';
+import { messageOf } from '../core/errors.js';
 
 /** A Chat Completions function tool (assignable to `OpenAI.Chat.Completions.ChatCompletionTool`). */
 export interface OpenAIFunctionTool {
@@ -155,7 +156,7 @@ export function parseToolArguments(name: string, text: string): ParsedToolArgume
   try {
     return { ok: true, args: JSON.parse(text) as unknown };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     return {
       ok: false,
       error: ToolResult.error(

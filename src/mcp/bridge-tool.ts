@@ -28,6 +28,7 @@ import type { McpServerConnection, McpToolDescription } from './server-connectio
 import type { ServerRoute } from './server-route.js';
 import { serverTextLine } from './server-text.js';
 import { bridgedDescription } from './tool-naming.js';
+import { messageOf } from '../core/errors.js';
 
 /** A bridged MCP tool: params are the server's JSON object arguments. */
 export type McpTool = Tool<z.ZodType<Record<string, unknown>>, McpToolValue | null>;
@@ -344,7 +345,7 @@ function validatorOrRefusal(
     return createInputValidator(schema, { serverName, toolName });
   } catch (error) {
     // Fail closed: a schema we cannot honour refuses every call, with the reason.
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = messageOf(error);
     return z.record(z.string(), z.unknown()).superRefine((_value, ctx) => {
       ctx.addIssue({
         code: 'custom',

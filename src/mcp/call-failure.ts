@@ -5,7 +5,7 @@
  * own; the SDK's "MCP error -N: " prefixes are stripped.
  */
 import { ErrorCode, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
-import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
+import { McpConnectionError, McpTimeoutError, messageOf } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolTimedOut } from './events.js';
@@ -60,7 +60,7 @@ export function callFailure(error: unknown, context: FailureContext): ToolResult
       `server "${serverName}" refused tool "${original}" (JSON-RPC error ${error.code}): ${stripRpcPrefix(error.message)}`,
     );
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return ToolResult.error(`tool "${original}" of server "${serverName}" failed: ${message}`);
 }
 

@@ -6,6 +6,7 @@ import type { Approval } from '../tools/policy/approval.js';
 import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
+import { messageOf } from '../core/errors.js';
 
 /** A tool call as a text-protocol agent writes it. */
 export interface ExecuteRequest {
@@ -70,7 +71,7 @@ function findTool(
   try {
     parts = splitToolName(normalized);
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return messageOf(error);
   }
   const server = servers.find(
     (entry) => entry.name === parts.server || entry.prefix === parts.server,

@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createInputValidator } from './schema/index.js';
+import { messageOf } from '../core/errors.js';
 
 /**
  * Why a successful result breaks the tool's declared `outputSchema`, or
@@ -20,7 +21,7 @@ export function outputSchemaViolation(
   try {
     validator = createInputValidator(outputSchema, ids);
   } catch (error) {
-    return `tool "${ids.toolName}" of server "${ids.serverName}" has an outputSchema that cannot be used: ${error instanceof Error ? error.message : String(error)}`;
+    return `tool "${ids.toolName}" of server "${ids.serverName}" has an outputSchema that cannot be used: ${messageOf(error)}`;
   }
   const parsed = validator.safeParse(result.structuredContent);
   if (parsed.success) return undefined;

@@ -1,4 +1,5 @@
 import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
+import { messageOf } from '../core/errors.js';
 
 const MASK = '***';
 /** A run of text without white space or quotes: a URL, a header value, a word. */
@@ -79,7 +80,7 @@ export class SecretRedactor {
   }
 
   message(error: unknown): string {
-    return this.redact(error instanceof Error ? error.message : String(error));
+    return this.redact(messageOf(error));
   }
 }
 

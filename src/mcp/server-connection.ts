@@ -5,7 +5,7 @@ import type {
   Tool as McpToolDescription,
 } from '@modelcontextprotocol/sdk/types.js';
 import { coalesce } from '../core/coalesce.js';
-import { McpConnectionError } from '../core/errors.js';
+import { McpConnectionError, messageOf } from '../core/errors.js';
 import { PACKAGE_VERSION } from '../core/package-version.js';
 import { pause } from '../core/pause.js';
 import { descendants, endProcesses } from './process-tree.js';
@@ -403,5 +403,5 @@ export class McpServerConnection {
 /** An error's reason without the server's name, which the caller's text already gives. */
 export function failureReason(error: unknown): string {
   if (error instanceof McpConnectionError) return error.reason;
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }

@@ -3,7 +3,7 @@
  * JSON (a whole-answer ```json fence is allowed), then the zod schema.
  */
 import type { z } from 'zod';
-import { PromptOutputError } from '../core/errors.js';
+import { PromptOutputError, messageOf } from '../core/errors.js';
 import type { RenderedPrompt } from './rendered-prompt.js';
 
 /**
@@ -29,7 +29,7 @@ export function parseOutput<O>(rendered: RenderedPrompt<O>, text: string): O {
   } catch (error) {
     const start = json.length > 40 ? `${json.slice(0, 40)}…` : json;
     throw new PromptOutputError(
-      `the answer is not JSON (${error instanceof Error ? error.message : String(error)}): ${JSON.stringify(start)}`,
+      `the answer is not JSON (${messageOf(error)}): ${JSON.stringify(start)}`,
       { cause: error },
     );
   }

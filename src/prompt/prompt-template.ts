@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PromptValidationError } from '../core/errors.js';
+import { PromptValidationError, messageOf } from '../core/errors.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { JsonSchema } from '../tools/tool.js';
 import { checkDisclosureToolNames, checkSummarizable } from './disclosure/disclosure-checks.js';
@@ -126,7 +126,7 @@ function outputJsonSchema(options: PromptTemplateOptions<unknown>): JsonSchema |
     return Object.freeze(z.toJSONSchema(options.output, { io: 'output' }));
   } catch (error) {
     throw new PromptValidationError(
-      `output of prompt "${options.ns}/${options.key}" has no JSON Schema: ${error instanceof Error ? error.message : String(error)}`,
+      `output of prompt "${options.ns}/${options.key}" has no JSON Schema: ${messageOf(error)}`,
       { cause: error },
     );
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { FATAL_PREFIX, McpFatalToolError } from '../core/errors.js';
+import { FATAL_PREFIX, McpFatalToolError, messageOf } from '../core/errors.js';
 import { isObserved } from '../runtime/event-bus.js';
 import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
@@ -235,7 +235,7 @@ function parsedResult<T>(toolName: string, parsed: z.ZodSafeParseResult<T>): Par
 function invalidArguments(toolName: string, error: unknown): ParsedArguments<never> {
   return {
     success: false,
-    message: `invalid arguments for tool "${toolName}": ${error instanceof Error ? error.message : String(error)}`,
+    message: `invalid arguments for tool "${toolName}": ${messageOf(error)}`,
   };
 }
 

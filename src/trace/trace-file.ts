@@ -9,6 +9,7 @@ import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promi
 import path from 'node:path';
 import { PRIVATE_FILE_MODE } from '../core/atomic-file.js';
 import { TraceError } from './errors.js';
+import { messageOf } from '../core/errors.js';
 
 /** Default of `TraceRecorderOptions.maxBytes`: 64 MiB a file. */
 export const DEFAULT_TRACE_MAX_BYTES = 64 * 1024 * 1024;
@@ -142,7 +143,7 @@ export class RotatingTraceFile {
       this.#queue = [];
       this.#error = new TraceError(
         'trace-write',
-        `trace ${JSON.stringify(this.path)} could not be written, recording stopped: ${error instanceof Error ? error.message : String(error)}`,
+        `trace ${JSON.stringify(this.path)} could not be written, recording stopped: ${messageOf(error)}`,
         { cause: error },
       );
     }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { TraceError } from './errors.js';
 import { tracePartPath } from './trace-file.js';
 import type { TraceHeaderRecord, TraceRecord } from './trace-format.js';
+import { messageOf } from '../core/errors.js';
 
 /** Most rotated parts looked for beside a trace file. */
 const MAX_PARTS = 1_000;
@@ -48,7 +49,7 @@ export async function readTrace(file: string): Promise<LoadedTrace> {
     } catch (error) {
       throw new TraceError(
         'trace-read',
-        `trace ${JSON.stringify(part)} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        `trace ${JSON.stringify(part)} could not be read: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -125,7 +126,7 @@ export async function listTraceFiles(directory: string): Promise<readonly TraceF
   } catch (error) {
     throw new TraceError(
       'trace-read',
-      `directory ${JSON.stringify(directory)} could not be read: ${error instanceof Error ? error.message : String(error)}`,
+      `directory ${JSON.stringify(directory)} could not be read: ${messageOf(error)}`,
       { cause: error },
     );
   }

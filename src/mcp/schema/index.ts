@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { createHash } from 'node:crypto';
-import { McpSchemaError } from '../../core/errors.js';
+import { McpSchemaError, messageOf } from '../../core/errors.js';
 import { withDirectCheck } from '../../tools/direct-check.js';
 import { createArgumentCheck } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
@@ -67,7 +67,7 @@ export function createInputValidator(
     }
   } catch (error) {
     // Not cached: a value JSON cannot carry, or a failure that is not the schema's.
-    throw fail(error instanceof Error ? error.message : String(error), error);
+    throw fail(messageOf(error), error);
   }
   if ('rejection' in entry) throw fail(entry.rejection);
   return entry.validator;

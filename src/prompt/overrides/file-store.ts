@@ -7,7 +7,7 @@ import { mkdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { isErrno, writeFileAtomic } from '../../core/atomic-file.js';
-import { PromptOverridesError } from '../../core/errors.js';
+import { PromptOverridesError, messageOf } from '../../core/errors.js';
 import {
   checkOverridesRef,
   overridesDocument,
@@ -204,7 +204,7 @@ function parseText(file: string, text: string): unknown {
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw new PromptOverridesError(
-      `overrides file ${JSON.stringify(file)} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      `overrides file ${JSON.stringify(file)} is not valid JSON: ${messageOf(error)}`,
       { cause: error },
     );
   }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { TraceError } from '../errors.js';
 import { buildTraceModel, type TraceModel } from '../trace-model.js';
 import { listTraceFiles, readTrace, type LoadedTrace } from '../trace-reader.js';
+import { messageOf } from '../../core/errors.js';
 
 /** A model and a number that changes whenever the model does. */
 export interface VersionedModel {
@@ -45,7 +46,7 @@ export async function fileTraceSource(target: string): Promise<TraceSource> {
   } catch (error) {
     throw new TraceError(
       'trace-read',
-      `${JSON.stringify(target)} is not a trace file or a directory of traces: ${error instanceof Error ? error.message : String(error)}`,
+      `${JSON.stringify(target)} is not a trace file or a directory of traces: ${messageOf(error)}`,
       { cause: error },
     );
   }

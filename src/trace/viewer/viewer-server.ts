@@ -10,6 +10,7 @@ import { TraceError } from '../errors.js';
 import { DEFAULT_VIEWER_HOST, loopbackAddress } from './loopback.js';
 import type { TraceSource } from './trace-source.js';
 import { viewerDocument } from './viewer-page.js';
+import { messageOf } from '../../core/errors.js';
 
 /** Options of {@link startTraceViewer}. */
 export interface TraceViewerOptions {
@@ -200,5 +201,5 @@ function sameToken(given: string, token: string): boolean {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return messageOf(error);
 }
