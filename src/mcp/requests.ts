@@ -12,8 +12,13 @@ import {
   type Tool as McpToolDescription,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { McpTimeoutError } from '../core/errors.js';
-import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
+import { McpTimeoutError, messageOf } from '../core/errors.js';
+import {
+  describeSent,
+  parseToolListing,
+  ToolListingError,
+  type ToolListingPage,
+} from './tool-listing.js';
 
 /** Options of a tool call. */
 export interface CallOptions {
@@ -68,18 +73,23 @@ export async function listAllTools(
     cursor = listed.nextCursor;
     if (cursor === undefined) break;
     if (seen.has(cursor)) {
-      throw options.broken(`tools/list repeated the cursor ${JSON.stringify(cursor)}`);
+      throw options.broken(`tools/list repeated the cursor ${describeSent(cursor)}`);
     }
     seen.add(cursor);
   }
   return tools;
 }
 
+/** The page of `result`; any failure to read it, a getter's throw included, is `broken`. */
 function parseListing(result: unknown, broken: (problem: string) => Error): ToolListingPage {
   try {
     return parseToolListing(result);
   } catch (error) {
-    throw error instanceof ToolListingError ? broken(error.message) : error;
+    throw broken(
+      error instanceof ToolListingError
+        ? error.message
+        : `tools/list could not be read: ${messageOf(error)}`,
+    );
   }
 }
 

@@ -9,6 +9,15 @@
  * of a connect to a server with many tools. The equivalence is a property
  * test against the SDK's schema (`test/mcp/tool-listing.property.test.ts`).
  *
+ * An in-process server hands over its own objects, not JSON: every value
+ * is read once (a getter cannot pass the check and then change), arrays
+ * are read by index without calling their methods, and only own members
+ * count where the SDK's records say so.
+ *
+ * Its messages name the place and what was expected, and show a value the
+ * server sent only when it is short and needs no escaping, so that secret
+ * masking, which looks for a secret whole, still finds it.
+ *
  * What it does not check: the result's own `_meta` (nothing reads it).
  */
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
@@ -36,7 +45,8 @@ export function parseToolListing(result: unknown): ToolListingPage {
   }
   if (!Array.isArray(tools)) throw invalid('tools', tools, 'an array');
   const parsed: McpToolDescription[] = [];
-  for (let index = 0; index < tools.length; index++) {
+  const count = lengthOf(tools);
+  for (let index = 0; index < count; index++) {
     parsed.push(parseTool(tools[index], index));
   }
   return { tools: parsed, nextCursor };
@@ -55,7 +65,7 @@ function parseTool(tool: unknown, index: number): McpToolDescription {
   if (!isObject(tool)) throw invalid(`tools[${index}]`, tool, 'an object');
   const { name } = tool;
   if (typeof name !== 'string') throw invalid(`tools[${index}].name`, name, 'a string');
-  const at = `tools[${index}] (${quote(name)})`;
+  const at = `tools[${index}]${isShowable(name) ? ` (${JSON.stringify(name)})` : ''}`;
   const copy: Record<string, unknown> = { name };
   copyOptional(tool, copy, 'title', at, isString, 'a string');
   if ('icons' in tool) copy.icons = parseIcons(tool.icons, `${at}.icons`);
@@ -68,7 +78,10 @@ function parseTool(tool: unknown, index: number): McpToolDescription {
   }
   if ('annotations' in tool) copy.annotations = parseAnnotations(tool.annotations, at);
   if ('execution' in tool) copy.execution = parseExecution(tool.execution, at);
-  if ('_meta' in tool) copy._meta = parseRecord(tool._meta, `${at}._meta`);
+  if ('_meta' in tool) {
+    const meta = tool._meta;
+    copy._meta = meta === undefined ? undefined : parseRecord(meta, `${at}._meta`, keepAny);
+  }
   return copy as McpToolDescription;
 }
 
@@ -78,28 +91,20 @@ function parseObjectSchema(schema: unknown, at: string): Record<string, unknown>
   const { type, properties, required } = schema;
   if (type !== 'object') throw invalid(`${at}.type`, type, '"object"');
   const copy: Record<string, unknown> = { type };
-  if (properties !== undefined) {
-    if (!isRecord(properties)) throw invalid(`${at}.properties`, properties, 'a plain object');
-    const members: Record<string, unknown> = {};
-    for (const key of Object.keys(properties)) {
-      if (key === PROTO) continue;
-      const member = properties[key];
-      if (member === null || (typeof member !== 'object' && typeof member !== 'function')) {
-        throw invalid(`${at}.properties[${quote(key)}]`, member, 'an object');
-      }
-      members[key] = member;
-    }
-    copy.properties = members;
-  } else if ('properties' in schema) copy.properties = undefined;
-  if (required !== undefined) {
-    if (!Array.isArray(required)) throw invalid(`${at}.required`, required, 'an array of strings');
-    for (let index = 0; index < required.length; index++) {
-      if (typeof required[index] !== 'string') {
-        throw invalid(`${at}.required[${index}]`, required[index], 'a string');
-      }
-    }
-    copy.required = [...(required as string[])];
-  } else if ('required' in schema) copy.required = undefined;
+  if ('properties' in schema) {
+    copy.properties =
+      properties === undefined
+        ? undefined
+        : parseRecord(properties, `${at}.properties`, (member, where) => {
+            if (member === null || (typeof member !== 'object' && typeof member !== 'function')) {
+              throw invalid(where, member, 'an object');
+            }
+            return member;
+          });
+  }
+  if ('required' in schema) {
+    copy.required = required === undefined ? undefined : parseStrings(required, `${at}.required`);
+  }
   // Every other member, inherited enumerable ones too, as the SDK's catchall copies them.
   for (const key in schema) {
     if (key !== 'type' && key !== 'properties' && key !== 'required' && key !== PROTO) {
@@ -115,8 +120,9 @@ function parseAnnotations(annotations: unknown, tool: string): Record<string, un
   if (!isObject(annotations)) throw invalid(at, annotations, 'an object');
   const copy: Record<string, unknown> = {};
   copyOptional(annotations, copy, 'title', at, isString, 'a string');
-  for (const hint of ANNOTATION_HINTS)
+  for (const hint of ANNOTATION_HINTS) {
     copyOptional(annotations, copy, hint, at, isBoolean, 'a boolean');
+  }
   return copy;
 }
 
@@ -132,31 +138,68 @@ function parseExecution(execution: unknown, tool: string): Record<string, unknow
 function parseIcons(icons: unknown, at: string): Record<string, unknown>[] | undefined {
   if (icons === undefined) return undefined;
   if (!Array.isArray(icons)) throw invalid(at, icons, 'an array of icons');
-  return icons.map((icon: unknown, index) => {
+  const copy: Record<string, unknown>[] = [];
+  const count = lengthOf(icons);
+  for (let index = 0; index < count; index++) {
+    const icon: unknown = icons[index];
     const place = `${at}[${index}]`;
     if (!isObject(icon)) throw invalid(place, icon, 'an object');
-    if (typeof icon.src !== 'string') throw invalid(`${place}.src`, icon.src, 'a string');
-    const copy: Record<string, unknown> = { src: icon.src };
-    copyOptional(icon, copy, 'mimeType', place, isString, 'a string');
-    copyOptional(icon, copy, 'sizes', place, isStringArray, 'an array of strings');
-    if (Array.isArray(copy.sizes)) copy.sizes = [...(copy.sizes as string[])];
-    copyOptional(icon, copy, 'theme', place, isOneOf(ICON_THEMES), oneOf(ICON_THEMES));
-    return copy;
-  });
-}
-
-/** A record of any values, copied. */
-function parseRecord(record: unknown, at: string): Record<string, unknown> | undefined {
-  if (record === undefined) return undefined;
-  if (!isRecord(record)) throw invalid(at, record, 'a plain object');
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(record)) {
-    if (key !== PROTO) copy[key] = record[key];
+    const { src } = icon;
+    if (typeof src !== 'string') throw invalid(`${place}.src`, src, 'a string');
+    const parsed: Record<string, unknown> = { src };
+    copyOptional(icon, parsed, 'mimeType', place, isString, 'a string');
+    if ('sizes' in icon) {
+      const sizes = icon.sizes;
+      parsed.sizes = sizes === undefined ? undefined : parseStrings(sizes, `${place}.sizes`);
+    }
+    copyOptional(icon, parsed, 'theme', place, isOneOf(ICON_THEMES), oneOf(ICON_THEMES));
+    copy.push(parsed);
   }
   return copy;
 }
 
-/** Copies `from[key]` when present and valid; `undefined` is copied as absent-but-named, as zod does. */
+/** An array of strings, copied; each item read once. */
+function parseStrings(list: unknown, at: string): string[] {
+  if (!Array.isArray(list)) throw invalid(at, list, 'an array of strings');
+  const copy: string[] = [];
+  const count = lengthOf(list);
+  for (let index = 0; index < count; index++) {
+    const item: unknown = list[index];
+    if (typeof item !== 'string') throw invalid(`${at}[${index}]`, item, 'a string');
+    copy.push(item);
+  }
+  return copy;
+}
+
+function keepAny(value: unknown): unknown {
+  return value;
+}
+
+/**
+ * A record, copied: its own enumerable members, each value read once and
+ * passed through `member`; a symbol key is refused, as the SDK's record
+ * refuses a key that is not a string.
+ */
+function parseRecord(
+  record: unknown,
+  at: string,
+  member: (value: unknown, where: string) => unknown,
+): Record<string, unknown> {
+  if (!isPlainObject(record)) throw invalid(at, record, 'a plain object');
+  const copy: Record<string, unknown> = {};
+  for (const key of Reflect.ownKeys(record)) {
+    if (key === PROTO || !Object.prototype.propertyIsEnumerable.call(record, key)) continue;
+    if (typeof key === 'symbol') throw invalid(at, record, 'an object with string keys only');
+    const where = `${at}[${isShowable(key) ? JSON.stringify(key) : '…'}]`;
+    copy[key] = member(record[key], where);
+  }
+  return copy;
+}
+
+/**
+ * Copies `from[key]`, read once, when present and valid; a member that is
+ * there but `undefined` is copied as such, as the SDK does.
+ */
 function copyOptional(
   from: Record<string, unknown>,
   to: Record<string, unknown>,
@@ -174,15 +217,23 @@ function copyOptional(
   to[key] = value;
 }
 
+/** An array's length, read once, as a count (a proxy's length could be anything). */
+function lengthOf(list: readonly unknown[]): number {
+  const length: unknown = list.length;
+  return typeof length === 'number' && Number.isSafeInteger(length) && length > 0 ? length : 0;
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An object whose prototype is `Object.prototype` or null, as the SDK's records require. */
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Plain as the SDK's records require (zod's test: a constructor that is `Object`-like, or none). */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (!isObject(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
+  const constructor: unknown = value.constructor;
+  if (typeof constructor !== 'function') return true;
+  const prototype: unknown = (constructor as { prototype?: unknown }).prototype;
+  return isObject(prototype) && Object.hasOwn(prototype, 'isPrototypeOf');
 }
 
 function isString(value: unknown): boolean {
@@ -191,10 +242,6 @@ function isString(value: unknown): boolean {
 
 function isBoolean(value: unknown): boolean {
   return typeof value === 'boolean';
-}
-
-function isStringArray(value: unknown): boolean {
-  return Array.isArray(value) && value.every(isString);
 }
 
 function isOneOf(options: readonly string[]): (value: unknown) => boolean {
@@ -206,29 +253,49 @@ function oneOf(options: readonly string[]): string {
 }
 
 function invalid(at: string, value: unknown, expected: string): ToolListingError {
-  return new ToolListingError(`tools/list sent ${at} = ${describe(value)}; expected ${expected}`);
+  return new ToolListingError(
+    `tools/list sent ${at} = ${describeSent(value)}; expected ${expected}`,
+  );
 }
 
-/** A short, one-line account of a value the server sent. */
-function describe(value: unknown): string {
+/** Longest server string a message shows. */
+const MAX_SHOWN_LENGTH = 60;
+
+/**
+ * Whether a server string may appear in a message: short, and written by
+ * `JSON.stringify` as it is (no escape, no control, format or separator
+ * character), so that it is shown whole and masking can still find a secret.
+ */
+function isShowable(text: string): boolean {
+  return (
+    text.length <= MAX_SHOWN_LENGTH &&
+    JSON.stringify(text) === `"${text}"` &&
+    !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(text)
+  );
+}
+
+/**
+ * A short, one-line account of a value a server sent, for a message: a
+ * string only when {@link isShowable}, otherwise its kind and length.
+ */
+export function describeSent(value: unknown): string {
   switch (typeof value) {
     case 'undefined':
       return 'nothing';
     case 'string':
-      return quote(value);
+      return isShowable(value) ? JSON.stringify(value) : `a string of ${value.length} characters`;
+    case 'number':
+      return Object.is(value, -0) ? '-0' : String(value);
+    case 'boolean':
+      return String(value);
     case 'object':
       if (value === null) return 'null';
-      return Array.isArray(value) ? `an array of ${value.length}` : 'an object';
+      return Array.isArray(value) ? 'an array' : 'an object';
     case 'function':
       return 'a function';
-    case 'symbol':
-      return 'a symbol';
+    case 'bigint':
+      return 'a bigint';
     default:
-      return String(value);
+      return 'a symbol';
   }
-}
-
-/** A server string, quoted and capped, for a message. */
-function quote(text: string): string {
-  return JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }

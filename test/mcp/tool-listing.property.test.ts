@@ -8,6 +8,8 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { parseToolListing, ToolListingError } from '../../src/mcp/tool-listing.js';
@@ -249,10 +251,223 @@ describe('parseToolListing refusals', () => {
     ],
     [
       { tools: [{ name: 'x'.repeat(500), inputSchema: [] }] },
-      `tools/list sent tools[0] ("${'x'.repeat(60)}…").inputSchema = an array of 0; expected a JSON Schema object with type "object"`,
+      'tools/list sent tools[0].inputSchema = an array; expected a JSON Schema object with type "object"',
+    ],
+    [
+      { tools: [{ name: 'find', inputSchema: { type: 'x'.repeat(61) } }] },
+      'tools/list sent tools[0] ("find").inputSchema.type = a string of 61 characters; expected "object"',
+    ],
+    [
+      { tools: [{ name: 'find', inputSchema: { type: 'a"b' } }] },
+      'tools/list sent tools[0] ("find").inputSchema.type = a string of 3 characters; expected "object"',
+    ],
+    [
+      { tools: [{ name: 'find\u202e', inputSchema: { type: -0 } }] },
+      'tools/list sent tools[0].inputSchema.type = -0; expected "object"',
+    ],
+    [
+      { tools: [{ name: 'find', inputSchema: { type: 10n ** 3000n } }] },
+      'tools/list sent tools[0] ("find").inputSchema.type = a bigint; expected "object"',
+    ],
+    [
+      {
+        tools: [
+          { name: 'find', inputSchema: { type: 'object' }, icons: [{ src: 'a', sizes: ['1', 2] }] },
+        ],
+      },
+      'tools/list sent tools[0] ("find").icons[0].sizes[1] = 2; expected a string',
+    ],
+    [
+      { tools: [{ name: 'find', inputSchema: { type: 'object', properties: { ['k\n']: 1 } } }] },
+      'tools/list sent tools[0] ("find").inputSchema.properties[…] = 1; expected an object',
     ],
   ])('names the member, its value and what was expected (%#)', (result, message) => {
     expect(() => parseToolListing(result)).toThrow(new ToolListingError(message));
+  });
+});
+
+describe('what an in-process server can hand over that JSON cannot', () => {
+  /** The SDK schema's verdict and ours, and the tools when both accept. */
+  function both(result: unknown): { sdk: boolean; ours: boolean; same: boolean } {
+    const sdk = ListToolsResultSchema.safeParse(result);
+    let ours: ReturnType<typeof parseToolListing> | undefined;
+    try {
+      ours = parseToolListing(result);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ToolListingError);
+    }
+    const same =
+      sdk.success && ours !== undefined
+        ? JSON.stringify(shape(ours.tools)) === JSON.stringify(shape(sdk.data.tools))
+        : sdk.success === (ours !== undefined);
+    return { sdk: sdk.success, ours: ours !== undefined, same };
+  }
+  const schema = { type: 'object' };
+  const withTool = (tool: Record<string, unknown>): unknown => ({
+    tools: [{ name: 't', inputSchema: schema, ...tool }],
+  });
+  const overridden = <T extends unknown[]>(items: T, method: string, value: unknown): T =>
+    Object.defineProperty(items, method, { value, enumerable: false });
+  let reads = 0;
+  const changing = {
+    get src(): unknown {
+      reads += 1;
+      return reads === 1 ? 'a.png' : { not: 'a string' };
+    },
+  };
+  class Icons extends Array<unknown> {}
+  /** `items` with a hole at `index`, as only an in-process array can have. */
+  const holed = (items: unknown[], index: number): unknown[] => {
+    const copy = [...items];
+    // eslint-disable-next-line @typescript-eslint/no-array-delete
+    delete copy[index];
+    return copy;
+  };
+
+  it.each<[string, () => unknown]>([
+    ...['title', 'description', 'icons', 'outputSchema', 'annotations', 'execution', '_meta'].map(
+      (member): [string, () => unknown] => [
+        `${member} present but undefined`,
+        () => withTool({ [member]: undefined }),
+      ],
+    ),
+    ...['properties', 'required'].map((member): [string, () => unknown] => [
+      `inputSchema.${member} present but undefined`,
+      () => withTool({ inputSchema: { type: 'object', [member]: undefined } }),
+    ]),
+    [
+      'icon sizes present but undefined',
+      () => withTool({ icons: [{ src: 'a', sizes: undefined }] }),
+    ],
+    ['a hole in icons', () => withTool({ icons: holed([{}, { src: 'a' }], 0) })],
+    ['a hole in sizes', () => withTool({ icons: [{ src: 'a', sizes: holed(['1', '', '2'], 1) }] })],
+    [
+      'a hole in required',
+      () => withTool({ inputSchema: { type: 'object', required: holed(['a', '', 'b'], 1) } }),
+    ],
+    [
+      'an own every() on sizes',
+      () => withTool({ icons: [{ src: 'a', sizes: overridden([5, {}], 'every', () => true) }] }),
+    ],
+    [
+      'an own map() on icons',
+      () => withTool({ icons: overridden([{ src: 'a' }], 'map', () => [{ src: 1, evil: true }]) }),
+    ],
+    [
+      'an own iterator on required',
+      () =>
+        withTool({
+          inputSchema: {
+            type: 'object',
+            required: overridden(['a'], Symbol.iterator as unknown as string, function* () {
+              yield 42;
+            }),
+          },
+        }),
+    ],
+    ['an Array subclass of icons', () => withTool({ icons: Icons.from([{ src: 'a' }]) })],
+    [
+      'a symbol key in properties',
+      () => withTool({ inputSchema: { type: 'object', properties: { [Symbol('s')]: {} } } }),
+    ],
+    ['a symbol key in _meta', () => withTool({ _meta: { [Symbol('s')]: 1 } })],
+    [
+      'a constructor function in properties',
+      () =>
+        withTool({ inputSchema: { type: 'object', properties: { constructor: function f() {} } } }),
+    ],
+    ['a class as _meta.constructor', () => withTool({ _meta: { constructor: class {} } })],
+    [
+      'a prototype without a prototype',
+      () => withTool({ _meta: Object.create(Object.create(null) as object) }),
+    ],
+    [
+      'a non-enumerable member of properties',
+      () =>
+        withTool({
+          inputSchema: {
+            type: 'object',
+            properties: Object.defineProperty({}, 'hidden', { value: 3, enumerable: false }),
+          },
+        }),
+    ],
+  ])('%s: the same verdict and the same tools as the SDK schema', (_name, make) => {
+    expect(both(make()).same).toBe(true);
+  });
+
+  it('an item read once: a getter that changes cannot pass the check and then change', () => {
+    reads = 0;
+    const [tool] = parseToolListing(withTool({ icons: [changing] })).tools;
+    expect(tool?.icons).toEqual([{ src: 'a.png' }]);
+    expect(reads).toBe(1);
+  });
+
+  it('a throwing getter fails the listing with a message that says so', async () => {
+    const server = new Server({ name: 'odd', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        {
+          name: 't',
+          get inputSchema(): never {
+            throw Object.create(null) as Error;
+          },
+        },
+      ],
+    }));
+    const section = new McpIntegrationSection({
+      servers: [{ name: 'odd', transport: { type: 'in-memory', server } }],
+      session: new Session(),
+      onConnectError: 'report',
+    });
+    try {
+      await section.connect();
+      expect(section.unavailableServers.map(({ reason }) => reason)).toEqual([
+        'cannot connect: tools/list could not be read: a thrown value that cannot be written as text',
+      ]);
+    } finally {
+      await section.disconnect();
+    }
+  });
+});
+
+describe('a secret a server sends back in its listing', () => {
+  it('appears nowhere in the refusal, not even cut or escaped (a stdio server given the secret in env)', async () => {
+    const secret = `ghp_${'Z'.repeat(72)}`;
+    const escaped = 'pa"ss\\word-0123';
+    for (const token of [secret, escaped]) {
+      const section = new McpIntegrationSection({
+        servers: [
+          {
+            name: 'leaky',
+            transport: {
+              type: 'stdio',
+              command: process.execPath,
+              args: [
+                fileURLToPath(
+                  new URL('../fixtures/hostile/leaky-listing-server.mjs', import.meta.url),
+                ),
+              ],
+            },
+            env: { API_TOKEN: token },
+          },
+        ],
+        session: new Session(),
+        onConnectError: 'report',
+      });
+      try {
+        await section.connect();
+        const [unavailable] = section.unavailableServers;
+        expect(unavailable?.reason).toBe(
+          `cannot connect: tools/list sent tools[0] ("search").inputSchema.type = a string of ${token.length} characters; expected "object"`,
+        );
+        const text = JSON.stringify(unavailable) + JSON.stringify(section.unavailableServers);
+        for (const piece of [token.slice(0, 12), JSON.stringify(token).slice(1, 13)]) {
+          expect(text).not.toContain(piece);
+        }
+      } finally {
+        await section.disconnect();
+      }
+    }
   });
 });
 
