@@ -166,4 +166,17 @@ describe('messageOf', () => {
     expect(messageOf(42)).toBe('42');
     expect(messageOf(undefined)).toBe('undefined');
   });
+
+  it('never throws: a value that cannot be written as text is described', () => {
+    const unwritable = 'a thrown value that cannot be written as text';
+    const throwingMessage = Object.defineProperty(new Error('x'), 'message', {
+      get: () => {
+        throw new Error('getter');
+      },
+    });
+    expect(messageOf(Object.create(null))).toBe(unwritable);
+    expect(messageOf({ toString: () => ({}) })).toBe(unwritable);
+    expect(messageOf(throwingMessage)).toBe(unwritable);
+    expect(messageOf(Symbol('s'))).toBe('Symbol(s)');
+  });
 });
