@@ -47,9 +47,32 @@ export function parseToolListing(result: unknown): ToolListingPage {
   const parsed: McpToolDescription[] = [];
   const count = lengthOf(tools);
   for (let index = 0; index < count; index++) {
-    parsed.push(parseTool(tools[index], index));
+    const tool: unknown = tools[index];
+    try {
+      parsed.push(parseTool(tool));
+    } catch (error) {
+      if (!(error instanceof Misfit)) throw error;
+      const name = isObject(tool) ? tool.name : undefined;
+      const label =
+        typeof name === 'string' && isShowable(name) ? ` (${JSON.stringify(name)})` : '';
+      throw invalid(`tools[${index}]${label}${error.place}`, error.value, error.expected);
+    }
   }
   return { tools: parsed, nextCursor };
+}
+
+/**
+ * A member of a tool that breaks the schema, at a place relative to the
+ * tool: the place is written out only when there is a problem to report.
+ */
+class Misfit extends Error {
+  constructor(
+    readonly place: string,
+    readonly value: unknown,
+    readonly expected: string,
+  ) {
+    super(`${place}: expected ${expected}`);
+  }
 }
 
 /**
@@ -61,46 +84,38 @@ const ANNOTATION_HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', '
 const TASK_SUPPORT = ['required', 'optional', 'forbidden'];
 const ICON_THEMES = ['light', 'dark'];
 
-function parseTool(tool: unknown, index: number): McpToolDescription {
-  if (!isObject(tool)) throw invalid(`tools[${index}]`, tool, 'an object');
+function parseTool(tool: unknown): McpToolDescription {
+  if (!isObject(tool)) throw new Misfit('', tool, 'an object');
   const { name } = tool;
-  if (typeof name !== 'string') throw invalid(`tools[${index}].name`, name, 'a string');
-  const at = `tools[${index}]${isShowable(name) ? ` (${JSON.stringify(name)})` : ''}`;
+  if (typeof name !== 'string') throw new Misfit('.name', name, 'a string');
   const copy: Record<string, unknown> = { name };
-  copyOptional(tool, copy, 'title', at, isString, 'a string');
-  if ('icons' in tool) copy.icons = parseIcons(tool.icons, `${at}.icons`);
-  copyOptional(tool, copy, 'description', at, isString, 'a string');
-  copy.inputSchema = parseObjectSchema(tool.inputSchema, `${at}.inputSchema`);
+  copyOptional(tool, copy, 'title', '', isString, 'a string');
+  if ('icons' in tool) copy.icons = parseIcons(tool.icons);
+  copyOptional(tool, copy, 'description', '', isString, 'a string');
+  copy.inputSchema = parseObjectSchema(tool.inputSchema, '.inputSchema');
   if ('outputSchema' in tool) {
     const output = tool.outputSchema;
     copy.outputSchema =
-      output === undefined ? undefined : parseObjectSchema(output, `${at}.outputSchema`);
+      output === undefined ? undefined : parseObjectSchema(output, '.outputSchema');
   }
-  if ('annotations' in tool) copy.annotations = parseAnnotations(tool.annotations, at);
-  if ('execution' in tool) copy.execution = parseExecution(tool.execution, at);
+  if ('annotations' in tool) copy.annotations = parseAnnotations(tool.annotations);
+  if ('execution' in tool) copy.execution = parseExecution(tool.execution);
   if ('_meta' in tool) {
     const meta = tool._meta;
-    copy._meta = meta === undefined ? undefined : parseRecord(meta, `${at}._meta`, keepAny);
+    copy._meta = meta === undefined ? undefined : parseRecord(meta, '._meta', false);
   }
   return copy as McpToolDescription;
 }
 
 /** `inputSchema` or `outputSchema`: an object schema, copied one level deep as the SDK does. */
 function parseObjectSchema(schema: unknown, at: string): Record<string, unknown> {
-  if (!isObject(schema)) throw invalid(at, schema, 'a JSON Schema object with type "object"');
+  if (!isObject(schema)) throw new Misfit(at, schema, 'a JSON Schema object with type "object"');
   const { type, properties, required } = schema;
-  if (type !== 'object') throw invalid(`${at}.type`, type, '"object"');
+  if (type !== 'object') throw new Misfit(`${at}.type`, type, '"object"');
   const copy: Record<string, unknown> = { type };
   if ('properties' in schema) {
     copy.properties =
-      properties === undefined
-        ? undefined
-        : parseRecord(properties, `${at}.properties`, (member, where) => {
-            if (member === null || (typeof member !== 'object' && typeof member !== 'function')) {
-              throw invalid(where, member, 'an object');
-            }
-            return member;
-          });
+      properties === undefined ? undefined : parseRecord(properties, `${at}.properties`, true);
   }
   if ('required' in schema) {
     copy.required = required === undefined ? undefined : parseStrings(required, `${at}.required`);
@@ -114,10 +129,10 @@ function parseObjectSchema(schema: unknown, at: string): Record<string, unknown>
   return copy;
 }
 
-function parseAnnotations(annotations: unknown, tool: string): Record<string, unknown> | undefined {
+function parseAnnotations(annotations: unknown): Record<string, unknown> | undefined {
   if (annotations === undefined) return undefined;
-  const at = `${tool}.annotations`;
-  if (!isObject(annotations)) throw invalid(at, annotations, 'an object');
+  const at = '.annotations';
+  if (!isObject(annotations)) throw new Misfit(at, annotations, 'an object');
   const copy: Record<string, unknown> = {};
   copyOptional(annotations, copy, 'title', at, isString, 'a string');
   for (const hint of ANNOTATION_HINTS) {
@@ -126,26 +141,26 @@ function parseAnnotations(annotations: unknown, tool: string): Record<string, un
   return copy;
 }
 
-function parseExecution(execution: unknown, tool: string): Record<string, unknown> | undefined {
+function parseExecution(execution: unknown): Record<string, unknown> | undefined {
   if (execution === undefined) return undefined;
-  const at = `${tool}.execution`;
-  if (!isObject(execution)) throw invalid(at, execution, 'an object');
+  const at = '.execution';
+  if (!isObject(execution)) throw new Misfit(at, execution, 'an object');
   const copy: Record<string, unknown> = {};
   copyOptional(execution, copy, 'taskSupport', at, isOneOf(TASK_SUPPORT), oneOf(TASK_SUPPORT));
   return copy;
 }
 
-function parseIcons(icons: unknown, at: string): Record<string, unknown>[] | undefined {
+function parseIcons(icons: unknown): Record<string, unknown>[] | undefined {
   if (icons === undefined) return undefined;
-  if (!Array.isArray(icons)) throw invalid(at, icons, 'an array of icons');
+  if (!Array.isArray(icons)) throw new Misfit('.icons', icons, 'an array of icons');
   const copy: Record<string, unknown>[] = [];
   const count = lengthOf(icons);
   for (let index = 0; index < count; index++) {
     const icon: unknown = icons[index];
-    const place = `${at}[${index}]`;
-    if (!isObject(icon)) throw invalid(place, icon, 'an object');
+    const place = `.icons[${index}]`;
+    if (!isObject(icon)) throw new Misfit(place, icon, 'an object');
     const { src } = icon;
-    if (typeof src !== 'string') throw invalid(`${place}.src`, src, 'a string');
+    if (typeof src !== 'string') throw new Misfit(`${place}.src`, src, 'a string');
     const parsed: Record<string, unknown> = { src };
     copyOptional(icon, parsed, 'mimeType', place, isString, 'a string');
     if ('sizes' in icon) {
@@ -160,38 +175,44 @@ function parseIcons(icons: unknown, at: string): Record<string, unknown>[] | und
 
 /** An array of strings, copied; each item read once. */
 function parseStrings(list: unknown, at: string): string[] {
-  if (!Array.isArray(list)) throw invalid(at, list, 'an array of strings');
+  if (!Array.isArray(list)) throw new Misfit(at, list, 'an array of strings');
   const copy: string[] = [];
   const count = lengthOf(list);
   for (let index = 0; index < count; index++) {
     const item: unknown = list[index];
-    if (typeof item !== 'string') throw invalid(`${at}[${index}]`, item, 'a string');
+    if (typeof item !== 'string') throw new Misfit(`${at}[${index}]`, item, 'a string');
     copy.push(item);
   }
   return copy;
 }
 
-function keepAny(value: unknown): unknown {
-  return value;
-}
-
 /**
- * A record, copied: its own enumerable members, each value read once and
- * passed through `member`; a symbol key is refused, as the SDK's record
- * refuses a key that is not a string.
+ * A record, copied: its own enumerable string-keyed members, each value
+ * read once (and, for `properties`, required to be an object); a symbol
+ * key is refused, as the SDK's record refuses a key that is not a string.
  */
 function parseRecord(
   record: unknown,
   at: string,
-  member: (value: unknown, where: string) => unknown,
+  membersAreSchemas: boolean,
 ): Record<string, unknown> {
-  if (!isPlainObject(record)) throw invalid(at, record, 'a plain object');
+  if (!isPlainObject(record)) throw new Misfit(at, record, 'a plain object');
+  for (const symbol of Object.getOwnPropertySymbols(record)) {
+    if (Object.prototype.propertyIsEnumerable.call(record, symbol)) {
+      throw new Misfit(at, record, 'an object with string keys only');
+    }
+  }
   const copy: Record<string, unknown> = {};
-  for (const key of Reflect.ownKeys(record)) {
-    if (key === PROTO || !Object.prototype.propertyIsEnumerable.call(record, key)) continue;
-    if (typeof key === 'symbol') throw invalid(at, record, 'an object with string keys only');
-    const where = `${at}[${isShowable(key) ? JSON.stringify(key) : '…'}]`;
-    copy[key] = member(record[key], where);
+  for (const key of Object.keys(record)) {
+    if (key === PROTO) continue;
+    const value = record[key];
+    if (
+      membersAreSchemas &&
+      (value === null || (typeof value !== 'object' && typeof value !== 'function'))
+    ) {
+      throw new Misfit(`${at}[${isShowable(key) ? JSON.stringify(key) : '…'}]`, value, 'an object');
+    }
+    copy[key] = value;
   }
   return copy;
 }
@@ -213,7 +234,7 @@ function copyOptional(
     if (key in from) to[key] = undefined;
     return;
   }
-  if (!valid(value)) throw invalid(`${at}.${key}`, value, expected);
+  if (!valid(value)) throw new Misfit(`${at}.${key}`, value, expected);
   to[key] = value;
 }
 
