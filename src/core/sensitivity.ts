@@ -2,6 +2,7 @@
  * Data sensitivity levels and the private-data marker that servers put on
  * tool results. Pure: shared by the client runtime and the server toolkit.
  */
+import { describeSent } from './describe-sent.js';
 
 /** Sensitivity of data in a session, lowest first. */
 export type DataSensitivity = 'public' | 'internal' | 'confidential' | 'secret';
@@ -101,11 +102,9 @@ function malformed(reason: string): PrivateDataMarkerReading {
   return { kind: 'malformed', reason };
 }
 
+/** A marker's value as the server sent it, shown so that masking still finds a secret in it. */
 function describeMarkerValue(value: unknown): string {
-  if (value === undefined) return 'missing';
-  if (Array.isArray(value)) return 'an array';
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 60)}…` : text;
+  return value === undefined ? 'missing' : describeSent(value);
 }
 
 /**

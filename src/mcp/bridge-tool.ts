@@ -21,6 +21,7 @@ import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
+import type { SecretRedactor } from './redact.js';
 import { mapCallResult, type McpToolValue } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { createInputValidator } from './schema/index.js';
@@ -46,23 +47,32 @@ export interface BridgeContext {
  * Makes a {@link Tool} for one MCP tool. Its validator is built from the
  * server's JSON Schema when the tool is first called (and cached by schema
  * content), so listing a server with many tools stays cheap; the original
- * schema is kept unchanged for `toolDefinitions()`.
+ * schema is kept for `toolDefinitions()`, unchanged but for the server's
+ * own secrets, masked there as in its description and title.
  */
 export function bridgeTool(
   description: McpToolDescription,
   bridgedName: string,
   context: BridgeContext,
 ): McpTool {
-  const serverName = context.route.name;
+  const { route } = context;
+  const serverName = route.name;
   const call = new BridgedCall(description, bridgedName, context);
+  // The server's own secrets are masked in its text before any of it is cut.
+  const text = description.description;
+  const inputSchema = route.redactor.redactData(description.inputSchema);
   // The name comes from bridgedToolName and the description from
   // bridgedDescription, both valid by construction.
   return Tool.trusted({
     name: bridgedName,
-    description: bridgedDescription(serverName, description.name, description.description),
+    description: bridgedDescription(
+      serverName,
+      description.name,
+      text === undefined ? undefined : route.redact(text),
+    ),
     // Built on the first call: connecting to a server with many tools creates no validator.
-    params: () => validatorOrRefusal(description.inputSchema, serverName, description.name),
-    inputSchema: description.inputSchema,
+    params: () => validatorOrRefusal(inputSchema, serverName, description.name),
+    inputSchema,
     annotations: call.annotations,
     origin: { kind: 'mcp', server: serverName, originalName: description.name },
     handler: (args, tool) => call.send(args, tool),
@@ -88,7 +98,7 @@ class BridgedCall {
     this.#original = description.name;
     this.#bridgedName = bridgedName;
     this.#context = context;
-    this.annotations = toAnnotations(description);
+    this.annotations = toAnnotations(description, context.route.redactor);
     const config = context.route.config;
     this.#reach = resolveReach(ownValue(config.permissions, this.#original), this.annotations);
     this.#sensitiveLevel = ownValue(config.sensitiveTools, this.#original);
@@ -233,7 +243,8 @@ class BridgedCall {
     // The server's word that private data entered counts even on a failed call.
     const reading = readPrivateDataMarker(raw._meta);
     if (reading.kind === 'marker') {
-      session.privateData.add(reading.marker.dataset, reading.marker.sensitivity);
+      // The dataset name is the server's text: it reaches events and the store.
+      session.privateData.add(route.redact(reading.marker.dataset), reading.marker.sensitivity);
     } else if (reading.kind === 'malformed') {
       session.privateData.add(`${serverName}.${original}`, MALFORMED_MARKER_SENSITIVITY);
       session.dispatch(
@@ -253,8 +264,15 @@ class BridgedCall {
     const violation =
       outputSchema === undefined
         ? undefined
-        : outputSchemaViolation(outputSchema, raw, { serverName, toolName: original });
-    const limited = limitResult(raw, route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
+        : outputSchemaViolation(
+            outputSchema,
+            raw,
+            { serverName, toolName: original },
+            route.redactor,
+          );
+    // An error's text becomes the message: masked before the limit can cut a secret.
+    const shown = raw.isError === true ? route.redactor.redactData(raw) : raw;
+    const limited = limitResult(shown, route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
     const result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, this.#sensitiveLevel);
@@ -312,7 +330,9 @@ class BridgedCall {
               callId: tool.callId,
               progress: progress.progress,
               ...(progress.total === undefined ? {} : { total: progress.total }),
-              ...(progress.message === undefined ? {} : { message: progress.message }),
+              ...(progress.message === undefined
+                ? {}
+                : { message: route.redact(progress.message) }),
               createdAt: new Date(),
             }),
           ),
@@ -358,12 +378,14 @@ function validatorOrRefusal(
 /** Longest tool title kept from a server: a display name, not instructions. */
 const MAX_TITLE_LENGTH = 100;
 
-function toAnnotations(description: McpToolDescription): ToolAnnotations {
+function toAnnotations(description: McpToolDescription, redactor: SecretRedactor): ToolAnnotations {
   const source = description.annotations ?? {};
   const out: { -readonly [K in keyof ToolAnnotations]: ToolAnnotations[K] } = {};
   // MCP puts a display name on the tool (`title`), and earlier on its annotations.
   const title = description.title ?? source.title;
-  if (typeof title === 'string') out.title = serverTextLine(title, MAX_TITLE_LENGTH);
+  if (typeof title === 'string') {
+    out.title = serverTextLine(redactor.redact(title), MAX_TITLE_LENGTH);
+  }
   if (typeof source.readOnlyHint === 'boolean') out.readOnlyHint = source.readOnlyHint;
   if (typeof source.destructiveHint === 'boolean') out.destructiveHint = source.destructiveHint;
   if (typeof source.idempotentHint === 'boolean') out.idempotentHint = source.idempotentHint;

@@ -82,7 +82,68 @@ export class SecretRedactor {
   message(error: unknown): string {
     return this.redact(messageOf(error));
   }
+
+  /** Whether there is a secret to mask: without one, every method returns its input. */
+  get hasSecrets(): boolean {
+    return this.#secrets.length > 0;
+  }
+
+  /**
+   * `text` that may begin inside a secret, such as the last characters of
+   * a long stream: a leading piece (of 4 characters or more) that is the
+   * end of a secret is masked too, then the rest as by {@link redact}.
+   */
+  redactTail(text: string): string {
+    for (const secret of this.#secrets) {
+      for (let start = 1; start <= secret.length - MIN_TAIL_PIECE; start++) {
+        if (text.startsWith(secret.slice(start))) {
+          return this.redact(`${MASK}${text.slice(secret.length - start)}`);
+        }
+      }
+    }
+    return this.redact(text);
+  }
+
+  /**
+   * JSON data (strings, arrays, plain objects; anything else kept) with
+   * every string redacted, keys included; `value` itself when no string
+   * changed. For server data that is measured, cut or written out as JSON
+   * before it reaches a message: JSON escapes and cuts hide a secret from
+   * {@link redact}. Deeper than {@link MAX_REDACTED_DEPTH}, a value is
+   * replaced by the mask.
+   */
+  redactData<T>(value: T): T {
+    return this.#secrets.length === 0 ? value : (this.#redactValue(value, 0) as T);
+  }
+
+  #redactValue(value: unknown, depth: number): unknown {
+    if (typeof value === 'string') return this.redact(value);
+    if (typeof value !== 'object' || value === null) return value;
+    if (depth >= MAX_REDACTED_DEPTH) return MASK;
+    if (Array.isArray(value)) {
+      let changed = false;
+      const items = value.map((item: unknown) => {
+        const redacted = this.#redactValue(item, depth + 1);
+        changed ||= redacted !== item;
+        return redacted;
+      });
+      return changed ? items : value;
+    }
+    let changed = false;
+    const entries = Object.entries(value).map(([key, item]): [string, unknown] => {
+      const redactedKey = this.redact(key);
+      const redacted = this.#redactValue(item, depth + 1);
+      changed ||= redactedKey !== key || redacted !== item;
+      return [redactedKey, redacted];
+    });
+    return changed ? Object.fromEntries(entries) : value;
+  }
 }
+
+/** The shortest end of a secret that {@link SecretRedactor.redactTail} masks at the start of a text. */
+const MIN_TAIL_PIECE = 4;
+/** Deeper data is masked whole by {@link SecretRedactor.redactData}: no real payload nests this far. */
+const MAX_REDACTED_DEPTH = 64;
 
 function transportSecrets(transport: McpTransportConfig): string[] {
   if (transport.type !== 'sse' && transport.type !== 'streamable-http') return [];

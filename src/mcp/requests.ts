@@ -13,12 +13,8 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { McpTimeoutError, messageOf } from '../core/errors.js';
-import {
-  describeSent,
-  parseToolListing,
-  ToolListingError,
-  type ToolListingPage,
-} from './tool-listing.js';
+import { describeSent } from '../core/describe-sent.js';
+import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
 
 /** Options of a tool call. */
 export interface CallOptions {

@@ -71,7 +71,12 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
       },
       toolsChanged: () => options.toolsChanged(endpoint),
       log: (message) => {
-        const event = serverLogEvent(message, options.serverLogLevel, options.route(), base);
+        const event = serverLogEvent(
+          message,
+          options.serverLogLevel,
+          options.route().redactor,
+          base,
+        );
         if (event !== undefined) session.dispatch(event);
       },
     }),
@@ -88,8 +93,16 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
       );
     },
     networkDenied: (host, port, reason) => {
+      // The host is what the sandboxed server asked for: its text, masked.
+      const route = options.route();
       session.dispatch(
-        new McpNetworkDenied({ ...base, host, port, reason, createdAt: new Date() }),
+        new McpNetworkDenied({
+          ...base,
+          host: route.redact(host),
+          port,
+          reason: route.redact(reason),
+          createdAt: new Date(),
+        }),
       );
     },
     isolationFailed: (reason) => {

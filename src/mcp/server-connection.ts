@@ -285,6 +285,7 @@ export class McpServerConnection {
         : { wrapCommand: this.#options.wrapCommand }),
       useSseFallback: this.#useSseFallback,
       onStderr: (chunk) => {
+        // The cut may fall inside a secret: #describeExit masks the tail with redactTail.
         this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
       },
     });
@@ -379,7 +380,8 @@ export class McpServerConnection {
   }
 
   #describeExit(reason: string): string {
-    const tail = this.#options.redactor.redact(this.#stderrTail.trim());
+    // The tail of a longer stream may begin inside a secret: redactTail masks that piece too.
+    const tail = this.#options.redactor.redactTail(this.#stderrTail).trim();
     if (tail.length === 0) return reason;
     const lastLines = tail.split('\n').slice(-5).join('\n');
     return `${reason} (server stderr: ${lastLines})`;

@@ -1,5 +1,6 @@
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { McpServerLog } from './events.js';
+import type { SecretRedactor } from './redact.js';
 import { serverTextLine } from './server-text.js';
 
 /** Default of `McpIntegrationSectionOptions.serverLogLevel`. */
@@ -44,7 +45,7 @@ function capLogText(text: string): string {
 export function serverLogEvent(
   message: LoggingMessageNotification['params'],
   threshold: LoggingLevel,
-  route: { redact(text: string): string },
+  redactor: SecretRedactor,
   base: { readonly sessionId: string; readonly serverName: string },
 ): McpServerLog | undefined {
   if (!atLeastLevel(message.level, threshold)) return undefined;
@@ -53,8 +54,9 @@ export function serverLogEvent(
     level: message.level,
     ...(message.logger === undefined
       ? {}
-      : { logger: serverTextLine(route.redact(message.logger), 100) }),
-    message: capLogText(route.redact(logText(message.data))),
+      : { logger: serverTextLine(redactor.redact(message.logger), 100) }),
+    // Masked as data first: written as JSON, a secret's escapes would hide it.
+    message: capLogText(redactor.redact(logText(redactor.redactData(message.data)))),
     createdAt: new Date(),
   });
 }

@@ -114,6 +114,11 @@ export class ServerRoute {
     return this.#options.redactor.redact(text);
   }
 
+  /** What masks this server's secrets, for data as well as text. */
+  get redactor(): SecretRedactor {
+    return this.#options.redactor;
+  }
+
   /** The connection calls use now. */
   get active(): McpServerConnection {
     return this.#phase !== 'normal' && this.#isolated !== undefined ? this.#isolated : this.#normal;

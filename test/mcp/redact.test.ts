@@ -90,4 +90,45 @@ describe('SecretRedactor', () => {
       expect(SecretRedactor.forServer(config).redact('node server.js')).toBe('node server.js');
     });
   });
+
+  describe('redactTail', () => {
+    const secret = 'ghp_abcdefghijklmnop';
+    const redactor = new SecretRedactor([secret]);
+
+    it('masks the end of a secret that a cut left at the start, and the rest as redact does', () => {
+      expect(redactor.redactTail(`ijklmnop rejected, ${secret} again`)).toBe(
+        '*** rejected, *** again',
+      );
+    });
+
+    it('leaves a start of fewer than 4 characters of a secret, and text that starts with none', () => {
+      expect(redactor.redactTail('nop rejected')).toBe('nop rejected');
+      expect(redactor.redactTail('all fine')).toBe('all fine');
+    });
+  });
+
+  describe('redactData', () => {
+    const key = 'line one\n"quoted" two';
+    const redactor = new SecretRedactor([key]);
+
+    it('masks every string and key before the data is written as JSON, whose escapes hide a secret', () => {
+      const data = { config: { key, list: [1, `by ${key}`] }, [key]: true };
+      expect(redactor.redact(JSON.stringify(data))).toContain('quoted');
+      expect(JSON.stringify(redactor.redactData(data))).toBe(
+        '{"config":{"key":"***","list":[1,"by ***"]},"***":true}',
+      );
+    });
+
+    it('returns the same value when nothing changed, and every value when there is no secret', () => {
+      const data = { a: ['b', { c: 1 }] };
+      expect(redactor.redactData(data)).toBe(data);
+      expect(new SecretRedactor([]).redactData({ key })).toEqual({ key });
+    });
+
+    it('masks data nested deeper than any real payload whole', () => {
+      let deep: unknown = 'leaf';
+      for (let level = 0; level < 100; level++) deep = [deep];
+      expect(JSON.stringify(redactor.redactData({ deep, key }))).toContain('"***"');
+    });
+  });
 });

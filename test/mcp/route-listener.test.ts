@@ -16,6 +16,7 @@ import {
   McpServerLog,
   McpServerUnavailable,
 } from '../../src/mcp/events.js';
+import { SecretRedactor } from '../../src/mcp/redact.js';
 import { routeListener } from '../../src/mcp/route-listener.js';
 import type { ServerRoute } from '../../src/mcp/server-route.js';
 import type { Endpoint } from '../../src/mcp/server-connection.js';
@@ -29,7 +30,8 @@ function setup() {
     { name: 'github', transport: { type: 'stdio', command: 'node', args: ['server.js'] } },
   ]);
   const calls: string[] = [];
-  const route = { redact: (text: string) => text.replaceAll('hunter2', '[REDACTED]') };
+  const redactor = new SecretRedactor(['hunter2']);
+  const route = { redact: (text: string) => redactor.redact(text), redactor };
   const listener = routeListener({
     session,
     config: config!,
@@ -116,13 +118,13 @@ describe('routeListener', () => {
       serverName: 'github',
       level: 'warning',
       logger: 'auth',
-      message: 'token [REDACTED] refused',
+      message: 'token *** refused',
     });
     expect(fields(events[1])).toEqual({
       sessionId: 'sess-1',
       serverName: 'github',
       level: 'error',
-      message: '{"password":"[REDACTED]"}',
+      message: '{"password":"***"}',
     });
   });
 
@@ -167,6 +169,19 @@ describe('routeListener', () => {
       host: 'evil.example',
       port: 443,
       reason: 'not on the allow-list',
+    });
+  });
+
+  it("masks the server's secrets in a denied destination, which the sandboxed server chose", () => {
+    const { events, listener } = setup();
+    listener.networkDenied(
+      'hunter2.evil.example',
+      443,
+      'hunter2.evil.example is not on the allow-list',
+    );
+    expect(fields(events[0])).toMatchObject({
+      host: '***.evil.example',
+      reason: '***.evil.example is not on the allow-list',
     });
   });
 });

@@ -8,6 +8,7 @@
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServerLog } from '../../src/mcp/events.js';
+import { SecretRedactor } from '../../src/mcp/redact.js';
 import { DEFAULT_SERVER_LOG_LEVEL, serverLogEvent } from '../../src/mcp/server-log.js';
 
 const LEVELS: readonly LoggingLevel[] = [
@@ -21,7 +22,7 @@ const LEVELS: readonly LoggingLevel[] = [
   'emergency',
 ];
 const base = { sessionId: 's-1', serverName: 'files' } as const;
-const plain = { redact: (text: string) => text };
+const plain = new SecretRedactor([]);
 const NOW = new Date('2030-01-02T03:04:05.000Z');
 
 beforeEach(() => {
@@ -95,22 +96,25 @@ describe('serverLogEvent', () => {
   });
 
   it('redacts the logger and the message before anything else', () => {
-    const seen: string[] = [];
-    const route = {
-      redact: (text: string) => {
-        seen.push(text);
-        return text.replaceAll('sk-123', '[redacted]');
-      },
-    };
     const event = serverLogEvent(
       { level: 'error', logger: 'auth sk-123', data: { token: 'sk-123' } },
       'info',
-      route,
+      new SecretRedactor(['sk-123']),
       base,
     );
-    expect(event?.logger).toBe('auth [redacted]');
-    expect(event?.message).toBe('{"token":"[redacted]"}');
-    expect(seen).toEqual(['auth sk-123', '{"token":"sk-123"}']);
+    expect(event?.logger).toBe('auth ***');
+    expect(event?.message).toBe('{"token":"***"}');
+  });
+
+  it('masks a secret in structured data before writing it as JSON, whose escapes would hide it', () => {
+    const key = '-----BEGIN KEY-----\nMIIE"quoted"\n-----END KEY-----';
+    const event = serverLogEvent(
+      { level: 'error', data: { config: { key }, [`by ${key}`]: 1 } },
+      'info',
+      new SecretRedactor([key]),
+      base,
+    );
+    expect(event?.message).toBe('{"config":{"key":"***"},"by ***":1}');
   });
 
   it('puts the logger on one line of at most 100 characters', () => {

@@ -1,0 +1,132 @@
+/**
+ * A server's own secret, sent back by the server on every path its text
+ * takes into the client (test/fixtures/hostile/leaky-server.mjs, a real
+ * stdio server given the secret in `env`), appears nowhere the library
+ * reports server text: not in errors, results, events, the rendered
+ * prompt or the tool definitions — not whole, and not a piece of it left
+ * by a cut or an escape made before masking. (A successful result's value
+ * is the tool's data, handed to the caller as the server sent it.)
+ */
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  McpToolProgress,
+  Prompt,
+  PromptTemplate,
+  Session,
+  ToolInvoked,
+} from '../../src/index.js';
+
+const SERVER = fileURLToPath(new URL('../fixtures/hostile/leaky-server.mjs', import.meta.url));
+
+const SECRETS = {
+  token: `ghp_${'Z'.repeat(60)}`,
+  // A key with newlines and quotes: JSON escapes it, so an escaped copy must be masked too.
+  key: `-----BEGIN PRIVATE KEY-----\nMIIEv${'Q'.repeat(60)}\n"end"\n-----END PRIVATE KEY-----`,
+};
+
+/** The first run of 12 characters of `secret` (or of its JSON-escaped form) found in `text`. */
+function pieceIn(text: string, secret: string): string | undefined {
+  for (const form of [secret, JSON.stringify(secret).slice(1, -1)]) {
+    for (let start = 0; start + 12 <= form.length; start++) {
+      const piece = form.slice(start, start + 12);
+      // Only pieces of the secret's own body: its PEM frame is not secret.
+      if (/[ZQ]{6}/.test(piece) && text.includes(piece)) return piece;
+    }
+  }
+  return undefined;
+}
+
+/** Everything the library reported while `leaky-server.mjs` ran in `mode` with `secret`. */
+async function reported(
+  secret: string,
+  mode: 'serve' | 'crash',
+  options: { readonly padding?: number; readonly maxResultChars?: number } = {},
+): Promise<Record<string, string>> {
+  const session = new Session();
+  const events: string[] = [];
+  session.bus.subscribeAll((event) => {
+    // A successful result's value is the tool's data, handed over as the server sent it.
+    const data = event instanceof ToolInvoked && event.result.success;
+    const shown = data ? { ...event, result: { ...event.result, value: '(data)' } } : event;
+    events.push(`${event.constructor.name} ${JSON.stringify(shown)}`);
+  });
+  session.bus.subscribe(McpToolProgress, () => undefined);
+  const section = new McpIntegrationSection({
+    servers: [
+      {
+        name: 'leaky',
+        transport: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [SERVER, mode, String(options.padding ?? 0)],
+        },
+        env: { API_TOKEN: secret },
+        ...(options.maxResultChars === undefined ? {} : { maxResultChars: options.maxResultChars }),
+      },
+    ],
+    session,
+    onConnectError: 'report',
+    serverLogLevel: 'debug',
+  });
+  const out: Record<string, string> = {};
+  try {
+    await section.connect();
+    const results: string[] = [];
+    for (const tool of section.tools()) {
+      const result = await invokeTool(tool, {}, { session });
+      results.push(`${tool.name}: ${result.message}`);
+    }
+    out.results = results.join('\n');
+    out.unavailable = JSON.stringify(section.unavailableServers);
+    out.tools = JSON.stringify(
+      section
+        .tools()
+        .map(({ name, description, annotations }) => ({ name, description, annotations })),
+    );
+    const rendered = new Prompt(
+      PromptTemplate.create({ ns: 'test', key: 'secrets', sections: [section] }),
+    ).render({ session });
+    out.prompt = rendered.text;
+    out.definitions = JSON.stringify(rendered.toolDefinitions());
+  } finally {
+    await section.disconnect();
+  }
+  out.events = events.join('\n');
+  return out;
+}
+
+describe.each(Object.entries(SECRETS))(
+  'a server sending back its own secret (%s)',
+  (_kind, secret) => {
+    it('on a crash, in the last 2,000 characters of its stderr', async () => {
+      const out = await reported(secret, 'crash');
+      expect(out.unavailable).toContain('rejected');
+      for (const [where, text] of Object.entries(out)) {
+        expect(pieceIn(text, secret), where).toBeUndefined();
+      }
+    });
+
+    it('in its tools, markers, outputs, logs, progress and errors', async () => {
+      const out = await reported(secret, 'serve', { padding: 70, maxResultChars: 100 });
+      expect(out.results).toContain('leaky_typed');
+      expect(out.events).toContain('McpServerLog');
+      expect(out.events, out.results).toContain('McpToolProgress');
+      expect(out.events).toContain('PrivateDataMarkerMalformed');
+      for (const [where, text] of Object.entries(out)) {
+        expect(pieceIn(text, secret), where).toBeUndefined();
+      }
+    });
+
+    it('in an error result that is not cut', async () => {
+      const out = await reported(secret, 'serve');
+      expect(out.results).toMatch(/leaky_fails: .*\*\*\*/);
+      for (const [where, text] of Object.entries(out)) {
+        expect(pieceIn(text, secret), where).toBeUndefined();
+      }
+    });
+  },
+);
