@@ -12,6 +12,7 @@ import { descendants, endProcesses } from './process-tree.js';
 import { capabilitiesFor, installClientHandlers, type ClientHandlers } from './client-handlers.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
+import { deliverInOrder } from './ordered-delivery.js';
 import { listAllTools, sendToolCall, type CallOptions } from './requests.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
@@ -302,6 +303,9 @@ export class McpServerConnection {
         timeout: Math.max(this.#options.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
         ...(signal ? { signal } : {}),
       });
+      // The client has set its message handler by now: a call's last progress
+      // must not be dropped when it arrives with the call's response.
+      deliverInOrder(handle.transport);
       // The child is spawned by now. Its pid is remembered: a failed handshake makes
       // the SDK drop its process handle, and the child and its own must still be ended.
       handle.pid();

@@ -1,0 +1,43 @@
+/**
+ * Messages from a server handled in the order they arrived.
+ *
+ * The SDK's client handles a notification one microtask late
+ * (`Promise.resolve().then(handler)`) but a response at once. When a
+ * progress notification and the response of its call arrive in the same
+ * read (a busy machine, or a server that writes both at once), the
+ * response is handled first: it removes the call's progress handler, and
+ * the progress is dropped as "unknown token" — no `McpToolProgress`, and
+ * no restart of the call's timeout. A response that arrives while a
+ * notification of the same read is still waiting for its turn waits one
+ * turn too; with no notification in flight (the common call), responses
+ * are handled at once, as before.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+
+/**
+ * Wraps the `onmessage` that the SDK's client has set on `transport`
+ * (call it right after `client.connect(transport)` has started).
+ */
+export function deliverInOrder(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (deliver === undefined) return;
+  let notificationWaiting = false;
+  const settled = (): void => {
+    notificationWaiting = false;
+  };
+  transport.onmessage = (message, extra) => {
+    const isNotification = 'method' in message && !('id' in message);
+    const isResponse = !('method' in message);
+    if (isResponse && notificationWaiting) {
+      // After the notification's handler, which the SDK queued before this.
+      void Promise.resolve().then(() => deliver(message, extra));
+      return;
+    }
+    deliver(message, extra);
+    if (isNotification && !notificationWaiting) {
+      notificationWaiting = true;
+      // Queued after the SDK's handler of this notification: it has run by then.
+      void Promise.resolve().then(settled);
+    }
+  };
+}
