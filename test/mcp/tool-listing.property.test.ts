@@ -167,6 +167,7 @@ describe('parseToolListing against the SDK schema', () => {
       icons: [{ src: 'a.png', sizes: ['16x16'] }],
       _meta: { a: 1 },
     };
+    const before = structuredClone(sent);
     const [copy] = parseToolListing({ tools: [sent] }).tools;
     sent.inputSchema.properties = {} as typeof sent.inputSchema.properties;
     sent.inputSchema.required.push('x');
@@ -174,14 +175,7 @@ describe('parseToolListing against the SDK schema', () => {
     sent.execution.taskSupport = 'required';
     sent.icons[0]!.sizes.push('x');
     sent._meta.a = 2;
-    expect(copy).toEqual({
-      name: 'search',
-      inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
-      annotations: { readOnlyHint: true },
-      execution: { taskSupport: 'optional' },
-      icons: [{ src: 'a.png', sizes: ['16x16'] }],
-      _meta: { a: 1 },
-    });
+    expect(copy).toEqual(before);
   });
 
   it('never lets a __proto__ member set a prototype', () => {
