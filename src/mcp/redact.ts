@@ -89,28 +89,33 @@ export class SecretRedactor {
   }
 
   /**
-   * `text` that may begin inside a secret, such as the last characters of
-   * a long stream: a leading piece (of 4 characters or more) that is the
-   * end of a secret is masked too, then the rest as by {@link redact}.
+   * `text` that was cut from the end of a longer stream, so that it may
+   * begin inside a secret: masked as by {@link redact}, and then a leading
+   * piece (of 4 characters or more) that is the end of a secret is masked
+   * too. Only for text that was cut: at the start of a whole text, such a
+   * piece is an ordinary word.
    */
   redactTail(text: string): string {
+    const masked = this.redact(text);
     for (const secret of this.#secrets) {
       for (let start = 1; start <= secret.length - MIN_TAIL_PIECE; start++) {
-        if (text.startsWith(secret.slice(start))) {
-          return this.redact(`${MASK}${text.slice(secret.length - start)}`);
+        if (masked.startsWith(secret.slice(start))) {
+          return `${MASK}${masked.slice(secret.length - start)}`;
         }
       }
     }
-    return this.redact(text);
+    return masked;
   }
 
   /**
-   * JSON data (strings, arrays, plain objects; anything else kept) with
-   * every string redacted, keys included; `value` itself when no string
-   * changed. For server data that is measured, cut or written out as JSON
-   * before it reaches a message: JSON escapes and cuts hide a secret from
-   * {@link redact}. Deeper than {@link MAX_REDACTED_DEPTH}, a value is
-   * replaced by the mask.
+   * A copy of JSON data (strings, arrays, plain objects; anything else
+   * kept) with every string redacted, keys included; `value` itself when
+   * no string changed. Only for data written into a message (a log line, a
+   * violation's wording): JSON escapes and cuts would hide a secret from
+   * {@link redact}. Never for data that is used, such as a schema or a
+   * result: a secret is any `env` value of 3 characters or more, a common
+   * word included, and masking it would change what the data means.
+   * Deeper than {@link MAX_REDACTED_DEPTH}, a value is replaced by the mask.
    */
   redactData<T>(value: T): T {
     return this.#secrets.length === 0 ? value : (this.#redactValue(value, 0) as T);

@@ -68,6 +68,8 @@ export class McpServerConnection {
   #useSseFallback = false;
   #sessionsOpened = 0;
   #stderrTail = '';
+  /** Whether the stderr tail lost its start: it may then begin inside a secret. */
+  #stderrCut = false;
   #lastError: string | undefined;
   #pending: Promise<void> | undefined;
   /** Lists again after `tools/list_changed`; changes that arrive meanwhile make it list once more. */
@@ -270,6 +272,7 @@ export class McpServerConnection {
   async #openOnce(signal?: AbortSignal): Promise<void> {
     await this.#teardown();
     this.#stderrTail = '';
+    this.#stderrCut = false;
     const handlers = this.#options.handlers ?? {};
     const client = new Client(this.#options.clientInfo ?? CLIENT_INFO, {
       capabilities: capabilitiesFor(handlers),
@@ -286,8 +289,10 @@ export class McpServerConnection {
         : { wrapCommand: this.#options.wrapCommand }),
       useSseFallback: this.#useSseFallback,
       onStderr: (chunk) => {
-        // The cut may fall inside a secret: #describeExit masks the tail with redactTail.
-        this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
+        const text = this.#stderrTail + chunk;
+        // The cut may fall inside a secret: #describeExit then masks with redactTail.
+        this.#stderrCut ||= text.length > STDERR_TAIL_CHARS;
+        this.#stderrTail = text.slice(-STDERR_TAIL_CHARS);
       },
     });
     if (this.#state === 'closed') {
@@ -384,8 +389,11 @@ export class McpServerConnection {
   }
 
   #describeExit(reason: string): string {
+    const { redactor } = this.#options;
     // The tail of a longer stream may begin inside a secret: redactTail masks that piece too.
-    const tail = this.#options.redactor.redactTail(this.#stderrTail).trim();
+    const tail = (
+      this.#stderrCut ? redactor.redactTail(this.#stderrTail) : redactor.redact(this.#stderrTail)
+    ).trim();
     if (tail.length === 0) return reason;
     const lastLines = tail.split('\n').slice(-5).join('\n');
     return `${reason} (server stderr: ${lastLines})`;

@@ -101,6 +101,14 @@ describe('SecretRedactor', () => {
       );
     });
 
+    it('masks a whole secret at the start whole, even one whose end is also its start', () => {
+      const key = '-----BEGIN KEY-----\nMIIEabcdef\n-----END KEY-----';
+      expect(new SecretRedactor([key]).redactTail(`${key}\nError: bad key`)).toBe(
+        '***\nError: bad key',
+      );
+      expect(new SecretRedactor(['abcabcabc']).redactTail('abcabcabc rest')).toBe('*** rest');
+    });
+
     it('leaves a start of fewer than 4 characters of a secret, and text that starts with none', () => {
       expect(redactor.redactTail('nop rejected')).toBe('nop rejected');
       expect(redactor.redactTail('all fine')).toBe('all fine');
