@@ -22,7 +22,7 @@ import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import type { SecretRedactor } from './redact.js';
-import { mapCallResult, type McpToolValue } from './result-mapping.js';
+import { mapCallResult, type McpToolValue, withMaskedText } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { createInputValidator } from './schema/index.js';
 import type { McpServerConnection, McpToolDescription } from './server-connection.js';
@@ -47,8 +47,8 @@ export interface BridgeContext {
  * Makes a {@link Tool} for one MCP tool. Its validator is built from the
  * server's JSON Schema when the tool is first called (and cached by schema
  * content), so listing a server with many tools stays cheap; the original
- * schema is kept for `toolDefinitions()`, unchanged but for the server's
- * own secrets, masked there as in its description and title.
+ * schema is kept unchanged for `toolDefinitions()`. The server's own
+ * secrets are masked in its description and title.
  */
 export function bridgeTool(
   description: McpToolDescription,
@@ -60,7 +60,6 @@ export function bridgeTool(
   const call = new BridgedCall(description, bridgedName, context);
   // The server's own secrets are masked in its text before any of it is cut.
   const text = description.description;
-  const inputSchema = route.redactor.redactData(description.inputSchema);
   // The name comes from bridgedToolName and the description from
   // bridgedDescription, both valid by construction.
   return Tool.trusted({
@@ -71,8 +70,8 @@ export function bridgeTool(
       text === undefined ? undefined : route.redact(text),
     ),
     // Built on the first call: connecting to a server with many tools creates no validator.
-    params: () => validatorOrRefusal(inputSchema, serverName, description.name),
-    inputSchema,
+    params: () => validatorOrRefusal(description.inputSchema, serverName, description.name),
+    inputSchema: description.inputSchema,
     annotations: call.annotations,
     origin: { kind: 'mcp', server: serverName, originalName: description.name },
     handler: (args, tool) => call.send(args, tool),
@@ -271,9 +270,16 @@ class BridgedCall {
             route.redactor,
           );
     // An error's text becomes the message: masked before the limit can cut a secret.
-    const shown = raw.isError === true ? route.redactor.redactData(raw) : raw;
+    const shown =
+      raw.isError === true && route.redactor.hasSecrets
+        ? withMaskedText(raw, (text) => route.redact(text))
+        : raw;
     const limited = limitResult(shown, route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-    const result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
+    let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
+    // An error with no text shows its structuredContent as JSON: masked whole there.
+    if (shown !== raw && !result.success) {
+      result = ToolResult.error(route.redact(result.message), result.value);
+    }
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, this.#sensitiveLevel);
     }

@@ -1,4 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+type ContentBlock = CallToolResult['content'][number];
 import { ToolResult } from '../tools/tool-result.js';
 
 /** What a bridged MCP tool's result `value` holds. */
@@ -28,6 +30,37 @@ export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> 
     );
   }
   return ToolResult.ok(value, message.length > 0 ? message : 'OK');
+}
+
+/**
+ * `result` with the text that {@link describeContent} shows masked by
+ * `redact` (text blocks, embedded resources' text and URIs, links' URIs
+ * and names); kinds, binary data and structured content stay as sent. For
+ * an error, whose text becomes a message, before the result limit can cut
+ * a secret out of masking's sight.
+ */
+export function withMaskedText(
+  result: CallToolResult,
+  redact: (text: string) => string,
+): CallToolResult {
+  const content = result.content.map((block): ContentBlock => {
+    switch (block.type) {
+      case 'text':
+        return { ...block, text: redact(block.text) };
+      case 'resource': {
+        const { resource } = block;
+        const uri = redact(resource.uri);
+        return 'text' in resource
+          ? { ...block, resource: { ...resource, uri, text: redact(resource.text) } }
+          : { ...block, resource: { ...resource, uri } };
+      }
+      case 'resource_link':
+        return { ...block, uri: redact(block.uri), name: redact(block.name) };
+      default:
+        return block;
+    }
+  });
+  return { ...result, content };
 }
 
 /** The text a model sees for a result: text blocks, and a short note per other block. */

@@ -130,3 +130,35 @@ describe.each(Object.entries(SECRETS))(
     });
   },
 );
+
+describe('env values that are ordinary words', () => {
+  it("mask text only: a tool's schema, its arguments and an error's shape keep their meaning", async () => {
+    const section = new McpIntegrationSection({
+      servers: [
+        {
+          name: 'leaky',
+          transport: { type: 'stdio', command: process.execPath, args: [SERVER, 'serve', '0'] },
+          env: { API_TOKEN: SECRETS.token, LOG_LEVEL: 'info', FORMAT: 'text' },
+        },
+      ],
+      session: new Session(),
+    });
+    try {
+      await section.connect();
+      const session = section.session;
+      const levels = section.tools().find((tool) => tool.name === 'leaky_levels')!;
+      expect(JSON.stringify(levels.inputSchema)).toContain('"enum":["debug","info"]');
+      const accepted = await invokeTool(levels, { level: 'info', text: 'info-1' }, { session });
+      expect(accepted.success).toBe(true);
+      const refused = await invokeTool(levels, { level: '***', text: 'x' }, { session });
+      expect(refused.success).toBe(false);
+      const diskFull = section.tools().find((tool) => tool.name === 'leaky_disk_full')!;
+      const failed = await invokeTool(diskFull, {}, { session });
+      expect([failed.success, failed.message]).toEqual([false, '***: disk full']);
+      // Its blocks keep their kind; their text is masked as the message is.
+      expect(failed.value).toMatchObject({ content: [{ type: 'text', text: '***: disk full' }] });
+    } finally {
+      await section.disconnect();
+    }
+  });
+});
