@@ -35,8 +35,10 @@ export interface SchemaSurvey {
 
 const NONE: readonly JsonRecord[] = Object.freeze([]);
 
-// The walk's stacks, kept between walks (a walk is synchronous and emptied
-// when it ends): containers still to walk, and whether each is data.
+// The walks' stacks, kept between walks: containers still to walk, and
+// whether each is data. A walk uses the part above where it found them
+// (a getter of an in-process server's schema may start another walk) and
+// cuts them back there when it ends, even by a throw.
 const pending: object[] = [];
 const pendingData: boolean[] = [];
 
@@ -56,56 +58,60 @@ export function surveySchema(root: unknown): SchemaSurvey {
     return { chars: scalarChars(root), referring, anchored, patterned };
   }
   let chars = 0;
+  const base = pending.length;
   pending.push(root);
   pendingData.push(false);
-  while (pending.length > 0 && chars <= MAX_SCHEMA_TEXT_LENGTH) {
-    const node = pending.pop() as object;
-    const data = pendingData.pop() === true;
-    let members = 0;
-    if (Array.isArray(node)) {
-      members = node.length;
-      for (let index = 0; index < members; index++) {
-        const item: unknown = node[index];
-        if (typeof item !== 'object' || item === null) chars += scalarChars(item);
-        else {
-          pending.push(item);
-          pendingData.push(data);
-        }
-      }
-    } else {
-      let refers = false;
-      let anchors = false;
-      let patterns = false;
-      for (const key in node) {
-        if (!Object.hasOwn(node, key)) continue;
-        members++;
-        chars += key.length + 3;
-        const value = (node as JsonRecord)[key];
-        if (!data) {
-          const first = key.charCodeAt(0);
-          if (first === 36 /* $ */) {
-            if (REFERENCE_KEYWORDS.has(key)) {
-              refers ||= typeof value === 'string' && value.startsWith('#');
-            } else anchors ||= key === '$anchor' || key === '$dynamicAnchor';
-          } else if (first === 112 /* p */) {
-            patterns ||= key === 'pattern' || key === 'patternProperties';
+  try {
+    while (pending.length > base && chars <= MAX_SCHEMA_TEXT_LENGTH) {
+      const node = pending.pop() as object;
+      const data = pendingData.pop() === true;
+      let members = 0;
+      if (Array.isArray(node)) {
+        members = node.length;
+        for (let index = 0; index < members; index++) {
+          const item: unknown = node[index];
+          if (typeof item !== 'object' || item === null) chars += scalarChars(item);
+          else {
+            pending.push(item);
+            pendingData.push(data);
           }
         }
-        if (typeof value !== 'object' || value === null) chars += scalarChars(value);
-        else {
-          pending.push(value);
-          pendingData.push(data || DATA_KEYWORDS.has(key));
+      } else {
+        let refers = false;
+        let anchors = false;
+        let patterns = false;
+        for (const key in node) {
+          if (!Object.hasOwn(node, key)) continue;
+          members++;
+          chars += key.length + 3;
+          const value = (node as JsonRecord)[key];
+          if (!data) {
+            const first = key.charCodeAt(0);
+            if (first === 36 /* $ */) {
+              if (REFERENCE_KEYWORDS.has(key)) {
+                refers ||= typeof value === 'string' && value.startsWith('#');
+              } else anchors ||= key === '$anchor' || key === '$dynamicAnchor';
+            } else if (first === 112 /* p */) {
+              patterns ||= key === 'pattern' || key === 'patternProperties';
+            }
+          }
+          if (typeof value !== 'object' || value === null) chars += scalarChars(value);
+          else {
+            pending.push(value);
+            pendingData.push(data || DATA_KEYWORDS.has(key));
+          }
         }
+        if (refers) referring = append(referring, node as JsonRecord);
+        if (anchors) anchored = append(anchored, node as JsonRecord);
+        if (patterns) patterned = append(patterned, node as JsonRecord);
       }
-      if (refers) referring = append(referring, node as JsonRecord);
-      if (anchors) anchored = append(anchored, node as JsonRecord);
-      if (patterns) patterned = append(patterned, node as JsonRecord);
+      chars += 1 + (members > 1 ? members : 1); // brackets and commas
     }
-    chars += 1 + (members > 1 ? members : 1); // brackets and commas
+  } finally {
+    // Holds nothing of this walk after it, so that no schema is kept alive by it.
+    pending.length = base;
+    pendingData.length = base;
   }
-  // Holds nothing between walks, so that no schema is kept alive by it.
-  pending.length = 0;
-  pendingData.length = 0;
   return { chars, referring, anchored, patterned };
 }
 

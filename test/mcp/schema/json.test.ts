@@ -99,4 +99,38 @@ describe('surveySchema', () => {
       McpSchemaError,
     );
   });
+
+  it('leaves nothing behind for the next walk when a getter of an in-process schema throws', () => {
+    const plain = { type: 'object', properties: { a: { type: 'string' } } };
+    const clean = surveySchema(plain);
+    const hostile = {
+      type: 'object',
+      properties: {
+        loop: { $ref: '#/properties/loop', $anchor: 'x', pattern: '^a' },
+        get boom(): never {
+          throw new Error('boom');
+        },
+      },
+    };
+    expect(() => surveySchema(hostile)).toThrow('boom');
+    expect(surveySchema(plain)).toEqual(clean);
+    expect(inputSchemaRefusal(plain)).toBeUndefined();
+  });
+
+  it('keeps its own work when a getter starts another walk in the middle of it', () => {
+    const inner = { type: 'string', pattern: '^b' };
+    const outer = {
+      type: 'object',
+      properties: {
+        p: { type: 'string', pattern: '^a' },
+        get q(): unknown {
+          surveySchema(inner);
+          return { type: 'string' };
+        },
+      },
+    };
+    const survey = surveySchema(outer);
+    expect(survey.patterned).toEqual([outer.properties.p]);
+    expect(survey.chars).toBe(JSON.stringify(outer).length);
+  });
 });
