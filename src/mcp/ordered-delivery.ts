@@ -13,6 +13,7 @@
  * are handled at once, as before.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { messageOf } from '../core/errors.js';
 
 /**
  * Wraps the `onmessage` that the SDK's client has set on `transport`
@@ -29,8 +30,13 @@ export function deliverInOrder(transport: Transport): void {
     const isNotification = 'method' in message && !('id' in message);
     const isResponse = !('method' in message);
     if (isResponse && notificationWaiting) {
-      // After the notification's handler, which the SDK queued before this.
-      void Promise.resolve().then(() => deliver(message, extra));
+      // After the notification's handler, which the SDK queued before this;
+      // a throw goes where the transport reports its errors, as it would have.
+      Promise.resolve()
+        .then(() => deliver(message, extra))
+        .catch((error: unknown) => {
+          transport.onerror?.(error instanceof Error ? error : new Error(messageOf(error)));
+        });
       return;
     }
     deliver(message, extra);
