@@ -19,7 +19,11 @@ export class SecretRedactor {
   constructor(secrets: Iterable<string>) {
     const unique = new Set<string>();
     for (const secret of secrets) {
-      if (secret.length >= MIN_SECRET_LENGTH) unique.add(secret);
+      if (secret.length < MIN_SECRET_LENGTH) continue;
+      unique.add(secret);
+      // As JSON writes it inside a string (a log line, a result written out):
+      // a secret with a quote, a backslash or a newline reads differently there.
+      unique.add(JSON.stringify(secret).slice(1, -1));
     }
     // Longest first, so a secret that contains another is masked whole.
     this.#secrets = [...unique].sort((a, b) => b.length - a.length);
@@ -90,21 +94,24 @@ export class SecretRedactor {
 
   /**
    * `text` that was cut from the end of a longer stream, so that it may
-   * begin inside a secret: masked as by {@link redact}, and then a leading
-   * piece (of 4 characters or more) that is the end of a secret is masked
-   * too. Only for text that was cut: at the start of a whole text, such a
-   * piece is an ordinary word.
+   * begin inside a secret: the longest leading piece (of 4 characters or
+   * more) that ends a secret, or is one, is masked, then the rest as by
+   * {@link redact}. Only for text that was cut: at the start of a whole
+   * text, such a piece is an ordinary word. A cut inside an encoded copy
+   * of a secret is not found here: the caller drops the cut line.
    */
   redactTail(text: string): string {
-    const masked = this.redact(text);
+    let cut = 0;
     for (const secret of this.#secrets) {
-      for (let start = 1; start <= secret.length - MIN_TAIL_PIECE; start++) {
-        if (masked.startsWith(secret.slice(start))) {
-          return `${MASK}${masked.slice(secret.length - start)}`;
+      for (let start = 0; start <= secret.length - MIN_TAIL_PIECE; start++) {
+        if (secret.length - start <= cut) break;
+        if (text.startsWith(secret.slice(start))) {
+          cut = secret.length - start;
+          break;
         }
       }
     }
-    return masked;
+    return cut === 0 ? this.redact(text) : `${MASK}${this.redact(text.slice(cut))}`;
   }
 
   /**

@@ -390,9 +390,13 @@ export class McpServerConnection {
 
   #describeExit(reason: string): string {
     const { redactor } = this.#options;
-    // The tail of a longer stream may begin inside a secret: redactTail masks that piece too.
+    // A tail cut from a longer stream may begin inside a secret, in any of
+    // its forms: its cut first line is dropped, and redactTail masks what is
+    // left of a secret that spans lines.
     const tail = (
-      this.#stderrCut ? redactor.redactTail(this.#stderrTail) : redactor.redact(this.#stderrTail)
+      this.#stderrCut
+        ? redactor.redactTail(this.#stderrTail.slice(this.#stderrTail.indexOf('\n') + 1))
+        : redactor.redact(this.#stderrTail)
     ).trim();
     if (tail.length === 0) return reason;
     const lastLines = tail.split('\n').slice(-5).join('\n');

@@ -109,19 +109,37 @@ describe('SecretRedactor', () => {
       expect(new SecretRedactor(['abcabcabc']).redactTail('abcabcabc rest')).toBe('*** rest');
     });
 
+    it('masks the longest leading piece over all secrets, before a shorter secret inside it is masked', () => {
+      const url = 'postgres://app:S3cretPw9@db.internal/prod';
+      const both = new SecretRedactor([url, 'db.internal']);
+      expect(both.redactTail('pp:S3cretPw9@db.internal/prod down; db.internal')).toBe(
+        '*** down; ***',
+      );
+      const two = new SecretRedactor([
+        'https://very-long-internal-host.example.com/api',
+        'https://x.io/api?token=SECRETSECRET',
+      ]);
+      expect(two.redactTail('/api?token=SECRETSECRET rest')).toBe('*** rest');
+    });
+
     it('leaves a start of fewer than 4 characters of a secret, and text that starts with none', () => {
       expect(redactor.redactTail('nop rejected')).toBe('nop rejected');
       expect(redactor.redactTail('all fine')).toBe('all fine');
     });
   });
 
+  it('masks a secret in the form JSON writes it inside a string', () => {
+    const secret = 'C:\\Users\\svc\\pa"ss\nword';
+    const written = JSON.stringify({ error: `bad key ${secret}` });
+    expect(new SecretRedactor([secret]).redact(written)).toBe('{"error":"bad key ***"}');
+  });
+
   describe('redactData', () => {
     const key = 'line one\n"quoted" two';
     const redactor = new SecretRedactor([key]);
 
-    it('masks every string and key before the data is written as JSON, whose escapes hide a secret', () => {
+    it('masks every string and key, so that what is written from the data holds no secret', () => {
       const data = { config: { key, list: [1, `by ${key}`] }, [key]: true };
-      expect(redactor.redact(JSON.stringify(data))).toContain('quoted');
       expect(JSON.stringify(redactor.redactData(data))).toBe(
         '{"config":{"key":"***","list":[1,"by ***"]},"***":true}',
       );
