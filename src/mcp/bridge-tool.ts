@@ -269,16 +269,19 @@ class BridgedCall {
             { serverName, toolName: original },
             route.redactor,
           );
-    // An error's text becomes the message: masked before the limit can cut a secret.
-    const shown =
-      raw.isError === true && route.redactor.hasSecrets
-        ? withMaskedText(raw, (text) => route.redact(text))
-        : raw;
-    const limited = limitResult(shown, route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS);
-    let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
-    // An error with no text shows its structuredContent as JSON: masked whole there.
-    if (shown !== raw && !result.success) {
-      result = ToolResult.error(route.redact(result.message), result.value);
+    const maxChars = route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+    let result =
+      violation === undefined
+        ? mapCallResult(limitResult(raw, maxChars))
+        : ToolResult.error(violation);
+    if (violation === undefined && raw.isError === true && route.redactor.hasSecrets) {
+      // An error's text becomes its message: written from a copy masked
+      // before the limit can cut a secret; the value stays the tool's data.
+      const shown = limitResult(
+        withMaskedText(raw, (text) => route.redact(text)),
+        maxChars,
+      );
+      result = ToolResult.error(route.redact(mapCallResult(shown).message), result.value);
     }
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${original}`, this.#sensitiveLevel);

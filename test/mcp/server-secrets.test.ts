@@ -4,8 +4,9 @@
  * stdio server given the secret in `env`), appears nowhere the library
  * reports server text: not in errors, results, events, the rendered
  * prompt or the tool definitions — not whole, and not a piece of it left
- * by a cut or an escape made before masking. (A successful result's value
- * is the tool's data, handed to the caller as the server sent it.)
+ * by a cut or an escape made before masking. (A result's value is the
+ * tool's data, handed to the caller as the server sent it; an error's
+ * message is text, and masked.)
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -49,9 +50,11 @@ async function reported(
   const session = new Session();
   const events: string[] = [];
   session.bus.subscribeAll((event) => {
-    // A successful result's value is the tool's data, handed over as the server sent it.
-    const data = event instanceof ToolInvoked && event.result.success;
-    const shown = data ? { ...event, result: { ...event.result, value: '(data)' } } : event;
+    // A result's value is the tool's data, handed over as the server sent it.
+    const shown =
+      event instanceof ToolInvoked
+        ? { ...event, result: { ...event.result, value: '(data)' } }
+        : event;
     events.push(`${event.constructor.name} ${JSON.stringify(shown)}`);
   });
   session.bus.subscribe(McpToolProgress, () => undefined);
@@ -104,7 +107,7 @@ describe.each(Object.entries(SECRETS))(
   (_kind, secret) => {
     it('on a crash, in the last 2,000 characters of its stderr', async () => {
       const out = await reported(secret, 'crash');
-      expect(out.unavailable).toContain('rejected');
+      expect(out.unavailable).toContain('exiting');
       for (const [where, text] of Object.entries(out)) {
         expect(pieceIn(text, secret), where).toBeUndefined();
       }
@@ -155,8 +158,8 @@ describe('env values that are ordinary words', () => {
       const diskFull = section.tools().find((tool) => tool.name === 'leaky_disk_full')!;
       const failed = await invokeTool(diskFull, {}, { session });
       expect([failed.success, failed.message]).toEqual([false, '***: disk full']);
-      // Its blocks keep their kind; their text is masked as the message is.
-      expect(failed.value).toMatchObject({ content: [{ type: 'text', text: '***: disk full' }] });
+      // The message is masked text; the value is the tool's data, as sent.
+      expect(failed.value).toMatchObject({ content: [{ type: 'text', text: 'text: disk full' }] });
     } finally {
       await section.disconnect();
     }
