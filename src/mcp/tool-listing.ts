@@ -21,6 +21,9 @@
  * masking, which looks for a secret whole, still finds it.
  *
  * What it does not check: the result's own `_meta` (nothing reads it).
+ * Written for the schema of SDK 1.32; a test fails when the installed
+ * SDK's schema has members this does not know (with a newer SDK at run
+ * time, a member it adds is dropped, as an older SDK would drop it).
  */
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
 import { describeSent, isShowable } from '../core/describe-sent.js';

@@ -6,7 +6,14 @@
  * and its refusal names the member, what it held and what was expected.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, ListToolsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  IconSchema,
+  ListToolsRequestSchema,
+  ListToolsResultSchema,
+  ToolAnnotationsSchema,
+  ToolExecutionSchema,
+  ToolSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -190,6 +197,32 @@ describe('parseToolListing against the SDK schema', () => {
     expect(JSON.stringify(copy)).toBe(
       '{"name":"t","inputSchema":{"type":"object","properties":{}},"_meta":{}}',
     );
+  });
+});
+
+describe('the SDK schema parseToolListing follows', () => {
+  it('has the members it was written for: a new SDK member fails here, not silently in a listing', () => {
+    expect(Object.keys(ListToolsResultSchema.shape)).toEqual(['_meta', 'nextCursor', 'tools']);
+    expect(Object.keys(ToolSchema.shape)).toEqual([
+      'name',
+      'title',
+      'icons',
+      'description',
+      'inputSchema',
+      'outputSchema',
+      'annotations',
+      'execution',
+      '_meta',
+    ]);
+    expect(Object.keys(ToolAnnotationsSchema.shape)).toEqual([
+      'title',
+      'readOnlyHint',
+      'destructiveHint',
+      'idempotentHint',
+      'openWorldHint',
+    ]);
+    expect(Object.keys(ToolExecutionSchema.shape)).toEqual(['taskSupport']);
+    expect(Object.keys(IconSchema.shape)).toEqual(['src', 'mimeType', 'sizes', 'theme']);
   });
 });
 
