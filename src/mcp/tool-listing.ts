@@ -27,6 +27,7 @@
  */
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
 import { describeSent, isShowable } from '../core/describe-sent.js';
+import { isJsonRecord } from '../core/json.js';
 
 /** A page of tools, and the cursor of the next page. */
 export interface ToolListingPage {
@@ -44,7 +45,7 @@ export class ToolListingError extends Error {
  * @throws ToolListingError naming the first member that breaks the MCP schema.
  */
 export function parseToolListing(result: unknown): ToolListingPage {
-  if (!isObject(result)) throw invalid('the result', result, 'an object');
+  if (!isJsonRecord(result)) throw invalid('the result', result, 'an object');
   const { tools, nextCursor } = result;
   if (nextCursor !== undefined && typeof nextCursor !== 'string') {
     throw invalid('nextCursor', nextCursor, 'a string');
@@ -58,7 +59,7 @@ export function parseToolListing(result: unknown): ToolListingPage {
       parsed.push(parseTool(tool));
     } catch (error) {
       if (!(error instanceof Misfit)) throw error;
-      const name = isObject(tool) ? tool.name : undefined;
+      const name = isJsonRecord(tool) ? tool.name : undefined;
       const label =
         typeof name === 'string' && isShowable(name) ? ` (${JSON.stringify(name)})` : '';
       throw invalid(`tools[${index}]${label}${error.place}`, error.value, error.expected);
@@ -91,7 +92,7 @@ const TASK_SUPPORT = ['required', 'optional', 'forbidden'];
 const ICON_THEMES = ['light', 'dark'];
 
 function parseTool(tool: unknown): McpToolDescription {
-  if (!isObject(tool)) throw new Misfit('', tool, 'an object');
+  if (!isJsonRecord(tool)) throw new Misfit('', tool, 'an object');
   const { name } = tool;
   if (typeof name !== 'string') throw new Misfit('.name', name, 'a string');
   const copy: Record<string, unknown> = { name };
@@ -115,7 +116,8 @@ function parseTool(tool: unknown): McpToolDescription {
 
 /** `inputSchema` or `outputSchema`: an object schema, copied one level deep as the SDK does. */
 function parseObjectSchema(schema: unknown, at: string): Record<string, unknown> {
-  if (!isObject(schema)) throw new Misfit(at, schema, 'a JSON Schema object with type "object"');
+  if (!isJsonRecord(schema))
+    throw new Misfit(at, schema, 'a JSON Schema object with type "object"');
   const { type, properties, required } = schema;
   if (type !== 'object') throw new Misfit(`${at}.type`, type, '"object"');
   const copy: Record<string, unknown> = { type };
@@ -138,7 +140,7 @@ function parseObjectSchema(schema: unknown, at: string): Record<string, unknown>
 function parseAnnotations(annotations: unknown): Record<string, unknown> | undefined {
   if (annotations === undefined) return undefined;
   const at = '.annotations';
-  if (!isObject(annotations)) throw new Misfit(at, annotations, 'an object');
+  if (!isJsonRecord(annotations)) throw new Misfit(at, annotations, 'an object');
   const copy: Record<string, unknown> = {};
   copyOptional(annotations, copy, 'title', at, isString, 'a string');
   for (const hint of ANNOTATION_HINTS) {
@@ -150,7 +152,7 @@ function parseAnnotations(annotations: unknown): Record<string, unknown> | undef
 function parseExecution(execution: unknown): Record<string, unknown> | undefined {
   if (execution === undefined) return undefined;
   const at = '.execution';
-  if (!isObject(execution)) throw new Misfit(at, execution, 'an object');
+  if (!isJsonRecord(execution)) throw new Misfit(at, execution, 'an object');
   const copy: Record<string, unknown> = {};
   copyOptional(execution, copy, 'taskSupport', at, isOneOf(TASK_SUPPORT), oneOf(TASK_SUPPORT));
   return copy;
@@ -164,7 +166,7 @@ function parseIcons(icons: unknown): Record<string, unknown>[] | undefined {
   for (let index = 0; index < count; index++) {
     const icon: unknown = icons[index];
     const place = `.icons[${index}]`;
-    if (!isObject(icon)) throw new Misfit(place, icon, 'an object');
+    if (!isJsonRecord(icon)) throw new Misfit(place, icon, 'an object');
     const { src } = icon;
     if (typeof src !== 'string') throw new Misfit(`${place}.src`, src, 'a string');
     const parsed: Record<string, unknown> = { src };
@@ -250,17 +252,13 @@ function lengthOf(list: readonly unknown[]): number {
   return typeof length === 'number' && Number.isSafeInteger(length) && length > 0 ? length : 0;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Plain as the SDK's records require (zod's test: a constructor that is `Object`-like, or none). */
 function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (!isObject(value)) return false;
+  if (!isJsonRecord(value)) return false;
   const constructor: unknown = value.constructor;
   if (typeof constructor !== 'function') return true;
   const prototype: unknown = (constructor as { prototype?: unknown }).prototype;
-  return isObject(prototype) && Object.hasOwn(prototype, 'isPrototypeOf');
+  return isJsonRecord(prototype) && Object.hasOwn(prototype, 'isPrototypeOf');
 }
 
 function isString(value: unknown): boolean {
