@@ -6,6 +6,7 @@
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -101,5 +102,70 @@ describe('deliverInOrder on its own', () => {
     expect(errors.map((error) => error.message)).toEqual([
       'a thrown value that cannot be written as text',
     ]);
+  });
+});
+
+describe('deliverInOrder, over any arrival of messages', () => {
+  type Arrival =
+    | { readonly kind: 'notification' | 'response' | 'request' }
+    | { readonly kind: 'wait'; readonly turns: number };
+  const arrival = fc.oneof(
+    fc.record({ kind: fc.constantFrom('notification', 'response', 'request') }),
+    fc.record({ kind: fc.constant('wait'), turns: fc.integer({ min: 0, max: 3 }) }),
+  ) as fc.Arbitrary<Arrival>;
+
+  it('handles every response after the notifications that arrived before it, and keeps each kind in order', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(arrival, { maxLength: 40 }), async (arrivals) => {
+        const handled: string[] = [];
+        // The SDK's client: a notification's handler runs a microtask late, the rest at once.
+        const transport: Transport = {
+          start: () => Promise.resolve(),
+          send: () => Promise.resolve(),
+          close: () => Promise.resolve(),
+          onmessage: (message) => {
+            if (!('method' in message)) handled.push(`response ${String(message.id)}`);
+            else if (!('id' in message)) {
+              void Promise.resolve().then(() => handled.push(message.method));
+            } else handled.push(`request ${String(message.id)}`);
+          },
+        };
+        deliverInOrder(transport);
+        const sent: string[] = [];
+        let id = 0;
+        for (const next of arrivals) {
+          if (next.kind === 'wait') {
+            // Transports deliver from I/O callbacks or from microtasks.
+            for (let turn = 0; turn < next.turns; turn++) await Promise.resolve();
+            if (next.turns === 0) await new Promise((resolve) => setImmediate(resolve));
+            continue;
+          }
+          id += 1;
+          const message: JSONRPCMessage =
+            next.kind === 'notification'
+              ? { jsonrpc: '2.0', method: `notification ${id}` }
+              : next.kind === 'response'
+                ? { jsonrpc: '2.0', id, result: {} }
+                : { jsonrpc: '2.0', id, method: 'ping' };
+          sent.push(next.kind === 'notification' ? `notification ${id}` : `${next.kind} ${id}`);
+          transport.onmessage?.(message);
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        expect([...handled].sort()).toEqual([...sent].sort());
+        for (const [index, entry] of handled.entries()) {
+          if (!entry.startsWith('response')) continue;
+          // Every notification sent before this response was handled before it.
+          const before = sent.slice(0, sent.indexOf(entry));
+          for (const earlier of before.filter((item) => item.startsWith('notification'))) {
+            expect(handled.indexOf(earlier), `${earlier} before ${entry}`).toBeLessThan(index);
+          }
+        }
+        for (const kind of ['response', 'request', 'notification']) {
+          const order = (list: string[]): string[] => list.filter((item) => item.startsWith(kind));
+          expect(order(handled)).toEqual(order(sent));
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
