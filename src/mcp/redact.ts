@@ -117,9 +117,9 @@ export class SecretRedactor {
   /**
    * A copy of JSON data (strings, arrays, plain objects; anything else
    * kept) with every string redacted, keys included; `value` itself when
-   * no string changed. Only for data written into a message (a log line, a
-   * violation's wording): JSON escapes and cuts would hide a secret from
-   * {@link redact}. Never for data that is used, such as a schema or a
+   * no string changed. Only for data a message quotes in part (a
+   * violation's wording cuts the values it shows): a cut would hide a
+   * secret from {@link redact}. Never for data that is used, such as a schema or a
    * result: a secret is any `env` value of 3 characters or more, a common
    * word included, and masking it would change what the data means.
    * Deeper than {@link MAX_REDACTED_DEPTH}, a value is replaced by the mask.

@@ -55,8 +55,8 @@ export function serverLogEvent(
     ...(message.logger === undefined
       ? {}
       : { logger: serverTextLine(redactor.redact(message.logger), 100) }),
-    // Masked as data first: written as JSON, a secret's escapes would hide it.
-    message: capLogText(redactor.redact(logText(redactor.redactData(message.data)))),
+    // Masked before it is capped; the redactor also knows a secret as JSON escapes it.
+    message: capLogText(redactor.redact(logText(message.data))),
     createdAt: new Date(),
   });
 }

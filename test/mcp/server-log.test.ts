@@ -106,7 +106,7 @@ describe('serverLogEvent', () => {
     expect(event?.message).toBe('{"token":"***"}');
   });
 
-  it('masks a secret in structured data before writing it as JSON, whose escapes would hide it', () => {
+  it('masks a secret in structured data, also where JSON escapes it (a key with quotes and newlines)', () => {
     const key = '-----BEGIN KEY-----\nMIIE"quoted"\n-----END KEY-----';
     const event = serverLogEvent(
       { level: 'error', data: { config: { key }, [`by ${key}`]: 1 } },
