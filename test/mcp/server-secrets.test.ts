@@ -44,7 +44,7 @@ function pieceIn(text: string, secret: string): string | undefined {
 /** Everything the library reported while `leaky-server.mjs` ran in `mode` with `secret`. */
 async function reported(
   secret: string,
-  mode: 'serve' | 'crash',
+  mode: 'serve' | 'crash' | 'bad-listing',
   options: { readonly padding?: number; readonly maxResultChars?: number } = {},
 ): Promise<Record<string, string>> {
   const session = new Session();
@@ -108,6 +108,19 @@ describe.each(Object.entries(SECRETS))(
     it('on a crash, in the last 2,000 characters of its stderr', async () => {
       const out = await reported(secret, 'crash');
       expect(out.unavailable).toContain('exiting');
+      for (const [where, text] of Object.entries(out)) {
+        expect(pieceIn(text, secret), where).toBeUndefined();
+      }
+    });
+
+    it('in a listing that breaks the MCP schema, where its refusal would quote it', async () => {
+      const out = await reported(secret, 'bad-listing');
+      expect(JSON.parse(out.unavailable!)).toEqual([
+        {
+          name: 'leaky',
+          reason: `cannot connect: tools/list sent tools[0] ("search").inputSchema.type = a string of ${secret.length} characters; expected "object"`,
+        },
+      ]);
       for (const [where, text] of Object.entries(out)) {
         expect(pieceIn(text, secret), where).toBeUndefined();
       }

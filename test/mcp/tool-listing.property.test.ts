@@ -15,8 +15,6 @@ import {
   ToolSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
-import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { parseToolListing, ToolListingError } from '../../src/mcp/tool-listing.js';
@@ -453,47 +451,6 @@ describe('what an in-process server can hand over that JSON cannot', () => {
       ]);
     } finally {
       await section.disconnect();
-    }
-  });
-});
-
-describe('a secret a server sends back in its listing', () => {
-  it('appears nowhere in the refusal, not even cut or escaped (a stdio server given the secret in env)', async () => {
-    const secret = `ghp_${'Z'.repeat(72)}`;
-    const escaped = 'pa"ss\\word-0123';
-    for (const token of [secret, escaped]) {
-      const section = new McpIntegrationSection({
-        servers: [
-          {
-            name: 'leaky',
-            transport: {
-              type: 'stdio',
-              command: process.execPath,
-              args: [
-                fileURLToPath(
-                  new URL('../fixtures/hostile/leaky-listing-server.mjs', import.meta.url),
-                ),
-              ],
-            },
-            env: { API_TOKEN: token },
-          },
-        ],
-        session: new Session(),
-        onConnectError: 'report',
-      });
-      try {
-        await section.connect();
-        const [unavailable] = section.unavailableServers;
-        expect(unavailable?.reason).toBe(
-          `cannot connect: tools/list sent tools[0] ("search").inputSchema.type = a string of ${token.length} characters; expected "object"`,
-        );
-        const text = JSON.stringify(unavailable) + JSON.stringify(section.unavailableServers);
-        for (const piece of [token.slice(0, 12), JSON.stringify(token).slice(1, 13)]) {
-          expect(text).not.toContain(piece);
-        }
-      } finally {
-        await section.disconnect();
-      }
     }
   });
 });
