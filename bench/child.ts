@@ -22,6 +22,7 @@ export const COMPARISONS: Readonly<Record<string, () => Promise<Comparison>>> = 
     const { perCall } = await import('./per-call.js');
     return () => perCall('stdio');
   },
+  'per-call-parts': async () => (await import('./per-call-parts.js')).perCallParts,
   'own-cpu': async () => (await import('./own-cpu.js')).ownCpu,
   allocation: async () => (await import('./allocation.js')).allocation,
   'connect-many': async () => (await import('./connect-many.js')).connectMany,

@@ -1,0 +1,146 @@
+/**
+ * Where the bridged call's extra time goes over stdio: the raw SDK client
+ * and the bridged `echo` (dist), interleaved on fresh server-everything
+ * processes, with each call split where the SDK's stdio transport writes
+ * the request and where the response arrives:
+ * - **before the write**: the caller's code until the request is written
+ *   (the write itself, which wakes the server, included);
+ * - **round trip**: from the write to the response, the server's turn;
+ * - **after the response**: until the caller has its result.
+ * The split patches `StdioClientTransport` of this child process only, so
+ * it runs apart from the per-call row it explains. Reported, no goal.
+ */
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { closeAll, openBridged, openRaw } from './contenders.js';
+import { type Caller, plan } from './interleave.js';
+import { loadLibrary } from './library.js';
+import { roundOrder } from './order.js';
+import { BRIDGED, RAW } from './per-call.js';
+import { round, type ResultRow, trimmedMean } from './stats.js';
+
+/** When the last request was written and the last response arrived (ms, `performance.now()`). */
+const marks = { written: 0, answered: 0 };
+
+const WATCHED = Symbol('watched');
+
+/** Records {@link marks} for every stdio transport of this process. */
+function watchStdio(): void {
+  const prototype = StdioClientTransport.prototype;
+  const send = prototype.send;
+  prototype.send = function watchedSend(
+    this: StdioClientTransport & { [WATCHED]?: true },
+    message,
+  ) {
+    if (this[WATCHED] !== true && this.onmessage !== undefined) {
+      this[WATCHED] = true;
+      const deliver = this.onmessage;
+      this.onmessage = (incoming: JSONRPCMessage) => {
+        if (!('method' in incoming)) marks.answered = performance.now();
+        deliver(incoming);
+      };
+    }
+    const sent = send.call(this, message);
+    marks.written = performance.now(); // the SDK writes before it returns
+    return sent;
+  };
+}
+
+/** The three parts of each call, per contender, in ms. */
+interface Parts {
+  readonly before: number[];
+  readonly roundTrip: number[];
+  readonly after: number[];
+}
+
+async function measure(
+  callers: readonly Caller[],
+  rounds: number,
+  warmup: number,
+): Promise<Parts[]> {
+  const parts = callers.map((): Parts => ({ before: [], roundTrip: [], after: [] }));
+  for (let r = -warmup; r < rounds; r += 1) {
+    for (const index of roundOrder(callers.length, r)) {
+      const caller = callers[index]!;
+      const start = performance.now();
+      const result = await caller.call();
+      const end = performance.now();
+      caller.check?.(result);
+      if (r < 0) continue;
+      const own = parts[index]!;
+      own.before.push(marks.written - start);
+      own.roundTrip.push(marks.answered - marks.written);
+      own.after.push(end - marks.answered);
+    }
+  }
+  return parts;
+}
+
+/** Runs the split over stdio. */
+export async function perCallParts(): Promise<ResultRow[]> {
+  watchStdio();
+  const lib = await loadLibrary('dist');
+  const p = plan();
+  // Where the scheduler puts a server process moves its round trip by up to
+  // ±10% for the process's life: three sets of fresh processes, pooled.
+  const sets = 3;
+  const names = [RAW, BRIDGED];
+  const measured = names.map((): Parts => ({ before: [], roundTrip: [], after: [] }));
+  for (let set = 0; set < sets; set += 1) {
+    const open = [await openRaw(RAW, 'stdio'), await openBridged(lib, BRIDGED, 'stdio')];
+    try {
+      const parts = await measure(open, p.rounds / sets, p.warmup);
+      parts.forEach((part, index) => {
+        const pooled = measured[index]!;
+        pooled.before.push(...part.before);
+        pooled.roundTrip.push(...part.roundTrip);
+        pooled.after.push(...part.after);
+      });
+    } finally {
+      await closeAll(open);
+    }
+  }
+  const comparison = 'per call, stdio, split at the write and the response';
+  const statistic = `10%-trimmed mean of ${p.rounds.toLocaleString('en-US')} interleaved calls, in ${sets} sets of fresh server processes`;
+  const labels: [keyof Parts, string][] = [
+    ['before', 'before the write'],
+    ['roundTrip', 'round trip'],
+    ['after', 'after the response'],
+  ];
+  const whole = measured.map((parts) =>
+    parts.before.map((before, i) => before + parts.roundTrip[i]! + parts.after[i]!),
+  );
+  const rawWhole = trimmedMean(whole[0]!);
+  const rows: ResultRow[] = names.map((name, index) => {
+    const value = trimmedMean(whole[index]!);
+    return {
+      comparison,
+      contender: `${name}: whole call`,
+      value: round(value * 1_000, 1),
+      unit: 'µs/call',
+      statistic,
+      ...(index === 0 ? {} : { ratio: round(value / rawWhole, 3), baseline: `${RAW}: whole call` }),
+    };
+  });
+  for (const [key, label] of labels) {
+    const raw = trimmedMean(measured[0]![key]);
+    names.forEach((name, index) => {
+      const value = trimmedMean(measured[index]![key]);
+      rows.push({
+        comparison,
+        contender: `${name}: ${label}`,
+        value: round(value * 1_000, 1),
+        unit: 'µs/call',
+        statistic,
+        ...(index === 0
+          ? {}
+          : { note: `${signed(round((value - raw) * 1_000, 1))} µs against the raw call` }),
+      });
+    });
+  }
+  return rows;
+}
+
+function signed(value: number): string {
+  return value < 0 ? `−${-value}` : `+${value}`;
+}
