@@ -35,12 +35,11 @@ export interface SchemaSurvey {
 
 const NONE: readonly JsonRecord[] = Object.freeze([]);
 
-// The walks' stacks, kept between walks: containers still to walk, and
-// whether each is data. A walk uses the part above where it found them
-// (a getter of an in-process server's schema may start another walk) and
-// cuts them back there when it ends, even by a throw.
+// The walks' stack of containers still to walk, kept between walks. A walk
+// uses the part above where it found it (a getter of an in-process
+// server's schema may start another walk) and cuts it back there when it
+// ends, even by a throw.
 const pending: object[] = [];
-const pendingData: boolean[] = [];
 
 /**
  * Surveys `root` without writing it out, in one pass over its containers,
@@ -48,7 +47,8 @@ const pendingData: boolean[] = [];
  * cycle, which only an in-process server can send) is counted twice, so a
  * cycle or a huge schema ends the walk at {@link MAX_SCHEMA_TEXT_LENGTH}.
  * It runs for every tool a server lists, so it allocates nothing for a
- * schema with no reference, anchor or pattern.
+ * schema with no reference, anchor or pattern, and asks whether a key is
+ * an object's own only when its prototype could have added it.
  */
 export function surveySchema(root: unknown): SchemaSurvey {
   let referring = NONE as JsonRecord[];
@@ -57,62 +57,101 @@ export function surveySchema(root: unknown): SchemaSurvey {
   if (typeof root !== 'object' || root === null) {
     return { chars: scalarChars(root), referring, anchored, patterned };
   }
+  // A for…in also yields the enumerable keys of the prototype chain: a plain
+  // object has none, unless someone gave Object.prototype one.
+  const plainKeysAreOwn = prototypeAddsNoKeys();
   let chars = 0;
   const base = pending.length;
   pending.push(root);
-  pendingData.push(false);
   try {
     while (pending.length > base && chars <= MAX_SCHEMA_TEXT_LENGTH) {
       const node = pending.pop() as object;
-      const data = pendingData.pop() === true;
-      let members = 0;
       if (Array.isArray(node)) {
-        members = node.length;
-        for (let index = 0; index < members; index++) {
-          const item: unknown = node[index];
-          if (typeof item !== 'object' || item === null) chars += scalarChars(item);
-          else {
-            pending.push(item);
-            pendingData.push(data);
-          }
-        }
-      } else {
-        let refers = false;
-        let anchors = false;
-        let patterns = false;
-        for (const key in node) {
-          if (!Object.hasOwn(node, key)) continue;
-          members++;
-          chars += key.length + 3;
-          const value = (node as JsonRecord)[key];
-          if (!data) {
-            const first = key.charCodeAt(0);
-            if (first === 36 /* $ */) {
-              if (REFERENCE_KEYWORDS.has(key)) {
-                refers ||= typeof value === 'string' && value.startsWith('#');
-              } else anchors ||= key === '$anchor' || key === '$dynamicAnchor';
-            } else if (first === 112 /* p */) {
-              patterns ||= key === 'pattern' || key === 'patternProperties';
-            }
-          }
-          if (typeof value !== 'object' || value === null) chars += scalarChars(value);
-          else {
-            pending.push(value);
-            pendingData.push(data || DATA_KEYWORDS.has(key));
-          }
-        }
-        if (refers) referring = append(referring, node as JsonRecord);
-        if (anchors) anchored = append(anchored, node as JsonRecord);
-        if (patterns) patterned = append(patterned, node as JsonRecord);
+        chars += arrayChars(node);
+        continue;
       }
-      chars += 1 + (members > 1 ? members : 1); // brackets and commas
+      const prototype: unknown = Object.getPrototypeOf(node);
+      const ownKeysOnly = prototype === null || (plainKeysAreOwn && prototype === Object.prototype);
+      let members = 0;
+      let refers = false;
+      let anchors = false;
+      let patterns = false;
+      for (const key in node) {
+        if (!ownKeysOnly && !Object.hasOwn(node, key)) continue;
+        members++;
+        chars += key.length + 3;
+        const value = (node as JsonRecord)[key];
+        const first = key.charCodeAt(0);
+        if (first === 36 /* $ */) {
+          if (REFERENCE_KEYWORDS.has(key)) {
+            refers ||= typeof value === 'string' && value.startsWith('#');
+          } else anchors ||= key === '$anchor' || key === '$dynamicAnchor';
+        } else if (first === 112 /* p */) {
+          patterns ||= key === 'pattern' || key === 'patternProperties';
+        }
+        if (typeof value !== 'object' || value === null) chars += scalarChars(value);
+        else if (DATA_KEYWORDS.has(key)) chars += dataChars(value, MAX_SCHEMA_TEXT_LENGTH - chars);
+        else pending.push(value);
+      }
+      if (refers) referring = append(referring, node as JsonRecord);
+      if (anchors) anchored = append(anchored, node as JsonRecord);
+      if (patterns) patterned = append(patterned, node as JsonRecord);
+      chars += 1 + (members > 1 ? members : 1); // braces and commas
     }
   } finally {
     // Holds nothing of this walk after it, so that no schema is kept alive by it.
     pending.length = base;
-    pendingData.length = base;
   }
   return { chars, referring, anchored, patterned };
+}
+
+/**
+ * The characters of data (a value under {@link DATA_KEYWORDS}: never a
+ * schema, so nothing in it is listed), walked on the same stack above the
+ * survey's part; it stops once past `budget`. A throw is left to the
+ * survey, which cuts the stack back.
+ */
+function dataChars(root: object, budget: number): number {
+  let chars = 0;
+  const base = pending.length;
+  pending.push(root);
+  while (pending.length > base && chars <= budget) {
+    const node = pending.pop() as object;
+    if (Array.isArray(node)) {
+      chars += arrayChars(node);
+      continue;
+    }
+    let members = 0;
+    for (const key in node) {
+      if (!Object.hasOwn(node, key)) continue;
+      members++;
+      chars += key.length + 3;
+      const value = (node as JsonRecord)[key];
+      if (typeof value !== 'object' || value === null) chars += scalarChars(value);
+      else pending.push(value);
+    }
+    chars += 1 + (members > 1 ? members : 1);
+  }
+  pending.length = base;
+  return chars;
+}
+
+/** The characters of an array's brackets, commas and scalars; its containers go on the stack. */
+function arrayChars(array: readonly unknown[]): number {
+  const members = array.length;
+  let chars = 1 + (members > 1 ? members : 1);
+  for (let index = 0; index < members; index++) {
+    const item: unknown = array[index];
+    if (typeof item !== 'object' || item === null) chars += scalarChars(item);
+    else pending.push(item);
+  }
+  return chars;
+}
+
+/** True while `Object.prototype` has no enumerable key, which every for…in would meet. */
+function prototypeAddsNoKeys(): boolean {
+  for (const _ in Object.prototype) return false;
+  return true;
 }
 
 /** `list` with `node` added; the shared empty list is replaced by a list of its own. */

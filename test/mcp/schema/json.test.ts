@@ -133,4 +133,60 @@ describe('surveySchema', () => {
     expect(survey.patterned).toEqual([outer.properties.p]);
     expect(survey.chars).toBe(JSON.stringify(outer).length);
   });
+
+  it('counts and lists only own keys, even of objects whose prototype has enumerable ones', () => {
+    const inherited = Object.create({
+      $ref: '#',
+      pattern: '(a+)+$',
+      padding: 'x'.repeat(1_000),
+    }) as {
+      type?: string;
+    };
+    inherited.type = 'string';
+    const survey = surveySchema({ type: 'object', properties: { a: inherited } });
+    expect(survey.chars).toBe(
+      JSON.stringify({ type: 'object', properties: { a: inherited } }).length,
+    );
+    expect([survey.referring, survey.patterned]).toEqual([[], []]);
+  });
+
+  it('does not count a key that someone gave Object.prototype', () => {
+    const schema = { type: 'object', properties: { a: { type: 'string' } }, default: { b: 1 } };
+    const expected = JSON.stringify(schema).length;
+    const prototype = Object.prototype as Record<string, unknown>;
+    prototype['polluted'] = { $ref: '#', huge: 'x'.repeat(300_000) }; // enumerable, as an assignment makes it
+    try {
+      const survey = surveySchema(schema);
+      expect(survey.chars).toBe(expected);
+      expect(survey.referring).toEqual([]);
+    } finally {
+      delete prototype['polluted'];
+    }
+  });
+
+  it('stops at the size limit in cyclic data under default, and lists nothing in it', () => {
+    const data: Record<string, unknown> = { $ref: '#', pattern: '^a' };
+    data['self'] = data;
+    const survey = surveySchema({ type: 'object', default: data, enum: [data] });
+    expect(survey.chars).toBeGreaterThan(MAX_SCHEMA_TEXT_LENGTH);
+    expect(survey.chars).toBeLessThan(MAX_SCHEMA_TEXT_LENGTH + 1_000);
+    expect([survey.referring, survey.anchored, survey.patterned]).toEqual([[], [], []]);
+  });
+
+  it('leaves nothing behind when a getter inside data throws', () => {
+    const plain = { type: 'object', properties: { a: { type: 'string', pattern: '^a' } } };
+    const clean = surveySchema(plain);
+    const hostile = {
+      type: 'object',
+      properties: { a: { $ref: '#/properties/a' } },
+      default: {
+        list: [{ x: 1 }, { y: [2, 3] }],
+        get boom(): never {
+          throw new Error('boom');
+        },
+      },
+    };
+    expect(() => surveySchema(hostile)).toThrow('boom');
+    expect(surveySchema(plain)).toEqual(clean);
+  });
 });
