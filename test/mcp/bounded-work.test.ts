@@ -123,6 +123,52 @@ describe('schemas that cannot be checked in bounded work', () => {
   });
 });
 
+describe('in-process schemas that JSON cannot carry or that cannot be read', () => {
+  it('take only their own server out, with the reason, instead of hanging or failing later', async () => {
+    const sparse: unknown[] = [];
+    sparse.length = 2 ** 32 - 1; // four billion holes: a walk over them would take minutes
+    const { proxy: revoked, revoke } = Proxy.revocable({}, {});
+    revoke();
+    const schemaWith = (value: unknown): WireTool => ({
+      name: 't',
+      inputSchema: { type: 'object', properties: { a: { type: 'string', enum: value } } },
+      annotations,
+    });
+    const throwing = {
+      type: 'array',
+      get items(): never {
+        throw new Error('getter says no');
+      },
+    };
+    const { section, call } = await connect([
+      { name: 'sparse', server: server([schemaWith(sparse)]) },
+      { name: 'bigint', server: server([schemaWith([10n])]) },
+      { name: 'fn', server: server([schemaWith({ toJSON: () => ['a'] })]) },
+      {
+        name: 'getter',
+        server: server([
+          { name: 't', inputSchema: { type: 'object', properties: { a: throwing } }, annotations },
+        ]),
+      },
+      { name: 'revoked', server: server([schemaWith(revoked)]) },
+      {
+        name: 'good',
+        server: server([{ name: 'echo', inputSchema: { type: 'object' }, annotations }], () => ({
+          content: [{ type: 'text', text: 'fine' }],
+        })),
+      },
+    ]);
+    const reasons = Object.fromEntries(section.unavailableServers.map((s) => [s.name, s.reason]));
+    expect(reasons['sparse']).toMatch(/above the limit of 262144/);
+    expect(reasons['bigint']).toMatch(/holds a bigint, which JSON cannot carry/);
+    expect(reasons['fn']).toMatch(/holds a function, which JSON cannot carry/);
+    expect(reasons['getter']).toMatch(/could not be read: "getter says no"/);
+    expect(reasons['revoked']).toMatch(/could not be read/);
+    expect(section.tools().map((tool) => tool.name)).toEqual(['good_echo']);
+    expect(await call('good_echo', {})).toMatchObject({ success: true, message: 'fine' });
+  });
+});
+
 describe('oversized results', () => {
   it('cuts a 100 MB result to the limit, with a note, keeping the heap bounded', async () => {
     const huge = 'x'.repeat(100 * 1024 * 1024);

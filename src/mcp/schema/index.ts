@@ -12,6 +12,7 @@ import { describeTyped } from './issues.js';
 import { canonicalJsonText, isJsonRecord, type JsonRecord } from '../../core/json.js';
 import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH, SchemaProblem, surveySchema } from './json.js';
 import { planPatterns } from './patterns.js';
+import { describeSent } from '../../core/describe-sent.js';
 
 /** What the canonical text of a schema may hold. */
 const SCHEMA_LIMITS = { maxDepth: MAX_SCHEMA_DEPTH, maxChars: MAX_SCHEMA_TEXT_LENGTH };
@@ -139,8 +140,11 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
       planPatterns(schema, survey.patterned);
     return refusal;
   } catch (error) {
-    // A pattern to refuse; anything else is createInputValidator's to report.
-    return error instanceof SchemaProblem ? error.message : undefined;
+    // A schema that cannot even be read (a getter or proxy of an in-process
+    // server that throws) is refused too: every later reader would fail.
+    return error instanceof SchemaProblem
+      ? error.message
+      : `the schema could not be read: ${describeSent(messageOf(error))}`;
   }
 }
 

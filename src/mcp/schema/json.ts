@@ -140,6 +140,8 @@ function dataChars(root: object, budget: number): number {
 function arrayChars(array: readonly unknown[]): number {
   const members = array.length;
   let chars = 1 + (members > 1 ? members : 1);
+  // A sparse array of an in-process server may be billions long: past the limit unread.
+  if (chars > MAX_SCHEMA_TEXT_LENGTH) return chars;
   for (let index = 0; index < members; index++) {
     const item: unknown = array[index];
     if (typeof item !== 'object' || item === null) chars += scalarChars(item);
@@ -166,7 +168,12 @@ function scalarChars(value: unknown): number {
   if (typeof value === 'string') return value.length + 2;
   if (typeof value === 'boolean') return value ? 4 : 5;
   if (typeof value === 'number' && Number.isSafeInteger(value)) return integerChars(value);
-  return String(value).length;
+  if (typeof value === 'number' || value === null || value === undefined) {
+    return String(value).length;
+  }
+  // Only an in-process server can send these; JSON.stringify would throw on a
+  // bigint and call a function named toJSON.
+  throw new SchemaProblem(`the schema holds a ${typeof value}, which JSON cannot carry`);
 }
 
 /** Digits (and sign) of a safe integer, without writing it. */
