@@ -1,4 +1,4 @@
-import { McpConnectionError } from '../core/errors.js';
+import { McpConnectionError, messageOf } from '../core/errors.js';
 import { atLeast, type DataSensitivity, sensitivityRank } from '../core/sensitivity.js';
 import { launchSandbox, type SandboxLaunch } from '../isolation/sandbox-launch.js';
 import { compareToolLists } from './endpoint-check.js';
@@ -166,7 +166,7 @@ export class ServerRoute {
     // Never rejects: failures surface through failClosedReason.
     this.#switching = this.#switch()
       .catch((error: unknown) => {
-        this.#failClose(`the switch failed: ${String(error)}`);
+        this.#failClose(`the switch failed: ${messageOf(error)}`);
         if (this.#phase === 'switching' && !this.#closed) this.#failSwitch();
       })
       .finally(() => {

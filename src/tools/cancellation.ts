@@ -2,11 +2,12 @@
  * How a cancelled call is described: the reason the caller's signal was
  * aborted with, for the result the model sees.
  */
+import { messageOf } from '../core/errors.js';
 
 /** `cancelled: <reason>` for an aborted `signal` (its reason's message, or `aborted`). */
 export function cancellationMessage(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  if (reason instanceof Error) return `cancelled: ${reason.message}`;
+  if (reason instanceof Error) return `cancelled: ${messageOf(reason)}`;
   return `cancelled: ${typeof reason === 'string' && reason.length > 0 ? reason : 'aborted'}`;
 }
 

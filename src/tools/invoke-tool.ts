@@ -267,8 +267,7 @@ function deadlineSignal(
 
 function errorMessage(error: unknown, signal: AbortSignal): string {
   if (signal.aborted) return cancellationMessage(signal);
-  if (error instanceof Error) return error.message;
-  return String(error);
+  return messageOf(error); // never throws, whatever was thrown
 }
 
 function describeValue(value: unknown): string {

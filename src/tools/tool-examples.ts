@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
-import { PromptValidationError } from '../core/errors.js';
+import { messageOf, PromptValidationError } from '../core/errors.js';
 
 /** Longest example description, after trimming (as for tool descriptions). */
 export const MAX_TOOL_EXAMPLE_DESCRIPTION_LENGTH = 200;
@@ -76,9 +76,7 @@ function checkInput(where: string, input: unknown, params: z.ZodType): void {
     const reason =
       error instanceof z.core.$ZodAsyncError
         ? 'the params schema has async refinements or transforms, which cannot be checked when the tool is created'
-        : error instanceof Error
-          ? error.message
-          : String(error);
+        : messageOf(error);
     throw new PromptValidationError(`${where}.input cannot be checked: ${reason}`, {
       cause: error,
     });

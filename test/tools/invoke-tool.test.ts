@@ -483,6 +483,41 @@ describe('invokeTool', () => {
       });
     });
 
+    it.each([
+      ['an object without a prototype', () => Object.create(null) as unknown],
+      [
+        'an error whose message getter throws',
+        () =>
+          Object.defineProperty(new Error(), 'message', {
+            get: () => {
+              throw new Error('no');
+            },
+          }),
+      ],
+      ['a symbol', () => Symbol('odd') as unknown],
+    ])(
+      'turns a throw of %s into an error result, after rollback and ToolInvoked',
+      async (_, thrown) => {
+        const { session, ledger, events } = fixture();
+        const result = await invokeTool(
+          writer(() => {
+            throw thrown();
+          }),
+          { text: 'a' },
+          { session },
+        );
+        expect(result.success).toBe(false);
+        expect(typeof result.message).toBe('string');
+        expect(ledger.get().entries).toEqual(['opening']);
+        expect(events.map((event) => event.result.success)).toEqual([false]);
+        // The call is over: a later write is nobody's to undo.
+        ledger.update((draft) => {
+          draft.entries.push('later');
+        });
+        expect(ledger.get().entries).toEqual(['opening', 'later']);
+      },
+    );
+
     it('runs ToolInvoked reducers, so slices can record calls', async () => {
       const { session } = fixture();
       const calls = session.slice('calls', { initial: { names: [] as string[] } });
