@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { withDeadline } from '../core/deadline.js';
 import { pause } from '../core/pause.js';
 import {
   type DataSensitivity,
@@ -25,7 +26,11 @@ import type { SecretRedactor } from './redact.js';
 import { mapCallResult, type McpToolValue, withMaskedText } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { createInputValidator } from './schema/index.js';
-import type { McpServerConnection, McpToolDescription } from './server-connection.js';
+import {
+  notReconnected,
+  type McpServerConnection,
+  type McpToolDescription,
+} from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
 import { serverTextLine } from './server-text.js';
 import { bridgedDescription } from './tool-naming.js';
@@ -161,6 +166,8 @@ class BridgedCall {
   ): Promise<ToolResult<McpToolValue | null>> {
     const refused = this.#refusal();
     if (refused !== undefined) return Promise.resolve(ToolResult.error(refused));
+    // A connection that is (re)connecting would send later, unchecked: wait, then start over.
+    if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
     const { route } = this.#context;
     const options = this.#callOptions(tool);
     let sent: Promise<CallToolResult>;
@@ -185,6 +192,27 @@ class BridgedCall {
         return this.#failed(error, args, tool, retried);
       },
     );
+  }
+
+  /**
+   * Waits for `connection` to be connected again (the caller's signal, the
+   * deadline and the route's timeout still apply), then starts the call
+   * over: escalation, the ratchet or the route may have moved meanwhile.
+   */
+  async #sendWhenConnected(
+    connection: McpServerConnection,
+    args: Record<string, unknown>,
+    tool: ToolContext,
+    retried: boolean,
+  ): Promise<ToolResult<McpToolValue | null>> {
+    const signal = tool.signal === NEVER_ABORTED ? undefined : tool.signal;
+    try {
+      await connection.whenReady(signal, this.#context.route.timeoutMs);
+    } catch (error) {
+      // Sent nowhere: retried once where that is safe, the wait bounded again.
+      return this.#failed(error, args, tool, retried);
+    }
+    return this.send(args, tool, retried);
   }
 
   /** The result of an answered call, once any escalation it brought is in the store. */
@@ -227,7 +255,14 @@ class BridgedCall {
     try {
       await pause(retryDelayMs(retry), tool.signal);
       tool.signal.throwIfAborted();
-      if (decision.newSession) await route.renewSession(failedSession);
+      if (decision.newSession) {
+        // Bounded like the call itself: a server that keeps failing to reconnect does not hold it.
+        await withDeadline(() => route.renewSession(failedSession), {
+          timeoutMs: route.timeoutMs,
+          signal: tool.signal,
+          onTimeout: () => notReconnected(route.name, route.timeoutMs),
+        });
+      }
     } catch (second) {
       return this.#fail(second, tool, 'retried once');
     }

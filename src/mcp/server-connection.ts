@@ -5,7 +5,8 @@ import type {
   Tool as McpToolDescription,
 } from '@modelcontextprotocol/sdk/types.js';
 import { coalesce } from '../core/coalesce.js';
-import { McpConnectionError, messageOf } from '../core/errors.js';
+import { withDeadline } from '../core/deadline.js';
+import { McpConnectionError, McpTimeoutError, messageOf } from '../core/errors.js';
 import { PACKAGE_VERSION } from '../core/package-version.js';
 import { pause } from '../core/pause.js';
 import { descendants, endProcesses } from './process-tree.js';
@@ -190,6 +191,28 @@ export class McpServerConnection {
   ): Promise<CallToolResult> {
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
     return sendToolCall(client, { serverName: this.serverName, name, args }, options, timeoutMs);
+  }
+
+  /** True when a call would be sent at once: connected, with no reconnect under way. */
+  get isReady(): boolean {
+    return this.#state === 'connected' && this.#pending === undefined && this.#client !== undefined;
+  }
+
+  /**
+   * Resolves once a call could be sent at once (a connect or reconnect
+   * under way has ended), sending nothing: a caller that waited checks
+   * again what may have changed meanwhile before it sends.
+   * @throws the signal's reason when it aborts first; McpTimeoutError
+   *   after `timeoutMs`; McpConnectionError when the server is unavailable
+   *   or the connection closed.
+   */
+  async whenReady(signal: AbortSignal | undefined, timeoutMs: number): Promise<void> {
+    if (this.isReady && signal?.aborted !== true) return;
+    await withDeadline(() => this.#ready(), {
+      timeoutMs,
+      signal,
+      onTimeout: () => notReconnected(this.serverName, timeoutMs),
+    });
   }
 
   /** Sends a ping; resolves when the server answers. */
@@ -422,4 +445,13 @@ export class McpServerConnection {
 export function failureReason(error: unknown): string {
   if (error instanceof McpConnectionError) return error.reason;
   return messageOf(error);
+}
+
+/** The error of a call that waited `timeoutMs` for its server to be connected again. */
+export function notReconnected(serverName: string, timeoutMs: number): McpTimeoutError {
+  return new McpTimeoutError(
+    serverName,
+    timeoutMs,
+    `server "${serverName}" was not connected again within ${timeoutMs} ms`,
+  );
 }
