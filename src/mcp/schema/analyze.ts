@@ -17,7 +17,12 @@ import {
 } from '../../core/json.js';
 import { SchemaProblem } from './json.js';
 import { problemsFromOutputUnits } from './output-units.js';
-import { patternProblems, unicodePattern, type PatternCheck } from './patterns.js';
+import {
+  assertLinearSafe,
+  patternProblems,
+  unicodePattern,
+  type PatternCheck,
+} from './patterns.js';
 
 /** Everything wrong with `value`; empty when it is valid. Never throws. */
 export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
@@ -51,6 +56,7 @@ export function createArgumentCheck(
     throw new SchemaProblem(`schema identifiers do not resolve: ${messageOf(error)}`);
   }
   walk.checkRefs(lookup);
+  const counted = countedLookup(lookup, refBudget(walk.pointers.size));
   /** The schema value at a validator `keywordLocation`; `$ref` leads to its target in the lookup. */
   const locate = (location: string): JsonData | undefined =>
     decodePointer(location).reduce<JsonData | undefined>(
@@ -68,7 +74,8 @@ export function createArgumentCheck(
     }
     try {
       if (accepts?.(value) === true) return patternProblems(patterns, value);
-      const result = validate(value, document, draft, lookup, false);
+      counted.reset();
+      const result = validate(value, document, draft, counted.lookup, false);
       const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
       return [...problems, ...patternProblems(patterns, value)];
     } catch (error) {
@@ -76,6 +83,51 @@ export function createArgumentCheck(
       const message = `the arguments could not be validated: ${messageOf(error)}`;
       return [{ path: [], keyword: 'error', message }];
     }
+  };
+}
+
+/** The `$ref` steps one check may take, whatever the schema's size. */
+const MIN_REF_STEPS = 1_000;
+/** Schema objects times `$ref` steps one check may visit: a bound on its work. */
+const MAX_REF_WORK = 500_000;
+
+/**
+ * How many `$ref` steps one check of arguments may take: `$ref`s that
+ * branch into the same targets again and again (`allOf` of two refs to the
+ * next level, twenty levels deep) make the validator's work exponential
+ * without any loop, and only a reference can share a subschema (the
+ * validator's copy comes from JSON text), so counting them bounds the work.
+ */
+function refBudget(schemaObjects: number): number {
+  return Math.max(MIN_REF_STEPS, Math.floor(MAX_REF_WORK / Math.max(1, schemaObjects)));
+}
+
+/**
+ * The validator's lookup, counting the reads the validator makes to follow
+ * a `$ref`; past `budget` in one check it throws, and the check refuses
+ * the arguments with the reason.
+ */
+function countedLookup(
+  lookup: Record<string, Schema | boolean>,
+  budget: number,
+): { readonly lookup: Record<string, Schema | boolean>; reset(): void } {
+  let steps = 0;
+  const counted = new Proxy(lookup, {
+    get(target, key, receiver) {
+      steps += 1;
+      if (steps > budget) {
+        throw new SchemaProblem(
+          `checking them followed the schema's $refs more than ${budget} times: its references branch into the same subschemas again and again`,
+        );
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return {
+    lookup: counted,
+    reset: () => {
+      steps = 0;
+    },
   };
 }
 
@@ -180,11 +232,15 @@ class Walk {
       }
     }
     // The validator reads patterns when validating, so these edits may follow `dereference`.
+    // Patterns RE2 checks were taken out before; what is left runs on a
+    // backtracking engine, here too where a $ref leads into data.
     if (isString(node['pattern'])) {
+      assertLinearSafe([node['pattern']]);
       node['pattern'] = usablePattern(node['pattern'], `"pattern" at ${pointer} is not`);
     }
     const patternProperties = node['patternProperties'];
     if (!isJsonRecord(patternProperties)) return;
+    assertLinearSafe(Object.keys(patternProperties));
     for (const [key, sub] of Object.entries(patternProperties)) {
       const usable = usablePattern(key, `"patternProperties" at ${pointer} has a key that is not`);
       if (usable === key) continue;

@@ -17,6 +17,13 @@ const SAME_VALUE = ['allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else'];
 const SAME_VALUE_MAPS = ['dependentSchemas', 'dependencies'];
 
 /**
+ * Most schemas that may apply to one value through references and the
+ * keywords that apply to the same value; `allOf` of two `$ref`s to the
+ * next level, twenty levels deep, applies a million without any loop.
+ */
+export const MAX_SAME_VALUE_SCHEMAS = 10_000;
+
+/**
  * Why `schema` is refused before any validator is built, or undefined;
  * `chars` is its length as JSON text when known exactly.
  */
@@ -27,23 +34,30 @@ export function schemaBoundsRefusal(
   if (chars > MAX_SCHEMA_TEXT_LENGTH) {
     return `the schema is ${chars} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
   }
-  const cycle = referring.length === 0 ? undefined : refCycle(schema, anchored, referring);
-  return cycle === undefined
-    ? undefined
-    : `its $refs loop without any data in between (${cycle.join(' → ')}), so no value could ever be checked against it`;
+  if (referring.length === 0) return undefined;
+  const { cycle, mostApplied } = followReferences(schema, anchored, referring);
+  if (cycle !== undefined) {
+    return `its $refs loop without any data in between (${cycle.join(' → ')}), so no value could ever be checked against it`;
+  }
+  return mostApplied > MAX_SAME_VALUE_SCHEMAS
+    ? `its $refs apply more than ${MAX_SAME_VALUE_SCHEMAS} schemas to one value (references that lead to the same subschemas again and again), so checking a value could take exponential time`
+    : undefined;
 }
 
 /**
- * A chain of local references (by pointer or by anchor) that comes back to
- * where it started through keywords that apply to the same value, as the
- * references followed; undefined when there is none. Recursion through
- * `properties` or `items` is fine: data ends it.
+ * Follows local references (by pointer or by anchor) from every schema
+ * that has one, through the keywords that apply to the same value: a
+ * `cycle` is a chain of references that comes back to where it started
+ * (recursion through `properties` or `items` is fine: data ends it), as
+ * the references followed; `mostApplied` is the most schemas that apply
+ * to one value from any of them (counted once per way of reaching them,
+ * and at most one past the limit).
  */
-function refCycle(
+function followReferences(
   root: unknown,
   anchored: readonly JsonRecord[],
   referring: readonly JsonRecord[],
-): string[] | undefined {
+): { cycle?: string[]; mostApplied: number } {
   const targets = new Map<string, unknown[]>();
   /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */
   const targetsOf = (ref: string): unknown[] => {
@@ -58,43 +72,60 @@ function refCycle(
   const followed: string[] = [];
   /** Nodes on the current path, with how many references had been followed to reach them. */
   const onPath = new Map<object, number>();
-  const done = new Set<object>();
+  /** Finished nodes: how many schemas apply to a value from each. */
+  const applied = new Map<object, number>();
   const visit = (node: unknown): string[] | undefined => {
-    if (!isJsonRecord(node) || done.has(node)) return undefined;
+    if (!isJsonRecord(node) || applied.has(node)) return undefined;
     const entered = onPath.get(node);
     if (entered !== undefined) return followed.slice(entered);
     onPath.set(node, followed.length);
+    let count = 1;
+    /** Visits `sub` and adds what applies from it; the cycle it found, if any. */
+    const through = (sub: unknown): string[] | undefined => {
+      const found = visit(sub);
+      if (found === undefined && isJsonRecord(sub)) {
+        count = Math.min(count + (applied.get(sub) ?? 0), MAX_SAME_VALUE_SCHEMAS + 1);
+      }
+      return found;
+    };
+    const all = (subs: readonly unknown[]): string[] | undefined => {
+      for (const sub of subs) {
+        const found = through(sub);
+        if (found !== undefined) return found;
+      }
+      return undefined;
+    };
     for (const keyword of REFERENCE_KEYWORDS) {
       const ref = node[keyword];
       if (typeof ref !== 'string' || !ref.startsWith('#')) continue;
       followed.push(ref);
-      const found = targetsOf(ref).reduce(first, undefined);
+      const found = all(targetsOf(ref));
       followed.pop();
       if (found !== undefined) return found;
     }
     for (const keyword of SAME_VALUE) {
       const value = node[keyword];
       if (value === undefined) continue;
-      const found = Array.isArray(value) ? value.reduce(first, undefined) : visit(value);
+      const found = Array.isArray(value) ? all(value) : through(value);
       if (found !== undefined) return found;
     }
     for (const keyword of SAME_VALUE_MAPS) {
       const map = node[keyword];
-      const found = isJsonRecord(map) ? Object.values(map).reduce(first, undefined) : undefined;
+      const found = isJsonRecord(map) ? all(Object.values(map)) : undefined;
       if (found !== undefined) return found;
     }
     onPath.delete(node);
-    done.add(node);
+    applied.set(node, count);
     return undefined;
   };
-  const first = (found: string[] | undefined, sub: unknown): string[] | undefined =>
-    found ?? visit(sub);
   // A JSON tree has no cycle of its own: every loop passes through a reference.
+  let mostApplied = 0;
   for (const node of referring) {
-    const found = visit(node);
-    if (found !== undefined) return found;
+    const cycle = visit(node);
+    if (cycle !== undefined) return { cycle, mostApplied };
+    mostApplied = Math.max(mostApplied, applied.get(node) ?? 0);
   }
-  return undefined;
+  return { mostApplied };
 }
 
 /** The value at a `#/a/b` reference, or undefined when it does not resolve. */

@@ -52,14 +52,22 @@ export function planPatterns(
     const { pattern, patternProperties } = node;
     const left = typeof pattern === 'string' && !taken.has(node) ? [pattern] : [];
     if (isJsonRecord(patternProperties)) left.push(...Object.keys(patternProperties));
-    const risky = left.find((source) => !isLinearSafe(source));
-    if (risky !== undefined) {
-      throw new SchemaProblem(
-        `pattern ${JSON.stringify(risky)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`,
-      );
-    }
+    assertLinearSafe(left);
   }
   return { checks, taken };
+}
+
+/**
+ * @throws SchemaProblem naming the first of `patterns` that could
+ *   backtrack badly: one left with the validator must not.
+ */
+export function assertLinearSafe(patterns: readonly string[]): void {
+  const risky = patterns.find((source) => !isLinearSafe(source));
+  if (risky !== undefined) {
+    throw new SchemaProblem(
+      `pattern ${JSON.stringify(risky)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`,
+    );
+  }
 }
 
 function compileRe2(pattern: string): RE2JS | undefined {

@@ -1,0 +1,84 @@
+/**
+ * `$ref`s that lead to the same subschemas again and again make a
+ * validator's work exponential without any loop: refused at connect when
+ * they branch on one value, stopped by a budget of `$ref` steps when they
+ * branch as the arguments nest; and a risky pattern reached through a
+ * `$ref` into data is refused like any other.
+ */
+import { describe, expect, it } from 'vitest';
+import { createInputValidator, inputSchemaRefusal } from '../../../src/mcp/schema/index.js';
+import { MAX_SAME_VALUE_SCHEMAS } from '../../../src/mcp/schema/bounds.js';
+
+const ids = { serverName: 's', toolName: 't' };
+
+/** `allOf` of two `$ref`s to the next level, `depth` levels: 2^depth schemas on one value. */
+function doubling(depth: number): Record<string, unknown> {
+  const defs: Record<string, unknown> = { [`d${depth}`]: { type: 'object' } };
+  for (let i = 0; i < depth; i++) {
+    defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
+  }
+  return { type: 'object', $defs: defs, allOf: [{ $ref: '#/$defs/d0' }] };
+}
+
+describe('references that branch into the same subschemas', () => {
+  it('are refused at connect when they apply too many schemas to one value', () => {
+    expect(inputSchemaRefusal(doubling(22))).toBe(
+      `its $refs apply more than ${MAX_SAME_VALUE_SCHEMAS} schemas to one value (references that lead to the same subschemas again and again), so checking a value could take exponential time`,
+    );
+    expect(() => createInputValidator(doubling(30), ids)).toThrow(/more than 10000 schemas/);
+  });
+
+  it('are accepted, and check values, while they stay under the limit', () => {
+    expect(inputSchemaRefusal(doubling(10))).toBeUndefined(); // 1,024 schemas
+    const validator = createInputValidator(doubling(10), ids);
+    expect(validator.safeParse({ a: 1 }).success).toBe(true);
+    const shared = {
+      type: 'object',
+      $defs: { id: { type: 'string', minLength: 1 } },
+      properties: Object.fromEntries(
+        Array.from({ length: 200 }, (_, i) => [`p${i}`, { $ref: '#/$defs/id' }]),
+      ),
+    };
+    expect(inputSchemaRefusal(shared)).toBeUndefined();
+    expect(createInputValidator(shared, ids).safeParse({ p1: '' }).success).toBe(false);
+  });
+
+  it('stop a check that branches as the arguments nest, with the reason, at once', () => {
+    // Two ways down to the same property on every level: 2^depth checks of the innermost value.
+    const schema = {
+      type: 'object',
+      $defs: {
+        d: {
+          allOf: [
+            { properties: { x: { $ref: '#/$defs/d' } } },
+            { properties: { x: { $ref: '#/$defs/d' } } },
+          ],
+        },
+      },
+      allOf: [{ $ref: '#/$defs/d' }],
+    };
+    expect(inputSchemaRefusal(schema)).toBeUndefined(); // data ends each level: no loop on one value
+    let nested: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) nested = { x: nested };
+    const validator = createInputValidator(schema, ids);
+    expect(validator.safeParse({ x: { x: {} } }).success).toBe(true);
+    const result = validator.safeParse(nested); // 2^40 steps without the budget
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(
+      /could not be validated: checking them followed the schema's \$refs more than \d+ times/,
+    );
+  });
+});
+
+describe('a risky pattern reached only through a $ref into data', () => {
+  it('is refused when the validator is built, not run on a backtracking engine', () => {
+    const schema = {
+      type: 'object',
+      properties: { s: { $ref: '#/examples' } },
+      examples: { type: 'string', pattern: '^(a+)+$' },
+    };
+    expect(() => createInputValidator(schema, ids)).toThrow(
+      /pattern "\^\(a\+\)\+\$" could take exponential time on a backtracking engine/,
+    );
+  });
+});
