@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { withDeadline } from '../core/deadline.js';
 import { pause } from '../core/pause.js';
 import {
@@ -22,19 +22,17 @@ import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
-import type { SecretRedactor } from './redact.js';
 import { mapCallResult, type McpToolValue, withMaskedText } from './result-mapping.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
-import { createInputValidator } from './schema/index.js';
+import { bridgedValidator } from './bridged-validator.js';
 import {
   notReconnected,
   type McpServerConnection,
   type McpToolDescription,
 } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
-import { serverTextLine } from './server-text.js';
+import { toAnnotations } from './tool-annotations.js';
 import { bridgedDescription } from './tool-naming.js';
-import { messageOf } from '../core/errors.js';
 
 /** A bridged MCP tool: params are the server's JSON object arguments. */
 export type McpTool = Tool<z.ZodType<Record<string, unknown>>, McpToolValue | null>;
@@ -53,7 +51,8 @@ export interface BridgeContext {
  * server's JSON Schema when the tool is first called (and cached by schema
  * content), so listing a server with many tools stays cheap; the original
  * schema is kept unchanged for `toolDefinitions()`. The server's own
- * secrets are masked in its description and title.
+ * secrets are masked in its description, title and name as events and
+ * messages show it, and in what its validator says.
  */
 export function bridgeTool(
   description: McpToolDescription,
@@ -62,7 +61,8 @@ export function bridgeTool(
 ): McpTool {
   const { route } = context;
   const serverName = route.name;
-  const call = new BridgedCall(description, bridgedName, context);
+  const shown = route.redact(description.name);
+  const call = new BridgedCall(description, bridgedName, shown, context);
   // The server's own secrets are masked in its text before any of it is cut.
   const text = description.description;
   // The name comes from bridgedToolName and the description from
@@ -71,14 +71,14 @@ export function bridgeTool(
     name: bridgedName,
     description: bridgedDescription(
       serverName,
-      description.name,
+      shown,
       text === undefined ? undefined : route.redact(text),
     ),
     // Built on the first call: connecting to a server with many tools creates no validator.
-    params: () => validatorOrRefusal(description.inputSchema, serverName, description.name),
+    params: () => bridgedValidator(description.inputSchema, serverName, shown, route),
     inputSchema: description.inputSchema,
     annotations: call.annotations,
-    origin: { kind: 'mcp', server: serverName, originalName: description.name },
+    origin: { kind: 'mcp', server: serverName, originalName: shown },
     handler: (args, tool) => call.send(args, tool),
   });
 }
@@ -92,14 +92,22 @@ class BridgedCall {
   readonly annotations: ToolAnnotations;
   readonly #description: McpToolDescription;
   readonly #original: string;
+  /** The original name as events, messages and dataset names show it: the server's secrets masked. */
+  readonly #shown: string;
   readonly #bridgedName: string;
   readonly #context: BridgeContext;
   readonly #reach: ReturnType<typeof resolveReach>;
   readonly #sensitiveLevel: DataSensitivity | undefined;
 
-  constructor(description: McpToolDescription, bridgedName: string, context: BridgeContext) {
+  constructor(
+    description: McpToolDescription,
+    bridgedName: string,
+    shown: string,
+    context: BridgeContext,
+  ) {
     this.#description = description;
     this.#original = description.name;
+    this.#shown = shown;
     this.#bridgedName = bridgedName;
     this.#context = context;
     this.annotations = toAnnotations(description, context.route.redactor);
@@ -139,7 +147,7 @@ class BridgedCall {
     let connection: McpServerConnection;
     try {
       if (session.store !== undefined || session.hasPendingPrivateData) {
-        const unsynced = await syncWithStore(session, route.name, this.#original, tool.signal);
+        const unsynced = await syncWithStore(session, route.name, this.#shown, tool.signal);
         if (unsynced !== undefined) return unsynced;
       }
       // Refused now, the call does not wait for a switch.
@@ -224,7 +232,7 @@ class BridgedCall {
     const result = this.#resultOf(raw, tool);
     // The escalation is in the store before the call returns, or the call fails.
     if (!session.hasPendingPrivateData) return result;
-    return recordEscalation(session, route.name, this.#original, tool.signal).then(
+    return recordEscalation(session, route.name, this.#shown, tool.signal).then(
       (unrecorded) => unrecorded ?? result,
     );
   }
@@ -273,7 +281,7 @@ class BridgedCall {
   #resultOf(raw: CallToolResult, tool: ToolContext): ToolResult<McpToolValue | null> {
     const { route, session } = this.#context;
     const serverName = route.name;
-    const original = this.#original;
+    const original = this.#shown;
     // The server's word that private data entered counts even on a failed call.
     const reading = readPrivateDataMarker(raw._meta);
     if (reading.kind === 'marker') {
@@ -370,7 +378,7 @@ class BridgedCall {
               sessionId: session.sessionId,
               serverName: route.name,
               toolName: this.#bridgedName,
-              originalName: this.#original,
+              originalName: this.#shown,
               callId: tool.callId,
               progress: progress.progress,
               ...(progress.total === undefined ? {} : { total: progress.total }),
@@ -390,7 +398,7 @@ class BridgedCall {
       session,
       serverName: route.name,
       bridgedName: this.#bridgedName,
-      original: this.#original,
+      original: this.#shown,
       callId: tool.callId,
       signal: tool.signal,
     });
@@ -398,41 +406,4 @@ class BridgedCall {
       route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
     );
   }
-}
-
-function validatorOrRefusal(
-  schema: unknown,
-  serverName: string,
-  toolName: string,
-): z.ZodType<Record<string, unknown>> {
-  try {
-    return createInputValidator(schema, { serverName, toolName });
-  } catch (error) {
-    // Fail closed: a schema we cannot honour refuses every call, with the reason.
-    const reason = messageOf(error);
-    return z.record(z.string(), z.unknown()).superRefine((_value, ctx) => {
-      ctx.addIssue({
-        code: 'custom',
-        message: `the tool's input schema cannot be used: ${reason}`,
-      });
-    });
-  }
-}
-
-/** Longest tool title kept from a server: a display name, not instructions. */
-const MAX_TITLE_LENGTH = 100;
-
-function toAnnotations(description: McpToolDescription, redactor: SecretRedactor): ToolAnnotations {
-  const source = description.annotations ?? {};
-  const out: { -readonly [K in keyof ToolAnnotations]: ToolAnnotations[K] } = {};
-  // MCP puts a display name on the tool (`title`), and earlier on its annotations.
-  const title = description.title ?? source.title;
-  if (typeof title === 'string') {
-    out.title = serverTextLine(redactor.redact(title), MAX_TITLE_LENGTH);
-  }
-  if (typeof source.readOnlyHint === 'boolean') out.readOnlyHint = source.readOnlyHint;
-  if (typeof source.destructiveHint === 'boolean') out.destructiveHint = source.destructiveHint;
-  if (typeof source.idempotentHint === 'boolean') out.idempotentHint = source.idempotentHint;
-  if (typeof source.openWorldHint === 'boolean') out.openWorldHint = source.openWorldHint;
-  return out;
 }

@@ -44,8 +44,12 @@ function pieceIn(text: string, secret: string): string | undefined {
 /** Everything the library reported while `leaky-server.mjs` ran in `mode` with `secret`. */
 async function reported(
   secret: string,
-  mode: 'serve' | 'crash' | 'bad-listing',
-  options: { readonly padding?: number; readonly maxResultChars?: number } = {},
+  mode: 'serve' | 'crash' | 'bad-listing' | 'secret-schema',
+  options: {
+    readonly padding?: number;
+    readonly maxResultChars?: number;
+    readonly args?: Record<string, unknown>;
+  } = {},
 ): Promise<Record<string, string>> {
   const session = new Session();
   const events: string[] = [];
@@ -80,7 +84,7 @@ async function reported(
     await section.connect();
     const results: string[] = [];
     for (const tool of section.tools()) {
-      const result = await invokeTool(tool, {}, { session });
+      const result = await invokeTool(tool, options.args ?? {}, { session });
       results.push(`${tool.name}: ${result.message}`);
     }
     out.results = results.join('\n');
@@ -132,6 +136,29 @@ describe.each(Object.entries(SECRETS))(
       expect(out.events).toContain('McpServerLog');
       expect(out.events, out.results).toContain('McpToolProgress');
       expect(out.events).toContain('PrivateDataMarkerMalformed');
+      for (const [where, text] of Object.entries(out)) {
+        expect(pieceIn(text, secret), where).toBeUndefined();
+      }
+    });
+
+    it('in tool names and in schemas whose validators quote it', async () => {
+      const out = await reported(secret, 'secret-schema', { args: { a: 'x' } });
+      const names = (JSON.parse(out.tools!) as { name: string }[]).map((tool) => tool.name);
+      expect(names).toEqual([
+        expect.stringMatching(/^leaky_tool_[0-9a-f]{8}$/),
+        'leaky_enum',
+        'leaky_pattern',
+        'leaky_dangling',
+      ]);
+      expect(out.results).toMatch(/leaky_enum: .*\*\*\*/);
+      expect(out.results).toMatch(/leaky_pattern: .*\*\*\*/);
+      expect(out.results).toMatch(/leaky_dangling: .*input schema cannot be used.*\*\*\*/);
+      // A schema is data the model is given as sent (masking it would change
+      // what it accepts): the secret stays in the definitions' schemas only.
+      const definitions = JSON.parse(out.definitions!) as Record<string, unknown>[];
+      out.definitions = JSON.stringify(
+        definitions.map(({ inputSchema: _schema, ...rest }) => rest),
+      );
       for (const [where, text] of Object.entries(out)) {
         expect(pieceIn(text, secret), where).toBeUndefined();
       }

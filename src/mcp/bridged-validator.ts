@@ -1,0 +1,61 @@
+/**
+ * A bridged tool's argument validator: built on first use, failing closed,
+ * and masked for its server's own secrets.
+ */
+import { z } from 'zod';
+import { messageOf } from '../core/errors.js';
+import { type DirectCheck, directCheckOf, withDirectCheck } from '../tools/direct-check.js';
+import { createInputValidator } from './schema/index.js';
+import type { ServerRoute } from './server-route.js';
+
+/**
+ * The validator of a bridged tool's arguments, built from the server's
+ * schema on the tool's first call: the schema layer's (cached by schema
+ * content), with what it says masked for the server's secrets; or, for a
+ * schema that cannot be used, one that refuses every call with the reason.
+ */
+export function bridgedValidator(
+  schema: unknown,
+  serverName: string,
+  toolName: string,
+  route: ServerRoute,
+): z.ZodType<Record<string, unknown>> {
+  let validator: z.ZodType<Record<string, unknown>>;
+  try {
+    validator = createInputValidator(schema, { serverName, toolName });
+  } catch (error) {
+    // Fail closed: a schema we cannot honour refuses every call, with the reason.
+    const reason = route.redact(messageOf(error));
+    return z.record(z.string(), z.unknown()).superRefine((_value, ctx) => {
+      ctx.addIssue({
+        code: 'custom',
+        message: `the tool's input schema cannot be used: ${reason}`,
+      });
+    });
+  }
+  return route.redactor.hasSecrets ? maskedValidator(validator, route) : validator;
+}
+
+/**
+ * `validator` (shared by every tool with the same schema), with its
+ * messages masked for one server: they quote the schema's own values (an
+ * enum, a pattern, a reference), where a server may have put its secret.
+ */
+function maskedValidator(
+  validator: z.ZodType<Record<string, unknown>>,
+  route: ServerRoute,
+): z.ZodType<Record<string, unknown>> {
+  const direct = directCheckOf(validator);
+  if (direct === undefined) return validator; // every validator the schema layer builds has one
+  const check: DirectCheck = (value) => {
+    const problems = direct(value);
+    if (problems.length === 0) return problems;
+    return problems.map(({ path, message }) => ({ path, message: route.redact(message) }));
+  };
+  const masked = z.custom<Record<string, unknown>>().check((payload) => {
+    for (const { path, message } of check(payload.value)) {
+      payload.issues.push({ code: 'custom', input: payload.value, path: [...path], message });
+    }
+  });
+  return withDirectCheck(masked, check);
+}
