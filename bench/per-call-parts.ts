@@ -13,7 +13,7 @@
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { closeAll, openBridged, openRaw } from './contenders.js';
-import { type Caller, plan } from './interleave.js';
+import { type Caller, chunkRatios, plan } from './interleave.js';
 import { loadLibrary } from './library.js';
 import { roundOrder } from './order.js';
 import { BRIDGED, RAW } from './per-call.js';
@@ -101,25 +101,37 @@ export async function perCallParts(): Promise<ResultRow[]> {
     }
   }
   const comparison = 'per call, stdio, split at the write and the response';
-  const statistic = `10%-trimmed mean of ${p.rounds.toLocaleString('en-US')} interleaved calls, in ${sets} sets of fresh server processes`;
+  const statistic = `10%-trimmed mean of ${p.rounds.toLocaleString('en-US')} interleaved calls, in ${sets} sets of fresh server processes (spread: between the sets)`;
   const labels: [keyof Parts, string][] = [
     ['before', 'before the write'],
     ['roundTrip', 'round trip'],
     ['after', 'after the response'],
   ];
   const whole = measured.map((parts) =>
-    parts.before.map((before, i) => before + parts.roundTrip[i]! + parts.after[i]!),
+    Float64Array.from(parts.before, (before, i) => before + parts.roundTrip[i]! + parts.after[i]!),
   );
-  const rawWhole = trimmedMean(whole[0]!);
+  const rawWhole = whole[0]!;
   const rows: ResultRow[] = names.map((name, index) => {
     const value = trimmedMean(whole[index]!);
+    if (index === 0) {
+      return {
+        comparison,
+        contender: `${name}: whole call`,
+        value: round(value * 1_000, 1),
+        unit: 'µs/call',
+        statistic,
+      };
+    }
+    const spread = chunkRatios(whole[index]!, rawWhole, p.rounds / sets);
     return {
       comparison,
       contender: `${name}: whole call`,
       value: round(value * 1_000, 1),
       unit: 'µs/call',
       statistic,
-      ...(index === 0 ? {} : { ratio: round(value / rawWhole, 3), baseline: `${RAW}: whole call` }),
+      ratio: round(value / trimmedMean(rawWhole), 3),
+      baseline: `${RAW}: whole call`,
+      ratioRange: [round(Math.min(...spread), 3), round(Math.max(...spread), 3)],
     };
   });
   for (const [key, label] of labels) {
