@@ -108,6 +108,10 @@ export function sendToolCall(
   const { name, args } = call;
   const caller = options.signal;
   const signal = caller === undefined ? undefined : new CallSignal(caller);
+  // The SDK keeps a call's progress handler past its answer when the answer
+  // names a task: progress then would be published after the call ended,
+  // and the handler would hold the call's context. It is cut off at the answer.
+  let onProgress = options.onProgress;
   const sent = client.request(
     { method: 'tools/call', params: { name, arguments: args } },
     CallToolResultSchema,
@@ -116,9 +120,9 @@ export function sendToolCall(
       ...(signal === undefined ? {} : { signal: signal.forSdk() }),
       // A tool that reports progress is working: each report restarts the
       // timeout, up to a cap on the call's whole duration.
-      ...(options.onProgress
+      ...(onProgress
         ? {
-            onprogress: options.onProgress,
+            onprogress: (progress: Progress) => onProgress?.(progress),
             resetTimeoutOnProgress: true,
             maxTotalTimeout: options.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_TOTAL_TIMEOUT_FACTOR,
           }
@@ -128,10 +132,12 @@ export function sendToolCall(
   return sent.then(
     (result) => {
       signal?.release();
+      onProgress = undefined;
       return result;
     },
     (error: unknown) => {
       signal?.release();
+      onProgress = undefined;
       throw timeoutError(error, call, options, timeoutMs) ?? error;
     },
   );

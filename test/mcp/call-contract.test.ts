@@ -7,6 +7,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { McpIntegrationSection, McpToolProgress, Session, invokeTool } from '../../src/index.js';
+import { rawToolServer } from '../support/mcp-fixtures.js';
 
 const OUTPUT_SCHEMA = {
   type: 'object',
@@ -146,5 +147,46 @@ describe('progress and the timeout', () => {
     const result = await call('working', { ms: 1_500 });
     expect(result.success).toBe(false);
     expect(result.message).toMatch(/did not finish within maxTotalTimeoutMs \(500 ms\)/);
+  });
+});
+
+describe('progress after the answer', () => {
+  it('is not published once the call has returned, even when the answer names a task', async () => {
+    let late: (() => Promise<void>) | undefined;
+    const raw = rawToolServer([
+      {
+        name: 'work',
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: (_args, extra) => {
+          const progressToken = extra._meta?.progressToken;
+          if (progressToken === undefined) throw new Error('no progress token');
+          late = () =>
+            extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: 99, message: 'late' },
+            });
+          // A task-shaped answer: the SDK keeps the call's progress handler after it.
+          return { content: [{ type: 'text', text: 'ok' }], task: { taskId: 't1' } } as never;
+        },
+      },
+    ]);
+    const session = new Session();
+    const progress: string[] = [];
+    session.bus.subscribe(McpToolProgress, (event) => progress.push(event.message ?? ''));
+    const section = new McpIntegrationSection({
+      session,
+      servers: [{ name: 's', transport: { type: 'in-memory', server: raw.server } }],
+    });
+    try {
+      await section.connect();
+      const result = await invokeTool(section.tools()[0]!, {}, { session });
+      expect(result.success).toBe(true);
+      await late?.();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(progress).toEqual([]);
+    } finally {
+      await section.disconnect();
+    }
   });
 });
