@@ -22,14 +22,15 @@ import { messageOf } from '../core/errors.js';
 export function deliverInOrder(transport: Transport): void {
   const deliver = transport.onmessage;
   if (deliver === undefined) return;
-  let notificationWaiting = false;
+  /** Notifications whose handler the SDK has queued and not run yet. */
+  let notificationsWaiting = 0;
   const settled = (): void => {
-    notificationWaiting = false;
+    notificationsWaiting -= 1;
   };
   transport.onmessage = (message, extra) => {
     const isNotification = 'method' in message && !('id' in message);
     const isResponse = !('method' in message);
-    if (isResponse && notificationWaiting) {
+    if (isResponse && notificationsWaiting > 0) {
       // After the notification's handler, which the SDK queued before this;
       // a throw goes where the transport reports its errors, as it would have.
       Promise.resolve()
@@ -40,8 +41,8 @@ export function deliverInOrder(transport: Transport): void {
       return;
     }
     deliver(message, extra);
-    if (isNotification && !notificationWaiting) {
-      notificationWaiting = true;
+    if (isNotification) {
+      notificationsWaiting += 1;
       // Queued after the SDK's handler of this notification: it has run by then.
       void Promise.resolve().then(settled);
     }

@@ -89,6 +89,21 @@ describe('deliverInOrder on its own', () => {
     expect(seen.at(-1)).toBe('response 4');
   });
 
+  it('waits for every notification still queued, when two sources deliver in turn', async () => {
+    const handled: string[] = [];
+    const transport = transportWith((message) => {
+      if (!('method' in message)) handled.push(`response ${String(message.id)}`);
+      // As the SDK: a notification's handler runs a microtask late.
+      else void Promise.resolve().then(() => handled.push(message.method));
+    });
+    deliverInOrder(transport);
+    transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/message' }); // one stream
+    queueMicrotask(() => transport.onmessage?.(response(7))); // the other stream, a turn later
+    transport.onmessage?.(notification); // call 7's progress, before its response
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(handled).toEqual(['notifications/message', 'notifications/progress', 'response 7']);
+  });
+
   it('reports a throw of a delayed delivery to the transport, as a direct one would be', async () => {
     const errors: Error[] = [];
     const transport = transportWith((message) => {
