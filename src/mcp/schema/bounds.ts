@@ -63,7 +63,8 @@ function followReferences(
   const targetsOf = (ref: string): unknown[] => {
     if (!targets.has(ref)) {
       const named = (node: JsonRecord): boolean =>
-        [node['$anchor'], node['$dynamicAnchor']].includes(ref.slice(1));
+        [node['$anchor'], node['$dynamicAnchor']].includes(ref.slice(1)) ||
+        [node['$id'], node['id']].includes(ref);
       const pointer = ref === '#' || ref.startsWith('#/');
       targets.set(ref, pointer ? [resolvePointer(root, ref)] : anchored.filter(named));
     }

@@ -15,7 +15,11 @@ export const MAX_SCHEMA_DEPTH = 200;
 /** Largest tool schema accepted, in characters of JSON. */
 export const MAX_SCHEMA_TEXT_LENGTH = 262_144;
 
-/** Keywords whose values are data, never schemas. */
+/**
+ * Keywords whose values are data, never schemas. `examples` is data as the
+ * array JSON Schema defines; the validator (@cfworker/json-schema) indexes
+ * an object under it as a schema, so the survey walks one as a schema too.
+ */
 export const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 
 /** What one walk over a schema finds. */
@@ -27,7 +31,10 @@ export interface SchemaSurvey {
    * with a local `$ref`, `$dynamicRef` or `$recursiveRef`.
    */
   readonly referring: readonly JsonRecord[];
-  /** Those with an `$anchor` or `$dynamicAnchor`: where a `#name` reference may lead. */
+  /**
+   * Those with an `$anchor` or `$dynamicAnchor`, or an `$id` (`id` in draft
+   * 4) that is a fragment: where a `#name` reference may lead.
+   */
   readonly anchored: readonly JsonRecord[];
   /** Those with a `pattern` or `patternProperties`. */
   readonly patterned: readonly JsonRecord[];
@@ -85,13 +92,19 @@ export function surveySchema(root: unknown): SchemaSurvey {
         if (first === 36 /* $ */) {
           if (REFERENCE_KEYWORDS.has(key)) {
             refers ||= typeof value === 'string' && value.startsWith('#');
-          } else anchors ||= key === '$anchor' || key === '$dynamicAnchor';
+          } else {
+            anchors ||=
+              key === '$anchor' || key === '$dynamicAnchor' || (key === '$id' && isFragment(value));
+          }
         } else if (first === 112 /* p */) {
           patterns ||= key === 'pattern' || key === 'patternProperties';
+        } else if (first === 105 /* i */) {
+          anchors ||= key === 'id' && isFragment(value);
         }
         if (typeof value !== 'object' || value === null) chars += scalarChars(value);
-        else if (DATA_KEYWORDS.has(key)) chars += dataChars(value, MAX_SCHEMA_TEXT_LENGTH - chars);
-        else pending.push(value);
+        else if (DATA_KEYWORDS.has(key) && (key !== 'examples' || Array.isArray(value))) {
+          chars += dataChars(value, MAX_SCHEMA_TEXT_LENGTH - chars);
+        } else pending.push(value);
       }
       if (refers) referring = append(referring, node as JsonRecord);
       if (anchors) anchored = append(anchored, node as JsonRecord);
@@ -154,6 +167,11 @@ function arrayChars(array: readonly unknown[]): number {
 function prototypeAddsNoKeys(): boolean {
   for (const _ in Object.prototype) return false;
   return true;
+}
+
+/** An identifier that names its schema the way an anchor does: `#name`. */
+function isFragment(value: unknown): boolean {
+  return typeof value === 'string' && value.length > 1 && value.startsWith('#');
 }
 
 /** `list` with `node` added; the shared empty list is replaced by a list of its own. */

@@ -164,3 +164,44 @@ describe('schemaBoundsRefusal: $ref loops', () => {
     expect(schemaBoundsRefusal(schema)).toBe(loop('#/$defs/a'));
   });
 });
+
+describe('schemaBoundsRefusal: loops through what the validator counts as an anchor', () => {
+  it.each([
+    [
+      'a fragment $id (draft 7)',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        type: 'object',
+        definitions: { a: { $id: '#x', allOf: [{ $ref: '#x' }] } },
+        allOf: [{ $ref: '#x' }],
+      },
+    ],
+    [
+      'a fragment id (draft 4)',
+      {
+        $schema: 'http://json-schema.org/draft-04/schema#',
+        type: 'object',
+        definitions: { a: { id: '#x', allOf: [{ $ref: '#x' }] } },
+        allOf: [{ $ref: '#x' }],
+      },
+    ],
+    [
+      'an anchor in an object under examples, which the validator indexes as a schema',
+      {
+        type: 'object',
+        allOf: [{ $ref: '#x' }],
+        examples: { $anchor: 'x', allOf: [{ $ref: '#x' }] },
+      },
+    ],
+  ])('refuses a loop through %s', (_, schema) => {
+    expect(schemaBoundsRefusal(schema)).toMatch(/^its \$refs loop without any data in between/);
+  });
+
+  it('still reads examples that are an array as data', () => {
+    const schema = {
+      type: 'object',
+      examples: [{ $anchor: 'x', allOf: [{ $ref: '#x' }] }],
+    };
+    expect(schemaBoundsRefusal(schema)).toBeUndefined();
+  });
+});
