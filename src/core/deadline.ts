@@ -3,7 +3,11 @@
 /** The reason a signal was aborted with, as an Error. */
 export function abortReason(signal: AbortSignal | undefined): Error {
   const reason: unknown = signal?.reason;
-  if (reason instanceof Error) return reason;
+  try {
+    if (reason instanceof Error) return reason;
+  } catch {
+    // A proxy whose prototype cannot be read: the abort still counts.
+  }
   return new Error(typeof reason === 'string' && reason.length > 0 ? reason : 'aborted');
 }
 

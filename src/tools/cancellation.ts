@@ -7,11 +7,20 @@ import { messageOf } from '../core/errors.js';
 /** `cancelled: <reason>` for an aborted `signal` (its reason's message, or `aborted`). */
 export function cancellationMessage(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  if (reason instanceof Error) return `cancelled: ${messageOf(reason)}`;
+  if (isError(reason)) return `cancelled: ${messageOf(reason)}`;
   return `cancelled: ${typeof reason === 'string' && reason.length > 0 ? reason : 'aborted'}`;
 }
 
 /** The result text of a call that was cancelled before its handler started. */
 export function notStartedMessage(toolName: string, signal: AbortSignal): string {
   return `tool "${toolName}" was not started: ${cancellationMessage(signal)}`;
+}
+
+/** `value instanceof Error`, false for a proxy whose prototype cannot be read. */
+function isError(value: unknown): boolean {
+  try {
+    return value instanceof Error;
+  } catch {
+    return false;
+  }
 }

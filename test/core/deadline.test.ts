@@ -65,3 +65,25 @@ describe('untilAborted and abortReason', () => {
     expect(abortReason(undefined).message).toBe('aborted');
   });
 });
+
+describe('an abort reason whose prototype cannot be read', () => {
+  it('still ends the wait at once, as an Error', async () => {
+    const controller = new AbortController();
+    const unreadable = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error('no prototype');
+        },
+      },
+    );
+    const waiting = withDeadline(() => new Promise<never>(() => undefined), {
+      timeoutMs: 60_000,
+      signal: controller.signal,
+      onTimeout: () => new Error('timed out'),
+    });
+    controller.abort(unreadable);
+    await expect(waiting).rejects.toThrow('aborted');
+    expect(abortReason(controller.signal).message).toBe('aborted');
+  });
+});

@@ -518,6 +518,30 @@ describe('invokeTool', () => {
       },
     );
 
+    it('cancels with a reason whose prototype cannot be read, after rollback and ToolInvoked', async () => {
+      const { session, ledger, events } = fixture();
+      const controller = new AbortController();
+      const unreadable = new Proxy(
+        {},
+        {
+          getPrototypeOf() {
+            throw new Error('no prototype');
+          },
+        },
+      );
+      const result = await invokeTool(
+        writer(() => {
+          controller.abort(unreadable);
+          throw new Error('stopped');
+        }),
+        { text: 'a' },
+        { session, signal: controller.signal },
+      );
+      expect([result.success, result.message]).toEqual([false, 'cancelled: aborted']);
+      expect(ledger.get().entries).toEqual(['opening']);
+      expect(events).toHaveLength(1);
+    });
+
     it('runs ToolInvoked reducers, so slices can record calls', async () => {
       const { session } = fixture();
       const calls = session.slice('calls', { initial: { names: [] as string[] } });
