@@ -111,7 +111,7 @@ export function sendToolCall(
   // The SDK keeps a call's progress handler past its answer when the answer
   // names a task: progress then would be published after the call ended,
   // and the handler would hold the call's context. It is cut off at the answer.
-  let onProgress = options.onProgress;
+  const progress = options.onProgress === undefined ? undefined : cutOff(options.onProgress);
   const sent = client.request(
     { method: 'tools/call', params: { name, arguments: args } },
     CallToolResultSchema,
@@ -120,9 +120,9 @@ export function sendToolCall(
       ...(signal === undefined ? {} : { signal: signal.forSdk() }),
       // A tool that reports progress is working: each report restarts the
       // timeout, up to a cap on the call's whole duration.
-      ...(onProgress
+      ...(progress
         ? {
-            onprogress: (progress: Progress) => onProgress?.(progress),
+            onprogress: progress.handler,
             resetTimeoutOnProgress: true,
             maxTotalTimeout: options.maxTotalTimeoutMs ?? timeoutMs * DEFAULT_TOTAL_TIMEOUT_FACTOR,
           }
@@ -132,15 +132,33 @@ export function sendToolCall(
   return sent.then(
     (result) => {
       signal?.release();
-      onProgress = undefined;
+      progress?.cut();
       return result;
     },
     (error: unknown) => {
       signal?.release();
-      onProgress = undefined;
+      progress?.cut();
       throw timeoutError(error, call, options, timeoutMs) ?? error;
     },
   );
+}
+
+/**
+ * A progress handler that forwards to `onProgress` until `cut()`, after
+ * which it holds nothing of it. Made apart from the call's other closures,
+ * which share their scope: one kept by the SDK would keep them all.
+ */
+function cutOff(onProgress: (progress: Progress) => void): {
+  readonly handler: (progress: Progress) => void;
+  cut(): void;
+} {
+  let forward: ((progress: Progress) => void) | undefined = onProgress;
+  return {
+    handler: (progress) => forward?.(progress),
+    cut: () => {
+      forward = undefined;
+    },
+  };
 }
 
 /**

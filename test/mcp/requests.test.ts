@@ -8,6 +8,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { getEventListeners } from 'node:events';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpTimeoutError } from '../../src/core/errors.js';
 import { listAllTools, sendToolCall } from '../../src/mcp/requests.js';
@@ -151,5 +153,37 @@ describe('sendToolCall', () => {
     ).catch((error: unknown) => error);
     expect(chatty).toBeInstanceOf(McpTimeoutError);
     expect((chatty as Error).message).toContain('within maxTotalTimeoutMs (300 ms)');
+  });
+});
+
+describe('sendToolCall, after the answer', () => {
+  it('keeps nothing of the call in a progress handler the SDK holds on to', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const kept: ((progress: { progress: number }) => void)[] = [];
+    // Stands for the SDK keeping a task's progress handler past the answer.
+    const client = {
+      request: (_request: unknown, _schema: unknown, options: { onprogress: never }) => {
+        kept.push(options.onprogress);
+        return Promise.resolve({ content: [] });
+      },
+    } as unknown as Client;
+    let published = 0;
+    const context = await (async () => {
+      const callContext = { payload: new Array(1_000).fill(1) };
+      const onProgress = () => {
+        published += callContext.payload.length;
+      };
+      await sendToolCall(client, { serverName: 's', name: 't', args: {} }, { onProgress }, 1_000);
+      return new WeakRef(callContext);
+    })();
+    kept[0]?.({ progress: 1 });
+    expect(published).toBe(0);
+    for (let i = 0; i < 10 && context.deref() !== undefined; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gc();
+    }
+    expect(context.deref()).toBeUndefined();
+    expect(kept).toHaveLength(1); // still held, and holding nothing
   });
 });
