@@ -51,8 +51,9 @@ export interface BridgeContext {
  * server's JSON Schema when the tool is first called (and cached by schema
  * content), so listing a server with many tools stays cheap; the original
  * schema is kept unchanged for `toolDefinitions()`. The server's own
- * secrets are masked in its description, title and name as events and
- * messages show it, and in what its validator says.
+ * secrets are masked in its description and title, in messages that name
+ * it, and in what its validator says; its name and schema are identifiers
+ * and data, kept as sent.
  */
 export function bridgeTool(
   description: McpToolDescription,
@@ -78,7 +79,8 @@ export function bridgeTool(
     params: () => bridgedValidator(description.inputSchema, serverName, shown, route),
     inputSchema: description.inputSchema,
     annotations: call.annotations,
-    origin: { kind: 'mcp', server: serverName, originalName: shown },
+    // The name is the server's identifier, as sent: lookups (the pool, policies) use it.
+    origin: { kind: 'mcp', server: serverName, originalName: description.name },
     handler: (args, tool) => call.send(args, tool),
   });
 }

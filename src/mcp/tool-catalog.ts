@@ -94,13 +94,12 @@ export class ToolCatalog {
     const tools: McpTool[] = [];
     for (const description of route.tools) {
       if (!isToolSelected(config, description.name)) continue;
-      const shown = route.redact(description.name);
-      const name = bridgedToolName(prefix, description.name, shown !== description.name);
+      const name = bridgedToolName(prefix, description.name);
       const old = previous.get(name);
       const unchanged =
         old !== undefined &&
         old.origin.kind === 'mcp' &&
-        old.origin.originalName === shown &&
+        old.origin.originalName === description.name &&
         canonicalJsonText(old.inputSchema) === canonicalJsonText(description.inputSchema) &&
         canonicalJsonText(old.annotations) === canonicalJsonText(description.annotations ?? {});
       tools.push(

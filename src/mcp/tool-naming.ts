@@ -12,17 +12,13 @@ const MAX_NAME_LENGTH = 64;
  * A name that would break `^[a-z0-9_-]{1,64}$` is mapped deterministically:
  * lower-cased, other characters replaced by `_`, cut to fit, and suffixed
  * with 8 hex digits of the original's SHA-256, so two different originals
- * never share a mapped name by accident; an original that `holdsSecret` (of
- * the server's own) becomes `${prefix}_tool_` and the digits. The wire
- * always keeps the original.
+ * never share a mapped name by accident. The wire always keeps the original.
  */
-export function bridgedToolName(prefix: string, original: string, holdsSecret = false): string {
+export function bridgedToolName(prefix: string, original: string): string {
   const plain = `${prefix}_${original}`;
-  if (!holdsSecret && TOOL_NAME_PATTERN.test(plain)) return plain;
+  if (TOOL_NAME_PATTERN.test(plain)) return plain;
   const hash = createHash('sha256').update(original).digest('hex').slice(0, HASH_LENGTH);
-  // A name that holds one of the server's secrets keeps none of its text.
-  const kept = holdsSecret ? `${prefix}_tool` : plain;
-  const cleaned = kept.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
+  const cleaned = plain.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
   return `${cleaned.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;
 }
 
