@@ -15,6 +15,7 @@ import {
   type JsonRecord,
   type JsonData,
 } from '../../core/json.js';
+import { MAX_SAME_VALUE_SCHEMAS } from './bounds.js';
 import { SchemaProblem } from './json.js';
 import { problemsFromOutputUnits } from './output-units.js';
 import {
@@ -56,7 +57,8 @@ export function createArgumentCheck(
     throw new SchemaProblem(`schema identifiers do not resolve: ${messageOf(error)}`);
   }
   walk.checkRefs(lookup);
-  const counted = countedLookup(lookup, refBudget(walk.pointers.size));
+  const counted = countedLookup(lookup);
+  const refs = walk.refCount;
   /** The schema value at a validator `keywordLocation`; `$ref` leads to its target in the lookup. */
   const locate = (location: string): JsonData | undefined =>
     decodePointer(location).reduce<JsonData | undefined>(
@@ -74,7 +76,7 @@ export function createArgumentCheck(
     }
     try {
       if (accepts?.(value) === true) return patternProblems(patterns, value);
-      counted.reset();
+      if (refs > 0) counted.reset(refBudget(refs, value));
       const result = validate(value, document, draft, counted.lookup, false);
       const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
       return [...problems, ...patternProblems(patterns, value)];
@@ -86,32 +88,48 @@ export function createArgumentCheck(
   };
 }
 
-/** The `$ref` steps one check may take, whatever the schema's size. */
+/** The `$ref` steps any check may take. */
 const MIN_REF_STEPS = 1_000;
-/** Schema objects times `$ref` steps one check may visit: a bound on its work. */
-const MAX_REF_WORK = 500_000;
 
 /**
- * How many `$ref` steps one check of arguments may take: `$ref`s that
- * branch into the same targets again and again (`allOf` of two refs to the
- * next level, twenty levels deep) make the validator's work exponential
- * without any loop, and only a reference can share a subschema (the
- * validator's copy comes from JSON text), so counting them bounds the work.
+ * How many `$ref` steps one check of `value` may take. `$ref`s that branch
+ * into the same targets again and again (`allOf` of two refs to the next
+ * level, twenty levels deep, or two ways down to the same property on every
+ * level of the arguments) make the validator's work exponential without any
+ * loop, and only a reference can share a subschema (the validator's copy
+ * comes from JSON text): counting them bounds the work. A check without
+ * such sharing follows each of the schema's `refs` at most once for each
+ * value in the arguments, so the budget grows with both, on top of the
+ * sharing on one value that connect accepts ({@link MAX_SAME_VALUE_SCHEMAS}).
  */
-function refBudget(schemaObjects: number): number {
-  return Math.max(MIN_REF_STEPS, Math.floor(MAX_REF_WORK / Math.max(1, schemaObjects)));
+function refBudget(refs: number, value: unknown): number {
+  return MIN_REF_STEPS + MAX_SAME_VALUE_SCHEMAS + 2 * refs * (countValues(value) + 1);
+}
+
+/** How many JSON values `value` holds, itself included. */
+function countValues(value: unknown): number {
+  let count = 0;
+  const pending: unknown[] = [value];
+  for (let next = pending.pop(); next !== undefined || pending.length > 0; next = pending.pop()) {
+    count++;
+    if (Array.isArray(next)) for (const item of next) pending.push(item);
+    else if (isJsonRecord(next)) for (const key in next) pending.push(next[key]);
+  }
+  return count;
 }
 
 /**
  * The validator's lookup, counting the reads the validator makes to follow
- * a `$ref`; past `budget` in one check it throws, and the check refuses
- * the arguments with the reason.
+ * a `$ref`; past the budget set for one check it throws, and the check
+ * refuses the arguments with the reason.
  */
-function countedLookup(
-  lookup: Record<string, Schema | boolean>,
-  budget: number,
-): { readonly lookup: Record<string, Schema | boolean>; reset(): void } {
+function countedLookup(lookup: Record<string, Schema | boolean>): {
+  readonly lookup: Record<string, Schema | boolean>;
+  /** Starts a check that may take `budget` steps. */
+  reset(budget: number): void;
+} {
   let steps = 0;
+  let budget = 0;
   const counted = new Proxy(lookup, {
     get(target, key, receiver) {
       steps += 1;
@@ -125,8 +143,9 @@ function countedLookup(
   });
   return {
     lookup: counted,
-    reset: () => {
+    reset: (allowed) => {
       steps = 0;
+      budget = allowed;
     },
   };
 }
@@ -178,6 +197,11 @@ class Walk {
   /** The pointer each visited subschema was first reached at. */
   readonly pointers = new Map<JsonRecord, string>();
   private readonly refNodes: JsonRecord[] = [];
+
+  /** How many `$ref`s the validator may follow (its lookup is read once per step). */
+  get refCount(): number {
+    return this.refNodes.length;
+  }
   private readonly dynamicRefs: JsonRecord[] = [];
   private readonly anchors = new Map<string, string[]>();
   private nestedResources = 0;

@@ -70,6 +70,41 @@ describe('references that branch into the same subschemas', () => {
   });
 });
 
+describe('references followed once for each value of large arguments', () => {
+  it('check thousands of rows and tree nodes, in a schema with hundreds of subschemas', () => {
+    const options = Object.fromEntries(
+      Array.from({ length: 120 }, (_, i) => [
+        `opt${i}`,
+        { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } } },
+      ]),
+    );
+    const schema = {
+      type: 'object',
+      $defs: {
+        row: { type: 'object', properties: { id: { type: 'string' }, v: { type: 'number' } } },
+        node: {
+          type: 'object',
+          properties: {
+            name: { type: 'string' },
+            children: { type: 'array', items: { $ref: '#/$defs/node' } },
+          },
+        },
+      },
+      properties: {
+        ...options,
+        rows: { type: 'array', items: { $ref: '#/$defs/row' } },
+        root: { $ref: '#/$defs/node' },
+      },
+    };
+    const validator = createInputValidator(schema, ids);
+    const rows = Array.from({ length: 5_000 }, (_, i) => ({ id: `r${i}`, v: i }));
+    const children = Array.from({ length: 5_000 }, (_, i) => ({ name: `n${i}`, children: [] }));
+    expect(validator.safeParse({ rows, root: { name: 'r', children } }).success).toBe(true);
+    const bad = validator.safeParse({ rows: [...rows, { id: 1 }] });
+    expect(bad.error?.issues.map((issue) => issue.path.join('.'))).toEqual(['rows.5000.id']);
+  });
+});
+
 describe('a risky pattern reached only through a $ref into data', () => {
   it('is refused when the validator is built, not run on a backtracking engine', () => {
     const schema = {
