@@ -104,6 +104,8 @@ export function surveySchema(root: unknown): SchemaSurvey {
         if (typeof value !== 'object' || value === null) chars += scalarChars(value);
         else if (DATA_KEYWORDS.has(key) && (key !== 'examples' || Array.isArray(value))) {
           chars += dataChars(value, MAX_SCHEMA_TEXT_LENGTH - chars);
+        } else if (SCHEMA_MAPS.has(key) && !Array.isArray(value)) {
+          chars += mapChars(value, plainKeysAreOwn);
         } else pending.push(value);
       }
       if (refers) referring = append(referring, node as JsonRecord);
@@ -116,6 +118,37 @@ export function surveySchema(root: unknown): SchemaSurvey {
     pending.length = base;
   }
   return { chars, referring, anchored, patterned };
+}
+
+/**
+ * Keywords whose value maps names of the user's choosing to schemas: a
+ * property named `enum` or `pattern` is a name, not a keyword.
+ */
+const SCHEMA_MAPS = new Set([
+  'properties',
+  'patternProperties',
+  '$defs',
+  'definitions',
+  'dependentSchemas',
+  'dependencies',
+]);
+
+/** The characters of a map of schemas, its names read as names; its schemas go on the stack. */
+function mapChars(map: object, plainKeysAreOwn: boolean): number {
+  const prototype: unknown = Object.getPrototypeOf(map);
+  const ownKeysOnly = prototype === null || (plainKeysAreOwn && prototype === Object.prototype);
+  let members = 0;
+  let chars = 0;
+  for (const name in map) {
+    if (!ownKeysOnly && !Object.hasOwn(map, name)) continue;
+    members++;
+    chars += name.length + 3;
+    const value = (map as JsonRecord)[name];
+    if (typeof value !== 'object' || value === null) chars += scalarChars(value);
+    else pending.push(value);
+    if (chars > MAX_SCHEMA_TEXT_LENGTH) break;
+  }
+  return chars + 1 + (members > 1 ? members : 1);
 }
 
 /**

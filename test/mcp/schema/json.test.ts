@@ -189,4 +189,21 @@ describe('surveySchema', () => {
     expect(() => surveySchema(hostile)).toThrow('boom');
     expect(surveySchema(plain)).toEqual(clean);
   });
+
+  it('reads the names in properties, $defs and the other maps of schemas as names, not keywords', () => {
+    const slug = { type: 'string', pattern: '^([a-z0-9]+-)*[a-z0-9]+$' };
+    const schema = {
+      type: 'object',
+      properties: { default: slug, enum: { $ref: '#/$defs/const' }, pattern: { type: 'string' } },
+      $defs: { const: { allOf: [{ $ref: '#/$defs/const' }] } },
+    };
+    const survey = surveySchema(schema);
+    expect(survey.patterned).toEqual([slug]);
+    expect(survey.referring).toHaveLength(2);
+    expect(inputSchemaRefusal(schema)).toMatch(/its \$refs loop without any data in between/);
+    const withoutLoop = { type: 'object', properties: { default: slug } };
+    const validator = createInputValidator(withoutLoop, { serverName: 's', toolName: 't' });
+    expect(validator.safeParse({ default: 'a-b-c' }).success).toBe(true);
+    expect(validator.safeParse({ default: `${'a-'.repeat(40)}!` }).success).toBe(false);
+  });
 });
