@@ -62,9 +62,13 @@ function followReferences(
   /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */
   const targetsOf = (ref: string): unknown[] => {
     if (!targets.has(ref)) {
+      // The validator resolves references as URLs: `#%66oo` names the anchor `foo`.
+      const name = decodedFragment(ref);
       const named = (node: JsonRecord): boolean =>
-        [node['$anchor'], node['$dynamicAnchor']].includes(ref.slice(1)) ||
-        [node['$id'], node['id']].includes(ref);
+        [node['$anchor'], node['$dynamicAnchor']].includes(name) ||
+        [node['$id'], node['id']].some(
+          (id) => typeof id === 'string' && decodedFragment(id) === name,
+        );
       const pointer = ref === '#' || ref.startsWith('#/');
       targets.set(ref, pointer ? [resolvePointer(root, ref)] : anchored.filter(named));
     }
@@ -133,4 +137,16 @@ function followReferences(
 function resolvePointer(root: unknown, ref: string): unknown {
   if (ref !== '#' && !ref.startsWith('#/')) return undefined;
   return decodePointer(ref).reduce<unknown>((node, key) => memberOf(node, key), root);
+}
+
+/** What follows the `#` of an identifier or reference, percent-escapes decoded; undefined without one. */
+function decodedFragment(uri: string): string | undefined {
+  const hash = uri.indexOf('#');
+  if (hash < 0) return undefined;
+  const fragment = uri.slice(hash + 1);
+  try {
+    return decodeURIComponent(fragment);
+  } catch {
+    return fragment; // a malformed escape: compared as written
+  }
 }

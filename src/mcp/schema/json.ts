@@ -202,9 +202,14 @@ function prototypeAddsNoKeys(): boolean {
   return true;
 }
 
-/** An identifier that names its schema the way an anchor does: `#name`. */
+/**
+ * An identifier that names its schema the way an anchor does: one with a
+ * fragment (`#name`, or `https://x/y#name`).
+ */
 function isFragment(value: unknown): boolean {
-  return typeof value === 'string' && value.length > 1 && value.startsWith('#');
+  if (typeof value !== 'string') return false;
+  const hash = value.indexOf('#');
+  return hash >= 0 && hash < value.length - 1;
 }
 
 /** `list` with `node` added; the shared empty list is replaced by a list of its own. */

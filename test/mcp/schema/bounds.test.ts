@@ -193,6 +193,23 @@ describe('schemaBoundsRefusal: loops through what the validator counts as an anc
         examples: { $anchor: 'x', allOf: [{ $ref: '#x' }] },
       },
     ],
+    [
+      'an absolute $id with a fragment',
+      {
+        $id: 'http://x.test/s',
+        type: 'object',
+        $defs: { a: { $id: 'http://x.test/s#foo', allOf: [{ $ref: '#foo' }] } },
+        properties: { x: { $ref: '#foo' } },
+      },
+    ],
+    [
+      'a percent-encoded reference to an anchor',
+      {
+        type: 'object',
+        $defs: { a: { $anchor: 'foo', allOf: [{ $ref: '#%66oo' }] } },
+        properties: { x: { $ref: '#foo' } },
+      },
+    ],
   ])('refuses a loop through %s', (_, schema) => {
     expect(schemaBoundsRefusal(schema)).toMatch(/^its \$refs loop without any data in between/);
   });
