@@ -79,48 +79,51 @@ function followReferences(
   const onPath = new Map<object, number>();
   /** Finished nodes: how many schemas apply to a value from each. */
   const applied = new Map<object, number>();
+  /** How many schemas apply to a value from `sub`, once it has been visited. */
+  const appliedFrom = (sub: unknown): number => (isJsonRecord(sub) ? (applied.get(sub) ?? 0) : 0);
   const visit = (node: unknown): string[] | undefined => {
     if (!isJsonRecord(node) || applied.has(node)) return undefined;
     const entered = onPath.get(node);
     if (entered !== undefined) return followed.slice(entered);
     onPath.set(node, followed.length);
     let count = 1;
-    /** Visits `sub` and adds what applies from it; the cycle it found, if any. */
-    const through = (sub: unknown): string[] | undefined => {
-      const found = visit(sub);
-      if (found === undefined && isJsonRecord(sub)) {
-        count = Math.min(count + (applied.get(sub) ?? 0), MAX_SAME_VALUE_SCHEMAS + 1);
-      }
-      return found;
-    };
-    const all = (subs: readonly unknown[]): string[] | undefined => {
-      for (const sub of subs) {
-        const found = through(sub);
-        if (found !== undefined) return found;
-      }
-      return undefined;
-    };
     for (const keyword of REFERENCE_KEYWORDS) {
       const ref = node[keyword];
       if (typeof ref !== 'string' || !ref.startsWith('#')) continue;
       followed.push(ref);
-      const found = all(targetsOf(ref));
+      for (const target of targetsOf(ref)) {
+        const found = visit(target);
+        if (found !== undefined) return found;
+        count += appliedFrom(target);
+      }
       followed.pop();
-      if (found !== undefined) return found;
     }
     for (const keyword of SAME_VALUE) {
       const value = node[keyword];
       if (value === undefined) continue;
-      const found = Array.isArray(value) ? all(value) : through(value);
-      if (found !== undefined) return found;
+      if (!Array.isArray(value)) {
+        const found = visit(value);
+        if (found !== undefined) return found;
+        count += appliedFrom(value);
+        continue;
+      }
+      for (const sub of value) {
+        const found = visit(sub);
+        if (found !== undefined) return found;
+        count += appliedFrom(sub);
+      }
     }
     for (const keyword of SAME_VALUE_MAPS) {
       const map = node[keyword];
-      const found = isJsonRecord(map) ? all(Object.values(map)) : undefined;
-      if (found !== undefined) return found;
+      if (!isJsonRecord(map)) continue;
+      for (const sub of Object.values(map)) {
+        const found = visit(sub);
+        if (found !== undefined) return found;
+        count += appliedFrom(sub);
+      }
     }
     onPath.delete(node);
-    applied.set(node, count);
+    applied.set(node, Math.min(count, MAX_SAME_VALUE_SCHEMAS + 1));
     return undefined;
   };
   // A JSON tree has no cycle of its own: every loop passes through a reference.
