@@ -113,22 +113,17 @@ export async function perCallParts(): Promise<ResultRow[]> {
   const rawWhole = whole[0]!;
   const rows: ResultRow[] = names.map((name, index) => {
     const value = trimmedMean(whole[index]!);
-    if (index === 0) {
-      return {
-        comparison,
-        contender: `${name}: whole call`,
-        value: round(value * 1_000, 1),
-        unit: 'µs/call',
-        statistic,
-      };
-    }
-    const spread = chunkRatios(whole[index]!, rawWhole, p.rounds / sets);
-    return {
+    const row: ResultRow = {
       comparison,
       contender: `${name}: whole call`,
       value: round(value * 1_000, 1),
       unit: 'µs/call',
       statistic,
+    };
+    if (index === 0) return row;
+    const spread = chunkRatios(whole[index]!, rawWhole, p.rounds / sets);
+    return {
+      ...row,
       ratio: round(value / trimmedMean(rawWhole), 3),
       baseline: `${RAW}: whole call`,
       ratioRange: [round(Math.min(...spread), 3), round(Math.max(...spread), 3)],
