@@ -94,7 +94,7 @@ class BridgedCall {
   readonly annotations: ToolAnnotations;
   readonly #description: McpToolDescription;
   readonly #original: string;
-  /** The original name as events, messages and dataset names show it: the server's secrets masked. */
+  /** The original name as messages and dataset names show it (text): the server's secrets masked. */
   readonly #shown: string;
   readonly #bridgedName: string;
   readonly #context: BridgeContext;
@@ -283,20 +283,20 @@ class BridgedCall {
   #resultOf(raw: CallToolResult, tool: ToolContext): ToolResult<McpToolValue | null> {
     const { route, session } = this.#context;
     const serverName = route.name;
-    const original = this.#shown;
+    const shown = this.#shown;
     // The server's word that private data entered counts even on a failed call.
     const reading = readPrivateDataMarker(raw._meta);
     if (reading.kind === 'marker') {
       // The dataset name is the server's text: it reaches events and the store.
       session.privateData.add(route.redact(reading.marker.dataset), reading.marker.sensitivity);
     } else if (reading.kind === 'malformed') {
-      session.privateData.add(`${serverName}.${original}`, MALFORMED_MARKER_SENSITIVITY);
+      session.privateData.add(`${serverName}.${shown}`, MALFORMED_MARKER_SENSITIVITY);
       session.dispatch(
         new PrivateDataMarkerMalformed({
           sessionId: session.sessionId,
           serverName,
           toolName: this.#bridgedName,
-          originalName: original,
+          originalName: this.#original,
           callId: tool.callId,
           reason: route.redact(reading.reason),
           sensitivity: MALFORMED_MARKER_SENSITIVITY,
@@ -308,12 +308,7 @@ class BridgedCall {
     const violation =
       outputSchema === undefined
         ? undefined
-        : outputSchemaViolation(
-            outputSchema,
-            raw,
-            { serverName, toolName: original },
-            route.redactor,
-          );
+        : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, route.redactor);
     const maxChars = route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
     let result =
       violation === undefined
@@ -329,7 +324,7 @@ class BridgedCall {
       result = ToolResult.error(route.redact(mapCallResult(shown).message), result.value);
     }
     if (result.success && this.#sensitiveLevel !== undefined) {
-      session.privateData.add(`${serverName}.${original}`, this.#sensitiveLevel);
+      session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
     }
     return result;
   }
@@ -380,7 +375,7 @@ class BridgedCall {
               sessionId: session.sessionId,
               serverName: route.name,
               toolName: this.#bridgedName,
-              originalName: this.#shown,
+              originalName: this.#original,
               callId: tool.callId,
               progress: progress.progress,
               ...(progress.total === undefined ? {} : { total: progress.total }),
@@ -400,7 +395,7 @@ class BridgedCall {
       session,
       serverName: route.name,
       bridgedName: this.#bridgedName,
-      original: this.#shown,
+      original: this.#original, // its messages are masked below
       callId: tool.callId,
       signal: tool.signal,
     });

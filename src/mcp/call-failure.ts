@@ -7,6 +7,7 @@
 import { ErrorCode, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError, McpTimeoutError, messageOf } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
+import { cancellationReason } from '../tools/cancellation.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolTimedOut } from './events.js';
 
@@ -38,9 +39,7 @@ export function callFailure(error: unknown, context: FailureContext): ToolResult
     return ToolResult.error(error.message);
   }
   if (context.signal.aborted) {
-    const reason: unknown = context.signal.reason;
-    const why =
-      reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
+    const why = cancellationReason(context.signal);
     return ToolResult.error(`tool "${original}" of server "${serverName}" was cancelled: ${why}`);
   }
   if (error instanceof McpConnectionError) return ToolResult.error(error.message);

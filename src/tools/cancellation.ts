@@ -6,9 +6,14 @@ import { messageOf } from '../core/errors.js';
 
 /** `cancelled: <reason>` for an aborted `signal` (its reason's message, or `aborted`). */
 export function cancellationMessage(signal: AbortSignal): string {
+  return `cancelled: ${cancellationReason(signal)}`;
+}
+
+/** Why `signal` was aborted, in words: its reason's message, or `aborted`. Never throws. */
+export function cancellationReason(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
-  if (isError(reason)) return `cancelled: ${messageOf(reason)}`;
-  return `cancelled: ${typeof reason === 'string' && reason.length > 0 ? reason : 'aborted'}`;
+  if (isError(reason)) return messageOf(reason);
+  return typeof reason === 'string' && reason.length > 0 ? reason : 'aborted';
 }
 
 /** The result text of a call that was cancelled before its handler started. */

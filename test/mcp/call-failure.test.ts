@@ -29,6 +29,21 @@ describe('callFailure', () => {
     expect(result.message).toBe('tool "t" of server "s" was cancelled: user pressed stop');
   });
 
+  it('says a call was cancelled when the reason cannot even be read', () => {
+    const controller = new AbortController();
+    const unreadable = new Proxy(
+      {},
+      {
+        getPrototypeOf() {
+          throw new Error('no prototype');
+        },
+      },
+    );
+    controller.abort(unreadable);
+    const result = callFailure(new Error('AbortError'), context(new Session(), controller.signal));
+    expect(result.message).toBe('tool "t" of server "s" was cancelled: aborted');
+  });
+
   it("tells the SDK's closed connection from a server's own -32000 error, without the SDK's prefixes", () => {
     const session = new Session();
     const closed = new RpcError(ErrorCode.ConnectionClosed, 'Connection closed');
