@@ -97,20 +97,13 @@ function parseTool(tool: unknown): McpToolDescription {
   if (typeof name !== 'string') throw new Misfit('.name', name, 'a string');
   const copy: Record<string, unknown> = { name };
   copyOptional(tool, copy, 'title', '', isString, 'a string');
-  if ('icons' in tool) copy.icons = parseIcons(tool.icons);
+  copyParsed(tool, copy, 'icons', '', parseIcons);
   copyOptional(tool, copy, 'description', '', isString, 'a string');
   copy.inputSchema = parseObjectSchema(tool.inputSchema, '.inputSchema');
-  if ('outputSchema' in tool) {
-    const output = tool.outputSchema;
-    copy.outputSchema =
-      output === undefined ? undefined : parseObjectSchema(output, '.outputSchema');
-  }
-  if ('annotations' in tool) copy.annotations = parseAnnotations(tool.annotations);
-  if ('execution' in tool) copy.execution = parseExecution(tool.execution);
-  if ('_meta' in tool) {
-    const meta = tool._meta;
-    copy._meta = meta === undefined ? undefined : parseRecord(meta, '._meta', false);
-  }
+  copyParsed(tool, copy, 'outputSchema', '', parseObjectSchema);
+  copyParsed(tool, copy, 'annotations', '', parseAnnotations);
+  copyParsed(tool, copy, 'execution', '', parseExecution);
+  copyParsed(tool, copy, '_meta', '', parseMeta);
   return copy as McpToolDescription;
 }
 
@@ -118,16 +111,11 @@ function parseTool(tool: unknown): McpToolDescription {
 function parseObjectSchema(schema: unknown, at: string): Record<string, unknown> {
   if (!isJsonRecord(schema))
     throw new Misfit(at, schema, 'a JSON Schema object with type "object"');
-  const { type, properties, required } = schema;
+  const { type } = schema;
   if (type !== 'object') throw new Misfit(`${at}.type`, type, '"object"');
   const copy: Record<string, unknown> = { type };
-  if ('properties' in schema) {
-    copy.properties =
-      properties === undefined ? undefined : parseRecord(properties, `${at}.properties`, true);
-  }
-  if ('required' in schema) {
-    copy.required = required === undefined ? undefined : parseStrings(required, `${at}.required`);
-  }
+  copyParsed(schema, copy, 'properties', at, parseProperties);
+  copyParsed(schema, copy, 'required', at, parseStrings);
   // Every other member, inherited enumerable ones too, as the SDK's catchall copies them.
   for (const key in schema) {
     if (key !== 'type' && key !== 'properties' && key !== 'required' && key !== PROTO) {
@@ -137,9 +125,7 @@ function parseObjectSchema(schema: unknown, at: string): Record<string, unknown>
   return copy;
 }
 
-function parseAnnotations(annotations: unknown): Record<string, unknown> | undefined {
-  if (annotations === undefined) return undefined;
-  const at = '.annotations';
+function parseAnnotations(annotations: unknown, at: string): Record<string, unknown> {
   if (!isJsonRecord(annotations)) throw new Misfit(at, annotations, 'an object');
   const copy: Record<string, unknown> = {};
   copyOptional(annotations, copy, 'title', at, isString, 'a string');
@@ -149,32 +135,26 @@ function parseAnnotations(annotations: unknown): Record<string, unknown> | undef
   return copy;
 }
 
-function parseExecution(execution: unknown): Record<string, unknown> | undefined {
-  if (execution === undefined) return undefined;
-  const at = '.execution';
+function parseExecution(execution: unknown, at: string): Record<string, unknown> {
   if (!isJsonRecord(execution)) throw new Misfit(at, execution, 'an object');
   const copy: Record<string, unknown> = {};
   copyOptional(execution, copy, 'taskSupport', at, isOneOf(TASK_SUPPORT), oneOf(TASK_SUPPORT));
   return copy;
 }
 
-function parseIcons(icons: unknown): Record<string, unknown>[] | undefined {
-  if (icons === undefined) return undefined;
-  if (!Array.isArray(icons)) throw new Misfit('.icons', icons, 'an array of icons');
+function parseIcons(icons: unknown, at: string): Record<string, unknown>[] {
+  if (!Array.isArray(icons)) throw new Misfit(at, icons, 'an array of icons');
   const copy: Record<string, unknown>[] = [];
   const count = lengthOf(icons);
   for (let index = 0; index < count; index++) {
     const icon: unknown = icons[index];
-    const place = `.icons[${index}]`;
+    const place = `${at}[${index}]`;
     if (!isJsonRecord(icon)) throw new Misfit(place, icon, 'an object');
     const { src } = icon;
     if (typeof src !== 'string') throw new Misfit(`${place}.src`, src, 'a string');
     const parsed: Record<string, unknown> = { src };
     copyOptional(icon, parsed, 'mimeType', place, isString, 'a string');
-    if ('sizes' in icon) {
-      const sizes = icon.sizes;
-      parsed.sizes = sizes === undefined ? undefined : parseStrings(sizes, `${place}.sizes`);
-    }
+    copyParsed(icon, parsed, 'sizes', place, parseStrings);
     copyOptional(icon, parsed, 'theme', place, isOneOf(ICON_THEMES), oneOf(ICON_THEMES));
     copy.push(parsed);
   }
@@ -244,6 +224,33 @@ function copyOptional(
   }
   if (!valid(value)) throw new Misfit(`${at}.${key}`, value, expected);
   to[key] = value;
+}
+
+/**
+ * Copies `from[key]`, read once, as `parse` makes it (told its place,
+ * `${at}.${key}`), when present; a member that is there but `undefined`
+ * is copied as such, as the SDK does.
+ */
+function copyParsed(
+  from: Record<string, unknown>,
+  to: Record<string, unknown>,
+  key: string,
+  at: string,
+  parse: (value: unknown, at: string) => unknown,
+): void {
+  if (!(key in from)) return;
+  const value = from[key];
+  to[key] = value === undefined ? undefined : parse(value, `${at}.${key}`);
+}
+
+/** A schema's `properties`: a record of schemas. */
+function parseProperties(properties: unknown, at: string): Record<string, unknown> {
+  return parseRecord(properties, at, true);
+}
+
+/** A tool's `_meta`: a record of anything. */
+function parseMeta(meta: unknown, at: string): Record<string, unknown> {
+  return parseRecord(meta, at, false);
 }
 
 /** An array's length, read once, as a count (a proxy's length could be anything). */
