@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolResult } from '../tools/tool-result.js';
 
 type ContentBlock = CallToolResult['content'][number];
-import { ToolResult } from '../tools/tool-result.js';
 
 /** What a bridged MCP tool's result `value` holds. */
 export interface McpToolValue {
