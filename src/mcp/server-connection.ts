@@ -166,21 +166,23 @@ export class McpServerConnection {
   }
 
   /**
-   * Calls a tool by its wire name.
+   * Calls a tool by its wire name, now or not at all: while the connection
+   * is (re)connecting nothing is sent (see {@link whenReady}).
    * @throws McpTimeoutError after the timeout (the server is told to cancel);
-   *   McpConnectionError when not connected; the SDK's McpError for
-   *   JSON-RPC errors; the signal's reason when aborted.
+   *   McpConnectionError when not ready; the SDK's McpError for JSON-RPC
+   *   errors; the signal's reason when aborted.
    */
   callTool(
     name: string,
     args: Record<string, unknown>,
     options: CallOptions = {},
   ): Promise<CallToolResult> {
-    // Connected and idle is the common case: send at once, without a frame or a turn of its own.
-    if (this.#state === 'connected' && this.#pending === undefined && this.#client !== undefined) {
-      return this.#sendCall(this.#client, name, args, options);
-    }
-    return this.#ready().then((client) => this.#sendCall(client, name, args, options));
+    // Sent only in the turn the caller decided in: a call that waited for a
+    // (re)connect would go out after whatever changed meanwhile (an
+    // escalation, a switch). A caller waits with whenReady() and decides again.
+    const client = this.#client;
+    if (this.isReady && client !== undefined) return this.#sendCall(client, name, args, options);
+    return Promise.reject(this.#notConnected());
   }
 
   #sendCall(
@@ -248,13 +250,26 @@ export class McpServerConnection {
   async #ready(): Promise<Client> {
     if (this.#pending !== undefined) await this.#pending.catch(() => undefined);
     if (this.#state === 'connected' && this.#client !== undefined) return this.#client;
-    if (this.#state === 'failed') {
-      throw this.#error(
-        `the server is unavailable${this.#lastError ? `: ${this.#lastError}` : ''}`,
-      );
+    throw this.#notConnected();
+  }
+
+  /** Why nothing can be sent now. */
+  #notConnected(): McpConnectionError {
+    switch (this.#state) {
+      case 'failed':
+        return this.#error(
+          `the server is unavailable${this.#lastError ? `: ${this.#lastError}` : ''}`,
+        );
+      case 'closed':
+        return this.#error('the connection was closed');
+      case 'idle':
+        return this.#error('not connected; call connect() first');
+      default:
+        // Connecting, reconnecting, or connected while its tools are listed again.
+        return this.#error(
+          'nothing was sent: the connection is not ready; wait with whenReady() and decide again',
+        );
     }
-    if (this.#state === 'closed') throw this.#error('the connection was closed');
-    throw this.#error('not connected; call connect() first');
   }
 
   async #open(reconnect: boolean, signal?: AbortSignal): Promise<void> {

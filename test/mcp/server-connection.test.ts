@@ -5,7 +5,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SecretRedactor } from '../../src/mcp/redact.js';
@@ -55,6 +55,28 @@ describe('McpServerConnection', () => {
     seen.push(connection.state);
     expect(seen).toEqual(['idle', 'connecting', 'connected', 'closed']);
     await expect(connection.callTool('echo', {})).rejects.toThrow('the connection was closed');
+  });
+
+  it('sends a call now or not at all: while it reconnects nothing is sent, and whenReady waits', async () => {
+    const server = serverWithTools();
+    let calls = 0;
+    server.server.setRequestHandler(CallToolRequestSchema, () => {
+      calls += 1;
+      return { content: [{ type: 'text', text: 'hi' }] };
+    });
+    const connection = connectionTo(server);
+    await connection.connect();
+    const reconnecting = connection.reconnect();
+    expect(connection.isReady).toBe(false);
+    await expect(connection.callTool('echo', {})).rejects.toThrow(/nothing was sent/);
+    await connection.whenReady(undefined, 5_000);
+    await reconnecting;
+    expect(connection.isReady).toBe(true);
+    expect(calls).toBe(0); // the refused call did not go out once the connection was back
+    await expect(connection.callTool('echo', {})).resolves.toMatchObject({
+      content: [{ text: 'hi' }],
+    });
+    expect(calls).toBe(1);
   });
 
   it('lets close() win over a connect() in flight', async () => {
