@@ -202,6 +202,7 @@ class Walk {
   get refCount(): number {
     return this.refNodes.length;
   }
+  /** Nodes with a `$dynamicRef` or a `$recursiveRef`, rewritten before `dereference`. */
   private readonly dynamicRefs: JsonRecord[] = [];
   private readonly anchors = new Map<string, string[]>();
   private nestedResources = 0;
@@ -255,6 +256,15 @@ class Walk {
         );
       }
     }
+    // Its value is "#" (checkKeywordValues says so otherwise).
+    if (typeof node['$recursiveRef'] === 'string') {
+      if (!this.beforeDereference) {
+        throw new SchemaProblem(
+          `"$recursiveRef" at ${pointer} sits where only a $ref leads; it is not supported there`,
+        );
+      }
+      this.dynamicRefs.push(node);
+    }
     // The validator reads patterns when validating, so these edits may follow `dereference`.
     // Patterns RE2 checks were taken out before; what is left runs on a
     // backtracking engine, here too where a $ref leads into data.
@@ -274,12 +284,26 @@ class Walk {
   }
 
   /**
-   * `$dynamicRef` is rewritten to a plain `$ref` where that is exact: a single
-   * schema resource whose anchor of that name is unique, so dynamic scope
-   * cannot pick a different target. @cfworker/json-schema ignores the keyword.
+   * `$dynamicRef` and `$recursiveRef` are rewritten to a plain `$ref` where
+   * that is exact: a single schema resource (and, for `$dynamicRef`, a
+   * unique anchor of that name), so dynamic scope cannot pick a different
+   * target. @cfworker/json-schema ignores `$dynamicRef`, and follows a
+   * `$recursiveRef` without reading its lookup, where the `$ref` steps of
+   * a check are counted.
    */
   rewriteDynamicRefs(): void {
     for (const node of this.dynamicRefs) {
+      if (typeof node['$recursiveRef'] === 'string') {
+        if (this.nestedResources > 0 || node['$ref'] !== undefined) {
+          throw new SchemaProblem(
+            `"$recursiveRef" at ${this.pointers.get(node) ?? '#'} is only supported in a single-resource schema and with no "$ref" beside it`,
+          );
+        }
+        delete node['$recursiveRef'];
+        node['$ref'] = '#';
+        this.refNodes.push(node);
+        continue;
+      }
       const ref = node['$dynamicRef'] as string;
       const targets = this.anchors.get(ref.slice(1)) ?? [];
       if (this.nestedResources > 0 || targets.length !== 1 || node['$ref'] !== undefined) {

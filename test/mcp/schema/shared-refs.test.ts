@@ -70,6 +70,35 @@ describe('references that branch into the same subschemas', () => {
   });
 });
 
+describe('$recursiveRef, which the validator follows without reading its lookup', () => {
+  it('is counted like a $ref: a check that branches as the arguments nest stops, and recursion still checks', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2019-09/schema',
+      type: 'object',
+      $recursiveAnchor: true,
+      properties: { name: { type: 'string' } },
+      allOf: [
+        { properties: { x: { $recursiveRef: '#' } } },
+        { properties: { x: { $recursiveRef: '#' } } },
+      ],
+    };
+    const validator = createInputValidator(schema, ids);
+    expect(validator.safeParse({ x: { x: { name: 'a' } } }).success).toBe(true);
+    expect(validator.safeParse({ x: { name: 1 } }).error?.issues[0]?.path).toEqual(['x', 'name']);
+    let nested: Record<string, unknown> = {};
+    for (let i = 0; i < 40; i++) nested = { x: nested };
+    const result = validator.safeParse(nested); // 2^40 steps without the count
+    expect(result.error?.issues[0]?.message).toMatch(/followed the schema's \$refs more than/);
+  });
+
+  it('is refused where it would not be exact: another value than "#", or beside a $ref', () => {
+    const refused = (node: Record<string, unknown>) => () =>
+      createInputValidator({ type: 'object', properties: { a: node } }, ids);
+    expect(refused({ $recursiveRef: '#/properties' })).toThrow(/must be "#"/);
+    expect(refused({ $recursiveRef: '#', $ref: '#' })).toThrow(/no "\$ref" beside it/);
+  });
+});
+
 describe('references followed once for each value of large arguments', () => {
   it('check thousands of rows and tree nodes, in a schema with hundreds of subschemas', () => {
     const options = Object.fromEntries(
