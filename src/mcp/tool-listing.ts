@@ -190,17 +190,20 @@ function parseRecord(
       throw new Misfit(at, record, 'an object with string keys only');
     }
   }
-  const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(record)) {
-    if (key === PROTO) continue;
-    const value = record[key];
-    if (
-      membersAreSchemas &&
-      (value === null || (typeof value !== 'object' && typeof value !== 'function'))
-    ) {
-      throw new Misfit(`${at}[${isShowable(key) ? JSON.stringify(key) : '…'}]`, value, 'an object');
+  // A spread reads each own enumerable member once and, for an object made
+  // by JSON.parse, copies its shape whole: member by member, every record
+  // with names of its own made new hidden classes, most of a listing's cost.
+  const copy: Record<string, unknown> = { ...record };
+  if (Object.hasOwn(copy, PROTO)) delete copy[PROTO];
+  if (membersAreSchemas) {
+    for (const key in copy) {
+      if (!Object.hasOwn(copy, key)) continue; // a key someone gave Object.prototype
+      const value = copy[key];
+      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+        const name = isShowable(key) ? JSON.stringify(key) : '…';
+        throw new Misfit(`${at}[${name}]`, value, 'an object');
+      }
     }
-    copy[key] = value;
   }
   return copy;
 }
