@@ -58,82 +58,125 @@ function followReferences(
   anchored: readonly JsonRecord[],
   referring: readonly JsonRecord[],
 ): { cycle?: string[]; mostApplied: number } {
-  const targets = new Map<string, unknown[]>();
-  /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */
-  const targetsOf = (ref: string): unknown[] => {
-    if (!targets.has(ref)) {
-      // The validator resolves references as URLs: `#%66oo` names the anchor `foo`.
-      const name = decodedFragment(ref);
-      const named = (node: JsonRecord): boolean =>
-        [node['$anchor'], node['$dynamicAnchor']].includes(name) ||
-        [node['$id'], node['id']].some(
-          (id) => typeof id === 'string' && decodedFragment(id) === name,
-        );
-      const pointer = ref === '#' || ref.startsWith('#/');
-      targets.set(ref, pointer ? [resolvePointer(root, ref)] : anchored.filter(named));
-    }
-    return targets.get(ref) ?? [];
-  };
-  const followed: string[] = [];
+  const walk = new ReferenceWalk(root, anchored);
+  // A JSON tree has no cycle of its own: every loop passes through a reference.
+  let mostApplied = 0;
+  for (const node of referring) {
+    const cycle = walk.visit(node);
+    if (cycle !== undefined) return { cycle, mostApplied };
+    mostApplied = Math.max(mostApplied, walk.appliedFrom(node));
+  }
+  return { mostApplied };
+}
+
+/** One schema's references followed depth first; it runs for every schema that has one. */
+class ReferenceWalk {
+  readonly #root: unknown;
+  readonly #anchored: readonly JsonRecord[];
+  /** What each reference met so far leads to. */
+  readonly #targets = new Map<string, readonly unknown[]>();
+  /** The references followed to the current node. */
+  readonly #followed: string[] = [];
   /** Nodes on the current path, with how many references had been followed to reach them. */
-  const onPath = new Map<object, number>();
+  readonly #onPath = new Map<object, number>();
   /** Finished nodes: how many schemas apply to a value from each. */
-  const applied = new Map<object, number>();
+  readonly #applied = new Map<object, number>();
+
+  constructor(root: unknown, anchored: readonly JsonRecord[]) {
+    this.#root = root;
+    this.#anchored = anchored;
+  }
+
   /** How many schemas apply to a value from `sub`, once it has been visited. */
-  const appliedFrom = (sub: unknown): number => (isJsonRecord(sub) ? (applied.get(sub) ?? 0) : 0);
-  const visit = (node: unknown): string[] | undefined => {
-    if (!isJsonRecord(node) || applied.has(node)) return undefined;
-    const entered = onPath.get(node);
-    if (entered !== undefined) return followed.slice(entered);
-    onPath.set(node, followed.length);
+  appliedFrom(sub: unknown): number {
+    return isJsonRecord(sub) ? (this.#applied.get(sub) ?? 0) : 0;
+  }
+
+  /** Visits `node` and what applies to its value; the references of a loop, if it finds one. */
+  visit(node: unknown): string[] | undefined {
+    if (!isJsonRecord(node) || this.#applied.has(node)) return undefined;
+    const entered = this.#onPath.get(node);
+    if (entered !== undefined) return this.#followed.slice(entered);
     let count = 1;
-    for (const keyword of REFERENCE_KEYWORDS) {
+    if (!appliesMore(node)) {
+      this.#applied.set(node, count);
+      return undefined;
+    }
+    this.#onPath.set(node, this.#followed.length);
+    for (const keyword of REFERENCE_KEYWORD_LIST) {
       const ref = node[keyword];
       if (typeof ref !== 'string' || !ref.startsWith('#')) continue;
-      followed.push(ref);
-      for (const target of targetsOf(ref)) {
-        const found = visit(target);
+      this.#followed.push(ref);
+      for (const target of this.#targetsOf(ref)) {
+        const found = this.visit(target);
         if (found !== undefined) return found;
-        count += appliedFrom(target);
+        count += this.appliedFrom(target);
       }
-      followed.pop();
+      this.#followed.pop();
     }
     for (const keyword of SAME_VALUE) {
       const value = node[keyword];
       if (value === undefined) continue;
-      if (!Array.isArray(value)) {
-        const found = visit(value);
+      const subs = Array.isArray(value) ? (value as unknown[]) : [value];
+      for (const sub of subs) {
+        const found = this.visit(sub);
         if (found !== undefined) return found;
-        count += appliedFrom(value);
-        continue;
-      }
-      for (const sub of value) {
-        const found = visit(sub);
-        if (found !== undefined) return found;
-        count += appliedFrom(sub);
+        count += this.appliedFrom(sub);
       }
     }
     for (const keyword of SAME_VALUE_MAPS) {
       const map = node[keyword];
       if (!isJsonRecord(map)) continue;
       for (const sub of Object.values(map)) {
-        const found = visit(sub);
+        const found = this.visit(sub);
         if (found !== undefined) return found;
-        count += appliedFrom(sub);
+        count += this.appliedFrom(sub);
       }
     }
-    onPath.delete(node);
-    applied.set(node, Math.min(count, MAX_SAME_VALUE_SCHEMAS + 1));
+    this.#onPath.delete(node);
+    this.#applied.set(node, Math.min(count, MAX_SAME_VALUE_SCHEMAS + 1));
     return undefined;
-  };
-  // A JSON tree has no cycle of its own: every loop passes through a reference.
-  let mostApplied = 0;
-  for (const node of referring) {
-    const cycle = visit(node);
-    if (cycle !== undefined) return { cycle, mostApplied };
-    mostApplied = Math.max(mostApplied, applied.get(node) ?? 0);
   }
-  return { mostApplied };
+
+  /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */
+  #targetsOf(ref: string): readonly unknown[] {
+    let targets = this.#targets.get(ref);
+    if (targets === undefined) {
+      const pointer = ref === '#' || ref.startsWith('#/');
+      targets = pointer ? [resolvePointer(this.#root, ref)] : this.#anchoredAs(ref);
+      this.#targets.set(ref, targets);
+    }
+    return targets;
+  }
+
+  /** The schemas an anchor reference names; the validator resolves it as a URL: `#%66oo` names `foo`. */
+  #anchoredAs(ref: string): JsonRecord[] {
+    const name = decodedFragment(ref);
+    return this.#anchored.filter(
+      (node) =>
+        node['$anchor'] === name ||
+        node['$dynamicAnchor'] === name ||
+        [node['$id'], node['id']].some(
+          (id) => typeof id === 'string' && decodedFragment(id) === name,
+        ),
+    );
+  }
+}
+
+/** {@link REFERENCE_KEYWORDS} as a list, read on every node a reference leads to. */
+const REFERENCE_KEYWORD_LIST = [...REFERENCE_KEYWORDS];
+
+/** Every keyword through which more schemas apply to a node's value. */
+const APPLYING_KEYWORDS = new Set([...REFERENCE_KEYWORDS, ...SAME_VALUE, ...SAME_VALUE_MAPS]);
+
+/**
+ * Whether `node` has a keyword through which more schemas apply to its
+ * value: one pass over its keys, where looking each keyword up by name on
+ * objects of many shapes would mostly miss, slowly.
+ */
+function appliesMore(node: JsonRecord): boolean {
+  for (const key in node) if (APPLYING_KEYWORDS.has(key)) return true;
+  return false;
 }
 
 /** The value at a `#/a/b` reference, or undefined when it does not resolve. */
