@@ -7,7 +7,9 @@
  * collection a connect causes). Every cycle gets a new server and a fresh
  * copy of the listing, parsed from JSON before the timer starts, as a real
  * transport would hand over new objects; the close of a cycle happens
- * before the next one, untimed.
+ * before the next one, untimed. At 1,000 tools a reference contender adds
+ * to the raw client the bare walk over every schema that any check at
+ * connect needs: the floor under the section's refusal of bad schemas.
  */
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -29,6 +31,7 @@ import type { ResultRow } from './stats.js';
 const RAW = 'raw Client connect + listTools';
 const SECTION = 'McpIntegrationSection.connect() (dist)';
 const LANGCHAIN = 'raw connect + LangChain loadMcpTools';
+const FLOOR = 'raw connect + listTools + a bare walk over every schema';
 
 /** The issue's goal at 1,000 tools. */
 const GOAL = 1.25;
@@ -105,6 +108,16 @@ async function connectSize(
     }),
   ];
   if (size === 1_000) {
+    callers.push(
+      cycling(FLOOR, text, async (tools) => {
+        const client = await rawClient('in-memory', listingServer(tools));
+        const listed = await client.listTools();
+        let values = 0;
+        for (const tool of listed.tools) values += bareWalk(tool.inputSchema);
+        if (values === 0) throw new Error('the walk met no value');
+        return () => client.close();
+      }),
+    );
     const { loadMcpTools } = await langChainAdapters().catch(() => ({ loadMcpTools: undefined }));
     if (loadMcpTools !== undefined) {
       callers.push(
@@ -128,10 +141,34 @@ async function connectSize(
       ...row,
       unit: 'ms/connect',
       ...(row.contender === SECTION ? { note: `${bridgedCount} of ${size} tools bridged` } : {}),
+      ...(row.contender === FLOOR ? { note: FLOOR_NOTE } : {}),
     }));
   } finally {
     await Promise.allSettled(callers.map((c) => c.done()));
   }
+}
+
+const FLOOR_NOTE =
+  'reference: the least work any check of every schema at connect adds (issue 13 refuses bad schemas at connect)';
+
+/**
+ * The least a check of every schema must do: read every member of every
+ * object and array once (a for…in, as the library's survey does), and
+ * nothing else. Returns how many values it read.
+ */
+function bareWalk(schema: unknown): number {
+  let values = 0;
+  const pending: object[] = [];
+  const meet = (value: unknown): void => {
+    values++;
+    if (typeof value === 'object' && value !== null) pending.push(value);
+  };
+  meet(schema);
+  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
+    if (Array.isArray(node)) for (const item of node as unknown[]) meet(item);
+    else for (const key in node) meet((node as Record<string, unknown>)[key]);
+  }
+  return values;
 }
 
 /** The sizes, smallest first. */
