@@ -11,6 +11,7 @@ import { PACKAGE_VERSION } from '../core/package-version.js';
 import { pause } from '../core/pause.js';
 import { descendants, endProcesses } from './process-tree.js';
 import { capabilitiesFor, installClientHandlers, type ClientHandlers } from './client-handlers.js';
+import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
 import { deliverInOrder } from './ordered-delivery.js';
@@ -314,6 +315,7 @@ export class McpServerConnection {
     const handlers = this.#options.handlers ?? {};
     const client = new Client(this.#options.clientInfo ?? CLIENT_INFO, {
       capabilities: capabilitiesFor(handlers),
+      jsonSchemaValidator: clientSchemaValidator(),
     });
     installClientHandlers(client, this.serverName, handlers, {
       toolListChanged: () => this.#refreshTools(),
