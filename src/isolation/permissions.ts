@@ -38,6 +38,20 @@ export function resolveReach(
   return { permissions, declaredConnect: hint === true, declaredClosedWorld: hint === false };
 }
 
+/**
+ * The stricter of two readings of one tool's reach (as bridged, and as its
+ * server lists it now): declared able to reach the network if either says
+ * so, declared closed-world only if both do.
+ */
+export function stricterReach(a: ToolReach, b: ToolReach): ToolReach {
+  if (a === b) return a;
+  return {
+    permissions: [...new Set([...a.permissions, ...b.permissions])],
+    declaredConnect: a.declaredConnect || b.declaredConnect,
+    declaredClosedWorld: a.declaredClosedWorld && b.declaredClosedWorld,
+  };
+}
+
 /** What the refusal decision needs to know of the session and the server. */
 export interface RefusalContext {
   /** The session's level is above `public`. */

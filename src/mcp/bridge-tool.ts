@@ -8,7 +8,12 @@ import {
   MALFORMED_MARKER_SENSITIVITY,
   readPrivateDataMarker,
 } from '../core/sensitivity.js';
-import { callRefusal, resolveReach } from '../isolation/permissions.js';
+import {
+  callRefusal,
+  resolveReach,
+  stricterReach,
+  type ToolReach,
+} from '../isolation/permissions.js';
 import { ownValue } from '../core/own-value.js';
 import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
@@ -98,7 +103,11 @@ class BridgedCall {
   readonly #shown: string;
   readonly #bridgedName: string;
   readonly #context: BridgeContext;
-  readonly #reach: ReturnType<typeof resolveReach>;
+  /** The tool's reach as bridged, from the listing it was bridged from. */
+  readonly #bridgedReach: ToolReach;
+  /** The listing {@link #reach} was last read against (the route's, a frozen array). */
+  #readIn: readonly McpToolDescription[];
+  #reach: ToolReach;
   readonly #sensitiveLevel: DataSensitivity | undefined;
 
   constructor(
@@ -114,7 +123,12 @@ class BridgedCall {
     this.#context = context;
     this.annotations = toAnnotations(description, context.route.redactor);
     const config = context.route.config;
-    this.#reach = resolveReach(ownValue(config.permissions, this.#original), this.annotations);
+    this.#bridgedReach = resolveReach(
+      ownValue(config.permissions, this.#original),
+      this.annotations,
+    );
+    this.#reach = this.#bridgedReach;
+    this.#readIn = context.route.tools;
     this.#sensitiveLevel = ownValue(config.sensitiveTools, this.#original);
   }
 
@@ -331,10 +345,32 @@ class BridgedCall {
 
   #refusal(): string | undefined {
     const { route, session } = this.#context;
-    return callRefusal(this.#bridgedName, this.#reach, {
+    return callRefusal(this.#bridgedName, this.#reachNow(route), {
       hasPrivateData: session.privateData.hasPrivateData,
       serverIsolated: route.isolateAt !== undefined,
     });
+  }
+
+  /**
+   * The tool's reach as its server lists it now, never looser than as
+   * bridged. A call decides on the listing of the moment it is sent: the
+   * server may have listed the tool again (a `tools/list_changed`, a
+   * reconnect, the isolated endpoint) since this object was made, while the
+   * call waited or while a caller held on to it. A tool no longer listed
+   * says nothing of itself, which MCP reads as open-world.
+   */
+  #reachNow(route: ServerRoute): ToolReach {
+    const listing = route.tools;
+    if (listing === this.#readIn) return this.#reach;
+    const listed = listing.find((tool) => tool.name === this.#original);
+    const configured = ownValue(route.config.permissions, this.#original);
+    const now = resolveReach(
+      configured,
+      listed === undefined ? undefined : toAnnotations(listed, route.redactor),
+    );
+    this.#readIn = listing;
+    this.#reach = stricterReach(this.#bridgedReach, now);
+    return this.#reach;
   }
 
   /**
