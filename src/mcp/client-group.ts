@@ -330,16 +330,23 @@ export class McpClientGroup {
   #onToolsChanged(route: ServerRoute, endpoint: Endpoint): void {
     // Either list changing can make the isolated deployment differ from the normal one.
     route.checkIsolatedTools();
-    // Only the connection that calls go to decides what the model sees.
+    // Only the connection that calls go to decides what the model sees, and
+    // not while the route refuses every call: a list that made it fail
+    // closed (the isolated endpoint offering tools the normal one does not)
+    // is not offered; the tools from before stay until it recovers.
     if (this.#state !== 'connected' || endpoint !== route.active.endpoint) return;
-    const before = new Set(this.#catalog.of(route.name).map((tool) => tool.name));
+    if (route.failClosedReason !== undefined) return;
+    const previous = this.#catalog.of(route.name);
     try {
       this.#catalog.refresh(route, this.#routes);
     } catch (error) {
       // A refreshed list that cannot be bridged (a name collision) takes the server out, closed.
       this.#markUnavailable(route, error);
     }
-    this.#toolsChanged(route.name, before, this.#catalog.of(route.name));
+    const tools = this.#catalog.of(route.name);
+    // A reconnect or a recovery that lists the same tools changes nothing.
+    if (tools.length === previous.length && tools.every((tool, i) => tool === previous[i])) return;
+    this.#toolsChanged(route.name, new Set(previous.map((tool) => tool.name)), tools);
   }
 
   #toolsChanged(server: string, before: ReadonlySet<string>, tools: readonly McpTool[]): void {

@@ -21,6 +21,8 @@ export interface RouteListener {
   connection(endpoint: Endpoint): ConnectionListener;
   isolated(mode: IsolationMode): void;
   isolationFailed(reason: string): void;
+  /** The isolated endpoint offers the normal one's tools again: what it lists counts again. */
+  isolationRecovered(): void;
   /** The sandbox's egress proxy refused a destination. */
   networkDenied(host: string, port: number, reason: string): void;
 }
@@ -105,6 +107,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
         }),
       );
     },
+    isolationRecovered: () => options.toolsChanged('isolated'),
     isolationFailed: (reason) => {
       options.isolating();
       session.dispatch(

@@ -306,6 +306,10 @@ export class McpServerConnection {
       toolCount: this.#tools.length,
       reconnect,
     });
+    // A reconnect listed the tools again, and a server may come back with
+    // others (other hints, other schemas, tools added): as after a
+    // tools/list_changed, before any call can be sent on the new session.
+    if (reconnect) this.#listeners.emit('toolsChanged', this.#tools);
   }
 
   async #openOnce(signal?: AbortSignal): Promise<void> {

@@ -267,6 +267,8 @@ export class ServerRoute {
     if (compareToolLists(this.#normal.tools, isolated.tools) !== undefined) return false;
     this.#problem = undefined;
     if (this.#phase === 'fail-closed') this.#phase = 'isolated';
+    // The tools offered were kept from before the endpoints differed: its list counts again.
+    this.#options.listener.isolationRecovered();
     return true;
   }
 

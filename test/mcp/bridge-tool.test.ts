@@ -38,6 +38,7 @@ async function bridged(
       connection: () => ({}),
       isolated: () => undefined,
       isolationFailed: () => undefined,
+      isolationRecovered: () => undefined,
       networkDenied: () => undefined,
     },
   });

@@ -40,6 +40,7 @@ function route(options: { isolated?: McpServer; at?: DataSensitivity } = {}) {
     connection: () => ({}),
     isolated: (mode) => recorded.isolated.push(mode),
     isolationFailed: (reason) => recorded.failed.push(reason),
+    isolationRecovered: () => undefined,
     networkDenied: () => undefined,
   };
   const [config] = parseServerConfigs([

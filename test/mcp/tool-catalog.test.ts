@@ -34,6 +34,7 @@ async function routeOf(name: string, tools: readonly RawTool[], toolPrefix?: str
       connection: () => ({}),
       isolated: () => undefined,
       isolationFailed: () => undefined,
+      isolationRecovered: () => undefined,
       networkDenied: () => undefined,
     },
   });

@@ -1,0 +1,319 @@
+/**
+ * The ratchet follows what a server lists now, not what it listed when a
+ * tool was bridged: a tool re-listed open-world (by `tools/list_changed` or
+ * by a reconnect) is refused even through an object handed out earlier or a
+ * call that was waiting; a reconnect that lists other tools re-bridges them
+ * and compares the endpoints again; a list that made a route fail closed is
+ * never offered, and comes back only once the endpoints match again.
+ * Every check is made where calls reach the server.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  FileSessionStore,
+  invokeTool,
+  McpHealthMonitor,
+  McpIntegrationSection,
+  McpToolsChanged,
+  Session,
+  type Tool,
+} from '../../src/index.js';
+import { waitFor } from '../support/processes.js';
+
+const CLOSED: ToolAnnotations = { openWorldHint: false };
+const UNANNOTATED: ToolAnnotations = {};
+
+/**
+ * A deployment whose tools outlive its connections: every connect serves
+ * them from a new McpServer, a change reaches the live one (which sends
+ * `tools/list_changed`), and every `tools/call` that arrives is recorded.
+ */
+class Deployment {
+  readonly received: string[] = [];
+  readonly #tools: Map<string, ToolAnnotations>;
+  #live: { mcp: McpServer; registered: Map<string, RegisteredTool> } | undefined;
+
+  constructor(
+    readonly label: string,
+    tools: Record<string, ToolAnnotations>,
+  ) {
+    this.#tools = new Map(Object.entries(tools));
+  }
+
+  /** Sets a tool's annotations (adding it when new); `notify` tells the live connection. */
+  set(name: string, annotations: ToolAnnotations, notify = true): void {
+    this.#tools.set(name, annotations);
+    if (!notify || this.#live === undefined) return;
+    const registered = this.#live.registered.get(name);
+    if (registered === undefined) this.#register(this.#live, name, annotations);
+    else registered.update({ annotations });
+  }
+
+  /** Removes a tool; `notify` tells the live connection. */
+  remove(name: string, notify = true): void {
+    this.#tools.delete(name);
+    if (!notify) return;
+    this.#live?.registered.get(name)?.remove();
+    this.#live?.registered.delete(name);
+  }
+
+  /** Drops the live connection (the client reconnects). */
+  async drop(): Promise<void> {
+    await this.#live?.mcp.close();
+  }
+
+  readonly endpoint = {
+    connect: async (transport: Transport): Promise<void> => {
+      const live = {
+        mcp: new McpServer({ name: this.label, version: '1.0.0' }),
+        registered: new Map(),
+      };
+      for (const [name, annotations] of this.#tools) this.#register(live, name, annotations);
+      this.#live = live;
+      await live.mcp.connect(transport);
+      const deliver = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        if ('method' in message && message.method === 'tools/call') {
+          this.received.push(String((message.params as { name?: unknown }).name));
+        }
+        deliver?.(message, extra);
+      };
+    },
+    close: async (): Promise<void> => {
+      await this.#live?.mcp.close();
+    },
+  };
+
+  #register(
+    live: { mcp: McpServer; registered: Map<string, RegisteredTool> },
+    name: string,
+    annotations: ToolAnnotations,
+  ): void {
+    const registered = live.mcp.registerTool(
+      name,
+      { inputSchema: { q: z.string() }, annotations },
+      () => ({ content: [{ type: 'text' as const, text: `${this.label}:${name}` }] }),
+    );
+    live.registered.set(name, registered);
+  }
+}
+
+const sections: McpIntegrationSection[] = [];
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section.disconnect()));
+});
+
+function plainSection(session: Session, plain: Deployment): McpIntegrationSection {
+  const section = new McpIntegrationSection({
+    session,
+    reconnect: { attempts: 5, baseDelayMs: 1 },
+    servers: [{ name: 'plain', transport: { type: 'in-memory', server: plain.endpoint as never } }],
+  });
+  sections.push(section);
+  return section;
+}
+
+function isolatedSection(
+  session: Session,
+  normal: Deployment,
+  isolated: Deployment,
+): McpIntegrationSection {
+  const section = new McpIntegrationSection({
+    session,
+    reconnect: { attempts: 5, baseDelayMs: 1 },
+    servers: [
+      {
+        name: 'iso',
+        transport: { type: 'in-memory', server: normal.endpoint as never },
+        isolation: { transport: { type: 'in-memory', server: isolated.endpoint as never } },
+      },
+    ],
+  });
+  sections.push(section);
+  return section;
+}
+
+function toolNamed(section: McpIntegrationSection, name: string): Tool {
+  const tool = section.tools().find((candidate) => candidate.name === name);
+  if (tool === undefined) throw new Error(`no tool ${name}`);
+  return tool;
+}
+
+function changes(session: Session): McpToolsChanged[] {
+  const seen: McpToolsChanged[] = [];
+  session.bus.subscribe(McpToolsChanged, (event) => seen.push(event));
+  return seen;
+}
+
+const ready = (section: McpIntegrationSection): boolean =>
+  section.routes.every((route) => route.active.state === 'connected');
+
+describe('the ratchet reads what a server lists now', () => {
+  it('refuses a tool re-listed open-world through an object handed out before', async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { flip: CLOSED });
+    const section = plainSection(session, plain);
+    await section.connect();
+    const handedOut = toolNamed(section, 'plain_flip');
+    const seen = changes(session);
+    plain.set('flip', UNANNOTATED);
+    await waitFor(() => seen.length > 0, { timeoutMs: 5_000, description: 'the re-listing' });
+    session.privateData.add('records', 'internal');
+
+    const stale = await invokeTool(handedOut, { q: 'x' }, { session });
+    const fresh = await invokeTool(toolNamed(section, 'plain_flip'), { q: 'x' }, { session });
+    expect(stale).toMatchObject({ success: false });
+    expect(stale.message).toContain('is blocked');
+    expect(fresh.message).toContain('is blocked');
+    expect(plain.received).toEqual([]);
+  });
+
+  it('refuses a call that waited for the store while its tool was re-listed open-world', async () => {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'mcp-sections-listing-ratchet-'));
+    const store = new FileSessionStore({ directory });
+    try {
+      const session = await Session.open({ sessionId: 'waiting', store });
+      const plain = new Deployment('plain', { flip: CLOSED });
+      const section = plainSection(session, plain);
+      await section.connect();
+      session.privateData.add('records', 'internal');
+      await session.flush();
+      const tool = toolNamed(section, 'plain_flip');
+      plain.set('flip', UNANNOTATED);
+      // The call first syncs with the store: the re-listing lands meanwhile.
+      const result = await invokeTool(tool, { q: 'x' }, { session });
+      expect(result.message).toContain('is blocked');
+      expect(plain.received).toEqual([]);
+      await section.disconnect();
+      await session.flush();
+    } finally {
+      await store.close();
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('re-bridges the tools a reconnect lists, and refuses the one now open-world', async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { flip: CLOSED, stay: CLOSED });
+    const section = plainSection(session, plain);
+    await section.connect();
+    const stay = toolNamed(section, 'plain_stay');
+    const seen = changes(session);
+    await plain.drop();
+    // The server comes back as another version: no list_changed, only the new listing.
+    plain.set('flip', UNANNOTATED, false);
+    plain.set('added', CLOSED, false);
+    await waitFor(() => seen.length > 0, { timeoutMs: 5_000, description: 'the re-bridging' });
+    expect(ready(section)).toBe(true);
+
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ added: ['plain_added'], removed: [] });
+    expect(toolNamed(section, 'plain_flip').annotations).toEqual({});
+    // What did not change is the same object.
+    expect(toolNamed(section, 'plain_stay')).toBe(stay);
+    session.privateData.add('records', 'internal');
+    const result = await invokeTool(toolNamed(section, 'plain_flip'), { q: 'x' }, { session });
+    expect(result.message).toContain('is blocked');
+    expect(await invokeTool(stay, { q: 'x' }, { session })).toMatchObject({ success: true });
+    expect(plain.received).toEqual(['stay']);
+  });
+
+  it('publishes nothing when a reconnect lists the same tools', async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { stay: CLOSED });
+    const section = plainSection(session, plain);
+    await section.connect();
+    const before = section.tools();
+    const seen = changes(session);
+    const reconnects = section.routes[0]?.active.sessionsOpened ?? 0;
+    await plain.drop();
+    await waitFor(
+      () => (section.routes[0]?.active.sessionsOpened ?? 0) > reconnects && ready(section),
+      {
+        timeoutMs: 5_000,
+        description: 'the reconnect',
+      },
+    );
+    expect(seen).toEqual([]);
+    expect(section.tools()).toHaveLength(before.length);
+    expect(section.tools()[0]).toBe(before[0]);
+  });
+
+  it('fails closed when the isolated endpoint reconnects offering a tool the normal one lacks', async () => {
+    const session = new Session();
+    const normal = new Deployment('normal', { lookup: CLOSED });
+    const isolated = new Deployment('isolated', { lookup: CLOSED });
+    const section = isolatedSection(session, normal, isolated);
+    await section.connect();
+    session.privateData.add('records', 'confidential');
+    const route = section.routes[0];
+    await waitFor(() => route?.phase === 'isolated', {
+      timeoutMs: 5_000,
+      description: 'the switch',
+    });
+
+    await isolated.drop();
+    isolated.set('iso_only', CLOSED, false);
+    await waitFor(() => route?.phase === 'fail-closed', {
+      timeoutMs: 5_000,
+      description: 'the comparison after the reconnect',
+    });
+    expect(section.tools().map((tool) => tool.name)).toEqual(['iso_lookup']);
+    const result = await invokeTool(toolNamed(section, 'iso_lookup'), { q: 'x' }, { session });
+    expect(result.message).toContain('fail closed');
+    expect(isolated.received).toEqual([]);
+  });
+
+  it('never offers a list that made the route fail closed, and offers the matching one after recovery', async () => {
+    const session = new Session();
+    const normal = new Deployment('normal', { lookup: CLOSED });
+    const isolated = new Deployment('isolated', { lookup: CLOSED });
+    const section = isolatedSection(session, normal, isolated);
+    await section.connect();
+    const seen = changes(session);
+    session.privateData.add('records', 'confidential');
+    const route = section.routes[0];
+    await waitFor(() => route?.phase === 'isolated', {
+      timeoutMs: 5_000,
+      description: 'the switch',
+    });
+
+    isolated.set('iso_only', CLOSED);
+    await waitFor(() => route?.phase === 'fail-closed', {
+      timeoutMs: 5_000,
+      description: 'the comparison after list_changed',
+    });
+    expect(section.tools().map((tool) => tool.name)).toEqual(['iso_lookup']);
+    expect(seen).toEqual([]);
+
+    // The isolated endpoint drops the extra tool and gets a new hint for the shared one.
+    isolated.remove('iso_only', false);
+    isolated.set('lookup', UNANNOTATED, false);
+    await isolated.drop();
+    await waitFor(() => route?.active.state === 'connected' && route.active.tools.length === 1, {
+      timeoutMs: 5_000,
+      description: 'the isolated reconnect',
+    });
+    await new McpHealthMonitor(section, { timeoutMs: 1_000 }).check();
+    expect(route?.phase).toBe('isolated');
+    // Its list counts again: the tool carries the isolated endpoint's hint now.
+    expect(toolNamed(section, 'iso_lookup').annotations).toEqual({});
+    expect(seen).toHaveLength(1);
+
+    // The extra tool coming back by a reconnect fails the route closed again.
+    await isolated.drop();
+    isolated.set('iso_only', CLOSED, false);
+    await waitFor(() => route?.phase === 'fail-closed', {
+      timeoutMs: 5_000,
+      description: 'the comparison after the second reconnect',
+    });
+    expect(section.tools().some((tool) => tool.name === 'iso_iso_only')).toBe(false);
+    expect(isolated.received).toEqual([]);
+  });
+});
