@@ -89,7 +89,7 @@ function inspectReport({ section, session, servers }: OpenedSection): InspectRep
       const reason = unavailable.get(server.name);
       return {
         name: server.name,
-        transport: describeTransport(server.transport),
+        transport: describeTransport(server),
         status: reason === undefined ? 'connected' : 'unavailable',
         ...(reason === undefined ? {} : { reason }),
         toolCount: tools.filter(

@@ -4,7 +4,8 @@
  */
 import path from 'node:path';
 import { loadServerConfigs } from '../config/load-server-configs.js';
-import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
+import type { ResolvedServerConfig } from '../config/server-config.js';
+import { SecretRedactor } from '../mcp/redact.js';
 import { McpIntegrationSection } from '../mcp/section.js';
 import { Session } from '../runtime/session.js';
 import { asCliError, CliError, EXIT_CODES } from './exit-codes.js';
@@ -97,10 +98,12 @@ export function describeServer(server: ResolvedServerConfig): string {
 }
 
 /**
- * Where a transport goes, without secrets: the command's base name for
- * stdio, the URL's origin and path (no credentials, no query) for HTTP.
+ * Where a server's transport goes, without secrets: the command's base name
+ * for stdio, the URL's origin and path (no credentials, no query, the
+ * server's secrets masked: a token may sit in the path) for HTTP.
  */
-export function describeTransport(transport: McpTransportConfig): string {
+export function describeTransport(server: ResolvedServerConfig): string {
+  const { transport } = server;
   switch (transport.type) {
     case 'stdio':
       return `stdio: ${path.basename(transport.command)}`;
@@ -108,7 +111,8 @@ export function describeTransport(transport: McpTransportConfig): string {
     case 'streamable-http': {
       try {
         const url = new URL(transport.url);
-        return `${transport.type}: ${url.origin}${url.pathname}`;
+        const redactor = SecretRedactor.forServer(server);
+        return `${transport.type}: ${url.origin}${redactor.redact(url.pathname)}`;
       } catch {
         return transport.type;
       }

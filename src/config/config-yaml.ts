@@ -37,6 +37,7 @@ import {
 } from './config-file.js';
 import { parseDotenv } from './dotenv.js';
 import { expandEnv, type EnvironmentVariables } from './env-expansion.js';
+import { addExpandedSecrets, type TakenValue } from './expanded-secrets.js';
 import { suggestion, unknownKeyText } from './parse-server-configs.js';
 import type { ResolvedServerConfig } from './server-config.js';
 
@@ -157,7 +158,13 @@ export async function loadMcpConfig(
   }
   const entries = Object.entries(servers).map(([name, entry]) => {
     const field = `mcp_servers.${name}`;
-    return toEntry(name, expandEnv(entry, env, field, source), field, source);
+    const taken: TakenValue[] = [];
+    const expanded = expandEnv(entry, env, field, source, (value, at) => {
+      taken.push({ value, field: at });
+    });
+    const loaded = toEntry(name, expanded, field, source);
+    addExpandedSecrets(loaded.config, taken);
+    return loaded;
   });
   return parseLoadedEntries(entries, source);
 }

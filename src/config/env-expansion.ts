@@ -21,6 +21,8 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  *
  * @param field - Dotted path of `value`, for errors (e.g. `mcp_servers.github`).
  * @param source - The file, for errors.
+ * @param taken - Told every value taken from `env` (not a default), and
+ *   the field it went into: it may be a secret (see `expandedSecrets`).
  * @throws {McpConfigError} naming the field and the variable when a variable
  *   is unset or a reference is malformed. Values are never quoted in errors.
  * @example
@@ -34,17 +36,20 @@ export function expandEnv(
   env: EnvironmentVariables,
   field: string,
   source: string,
+  taken?: (value: string, field: string) => void,
 ): unknown {
-  if (typeof value === 'string') return expandString(value, env, field, source);
+  if (typeof value === 'string') return expandString(value, env, field, source, taken);
   if (Array.isArray(value)) {
-    return value.map((item: unknown, index) => expandEnv(item, env, `${field}[${index}]`, source));
+    return value.map((item: unknown, index) =>
+      expandEnv(item, env, `${field}[${index}]`, source, taken),
+    );
   }
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       // defineProperty: a key named `__proto__` stays a key.
       Object.defineProperty(out, key, {
-        value: expandEnv(item, env, `${field}.${key}`, source),
+        value: expandEnv(item, env, `${field}.${key}`, source, taken),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -60,6 +65,7 @@ function expandString(
   env: EnvironmentVariables,
   field: string,
   source: string,
+  taken: ((value: string, field: string) => void) | undefined,
 ): string {
   return text.replace(REFERENCE, (match, inner: string | undefined) => {
     if (match === '$$') return '$';
@@ -80,8 +86,8 @@ function expandString(
       );
     }
     const current = Object.hasOwn(env, name) ? env[name] : undefined;
-    if (separator >= 0) {
-      return current === undefined || current === '' ? reference.slice(separator + 2) : current;
+    if (separator >= 0 && (current === undefined || current === '')) {
+      return reference.slice(separator + 2); // a default is the file's own text
     }
     if (current === undefined) {
       throw new McpConfigError(
@@ -90,6 +96,7 @@ function expandString(
           `or in .env beside the config file, or write \${${name}:-default}`,
       );
     }
+    taken?.(current, field);
     return current;
   });
 }

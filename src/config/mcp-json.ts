@@ -24,6 +24,7 @@ import {
   type LoadedEntry,
 } from './config-file.js';
 import { expandEnv, type EnvironmentVariables } from './env-expansion.js';
+import { addExpandedSecrets, type TakenValue } from './expanded-secrets.js';
 import { SERVER_NAME_PATTERN, type ResolvedServerConfig } from './server-config.js';
 
 /** Options of {@link loadMcpJson}. */
@@ -199,8 +200,13 @@ function toEntry(
     fail('type', `is "${String(type)}" but the entry has "command", not "url"`);
 
   // Expand only the values that are ours to read; other clients' keys stay untouched.
+  const taken: TakenValue[] = [];
   const expand = (key: string): unknown =>
-    raw[key] === undefined ? undefined : expandEnv(raw[key], variables, `${field}.${key}`, where);
+    raw[key] === undefined
+      ? undefined
+      : expandEnv(raw[key], variables, `${field}.${key}`, where, (value, at) => {
+          taken.push({ value, field: at });
+        });
   const origins = new Map<string, string>();
   const transport: Record<string, unknown> = { type: kind };
   const config: Record<string, unknown> = { name, transport };
@@ -229,6 +235,7 @@ function toEntry(
     take('url', transport, 'url', 'transport.url');
     take('headers', transport, 'headers', 'transport.headers', coerceStrings);
   }
+  addExpandedSecrets(config, taken);
   return { field, config, origins };
 }
 

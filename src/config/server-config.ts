@@ -282,6 +282,15 @@ const serverFields = z.strictObject(
       .describe(
         "Environment of a stdio child, on top of the SDK's safe default (HOME, LOGNAME, PATH, SHELL, TERM, USER). Never logged.",
       ),
+    secrets: z
+      .array(z.string({ error: rule('must be a string') }), {
+        error: rule('must be an array of strings'),
+      })
+      .readonly()
+      .optional()
+      .describe(
+        "More values masked wherever this server's text goes (errors, events, the prompt), as its env values are: a token passed in `args` or in a URL's path. The config files fill it with every value `${VAR}` expansion took from the environment. Never logged.",
+      ),
     inheritEnv: z
       .boolean({ error: rule((input) => `${quote(input)} must be true or false`) })
       .optional()

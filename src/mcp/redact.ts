@@ -29,9 +29,9 @@ export class SecretRedactor {
     this.#secrets = [...unique].sort((a, b) => b.length - a.length);
   }
 
-  /** Collects the secrets of one server config (both of its transports). */
+  /** Collects the secrets of one server config: `env`, `secrets`, and both of its transports'. */
   static forServer(config: ResolvedServerConfig): SecretRedactor {
-    const secrets: string[] = [...Object.values(config.env ?? {})];
+    const secrets: string[] = [...Object.values(config.env ?? {}), ...(config.secrets ?? [])];
     const transports = [config.transport, config.isolation?.transport];
     for (const transport of transports)
       if (transport !== undefined) secrets.push(...transportSecrets(transport));

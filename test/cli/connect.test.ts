@@ -10,6 +10,7 @@ import { describeServer, describeTransport, withSection } from '../../src/cli/co
 import { CliError, EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { McpIntegrationSection } from '../../src/mcp/section.js';
 import { McpConfigError } from '../../src/core/errors.js';
+import type { ResolvedServerConfig } from '../../src/config/server-config.js';
 import type { HttpHost } from '../support/mcp-fixtures.js';
 import { freePort } from '../support/ports.js';
 import { captureIo, configDir, recordProgress, startToolHost, type ConfigDir } from './mcp-host.js';
@@ -30,7 +31,7 @@ describe('describeServer', () => {
 });
 
 describe('describeTransport', () => {
-  it.each<[Parameters<typeof describeTransport>[0], string]>([
+  it.each<[Record<string, unknown>, string]>([
     [{ type: 'stdio', command: '/usr/local/bin/node', args: ['--secret=x'] }, 'stdio: node'],
     [{ type: 'stdio', command: 'npx' }, 'stdio: npx'],
     [
@@ -43,8 +44,19 @@ describe('describeTransport', () => {
     ],
     [{ type: 'streamable-http', url: 'not a url' }, 'streamable-http'],
     [{ type: 'in-memory' }, 'in-memory'],
-  ] as [Parameters<typeof describeTransport>[0], string][])('%j reads %s', (transport, text) => {
-    expect(describeTransport(transport)).toBe(text);
+  ])('%j reads %s', (transport, text) => {
+    expect(describeTransport({ name: 's', transport } as unknown as ResolvedServerConfig)).toBe(
+      text,
+    );
+  });
+
+  it("masks the server's secrets in a URL's path, where a token may sit", () => {
+    const server = {
+      name: 'zap',
+      transport: { type: 'sse', url: 'https://mcp.example.test/api/sk-live-PATHTOKEN/sse' },
+      secrets: ['sk-live-PATHTOKEN'],
+    } as unknown as ResolvedServerConfig;
+    expect(describeTransport(server)).toBe('sse: https://mcp.example.test/api/***/sse');
   });
 });
 
@@ -84,7 +96,7 @@ describe('withSection', () => {
       seen = section;
       expect(section.connected).toBe(true);
       expect(section.session).toBe(session);
-      expect(servers.map((server) => [server.name, describeTransport(server.transport)])).toEqual([
+      expect(servers.map((server) => [server.name, describeTransport(server)])).toEqual([
         ['srv', `streamable-http: ${host.url('/mcp')}`],
       ]);
       return Promise.resolve(section.tools().map((tool) => tool.name));

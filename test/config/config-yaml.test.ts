@@ -95,6 +95,7 @@ mcp_servers:
           args: ['/srv/index.js', '--root', '/data', '8080'],
         },
         env: { API_KEY: 'k', MODE: 'prod-eu' },
+        secrets: ['/srv', '/data'],
         timeoutMs: 1500,
       },
     ]);

@@ -16,7 +16,12 @@ import { McpConfigError } from '../../src/core/errors.js';
 import { tempDir, type TempDir } from '../support/mcp-fixtures.js';
 
 const EXPECTED = [
-  { name: 'files', transport: { type: 'stdio', command: 'npx', args: ['-y', 'pkg-from-env'] } },
+  {
+    name: 'files',
+    transport: { type: 'stdio', command: 'npx', args: ['-y', 'pkg-from-env'] },
+    // What expansion put into args may be a token: masked like an env value.
+    secrets: ['pkg-from-env'],
+  },
 ];
 const JSON_TEXT = JSON.stringify({
   mcpServers: { files: { command: 'npx', args: ['-y', '${PKG}'] } },

@@ -162,7 +162,11 @@ describe('loadMcpJson', () => {
       { env: { ROOT: '/data' } },
     );
     expect(servers).toStrictEqual([
-      { name: 'files', transport: { type: 'stdio', command: 'node', args: ['/data'] } },
+      {
+        name: 'files',
+        transport: { type: 'stdio', command: 'node', args: ['/data'] },
+        secrets: ['/data'],
+      },
     ]);
   });
 

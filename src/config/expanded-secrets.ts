@@ -1,0 +1,74 @@
+/**
+ * Which values `${VAR}` expansion took from the environment are secrets a
+ * server's messages must mask, as its `env` values are: a token is as
+ * often passed in `args` or in a URL's path as in `env` or a header.
+ */
+
+/** A value expansion took from the environment, and the field it went into. */
+export interface TakenValue {
+  readonly value: string;
+  /** As expansion names it: `mcp_servers.gh.args[2]`, `mcpServers.web.url`. */
+  readonly field: string;
+}
+
+/**
+ * The secrets among `taken` that are not secrets already (an `env` or a
+ * header value is one whatever its source): every value that went into
+ * `args`; of a URL, what lies beyond its origin. A host or a port is not
+ * a secret (masked, it would hide where a failed connection went); of a
+ * whole URL from the environment, the path of the URL it made is.
+ */
+export function expandedSecrets(taken: readonly TakenValue[], urls: readonly string[]): string[] {
+  const secrets: string[] = [];
+  for (const { value, field } of taken) {
+    if (/\.args(\[\d+\])?$/.test(field)) {
+      secrets.push(value);
+      continue;
+    }
+    if (!/\.url$/.test(field)) continue; // command, cwd, timeouts: not where secrets go
+    for (const text of urls) {
+      if (!text.includes(value)) continue;
+      const url = parsed(text);
+      if (url === undefined) secrets.push(value);
+      else if (url.origin.includes(value)) continue;
+      else if (value.includes(url.origin)) secrets.push(url.pathname);
+      else secrets.push(value);
+    }
+  }
+  return secrets.filter((secret) => secret.length > 1);
+}
+
+/**
+ * Adds to a loader's server config (programmatic shape, not yet checked)
+ * the secrets among the values expansion took for it, as `secrets`.
+ */
+export function addExpandedSecrets(
+  config: Record<string, unknown>,
+  taken: readonly TakenValue[],
+): void {
+  const urls = [urlOf(config['transport']), urlOf(member(config['isolation'], 'transport'))];
+  const secrets = expandedSecrets(
+    taken,
+    urls.filter((url): url is string => url !== undefined),
+  );
+  if (secrets.length > 0) config['secrets'] = secrets;
+}
+
+function urlOf(transport: unknown): string | undefined {
+  const url = member(transport, 'url');
+  return typeof url === 'string' ? url : undefined;
+}
+
+function member(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
+}
+
+function parsed(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}

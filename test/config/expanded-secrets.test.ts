@@ -1,0 +1,93 @@
+/**
+ * Values `${VAR}` expansion puts into a stdio server's `args` or a URL's
+ * path are masked like `env` values: a token passed on the command line of
+ * a server that prints its argv and dies stays out of the unavailable
+ * reason, the rendered prompt and the events.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expandedSecrets } from '../../src/config/expanded-secrets.js';
+import {
+  loadServerConfigs,
+  McpIntegrationSection,
+  McpServerUnavailable,
+  PromptTemplate,
+  Prompt,
+  Session,
+} from '../../src/index.js';
+import { tempDir, type TempDir } from '../support/mcp-fixtures.js';
+
+describe('expandedSecrets', () => {
+  it('takes what went into args, and of a URL what lies beyond its origin', () => {
+    const url = 'https://mcp.example.test:8443/api/sk-PATH-123/sse';
+    expect(
+      expandedSecrets(
+        [
+          { value: 'ghp_token123', field: 'mcp_servers.gh.args[2]' },
+          { value: 'sk-PATH-123', field: 'mcpServers.zap.url' },
+          { value: 'mcp.example.test', field: 'mcpServers.zap.url' },
+          { value: '8443', field: 'mcpServers.zap.url' },
+          { value: '/usr/bin/node', field: 'mcp_servers.gh.command' },
+          { value: '/srv/work', field: 'mcp_servers.gh.cwd' },
+        ],
+        [url],
+      ),
+    ).toEqual(['ghp_token123', 'sk-PATH-123']);
+  });
+
+  it('takes the path of a whole URL from the environment, not its origin', () => {
+    const url = 'https://mcp.example.test/api/sk-PATH-123/sse';
+    expect(expandedSecrets([{ value: url, field: 'mcpServers.zap.url' }], [url])).toEqual([
+      '/api/sk-PATH-123/sse',
+    ]);
+  });
+});
+
+describe('a token expanded into args, end to end', () => {
+  let dir: TempDir;
+  beforeAll(async () => {
+    dir = await tempDir('expanded-secrets');
+  });
+  afterAll(async () => {
+    await dir[Symbol.asyncDispose]();
+  });
+
+  it.each(['servers.json', 'config.yaml'])(
+    'is masked in the reason, the prompt and the events (%s)',
+    async (name) => {
+      const token = 'ghp_ArgvSecret123456';
+      // A server that prints its command line, as many do on a bad option, and dies.
+      const script =
+        'console.error("fatal: bad option in " + process.argv.join(" ")); process.exit(3)';
+      const args = ['-e', script, '--', '--token', '${GH_TOKEN}'];
+      const text =
+        name === 'servers.json'
+          ? JSON.stringify({ mcpServers: { gh: { command: process.execPath, args } } })
+          : `mcp_servers:\n  gh:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify(args)}\n`;
+      const file = path.join(dir.path, name);
+      await writeFile(file, text);
+      const servers = await loadServerConfigs(file, { env: { GH_TOKEN: token } });
+      expect(servers[0]?.secrets).toEqual([token]);
+
+      const session = new Session();
+      const events: unknown[] = [];
+      session.bus.subscribeAll((event) => events.push(event));
+      const section = new McpIntegrationSection({ servers, session, onConnectError: 'report' });
+      try {
+        await section.connect();
+        const [unavailable] = section.unavailableServers;
+        expect(unavailable?.reason).toContain('bad option in');
+        expect(unavailable?.reason).toContain('--token ***');
+        const prompt = new Prompt(
+          PromptTemplate.create({ ns: 't', key: 'k', sections: [section] }),
+        ).render({ session }).text;
+        const seen = JSON.stringify({ unavailable, prompt, events });
+        expect(events.some((event) => event instanceof McpServerUnavailable)).toBe(true);
+        expect(seen).not.toContain(token);
+      } finally {
+        await section.disconnect();
+      }
+    },
+  );
+});
