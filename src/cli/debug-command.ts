@@ -15,7 +15,7 @@ import {
 import { startTraceViewer } from '../trace/viewer/viewer-server.js';
 import type { CommandContext } from './commands.js';
 import { CliError, EXIT_CODES, type ExitCode } from './exit-codes.js';
-import { messageOf } from '../core/errors.js';
+import { SecretRedactor } from '../mcp/redact.js';
 
 /** The command line of `debug`, parsed. */
 export interface DebugCommandOptions {
@@ -104,11 +104,38 @@ async function redisSource(options: DebugCommandOptions): Promise<TraceSource> {
     );
   } catch (error) {
     await store.close();
+    const { shown, redactor } = withoutCredentials(redis);
     throw new CliError(
       EXIT_CODES.connection,
-      `session ${JSON.stringify(session)} could not be followed on ${redis}: ${messageOf(error)}`,
+      `session ${JSON.stringify(session)} could not be followed on ${shown}: ${redactor.message(error)}`,
       { cause: error },
     );
+  }
+}
+
+/**
+ * A Redis URL as messages show it: without its user and password, which
+ * are masked in the rest of the message too.
+ */
+function withoutCredentials(text: string): { shown: string; redactor: SecretRedactor } {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { shown: 'the --redis URL', redactor: new SecretRedactor([text]) };
+  }
+  const credentials = [url.username, url.password].filter((part) => part !== '');
+  const redactor = new SecretRedactor(credentials.flatMap((part) => [part, safeDecode(part)]));
+  url.username = '';
+  url.password = '';
+  return { shown: url.toString(), redactor };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
   }
 }
 

@@ -208,6 +208,18 @@ describe('mcp-sections debug --redis', () => {
     await redis?.dispose();
   });
 
+  it('names the Redis server without its user and password when it cannot follow', async () => {
+    const password = 'Sup3rS3cretRedisPw';
+    // Nothing listens on port 1: the store gives up at once.
+    const url = `redis://default:${password}@127.0.0.1:1/0`;
+    const io = capture();
+    const code = await runCli(['debug', '--redis', url, '--session', 'conv-1'], io);
+    expect(code).toBe(EXIT_CODES.connection);
+    expect(io.err()).toContain('could not be followed on redis://127.0.0.1:1/0: ');
+    expect(io.err()).not.toContain(password);
+    expect(io.err()).not.toContain('default:');
+  });
+
   it('follows a running session through its event stream, results withheld after escalation', async () => {
     await using store = new RedisSessionStore({ url: redis.url });
     const session = await Session.open({ sessionId: 'live-1', store, mirrorEvents: true });
