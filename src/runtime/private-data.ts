@@ -6,6 +6,7 @@ import {
   maxSensitivity,
   sensitivityRank,
 } from '../core/sensitivity.js';
+import { toWellFormed } from '../core/well-formed.js';
 
 /** A frozen view of a session's private-data state. */
 export interface PrivateDataState {
@@ -66,15 +67,19 @@ export class PrivateData {
   }
 
   /**
-   * Records that `name` entered the session at `sensitivity`. Re-adding a
-   * dataset at a higher level raises it; a lower level changes nothing.
+   * Records that `dataset` entered the session at `sensitivity`. Re-adding
+   * a dataset at a higher level raises it; a lower level changes nothing.
+   * A lone surrogate in the name is kept as U+FFFD, as stores read it back.
    *
-   * @throws TypeError when `name` is empty or `sensitivity` is not a level.
+   * @throws TypeError when `dataset` is empty or `sensitivity` is not a level.
    */
-  add(name: string, sensitivity: DataSensitivity = 'confidential'): void {
-    if (typeof name !== 'string' || name.length === 0) {
-      throw new TypeError(`dataset name ${JSON.stringify(name)} must be a non-empty string`);
+  add(dataset: string, sensitivity: DataSensitivity = 'confidential'): void {
+    if (typeof dataset !== 'string' || dataset.length === 0) {
+      throw new TypeError(`dataset name ${JSON.stringify(dataset)} must be a non-empty string`);
     }
+    // Stores keep names as UTF-8, where a lone surrogate reads back as U+FFFD:
+    // kept so here too, a name stored and read back is the name known.
+    const name = toWellFormed(dataset);
     if (!isDataSensitivity(sensitivity)) {
       throw new TypeError(
         `sensitivity ${JSON.stringify(sensitivity)} must be one of public, internal, confidential, secret`,

@@ -8,6 +8,7 @@
  * result never contains `/`, never starts with `.`, and cannot be `..`.
  */
 import { createHash } from 'node:crypto';
+import { isWellFormed } from '../core/well-formed.js';
 
 /** Encoded names longer than this are shortened with a hash (file systems allow 255 bytes). */
 export const MAX_SEGMENT_LENGTH = 200;
@@ -16,6 +17,7 @@ const KEEP = /^[A-Za-z0-9_-]$/;
 
 /**
  * Encodes `id` as a single path segment, injectively.
+ * @throws TypeError for an id with a lone surrogate (not well-formed Unicode).
  *
  * @example
  * ```ts
@@ -24,6 +26,12 @@ const KEEP = /^[A-Za-z0-9_-]$/;
  * ```
  */
 export function toPathSegment(id: string): string {
+  // Each lone surrogate's UTF-8 form is U+FFFD's: two ids would share a name.
+  if (!isWellFormed(id)) {
+    throw new TypeError(
+      `id ${JSON.stringify(id)} holds a lone surrogate: it has no path segment of its own`,
+    );
+  }
   let out = '';
   for (const char of id) {
     if (KEEP.test(char)) {

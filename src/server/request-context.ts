@@ -6,6 +6,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { PrivateDataMarker } from '../core/sensitivity.js';
 import { ServerContextError, ServerOptionsError } from './errors.js';
+import { isWellFormed } from '../core/well-formed.js';
 
 /** Who is calling: the JWT's `sub` and `session_id` claims. */
 export interface Identity {
@@ -65,6 +66,13 @@ export function checkIdentityId(field: 'userId' | 'sessionId', value: unknown): 
     throw new ServerOptionsError(
       field,
       `${field} ${JSON.stringify(value)} contains control characters`,
+    );
+  }
+  // Its UTF-8 form, which names its workspace, would be another id's too.
+  if (!isWellFormed(value)) {
+    throw new ServerOptionsError(
+      field,
+      `${field} ${JSON.stringify(value)} contains a lone surrogate (half of a UTF-16 pair): it is not well-formed Unicode`,
     );
   }
   return value;

@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { isWellFormed } from '../../src/core/well-formed.js';
 import { MAX_SEGMENT_LENGTH, toPathSegment } from '../../src/server/path-segment.js';
 
 describe('toPathSegment', () => {
@@ -41,9 +42,28 @@ describe('toPathSegment', () => {
     expect(toPathSegment('.'.repeat(66))).toBe('%2E'.repeat(66));
   });
 
+  it('refuses an id with a lone surrogate, whose UTF-8 form another id shares', () => {
+    expect(() => toPathSegment('carol\uD800')).toThrow(/lone surrogate/);
+    expect(() => toPathSegment('\uDC00carol')).toThrow(/lone surrogate/);
+    expect(toPathSegment('carol\uFFFD')).toBe('carol%EF%BF%BD');
+  });
+
+  it('gives distinct well-formed ids distinct segments', () => {
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        fc.string({ unit: 'binary', maxLength: 40 }),
+        (a, b) => {
+          fc.pre(a !== b && isWellFormed(a) && isWellFormed(b));
+          expect(toPathSegment(a)).not.toBe(toPathSegment(b));
+        },
+      ),
+    );
+  });
+
   it('never yields a separator, a leading dot, or more than 200 characters', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (id) => {
+      fc.property(fc.string({ unit: 'binary', maxLength: 400 }).filter(isWellFormed), (id) => {
         const out = toPathSegment(id);
         expect(out).not.toMatch(/[/\\]/);
         expect(out.startsWith('.')).toBe(false);

@@ -34,6 +34,10 @@ describe('checkIdentityId', () => {
     ['x'.repeat(257), 'userId is 257 characters long; at most 256 are allowed'],
     ['a\tb', 'userId "a\\tb" contains control characters'],
     ['a\u007fb', 'userId "a\u007fb" contains control characters'],
+    [
+      'carol\uD800',
+      'userId "carol\\ud800" contains a lone surrogate (half of a UTF-16 pair): it is not well-formed Unicode',
+    ],
   ])('refuses %j', (value, message) => {
     let thrown: unknown;
     try {

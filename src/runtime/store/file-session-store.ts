@@ -27,6 +27,7 @@ import {
   mergePrivateDataStates,
   privateDataState,
 } from './session-store.js';
+import { assertWellFormedSessionId } from './session-id.js';
 
 export { defaultSessionDirectory, sessionFileName };
 
@@ -329,6 +330,7 @@ function checkSessionId(sessionId: string): string {
   if (typeof sessionId !== 'string' || sessionId.length === 0) {
     throw new TypeError(`session id ${JSON.stringify(sessionId)} must be a non-empty string`);
   }
+  assertWellFormedSessionId(sessionId);
   return sessionId;
 }
 

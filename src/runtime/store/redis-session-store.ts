@@ -31,6 +31,7 @@ import {
   type VersionedPrivateData,
   privateDataState,
 } from './session-store.js';
+import { assertWellFormedSessionId } from './session-id.js';
 
 export {
   DEFAULT_CHANGE_HEARTBEAT_MS,
@@ -337,6 +338,7 @@ export class RedisSessionStore implements SessionStore {
     if (typeof sessionId !== 'string' || sessionId.length === 0) {
       throw new TypeError(`session id ${JSON.stringify(sessionId)} must be a non-empty string`);
     }
+    assertWellFormedSessionId(sessionId);
     // Encoding keeps ':' and braces in ids from breaking the layout or the hash tag.
     const base = `${this.keyPrefix}:{${encodeURIComponent(sessionId)}}`;
     return {

@@ -91,6 +91,21 @@ describe('FileSessionStore files', () => {
     expect((await store.load(id))?.privateData.sensitivity).toBe('secret');
   });
 
+  it('refuses an id with a lone surrogate, which would share a file with another id', async () => {
+    const store = new FileSessionStore({ directory });
+    await store
+      .mergePrivateData('tenant-a\uD800', state('secret', { hr: 'secret' }))
+      .catch(() => undefined);
+    for (const id of ['tenant-a\uD800', 'tenant-a\uDC00', '\uDFFFx']) {
+      expect(() => store.pathOf(id)).toThrow(/lone surrogate/);
+      await expect(store.delete(id)).rejects.toThrow(/lone surrogate/);
+      await expect(store.load(id)).rejects.toThrow(/lone surrogate/);
+    }
+    expect(await readdir(directory).catch(() => [])).toEqual([]);
+    // A pair is one character, well formed.
+    expect(path.dirname(store.pathOf('emoji \uD83D\uDE00'))).toBe(directory);
+  });
+
   it('maps every id to a file directly inside the directory', () => {
     const store = new FileSessionStore({ directory });
     fc.assert(

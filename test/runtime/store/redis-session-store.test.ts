@@ -342,3 +342,23 @@ describe('RedisSessionStore event stream', () => {
     expect((error as SessionStoreError).code).toBe('store-closed');
   });
 });
+
+describe('RedisSessionStore and text that is not well-formed Unicode', () => {
+  it('refuses a session id with a lone surrogate before it reaches Redis', async () => {
+    await using store = newStore();
+    await expect(Session.open({ sessionId: 'tenant-a\uD800', store })).rejects.toThrow(
+      /session id "tenant-a\\ud800" holds a lone surrogate/,
+    );
+  });
+
+  it('stores a dataset name with a lone surrogate as it reads back, so a flush ends', async () => {
+    await using store = newStore();
+    const session = await Session.open({ sessionId: `s-${randomUUID()}`, store });
+    session.privateData.add('ds\uD800', 'secret');
+    await session.flush();
+    expect(session.hasPendingPrivateData).toBe(false);
+    expect([...session.privateData.datasets]).toEqual([['ds\uFFFD', 'secret']]);
+    const resumed = await Session.open({ sessionId: session.sessionId, store });
+    expect(resumed.privateData.sensitivity).toBe('secret');
+  });
+});
