@@ -277,14 +277,24 @@ export async function serveHttp(
 
   /** One request of `session` ended; start its idle timer when it was the last. */
   function markIdle(session: Session): void {
+    // A session that ended meanwhile (a DELETE, a closed transport) has no
+    // idle time to count: with one shared server, closing it would end the
+    // session that uses the server now.
+    if (!isOpen(session)) return;
     session.active = Math.max(0, session.active - 1);
     if (session.active > 0 || settings.sessionIdleTimeoutMs === 0) return;
     clearTimeout(session.idleTimer);
     session.idleTimer = setTimeout(() => {
-      void session.server.close().catch(onError);
+      if (isOpen(session)) void session.server.close().catch(onError);
     }, settings.sessionIdleTimeoutMs);
     // An idle session must not keep the process alive.
     session.idleTimer.unref();
+  }
+
+  /** Whether `session` is still the one registered under its id. */
+  function isOpen(session: Session): boolean {
+    const id = session.transport.sessionId;
+    return id !== undefined && sessions.get(id) === session;
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -332,6 +332,33 @@ describe('serveHttp options and lifecycle', () => {
     }
   });
 
+  it("a single instance's ended session does not close the next one when its idle time runs out", async () => {
+    const counter = { runs: 0 };
+    const single = await serveHttp(identityServer(counter), {
+      port: 0,
+      auth: { secret: SECRET },
+      sessionIdleTimeoutMs: 150,
+    });
+    try {
+      // Ended by DELETE: the response's close used to start an idle timer
+      // for this session, after it had gone, on the shared server.
+      await endSession(await connectClient(single.url, await tokenFor('alice', 's1')));
+      const bob = await connectClient(single.url, await tokenFor('bob', 's2'));
+      try {
+        // Busy all along: a call every 50 ms, for three idle times.
+        for (let i = 0; i < 9; i++) {
+          expect(textOf(await call(bob, 'who'))).toBe('bob/s2');
+          await sleep(50);
+        }
+        expect(single.sessionCount).toBe(1);
+      } finally {
+        await bob.close();
+      }
+    } finally {
+      await single.close();
+    }
+  });
+
   it('close() is idempotent and ends open sessions, streams and calls in flight', async () => {
     const http = await serve({ runs: 0 });
     // The SDK client keeps a GET stream open, and the call below keeps its
