@@ -105,9 +105,8 @@ class BridgedCall {
   readonly #context: BridgeContext;
   /** The tool's reach as bridged, from the listing it was bridged from. */
   readonly #bridgedReach: ToolReach;
-  /** The listing {@link #reach} was last read against (the route's, a frozen array). */
-  #readIn: readonly McpToolDescription[];
-  #reach: ToolReach;
+  /** What the server lists for the tool now, never looser than as bridged (see {@link #listedNow}). */
+  #listed: ListedNow;
   readonly #sensitiveLevel: DataSensitivity | undefined;
 
   constructor(
@@ -127,8 +126,11 @@ class BridgedCall {
       ownValue(config.permissions, this.#original),
       this.annotations,
     );
-    this.#reach = this.#bridgedReach;
-    this.#readIn = context.route.tools;
+    this.#listed = {
+      listing: context.route.tools,
+      reach: this.#bridgedReach,
+      repeatable: repeatableHints(this.annotations, this.annotations),
+    };
     this.#sensitiveLevel = ownValue(config.sensitiveTools, this.#original);
   }
 
@@ -272,7 +274,7 @@ class BridgedCall {
     // A route that fails closed stays closed: sending again (or reconnecting) cannot help.
     if (!retry.enabled || tool.signal.aborted || route.failClosedReason !== undefined)
       return this.#fail(error, tool);
-    const decision = decideRetry(error, this.annotations);
+    const decision = decideRetry(error, this.#listedNow(route).repeatable);
     if (!decision.retry) return this.#fail(error, tool, decision.note);
     // Taken now: the connection may reconnect by itself during the wait.
     const failedSession = route.active.sessionsOpened;
@@ -345,32 +347,33 @@ class BridgedCall {
 
   #refusal(): string | undefined {
     const { route, session } = this.#context;
-    return callRefusal(this.#bridgedName, this.#reachNow(route), {
+    return callRefusal(this.#bridgedName, this.#listedNow(route).reach, {
       hasPrivateData: session.privateData.hasPrivateData,
       serverIsolated: route.isolateAt !== undefined,
     });
   }
 
   /**
-   * The tool's reach as its server lists it now, never looser than as
-   * bridged. A call decides on the listing of the moment it is sent: the
-   * server may have listed the tool again (a `tools/list_changed`, a
-   * reconnect, the isolated endpoint) since this object was made, while the
-   * call waited or while a caller held on to it. A tool no longer listed
-   * says nothing of itself, which MCP reads as open-world.
+   * What the server lists for this tool now, never looser than as bridged.
+   * A call decides on the listing of the moment it is sent (and retried):
+   * the server may have listed the tool again (a `tools/list_changed`, a
+   * reconnect, the isolated endpoint after the switch) since this object
+   * was made, while the call waited or while a caller held on to it. A
+   * tool no longer listed says nothing of itself, which MCP reads as
+   * open-world and not repeatable.
    */
-  #reachNow(route: ServerRoute): ToolReach {
+  #listedNow(route: ServerRoute): ListedNow {
     const listing = route.tools;
-    if (listing === this.#readIn) return this.#reach;
+    if (listing === this.#listed.listing) return this.#listed;
     const listed = listing.find((tool) => tool.name === this.#original);
+    const annotations = listed === undefined ? {} : toAnnotations(listed, route.redactor);
     const configured = ownValue(route.config.permissions, this.#original);
-    const now = resolveReach(
-      configured,
-      listed === undefined ? undefined : toAnnotations(listed, route.redactor),
-    );
-    this.#readIn = listing;
-    this.#reach = stricterReach(this.#bridgedReach, now);
-    return this.#reach;
+    this.#listed = {
+      listing,
+      reach: stricterReach(this.#bridgedReach, resolveReach(configured, annotations)),
+      repeatable: repeatableHints(this.annotations, annotations),
+    };
+    return this.#listed;
   }
 
   /**
@@ -439,4 +442,21 @@ class BridgedCall {
       route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
     );
   }
+}
+
+/** A tool as its server lists it now: what the ratchet and a retry decide on. */
+interface ListedNow {
+  /** The route's listing this was read from (a frozen array: compared by identity). */
+  readonly listing: readonly McpToolDescription[];
+  readonly reach: ToolReach;
+  /** The hints that make a call safe to send again, as both readings give them. */
+  readonly repeatable: ToolAnnotations;
+}
+
+/** The hints that let a call be sent again, only where both readings give them. */
+function repeatableHints(bridged: ToolAnnotations, now: ToolAnnotations): ToolAnnotations {
+  return {
+    idempotentHint: bridged.idempotentHint === true && now.idempotentHint === true,
+    readOnlyHint: bridged.readOnlyHint === true && now.readOnlyHint === true,
+  };
 }

@@ -253,6 +253,14 @@ export class McpClientGroup {
     await route.connect(signal);
     // Disconnected meanwhile: the route is closed and its tools must not come back.
     if (!this.#routes.includes(route)) return false;
+    // A route that refuses every call (its isolated side, switched to while
+    // the server was unavailable, offers other tools than the normal one)
+    // offers none: that list is not shown to the model.
+    const refusing = route.failClosedReason;
+    if (refusing !== undefined) {
+      this.#unavailable.set(name, route.redact(`calls are refused (fail closed): ${refusing}`));
+      return false;
+    }
     const tools = this.#catalog.refresh(route, this.#routes);
     this.#unavailable.delete(name);
     route.noteSensitivity(this.session.privateData.sensitivity);

@@ -84,6 +84,8 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
     }),
     isolated: (mode) => {
       options.isolating();
+      // Calls go to the isolated side now: what it lists is what the model is offered.
+      options.toolsChanged('isolated');
       session.dispatch(
         new McpSectionIsolated({
           ...base,

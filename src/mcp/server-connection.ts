@@ -306,10 +306,11 @@ export class McpServerConnection {
       toolCount: this.#tools.length,
       reconnect,
     });
-    // A reconnect listed the tools again, and a server may come back with
-    // others (other hints, other schemas, tools added): as after a
+    // Opened again (a reconnect, or a connect after the connection failed),
+    // it listed the tools again, and a server may come back with others
+    // (other hints, other schemas, tools added): as after a
     // tools/list_changed, before any call can be sent on the new session.
-    if (reconnect) this.#listeners.emit('toolsChanged', this.#tools);
+    if (this.#sessionsOpened > 1) this.#listeners.emit('toolsChanged', this.#tools);
   }
 
   async #openOnce(signal?: AbortSignal): Promise<void> {

@@ -11,6 +11,7 @@ import type { RetryOptions } from './retry-policy.js';
 import { inputSchemaRefusal } from './schema/index.js';
 import { canonicalJsonText } from '../core/json.js';
 import type { ServerRoute } from './server-route.js';
+import type { McpToolDescription } from './server-connection.js';
 import { assertUniqueToolNames, bridgedToolName, isToolSelected } from './tool-naming.js';
 
 const NO_TOOLS: readonly McpTool[] = Object.freeze([]);
@@ -25,6 +26,8 @@ export class ToolCatalog {
   readonly #session: Session;
   readonly #retry: Required<RetryOptions>;
   readonly #byServer = new Map<string, readonly McpTool[]>();
+  /** The listing entry each tool was bridged from. */
+  readonly #bridgedFrom = new WeakMap<McpTool, McpToolDescription>();
   #all: readonly McpTool[] = Object.freeze([]);
 
   constructor(session: Session, retry: Required<RetryOptions>) {
@@ -96,17 +99,20 @@ export class ToolCatalog {
       if (!isToolSelected(config, description.name)) continue;
       const name = bridgedToolName(prefix, description.name);
       const old = previous.get(name);
-      const unchanged =
-        old !== undefined &&
-        old.origin.kind === 'mcp' &&
-        old.origin.originalName === description.name &&
-        canonicalJsonText(old.inputSchema) === canonicalJsonText(description.inputSchema) &&
-        canonicalJsonText(old.annotations) === canonicalJsonText(description.annotations ?? {});
-      tools.push(
-        unchanged
-          ? old
-          : bridgeTool(description, name, { session: this.#session, route, retry: this.#retry }),
-      );
+      const from = old === undefined ? undefined : this.#bridgedFrom.get(old);
+      // Reused only when the server lists it exactly as before: a changed
+      // description, title, output schema or hint makes a new tool.
+      if (old !== undefined && from !== undefined && sameDescription(from, description)) {
+        tools.push(old);
+        continue;
+      }
+      const tool = bridgeTool(description, name, {
+        session: this.#session,
+        route,
+        retry: this.#retry,
+      });
+      this.#bridgedFrom.set(tool, description);
+      tools.push(tool);
     }
     // Names used twice within the server are found by publish, with the same message.
     return Object.freeze(tools);
@@ -128,4 +134,14 @@ function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
     if (reason !== undefined) return new McpSchemaRefusal(route.name, description.name, reason);
   }
   return undefined;
+}
+
+/** Whether two listing entries of a tool are the same, member for member. */
+function sameDescription(a: McpToolDescription, b: McpToolDescription): boolean {
+  if (a === b) return true;
+  try {
+    return canonicalJsonText(a) === canonicalJsonText(b);
+  } catch {
+    return false; // an in-process server's object that is not JSON: bridged again
+  }
 }

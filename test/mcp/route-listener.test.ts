@@ -128,12 +128,12 @@ describe('routeListener', () => {
     });
   });
 
-  it('calls isolating before dispatching McpSectionIsolated with the session’s sensitivity', () => {
+  it('calls isolating, then offers the isolated side’s tools, before dispatching McpSectionIsolated with the session’s sensitivity', () => {
     const { session, events, calls, listener } = setup();
     session.privateData.add('payroll', 'secret');
     const before = events.length;
     listener.isolated('sandbox');
-    expect(calls).toEqual([`isolating(after ${before} events)`]);
+    expect(calls).toEqual([`isolating(after ${before} events)`, 'toolsChanged:isolated']);
     expect(events).toHaveLength(before + 1);
     const isolated = events.find((e) => e instanceof McpSectionIsolated);
     expect(fields(isolated)).toEqual({
