@@ -25,7 +25,8 @@ export function expandedSecrets(taken: readonly TakenValue[], urls: readonly str
       secrets.push(value);
       continue;
     }
-    if (!/\.url$/.test(field)) continue; // command, cwd, timeouts: not where secrets go
+    // `url`, TARSy's `transport.url`, config.yaml's `url_isolated`; command, cwd, timeouts: not secrets.
+    if (!/\.url(_isolated)?$/.test(field)) continue;
     for (const text of urls) {
       if (!text.includes(value)) continue;
       const url = parsed(text);

@@ -26,14 +26,15 @@ describe('expandedSecrets', () => {
         [
           { value: 'ghp_token123', field: 'mcp_servers.gh.args[2]' },
           { value: 'sk-PATH-123', field: 'mcpServers.zap.url' },
+          { value: 'iso-PATH-456', field: 'mcp_servers.zap.url_isolated' },
           { value: 'mcp.example.test', field: 'mcpServers.zap.url' },
           { value: '8443', field: 'mcpServers.zap.url' },
           { value: '/usr/bin/node', field: 'mcp_servers.gh.command' },
           { value: '/srv/work', field: 'mcp_servers.gh.cwd' },
         ],
-        [url],
+        [url, 'https://iso.example.test/iso-PATH-456'],
       ),
-    ).toEqual(['ghp_token123', 'sk-PATH-123']);
+    ).toEqual(['ghp_token123', 'sk-PATH-123', 'iso-PATH-456']);
   });
 
   it('takes the path of a whole URL from the environment, not its origin', () => {
