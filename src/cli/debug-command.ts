@@ -114,8 +114,9 @@ async function redisSource(options: DebugCommandOptions): Promise<TraceSource> {
 }
 
 /**
- * A Redis URL as messages show it: without its user and password, which
- * are masked in the rest of the message too.
+ * A Redis URL as messages show it: without its user, password and query
+ * (ioredis reads `?password=` too), which are masked in the rest of the
+ * message as well.
  */
 function withoutCredentials(text: string): { shown: string; redactor: SecretRedactor } {
   let url: URL;
@@ -125,9 +126,13 @@ function withoutCredentials(text: string): { shown: string; redactor: SecretReda
     return { shown: 'the --redis URL', redactor: new SecretRedactor([text]) };
   }
   const credentials = [url.username, url.password].filter((part) => part !== '');
-  const redactor = new SecretRedactor(credentials.flatMap((part) => [part, safeDecode(part)]));
+  const redactor = new SecretRedactor([
+    ...credentials.flatMap((part) => [part, safeDecode(part)]),
+    ...url.searchParams.values(),
+  ]);
   url.username = '';
   url.password = '';
+  url.search = '';
   return { shown: url.toString(), redactor };
 }
 

@@ -218,6 +218,14 @@ describe('mcp-sections debug --redis', () => {
     expect(io.err()).toContain('could not be followed on redis://127.0.0.1:1/0: ');
     expect(io.err()).not.toContain(password);
     expect(io.err()).not.toContain('default:');
+    // ioredis also takes the password from the query.
+    const queried = capture();
+    const viaQuery = `redis://127.0.0.1:1/0?password=${password}`;
+    expect(await runCli(['debug', '--redis', viaQuery, '--session', 'conv-1'], queried)).toBe(
+      EXIT_CODES.connection,
+    );
+    expect(queried.err()).toContain('could not be followed on redis://127.0.0.1:1/0: ');
+    expect(queried.err()).not.toContain(password);
   });
 
   it('follows a running session through its event stream, results withheld after escalation', async () => {
