@@ -15,6 +15,7 @@ import { SessionStoreError } from './store/errors.js';
 import { assertJsonValue } from './store/json-value.js';
 import { SessionPersistence } from './store/session-persistence.js';
 import type { SessionStore } from './store/session-store.js';
+import { isWellFormed } from '../core/well-formed.js';
 
 /** Options of {@link Session}. */
 export interface SessionOptions {
@@ -276,7 +277,8 @@ export class Session {
    *   or when it exists and an initial value is given again.
    * @throws SessionStoreError `session-not-loaded` for a persistent slice of
    *   a session whose store has not been loaded yet.
-   * @throws TypeError when a persistent slice's value is not JSON data.
+   * @throws TypeError when a persistent slice's value is not JSON data, or
+   *   its name holds a lone surrogate.
    */
   slice<S>(name: string, options?: SliceOptions<S>): Slice<S> {
     const existing = this.#slices.get(name);
@@ -289,6 +291,12 @@ export class Session {
     }
     let start: unknown = options.initial;
     if (options.persistent === true) {
+      // Stores keep names as UTF-8, where two names with a lone surrogate read back as one.
+      if (!isWellFormed(name)) {
+        throw new TypeError(
+          `persistent slice name ${JSON.stringify(name)} holds a lone surrogate (half of a UTF-16 pair); stores need well-formed Unicode`,
+        );
+      }
       const persistence = this.#persistence;
       if (persistence !== undefined && !persistence.loaded) {
         throw new SessionStoreError(

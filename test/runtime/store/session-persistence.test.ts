@@ -135,6 +135,15 @@ describe('Session.open with a store', () => {
     ).toThrow(TypeError);
   });
 
+  it('refuses a persistent slice name with a lone surrogate, which a store would merge with another', async () => {
+    const session = await Session.open({ sessionId: 'conv', store: files });
+    expect(() => session.slice('notes\uD800', { initial: 1, persistent: true })).toThrow(
+      /persistent slice name "notes\\ud800" holds a lone surrogate/,
+    );
+    // Only persistence needs it: a slice kept in memory may have any name.
+    expect(session.slice('notes\uD800', { initial: 1 }).get()).toBe(1);
+  });
+
   it('writes only the persistent slices that changed since the last flush', async () => {
     const store = new ControlledStore(files);
     const session = await Session.open({ sessionId: 'conv', store });
