@@ -258,8 +258,9 @@ export class McpClientGroup {
     // offers none: that list is not shown to the model.
     const refusing = route.failClosedReason;
     if (refusing !== undefined) {
-      this.#unavailable.set(name, route.redact(`calls are refused (fail closed): ${refusing}`));
-      return false;
+      const reason = route.redact(`calls are refused (fail closed): ${refusing}`);
+      this.#unavailable.set(name, reason);
+      throw new McpConnectionError(name, route.active.transportType, reason);
     }
     const tools = this.#catalog.refresh(route, this.#routes);
     this.#unavailable.delete(name);
@@ -344,6 +345,9 @@ export class McpClientGroup {
     // is not offered; the tools from before stay until it recovers.
     if (this.#state !== 'connected' || endpoint !== route.active.endpoint) return;
     if (route.failClosedReason !== undefined) return;
+    // A route of an earlier connect(), or a server still unavailable: its
+    // tools come back through reconnectUnavailable(), announced there.
+    if (!this.#routes.includes(route) || this.#unavailable.has(route.name)) return;
     const previous = this.#catalog.of(route.name);
     try {
       this.#catalog.refresh(route, this.#routes);

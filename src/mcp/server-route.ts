@@ -236,6 +236,9 @@ export class ServerRoute {
     const isolated = this.#isolated;
     if (this.mode !== 'endpoint' || isolated === undefined || isolated.state !== 'connected')
       return;
+    // A normal endpoint that never listed (down since connect()) has nothing
+    // to compare with: connect() compares once it answers.
+    if (this.#normal.sessionsOpened === 0) return;
     const difference = compareToolLists(this.#normal.tools, isolated.tools);
     if (difference !== undefined) {
       this.#failClose(`the isolated endpoint does not offer the same tools: ${difference}`);
@@ -345,6 +348,11 @@ export class ServerRoute {
         `the sandboxed server did not start: ${this.#options.redactor.message(error)}`,
       );
       this.#failSwitch();
+      return;
+    }
+    if (this.#closed) {
+      // Closed while the sandboxed server started: it goes, and nothing is announced.
+      await this.#release(sandboxed);
       return;
     }
     this.#isolated = sandboxed;

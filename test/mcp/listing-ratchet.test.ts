@@ -474,7 +474,8 @@ describe('what else follows the list of the moment', () => {
     await sleepMs(10);
     normal.down = false;
 
-    expect(await section.reconnectUnavailable('iso')).toBe(false);
+    // Thrown, so that the health monitor counts the server unhealthy, with the reason.
+    await expect(section.reconnectUnavailable('iso')).rejects.toThrow(/fail closed/);
     expect(section.routes[0]?.phase).toBe('fail-closed');
     expect(section.tools()).toEqual([]);
     expect(seen).toEqual([]);
@@ -515,5 +516,62 @@ describe('what else follows the list of the moment', () => {
     const result = await first.execute({ name: 'iso.read', arguments: { q: 'x' } });
     expect(result.message).toContain('fail closed');
     expect(isolated.received).toEqual([]);
+  });
+
+  it('compares nothing with a normal endpoint that never listed: a server down at connect comes back', async () => {
+    const session = new Session();
+    const normal = new Deployment('normal', { read: CLOSED });
+    const isolated = new Deployment('isolated', { read: CLOSED });
+    normal.down = true;
+    const section = isolatedSection(session, normal, isolated, {
+      onConnectError: 'report',
+      reconnect: { attempts: 1, baseDelayMs: 1 },
+    });
+    await section.connect();
+    const seen = changes(session);
+    // The switch happens while the server is unavailable.
+    session.privateData.add('records', 'confidential');
+    await sleepMs(10);
+    expect(section.routes[0]?.phase).toBe('isolated');
+    expect(seen).toEqual([]);
+    normal.down = false;
+
+    expect(await section.reconnectUnavailable('iso')).toBe(true);
+    expect(section.tools().map((tool) => tool.name)).toEqual(['iso_read']);
+    expect(seen.map((event) => event.added)).toEqual([['iso_read']]);
+    const result = await section.execute({ name: 'iso.read', arguments: { q: 'x' } });
+    expect(result).toMatchObject({ success: true });
+    expect(isolated.received).toEqual(['read']);
+  });
+
+  it('announces a server that comes back once, when another group reopens their shared connection', async () => {
+    const session = new Session();
+    const server = new Deployment('srv', { read: CLOSED });
+    const once = { onConnectError: 'report' as const, reconnect: { attempts: 1, baseDelayMs: 1 } };
+    const first = plainSection(session, server, { key: 'first', ...once });
+    await first.connect();
+    server.down = true;
+    await server.drop();
+    await waitFor(() => first.routes[0]?.active.state === 'failed', {
+      timeoutMs: 5_000,
+      description: 'the failed connection',
+    });
+    const second = plainSection(session, server, { key: 'second', ...once });
+    await second.connect();
+    expect(second.unavailableServers.map(({ name }) => name)).toEqual(['srv']);
+    server.down = false;
+    const seen: { key: string; added: readonly string[] }[] = [];
+    session.bus.subscribe(McpToolsChanged, (event) => {
+      seen.push({
+        key: second.unavailableServers.length === 0 ? 'available' : 'unavailable',
+        added: event.added,
+      });
+    });
+
+    expect(await second.reconnectUnavailable('srv')).toBe(true);
+    // Once, by the group that offers it again, not while it was still unavailable; the
+    // first group offered it all along, and its reopened connection lists the same.
+    expect(seen).toEqual([{ key: 'available', added: ['srv_read'] }]);
+    expect(first.tools().map((tool) => tool.name)).toEqual(['srv_read']);
   });
 });
