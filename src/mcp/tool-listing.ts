@@ -195,6 +195,9 @@ function parseRecord(
   // with names of its own made new hidden classes, most of a listing's cost.
   const copy: Record<string, unknown> = { ...record };
   if (Object.hasOwn(copy, PROTO)) delete copy[PROTO];
+  // A getter or a proxy may have made a symbol enumerable since the check above.
+  for (const symbol of Object.getOwnPropertySymbols(copy))
+    delete (copy as Record<symbol, unknown>)[symbol];
   if (membersAreSchemas) {
     for (const key in copy) {
       if (!Object.hasOwn(copy, key)) continue; // a key someone gave Object.prototype

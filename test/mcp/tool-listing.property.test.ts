@@ -420,6 +420,24 @@ describe('what an in-process server can hand over that JSON cannot', () => {
     expect(both(make()).same).toBe(true);
   });
 
+  it('never copies a symbol key, even one a getter makes enumerable while the record is read', () => {
+    const late = Symbol('late');
+    const properties: Record<string | symbol, unknown> = {};
+    Object.defineProperty(properties, 'a', {
+      enumerable: true,
+      get() {
+        Object.defineProperty(properties, late, { enumerable: true });
+        return {};
+      },
+    });
+    Object.defineProperty(properties, late, { value: 5, enumerable: false, configurable: true });
+    const [tool] = parseToolListing(
+      withTool({ inputSchema: { type: 'object', properties } }),
+    ).tools;
+    expect(Object.getOwnPropertySymbols(tool?.inputSchema.properties)).toEqual([]);
+    expect(tool?.inputSchema.properties).toEqual({ a: {} });
+  });
+
   it('an item read once: a getter that changes cannot pass the check and then change', () => {
     reads = 0;
     const [tool] = parseToolListing(withTool({ icons: [changing] })).tools;
