@@ -27,7 +27,7 @@ export class ToolCatalog {
   readonly #retry: Required<RetryOptions>;
   readonly #byServer = new Map<string, readonly McpTool[]>();
   /** The listing entry each tool was bridged from. */
-  readonly #bridgedFrom = new WeakMap<McpTool, McpToolDescription>();
+  readonly #bridgedFrom = new WeakMap<McpTool, BridgedFrom>();
   #all: readonly McpTool[] = Object.freeze([]);
 
   constructor(session: Session, retry: Required<RetryOptions>) {
@@ -102,7 +102,8 @@ export class ToolCatalog {
       const from = old === undefined ? undefined : this.#bridgedFrom.get(old);
       // Reused only when the server lists it exactly as before: a changed
       // description, title, output schema or hint makes a new tool.
-      if (old !== undefined && from !== undefined && sameDescription(from, description)) {
+      const text = from === undefined ? undefined : canonicalText(description);
+      if (old !== undefined && from !== undefined && text !== null && text === textOf(from)) {
         tools.push(old);
         continue;
       }
@@ -111,7 +112,8 @@ export class ToolCatalog {
         route,
         retry: this.#retry,
       });
-      this.#bridgedFrom.set(tool, description);
+      // Its text is written when it is first compared (a first connect writes none).
+      this.#bridgedFrom.set(tool, text === undefined ? { description } : { description, text });
       tools.push(tool);
     }
     // Names used twice within the server are found by publish, with the same message.
@@ -136,12 +138,23 @@ function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
   return undefined;
 }
 
-/** Whether two listing entries of a tool are the same, member for member. */
-function sameDescription(a: McpToolDescription, b: McpToolDescription): boolean {
-  if (a === b) return true;
+/** A listing entry a tool was bridged from, and its canonical text once written. */
+interface BridgedFrom {
+  readonly description: McpToolDescription;
+  /** Null when the entry is not JSON (an in-process server's object). */
+  text?: string | null;
+}
+
+function textOf(from: BridgedFrom): string | null {
+  from.text ??= canonicalText(from.description);
+  return from.text;
+}
+
+/** A listing entry as canonical JSON text, or null when it is not JSON: never reused then. */
+function canonicalText(description: McpToolDescription): string | null {
   try {
-    return canonicalJsonText(a) === canonicalJsonText(b);
+    return canonicalJsonText(description);
   } catch {
-    return false; // an in-process server's object that is not JSON: bridged again
+    return null;
   }
 }
