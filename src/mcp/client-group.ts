@@ -243,7 +243,9 @@ export class McpClientGroup {
    * prompt and `tools()`, with `McpServerConnected` and `McpToolsChanged`.
    *
    * @returns false when the server is not unavailable (nothing to do).
-   * @throws whatever connecting or bridging its tools throws; the server stays unavailable.
+   * @throws whatever connecting or bridging its tools throws, and
+   *   McpConnectionError when its route refuses every call (fail closed);
+   *   the server stays unavailable.
    */
   async reconnectUnavailable(name: string, signal?: AbortSignal): Promise<boolean> {
     const route = this.#routes.find((candidate) => candidate.name === name);
