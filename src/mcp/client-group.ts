@@ -258,6 +258,8 @@ export class McpClientGroup {
     // A route that refuses every call (its isolated side, switched to while
     // the server was unavailable, offers other tools than the normal one)
     // offers none: that list is not shown to the model.
+    // Refusing since an earlier try, it is compared again first: the endpoints may match now.
+    if (route.failClosedReason !== undefined) await route.recoverIsolation(signal);
     const refusing = route.failClosedReason;
     if (refusing !== undefined) {
       const reason = route.redact(`calls are refused (fail closed): ${refusing}`);

@@ -480,6 +480,19 @@ describe('what else follows the list of the moment', () => {
     expect(section.tools()).toEqual([]);
     expect(seen).toEqual([]);
     expect(section.unavailableServers[0]?.reason).toContain('fail closed');
+
+    // Once the endpoints match again, the next try brings the server back.
+    isolated.remove('evil');
+    await waitFor(() => section.routes[0]?.active.tools.length === 1, {
+      timeoutMs: 5_000,
+      description: 'the isolated re-listing',
+    });
+    expect(await section.reconnectUnavailable('iso')).toBe(true);
+    expect(section.routes[0]?.phase).toBe('isolated');
+    expect(section.tools().map((tool) => tool.name)).toEqual(['iso_read']);
+    expect(await section.execute({ name: 'iso.read', arguments: { q: 'x' } })).toMatchObject({
+      success: true,
+    });
   });
 
   it('compares the endpoints again when another section reopens a shared connection that had failed', async () => {
