@@ -105,6 +105,17 @@ export async function startTraceViewer(
       send(response, 404, 'text/plain; charset=utf-8', 'not found');
       return;
     }
+    if (rest === undefined) {
+      // `/<token>` without its slash: the page's relative links would miss the token.
+      response.setHeader('Location', `/${given ?? ''}/${url.search}`);
+      send(
+        response,
+        308,
+        'text/plain; charset=utf-8',
+        'the viewer is at this address with a / at the end',
+      );
+      return;
+    }
     const name = url.searchParams.get('trace') ?? undefined;
     if (rest === '' || rest === undefined) {
       const traces = await source.list();

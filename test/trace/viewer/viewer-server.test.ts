@@ -47,6 +47,23 @@ describe('startTraceViewer', () => {
     expect(head.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
+  it('sends the address without its final slash to the address with it, keeping the query', async () => {
+    await using viewer = await startTraceViewer(await fileTraceSource(file), {
+      token: 'b'.repeat(20),
+    });
+    const bare = `http://127.0.0.1:${viewer.port}/${'b'.repeat(20)}?trace=run.jsonl`;
+    const response = await fetch(bare, { redirect: 'manual' });
+    expect(response.status).toBe(308);
+    expect(response.headers.get('location')).toBe(`/${'b'.repeat(20)}/?trace=run.jsonl`);
+    // Followed, the page loads, and its relative model.json keeps the token.
+    expect((await fetch(bare)).status).toBe(200);
+    expect((await fetch(`${viewer.url}model.json?trace=run.jsonl`)).status).toBe(200);
+    // Without the token, there is nothing to redirect to.
+    expect(
+      (await fetch(`http://127.0.0.1:${viewer.port}/wrong`, { redirect: 'manual' })).status,
+    ).toBe(403);
+  });
+
   it('listens on IPv6 loopback when asked', async () => {
     await using viewer = await startTraceViewer(await fileTraceSource(file), { host: '::1' });
     expect(viewer.url).toMatch(/^http:\/\/\[::1\]:\d+\/[A-Za-z0-9_-]{43}\/$/);
