@@ -31,7 +31,8 @@ export async function exportTraceViewer(
   const out = path.resolve(directory);
   await mkdir(out, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
   const traces = await source.list();
-  const links = traces.map((name) => ({ name, href: exportName(name) }));
+  // Encoded as a relative path: a file named `javascript:…` stays a file, not a URL scheme.
+  const links = traces.map((name) => ({ name, href: `./${encodeURIComponent(exportName(name))}` }));
   const written: string[] = [];
   for (const [index, name] of traces.entries()) {
     const { model } = await source.load(name);

@@ -44,10 +44,28 @@ describe('exportTraceViewer', () => {
       live: false,
       current: 'b.jsonl',
       traces: [
-        { name: 'b.jsonl', href: 'b.jsonl.html' },
-        { name: 'a.jsonl', href: 'a.jsonl.html' },
+        { name: 'b.jsonl', href: './b.jsonl.html' },
+        { name: 'a.jsonl', href: './a.jsonl.html' },
       ],
     });
     expect(index).toContain('connect-src &#39;none&#39;'); // in the meta tag: no fetch from file://
+  });
+
+  it('links a trace whose file name reads like a URL scheme as a file, never as javascript:', async () => {
+    const traces = path.join(dir, 'schemes');
+    await new TraceRecorder(new Session(), {
+      path: path.join(traces, "javascript:document.title='x';0;a.jsonl"),
+    }).close();
+    const out = path.join(dir, 'schemes-site');
+    await exportTraceViewer(await fileTraceSource(traces), out);
+    const index = await readFile(path.join(out, 'index.html'), 'utf8');
+    const config = /<script type="application\/json" id="viewer-config">(.*?)<\/script>/.exec(
+      index,
+    )?.[1];
+    const { traces: links } = JSON.parse(config!) as { traces: { href: string }[] };
+    expect(links.map((link) => link.href)).toEqual([
+      `./${encodeURIComponent("javascript:document.title='x';0;a.jsonl.html")}`,
+    ]);
+    expect(new URL(links[0]!.href, 'file:///site/').protocol).toBe('file:');
   });
 });
