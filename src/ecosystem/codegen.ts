@@ -137,7 +137,7 @@ function moduleText(
     .filter((binding) => !binding.exact)
     .map((binding) => JSON.stringify(binding.toolName));
   return [
-    ...header.map((line) => `// ${line.replace(/[\r\n]+/g, ' ')}`),
+    ...header.map((line) => `// ${line.replace(/[\r\n\u2028\u2029]+/g, ' ')}`),
     `import { z } from ${JSON.stringify(options.zodModule ?? 'zod')};`,
     '',
     ...blocks.flatMap((block) => [block, '']),

@@ -84,6 +84,14 @@ const SAMPLES: Readonly<Record<string, readonly unknown[]>> = {
 };
 
 describe('prepareCodegenSchema', () => {
+  it('keeps each header line a comment, whatever line terminator it holds', () => {
+    const { source } = generateToolBindings([], {
+      header: ['from a\u2028globalThis.ran = 1', 'b\u2029c\r\nd'],
+    });
+    const lines = source.split(/\r\n|[\n\r\u2028\u2029]/);
+    expect(lines.slice(1, 3)).toEqual(['// from a globalThis.ran = 1', '// b c d']);
+  });
+
   it('inlines local references and drops what the run time does not assert', () => {
     const before = JSON.stringify(ORDER_SCHEMA);
     const { schema, issues } = prepareCodegenSchema(ORDER_SCHEMA);
