@@ -14,6 +14,7 @@ import {
   stricterReach,
   type ToolReach,
 } from '../isolation/permissions.js';
+import type { ToolPermission } from '../config/server-config.js';
 import { ownValue } from '../core/own-value.js';
 import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
@@ -103,6 +104,8 @@ class BridgedCall {
   readonly #shown: string;
   readonly #bridgedName: string;
   readonly #context: BridgeContext;
+  /** The permissions the config gives the tool, if any: they decide its reach over any hint. */
+  readonly #configured: readonly ToolPermission[] | undefined;
   /** The tool's reach as bridged, from the listing it was bridged from. */
   readonly #bridgedReach: ToolReach;
   /** What the server lists for the tool now, never looser than as bridged (see {@link #listedNow}). */
@@ -122,10 +125,8 @@ class BridgedCall {
     this.#context = context;
     this.annotations = toAnnotations(description, context.route.redactor);
     const config = context.route.config;
-    this.#bridgedReach = resolveReach(
-      ownValue(config.permissions, this.#original),
-      this.annotations,
-    );
+    this.#configured = ownValue(config.permissions, this.#original);
+    this.#bridgedReach = resolveReach(this.#configured, this.annotations);
     this.#listed = {
       listing: context.route.tools,
       reach: this.#bridgedReach,
@@ -333,11 +334,11 @@ class BridgedCall {
     if (violation === undefined && raw.isError === true && route.redactor.hasSecrets) {
       // An error's text becomes its message: written from a copy masked
       // before the limit can cut a secret; the value stays the tool's data.
-      const shown = limitResult(
+      const masked = limitResult(
         withMaskedText(raw, (text) => route.redact(text)),
         maxChars,
       );
-      result = ToolResult.error(route.redact(mapCallResult(shown).message), result.value);
+      result = ToolResult.error(route.redact(mapCallResult(masked).message), result.value);
     }
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
@@ -367,10 +368,9 @@ class BridgedCall {
     if (listing === this.#listed.listing) return this.#listed;
     const listed = listing.find((tool) => tool.name === this.#original);
     const annotations = listed === undefined ? {} : toAnnotations(listed, route.redactor);
-    const configured = ownValue(route.config.permissions, this.#original);
     this.#listed = {
       listing,
-      reach: stricterReach(this.#bridgedReach, resolveReach(configured, annotations)),
+      reach: stricterReach(this.#bridgedReach, resolveReach(this.#configured, annotations)),
       repeatable: repeatableHints(this.annotations, annotations),
     };
     return this.#listed;
