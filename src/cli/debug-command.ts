@@ -15,7 +15,7 @@ import {
 import { startTraceViewer } from '../trace/viewer/viewer-server.js';
 import type { CommandContext } from './commands.js';
 import { CliError, EXIT_CODES, type ExitCode } from './exit-codes.js';
-import { SecretRedactor } from '../mcp/redact.js';
+import { SecretRedactor, urlSecrets } from '../mcp/redact.js';
 
 /** The command line of `debug`, parsed. */
 export interface DebugCommandOptions {
@@ -125,23 +125,11 @@ function withoutCredentials(text: string): { shown: string; redactor: SecretReda
   } catch {
     return { shown: 'the --redis URL', redactor: new SecretRedactor([text]) };
   }
-  const credentials = [url.username, url.password].filter((part) => part !== '');
-  const redactor = new SecretRedactor([
-    ...credentials.flatMap((part) => [part, safeDecode(part)]),
-    ...url.searchParams.values(),
-  ]);
+  const redactor = new SecretRedactor(urlSecrets(url));
   url.username = '';
   url.password = '';
   url.search = '';
   return { shown: url.toString(), redactor };
-}
-
-function safeDecode(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }
 
 function parsePort(text: string | undefined): number | undefined {

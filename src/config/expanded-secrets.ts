@@ -3,6 +3,7 @@
  * server's messages must mask, as its `env` values are: a token is as
  * often passed in `args` or in a URL's path as in `env` or a header.
  */
+import { memberOf } from '../core/json.js';
 
 /** A value expansion took from the environment, and the field it went into. */
 export interface TakenValue {
@@ -47,7 +48,7 @@ export function addExpandedSecrets(
   config: Record<string, unknown>,
   taken: readonly TakenValue[],
 ): void {
-  const urls = [urlOf(config['transport']), urlOf(member(config['isolation'], 'transport'))];
+  const urls = [urlOf(config['transport']), urlOf(memberOf(config['isolation'], 'transport'))];
   const secrets = expandedSecrets(
     taken,
     urls.filter((url): url is string => url !== undefined),
@@ -56,14 +57,8 @@ export function addExpandedSecrets(
 }
 
 function urlOf(transport: unknown): string | undefined {
-  const url = member(transport, 'url');
+  const url = memberOf(transport, 'url');
   return typeof url === 'string' ? url : undefined;
-}
-
-function member(value: unknown, key: string): unknown {
-  return typeof value === 'object' && value !== null && Object.hasOwn(value, key)
-    ? (value as Record<string, unknown>)[key]
-    : undefined;
 }
 
 function parsed(text: string): URL | undefined {

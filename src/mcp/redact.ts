@@ -166,13 +166,20 @@ function transportSecrets(transport: McpTransportConfig): string[] {
     if (token !== undefined) secrets.push(token);
   }
   try {
-    const url = new URL(transport.url);
-    if (url.username) secrets.push(decodeURIComponent(url.username), url.username);
-    if (url.password) secrets.push(decodeURIComponent(url.password), url.password);
-    for (const value of url.searchParams.values()) secrets.push(value);
+    secrets.push(...urlSecrets(new URL(transport.url)));
   } catch {
     // Invalid URLs are rejected by config validation before this runs.
   }
+  return secrets;
+}
+
+/** What a URL carries that may be a secret: its user and password (as written and decoded) and its query's values. */
+export function urlSecrets(url: URL): string[] {
+  const secrets: string[] = [];
+  for (const part of [url.username, url.password]) {
+    if (part !== '') secrets.push(part, safeDecode(part));
+  }
+  for (const value of url.searchParams.values()) secrets.push(value);
   return secrets;
 }
 
