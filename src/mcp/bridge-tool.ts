@@ -293,6 +293,9 @@ class BridgedCall {
     } catch (second) {
       return this.#fail(second, tool, 'retried once');
     }
+    // Decided again on the listing of the moment: the new session may list the tool as not repeatable.
+    const now = decideRetry(error, this.#listedNow(route).repeatable);
+    if (!now.retry) return this.#fail(error, tool, now.note);
     return this.send(args, tool, true);
   }
 

@@ -419,6 +419,34 @@ describe('what else follows the list of the moment', () => {
     expect(runs.count).toBe(1);
   });
 
+  it('does not send again when the new session the retry waited for lists the tool as not repeatable', async () => {
+    const session = new Session();
+    const runs = { count: 0 };
+    const bank: Deployment = new Deployment('bank', {});
+    const relisted = {
+      annotations: { idempotentHint: false, ...CLOSED },
+      handler: () => pending(),
+    };
+    const pending = droppingHandler(() => bank, runs);
+    bank.set('transfer', {
+      annotations: { idempotentHint: true, ...CLOSED },
+      handler: () => {
+        // The server comes back as a version where transfer is not idempotent.
+        bank.set('transfer', relisted, false);
+        return pending();
+      },
+    });
+    const section = plainSection(session, bank, {
+      reconnect: { attempts: 3, baseDelayMs: 1 },
+      retry: { minDelayMs: 5, maxDelayMs: 10 },
+    });
+    await section.connect();
+
+    const result = await invokeTool(toolNamed(section, 'bank_transfer'), { q: 'pay' }, { session });
+    expect(result.message).toContain('it was not re-sent');
+    expect(runs.count).toBe(1);
+  });
+
   it('offers the isolated endpoint’s hints after the switch, and retries by them', async () => {
     const session = new Session();
     const runs = { count: 0 };
