@@ -285,7 +285,7 @@ export async function serveHttp(
     if (session.active > 0 || settings.sessionIdleTimeoutMs === 0) return;
     clearTimeout(session.idleTimer);
     session.idleTimer = setTimeout(() => {
-      if (isOpen(session)) void session.server.close().catch(onError);
+      void session.server.close().catch(onError);
     }, settings.sessionIdleTimeoutMs);
     // An idle session must not keep the process alive.
     session.idleTimer.unref();

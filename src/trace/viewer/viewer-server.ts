@@ -117,7 +117,7 @@ export async function startTraceViewer(
       return;
     }
     const name = url.searchParams.get('trace') ?? undefined;
-    if (rest === '' || rest === undefined) {
+    if (rest === '') {
       const traces = await source.list();
       const current = name ?? traces[0] ?? '';
       if (!traces.includes(current)) {
