@@ -134,3 +134,14 @@ describe('session.privateData', () => {
     expect(Object.isFrozen(state.datasets)).toBe(true);
   });
 });
+
+describe('a dataset name that is not well-formed Unicode', () => {
+  it('is kept as its UTF-8 form reads back (U+FFFD), so every store names it alike; levels only rise', () => {
+    const { privateData } = new Session();
+    privateData.add('ds\uD800', 'internal');
+    privateData.add('ds\uDC00', 'secret');
+    privateData.add('ds\uFFFD', 'confidential');
+    expect([...privateData.datasets]).toEqual([['ds\uFFFD', 'secret']]);
+    expect(privateData.sensitivity).toBe('secret');
+  });
+});
