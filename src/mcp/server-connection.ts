@@ -348,18 +348,35 @@ export class McpServerConnection {
     this.#handle = handle;
     this.#transportType = handle.type;
     client.onclose = () => this.#onClientClosed(client);
+    const handshakeMs = Math.max(this.#options.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
     try {
-      const connecting = client.connect(handle.transport, {
-        timeout: Math.max(this.#options.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
-        ...(signal ? { signal } : {}),
-      });
-      // The client has set its message handler by now: a call's last progress
-      // must not be dropped when it arrives with the call's response.
-      deliverInOrder(handle.transport);
-      // The child is spawned by now. Its pid is remembered: a failed handshake makes
-      // the SDK drop its process handle, and the child and its own must still be ended.
-      handle.pid();
-      await connecting;
+      // The SDK bounds only the initialize request: not the transport's start
+      // (an SSE server that never names its endpoint) nor the initialized
+      // notification (an HTTP server that never answers its POST). The
+      // whole handshake is bounded here, and the caller's signal ends it.
+      await withDeadline(
+        (stop) => {
+          const connecting = client.connect(handle.transport, {
+            timeout: handshakeMs,
+            signal: stop,
+          });
+          // The client has set its message handler by now: a call's last progress
+          // must not be dropped when it arrives with the call's response.
+          deliverInOrder(handle.transport);
+          // The child is spawned by now. Its pid is remembered: a failed handshake makes
+          // the SDK drop its process handle, and the child and its own must still be ended.
+          handle.pid();
+          return connecting;
+        },
+        {
+          timeoutMs: handshakeMs,
+          signal,
+          onTimeout: () =>
+            new Error(
+              `the handshake (initialize, and for SSE the endpoint event) did not finish within ${handshakeMs} ms`,
+            ),
+        },
+      );
       await this.#list(client, signal);
     } catch (error) {
       // A child that never answered initialize is still running: end it and its own.
