@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandLine } from './command-line.js';
 
@@ -37,7 +37,23 @@ const SYSTEM_PATHS: readonly string[] = [
   '/etc/ssl',
 ];
 
-const TOO_WIDE = new Set(['/', homedir(), '/home', '/root']);
+/**
+ * Host places that no mount of the sandbox may hold whole: the homes, the
+ * system's configuration, and the places of the private mounts (a bind of
+ * `/tmp` would lay the host's `/tmp`, with other sandboxes' proxy sockets,
+ * over the private one). A mount inside one (`/tmp/work`) is fine; one that
+ * is or holds one (`/`, `/var`, a home) is not.
+ */
+const COVERED_PLACES: readonly string[] = [
+  ...new Set(
+    ['/home', '/root', homedir(), '/etc', '/tmp', '/var/tmp', '/run', '/var/run', tmpdir()].map(
+      (place) => realPath(place),
+    ),
+  ),
+];
+
+/** Kernel interfaces: the sandbox has its own, and nothing of the host's is shown. */
+const KERNEL_PLACES: readonly string[] = ['/proc', '/sys', '/dev'];
 
 /** What the sandbox shows of the host besides the system. */
 export interface BubblewrapLayout {
@@ -132,14 +148,17 @@ export function bubblewrapCommand(
     SANDBOX_HOME,
   );
   const workingDirectory = layout.workspace ?? process.cwd();
+  if (layout.workspace !== undefined) shown(layout.workspace, 'the workspace (`cwd`)');
   const readOnly = new Set([
     ...programRoots(line, workingDirectory),
-    ...layout.readOnly.map((p) => path.resolve(p)),
+    ...layout.readOnly.map((p) => shown(path.resolve(p), '`isolation.readOnlyPaths`')),
   ]);
-  if (layout.workspace === undefined) readOnly.add(workingDirectory);
+  if (layout.workspace === undefined) {
+    readOnly.add(shown(workingDirectory, 'the working directory (no `cwd` is declared)'));
+  }
   const egress = layout.egress;
   const node = realpathSync(process.execPath);
-  if (egress !== undefined && !isSystemPath(node)) readOnly.add(path.dirname(path.dirname(node)));
+  if (egress !== undefined && !isSystemPath(node)) readOnly.add(installation(node));
   for (const root of readOnly) args.push('--ro-bind-try', root, root);
   // Mounted last, so a workspace inside a read-only root is still writable.
   if (layout.workspace !== undefined) args.push('--bind', layout.workspace, layout.workspace);
@@ -183,9 +202,7 @@ export function bubblewrapCommand(
 function programRoots(line: CommandLine, cwd: string): string[] {
   const roots: string[] = [];
   const command = resolveCommand(line.command, line.env['PATH'] ?? '');
-  if (command !== undefined && !isSystemPath(command)) {
-    roots.push(path.dirname(path.dirname(command)));
-  }
+  if (command !== undefined && !isSystemPath(command)) roots.push(installation(command));
   for (const arg of [line.command, ...line.args]) {
     if (arg.startsWith('-')) continue;
     const candidate = path.resolve(cwd, arg);
@@ -193,14 +210,78 @@ function programRoots(line: CommandLine, cwd: string): string[] {
     const real = realpathSync(candidate);
     // A directory argument (a folder a filesystem server serves) is shown as it is.
     if (statSync(real).isDirectory()) {
-      roots.push(real);
+      roots.push(shown(real, `the directory argument ${JSON.stringify(arg)}`));
       continue;
     }
-    const root = packageRoot(real);
-    // Never the whole disk or a whole home because a stray node_modules sits there.
-    roots.push(root === undefined || TOO_WIDE.has(root) ? path.dirname(real) : root);
+    // Its project, else its folder, else the file alone: never the whole disk,
+    // a home or /tmp because a stray node_modules or the file itself sits there.
+    roots.push(
+      narrowest(
+        [packageRoot(real), path.dirname(real), real],
+        `the argument ${JSON.stringify(arg)}`,
+      ),
+    );
   }
   return roots;
+}
+
+/** Where a program outside the system is installed (`…/bin/..`), else its folder, else itself. */
+function installation(program: string): string {
+  const folder = path.dirname(program);
+  return narrowest([path.dirname(folder), folder, program], `the program ${program}`);
+}
+
+/** The first of `candidates` that may be shown; `what` names them in the error. */
+function narrowest(candidates: readonly (string | undefined)[], what: string): string {
+  let why = '';
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue;
+    why = tooWide(candidate) ?? '';
+    if (why === '') return candidate;
+  }
+  throw new Error(`the sandbox will not show ${what}: ${why}`);
+}
+
+/**
+ * `place`, when the sandbox may show it.
+ * @throws Error naming `what` and the reason when it is, or holds, a place
+ *   the sandbox keeps private (see {@link COVERED_PLACES}), or lies in a
+ *   kernel interface.
+ */
+function shown(place: string, what: string): string {
+  const why = tooWide(place);
+  if (why !== undefined) {
+    throw new Error(`the sandbox will not show ${what}: ${why}; name a narrower directory`);
+  }
+  return place;
+}
+
+/** Why `place` (as given and as its real path) may not be mounted, if it may not. */
+function tooWide(place: string): string | undefined {
+  for (const checked of new Set([path.resolve(place), realPath(place)])) {
+    const kernel = KERNEL_PLACES.find((k) => checked === k || checked.startsWith(`${k}/`));
+    if (kernel !== undefined) return `${checked} is in the host's ${kernel}`;
+    const held = COVERED_PLACES.find((c) => c === checked || c.startsWith(`${withSlash(checked)}`));
+    if (held !== undefined) {
+      return held === checked
+        ? `${checked} is kept private (a home, /etc, or the place of a private mount)`
+        : `${checked} holds ${held}, which is kept private`;
+    }
+  }
+  return undefined;
+}
+
+function withSlash(dir: string): string {
+  return dir.endsWith('/') ? dir : `${dir}/`;
+}
+
+/** The real path of `place`, or `place` resolved when it does not exist. */
+function realPath(place: string): string {
+  try {
+    return realpathSync(place);
+  } catch {
+    return path.resolve(place);
+  }
 }
 
 function resolveCommand(command: string, searchPath: string): string | undefined {

@@ -3,8 +3,8 @@
  * the sandboxed server's environment holds. (What it can and cannot reach
  * when run is in test/integration/isolation-bubblewrap.test.ts.)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bubblewrapCommand, SANDBOX_HOME } from '../../src/isolation/bubblewrap.js';
@@ -14,6 +14,15 @@ const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+/** A file straight in the temporary directory, removed after the test. */
+function looseFile(name: string, mode = 0o644): string {
+  const file = path.join(tmpdir(), `${name}-${process.pid}-${Date.now()}`);
+  writeFileSync(file, '#!/bin/sh\n');
+  chmodSync(file, mode);
+  dirs.push(file);
+  return file;
+}
 
 /** The mounts of a bwrap argument list as [option, source, target] triples. */
 function mounts(args: readonly string[]): string[][] {
@@ -72,5 +81,56 @@ describe('bubblewrapCommand', () => {
     const targets = mounts(wrapped.args).map((mount) => mount[2] ?? mount[1]);
     expect(targets).not.toContain('/');
     expect(targets).not.toContain(process.env['HOME'] ?? '/root');
+  });
+
+  it('shows a file straight in /tmp alone, never the host /tmp over the private one', () => {
+    const script = looseFile('bwrap-script.js');
+    const program = looseFile('bwrap-program', 0o755);
+    const wrapped = bubblewrapCommand(
+      bwrap,
+      { command: program, args: [script], env: {} },
+      { workspace: undefined, readOnly: [] },
+    );
+    const binds = mounts(wrapped.args).filter(([option]) => option === '--ro-bind-try');
+    expect(binds).toContainEqual(['--ro-bind-try', script, script]);
+    expect(binds).toContainEqual(['--ro-bind-try', program, program]);
+    const sources = binds.map(([, source]) => source);
+    for (const wide of ['/', tmpdir(), path.dirname(tmpdir())]) expect(sources).not.toContain(wide);
+  });
+
+  it.each([
+    ['/', /the directory argument "\/": \/ holds \/home/],
+    [tmpdir(), /the directory argument .*: \/tmp is kept private/],
+    ['/var', /\/var holds \/var\/tmp/],
+    [homedir(), /is kept private/],
+    ['/proc/self/cwd/..', /will not show the directory argument/],
+    ['/dev', /is in the host's \/dev/],
+  ])('refuses the directory argument %s, naming it and why', (directory, message) => {
+    expect(() =>
+      bubblewrapCommand(
+        bwrap,
+        { command: 'node', args: ['server.js', directory], env: {} },
+        { workspace: undefined, readOnly: [] },
+      ),
+    ).toThrow(message);
+  });
+
+  it('refuses a workspace, a read-only path or an undeclared working directory that is too wide', () => {
+    const line = { command: 'node', args: [], env: {} };
+    expect(() => bubblewrapCommand(bwrap, line, { workspace: tmpdir(), readOnly: [] })).toThrow(
+      /will not show the workspace \(`cwd`\): \/tmp is kept private/,
+    );
+    expect(() =>
+      bubblewrapCommand(bwrap, line, { workspace: undefined, readOnly: ['/etc'] }),
+    ).toThrow(/will not show `isolation.readOnlyPaths`: \/etc is kept private/);
+    const before = process.cwd();
+    process.chdir(homedir());
+    try {
+      expect(() => bubblewrapCommand(bwrap, line, { workspace: undefined, readOnly: [] })).toThrow(
+        /will not show the working directory \(no `cwd` is declared\)/,
+      );
+    } finally {
+      process.chdir(before);
+    }
   });
 });
