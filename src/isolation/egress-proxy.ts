@@ -16,6 +16,13 @@ export interface EgressProxy {
   readonly directory: string;
   /** The socket's file name inside {@link directory}. */
   readonly socketName: string;
+  /**
+   * Asks the policy again for every connection still open (a CONNECT
+   * tunnel, an absolute-form request in flight) and cuts those it now
+   * refuses, each reported to `onDenied`: a policy that has become stricter
+   * (the level rose to `secret`) holds for what is already open too.
+   */
+  recheck(): void;
   close(): Promise<void>;
 }
 
@@ -38,10 +45,19 @@ const SOCKET_NAME = 'egress.sock';
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const directory = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-'));
   const sockets = new Set<Socket>();
+  /** Every connection let through and still open, with how to cut it. */
+  const passages = new Set<Passage>();
   const deny = (host: string, port: number): string | undefined => {
     const reason = options.policy(host, port);
     if (reason !== undefined) options.onDenied?.(host, port, reason);
     return reason;
+  };
+  const letThrough = (
+    passage: Passage,
+    closed: { once(event: 'close', f: () => void): unknown },
+  ) => {
+    passages.add(passage);
+    closed.once('close', () => passages.delete(passage));
   };
   const server = createServer((req, res) => {
     const target = absoluteTarget(req);
@@ -66,6 +82,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
       },
+    );
+    letThrough(
+      {
+        host: target.hostname,
+        port: target.port,
+        cut: () => {
+          upstream.destroy();
+          req.socket.destroy();
+        },
+      },
+      res,
     );
     upstream.on('error', (error) => {
       res.writeHead(502, { 'content-type': 'text/plain' }).end(`${error.message}\n`);
@@ -95,6 +122,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     });
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));
+    letThrough(
+      {
+        host: target.host,
+        port: target.port,
+        cut: () => {
+          upstream.destroy();
+          client.destroy();
+        },
+      },
+      client,
+    );
     upstream.on('error', (error) => {
       client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n${error.message}\n`);
     });
@@ -108,6 +146,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   return {
     directory,
     socketName: SOCKET_NAME,
+    recheck: () => {
+      for (const passage of [...passages]) {
+        if (deny(passage.host, passage.port) === undefined) continue;
+        passages.delete(passage);
+        passage.cut();
+      }
+    },
     close: () => {
       closed ??= (async () => {
         for (const socket of sockets) socket.destroy();
@@ -117,6 +162,13 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       return closed;
     },
   };
+}
+
+/** A connection the proxy let through: its destination, and how to cut both of its ends. */
+interface Passage {
+  readonly host: string;
+  readonly port: number;
+  cut(): void;
 }
 
 /**

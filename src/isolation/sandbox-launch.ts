@@ -27,6 +27,11 @@ export interface SandboxLaunchOptions {
 /** A sandbox ready to start the server in, and what to clean up afterwards. */
 export interface SandboxLaunch {
   readonly wrap: CommandWrapper;
+  /**
+   * The session's level rose: connections the proxy let through and that
+   * the level now refuses (every one at `secret`) are cut.
+   */
+  levelRaised(): void;
   /** Stops the proxy and removes the temporary HOME; idempotent. */
   dispose(): Promise<void>;
 }
@@ -58,6 +63,7 @@ export async function launchSandbox(
   }
   const allow = isolation?.network?.allow;
   let egress: { directory: string; socketName: string } | undefined;
+  let recheck = (): void => undefined;
   if (allow !== undefined && support.backend === 'bubblewrap') {
     // PROXIED tier: the allow-list at `confidential`, nothing at `secret` (asked per connection).
     const proxy = await startEgressProxy({
@@ -69,6 +75,7 @@ export async function launchSandbox(
     });
     cleanups.push(() => proxy.close());
     egress = { directory: proxy.directory, socketName: proxy.socketName };
+    recheck = () => proxy.recheck();
   }
   const plan = {
     workspace: transport.cwd,
@@ -76,5 +83,9 @@ export async function launchSandbox(
     ...(unshareHome === undefined ? {} : { unshareHome }),
     ...(egress === undefined ? {} : { egress }),
   };
-  return { wrap: (line) => sandboxedCommand(line, plan, support), dispose };
+  return {
+    wrap: (line) => sandboxedCommand(line, plan, support),
+    levelRaised: () => recheck(),
+    dispose,
+  };
 }

@@ -159,7 +159,11 @@ export class ServerRoute {
 
   /** Starts the switch when `sensitivity` reached the threshold; never switches back. */
   noteSensitivity(sensitivity: DataSensitivity): void {
-    if (sensitivityRank(sensitivity) > sensitivityRank(this.#level)) this.#level = sensitivity;
+    if (sensitivityRank(sensitivity) > sensitivityRank(this.#level)) {
+      this.#level = sensitivity;
+      // What the sandbox's proxy let through at the old level is held to the new one.
+      this.#sandbox?.levelRaised();
+    }
     if (this.isolateAt === undefined || this.#phase !== 'normal') return;
     if (!atLeast(sensitivity, this.isolateAt)) return;
     this.#phase = 'switching';

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readlinkSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -258,6 +259,53 @@ describe.runIf(support.backend === 'bubblewrap')('the allow-list tier (isolation
     } finally {
       await section.disconnect();
       await new Promise<void>((resolve) => web.close(() => resolve()));
+      await rm(workdir, { recursive: true, force: true });
+    }
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  });
+
+  it('cuts a tunnel opened at confidential when the level rises to secret', async () => {
+    const before = childPids();
+    const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-ws-'));
+    // The allowed host: keeps what it receives.
+    let received = '';
+    const peers = new Set<Socket>();
+    const sink = createServer((socket) => {
+      peers.add(socket);
+      socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+      socket.on('close', () => peers.delete(socket));
+    });
+    await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
+    const port = (sink.address() as AddressInfo).port;
+    const session = new Session();
+    const denied = collect(session, McpNetworkDenied);
+    const section = probeSection(session, workdir, {
+      isolation: { network: { allow: [`127.0.0.1:${String(port)}`] } },
+    });
+    try {
+      await section.connect();
+      session.privateData.add('records', 'confidential');
+      const opened = jsonOf<{ connect: string }>(
+        await call(section, 'probe_tunnel-open', { host: '127.0.0.1', port }),
+      );
+      expect(opened.connect).toContain('200');
+      expect(jsonOf(await call(section, 'probe_tunnel-send', { text: 'before;' }))).toEqual({
+        open: true,
+      });
+      await expect.poll(() => received).toBe('before;');
+
+      session.privateData.add('payroll', 'secret');
+      expect(jsonOf(await call(section, 'probe_tunnel-send', { text: 'after;' }))).toEqual({
+        open: false,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(received).toBe('before;');
+      const cut = denied.find((event) => event.host === '127.0.0.1' && event.port === port);
+      expect(cut?.reason).toContain('secret');
+    } finally {
+      await section.disconnect();
+      for (const peer of peers) peer.destroy();
+      await new Promise<void>((resolve) => sink.close(() => resolve()));
       await rm(workdir, { recursive: true, force: true });
     }
     expect(await expectNoNewChildren(before)).toEqual([]);

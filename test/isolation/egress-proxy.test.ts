@@ -1,6 +1,9 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { McpConfigError, McpIntegrationSection, Session } from '../../src/index.js';
-import { allowListPolicy } from '../../src/isolation/egress-proxy.js';
+import { allowListPolicy, startEgressProxy } from '../../src/isolation/egress-proxy.js';
 
 describe('allowListPolicy', () => {
   const policy = allowListPolicy(['api.example.com', '*.cdn.example.com', '127.0.0.1:8080']);
@@ -47,5 +50,48 @@ describe('isolation.network in the config', () => {
         network: { allow: ['x.test'] },
       }),
     ).toThrow('applies to the sandbox only');
+  });
+});
+
+describe('startEgressProxy recheck', () => {
+  it('cuts an absolute-form request in flight that the policy now refuses, and reports it', async () => {
+    // An allowed host that streams its answer and never ends it.
+    const upstream = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('first;');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+    const port = (upstream.address() as AddressInfo).port;
+    let open = true;
+    const denied: string[] = [];
+    const proxy = await startEgressProxy({
+      policy: (host) => (open ? undefined : `closed for ${host}`),
+      onDenied: (host, _port, reason) => denied.push(`${host} ${reason}`),
+    });
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request({
+          socketPath: path.join(proxy.directory, proxy.socketName),
+          path: `http://127.0.0.1:${String(port)}/`,
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => {
+            text += chunk.toString('utf8');
+            open = false;
+            proxy.recheck();
+          });
+          res.on('close', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(body).toBe('first;');
+      expect(denied).toEqual(['127.0.0.1 closed for 127.0.0.1']);
+    } finally {
+      await proxy.close();
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
   });
 });
