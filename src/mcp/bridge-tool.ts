@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { withDeadline } from '../core/deadline.js';
+import { boundedErrorText } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import {
   type DataSensitivity,
@@ -441,8 +442,11 @@ class BridgedCall {
       callId: tool.callId,
       signal: tool.signal,
     });
+    // A server's error page or message can be megabytes: cut once masked.
     return ToolResult.error(
-      route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
+      boundedErrorText(
+        route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
+      ),
     );
   }
 }

@@ -1,5 +1,5 @@
 import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
-import { messageOf } from '../core/errors.js';
+import { boundedErrorText, messageOf } from '../core/errors.js';
 
 const MASK = '***';
 /** A run of text without white space or quotes: a URL, a header value, a word. */
@@ -83,8 +83,9 @@ export class SecretRedactor {
     );
   }
 
+  /** The error's message, masked, then cut to a bounded length (see `boundedErrorText`). */
   message(error: unknown): string {
-    return this.redact(messageOf(error));
+    return boundedErrorText(this.redact(messageOf(error)));
   }
 
   /** Whether there is a secret to mask: without one, every method returns its input. */
