@@ -13,16 +13,18 @@ export interface TakenValue {
 }
 
 /**
- * The secrets among `taken` that are not secrets already (an `env` or a
- * header value is one whatever its source): every value that went into
- * `args`; of a URL, what lies beyond its origin. A host or a port is not
- * a secret (masked, it would hide where a failed connection went); of a
- * whole URL from the environment, the path of the URL it made is.
+ * The secrets among `taken` that are not secrets already (an `env` value
+ * is one whatever its source): every value that went into `args` or into
+ * a header (a whole header value is a secret already, but not a token
+ * expanded into part of one: `Cookie: theme=dark; sid=${SID}`); of a URL,
+ * what lies beyond its origin. A host or a port is not a secret (masked, it
+ * would hide where a failed connection went); of a whole URL from the
+ * environment, the path of the URL it made is.
  */
 export function expandedSecrets(taken: readonly TakenValue[], urls: readonly string[]): string[] {
   const secrets: string[] = [];
   for (const { value, field } of taken) {
-    if (/\.args(\[\d+\])?$/.test(field)) {
+    if (/\.args(\[\d+\])?$/.test(field) || /\.headers\./.test(field)) {
       secrets.push(value);
       continue;
     }

@@ -16,7 +16,7 @@ import {
   Prompt,
   Session,
 } from '../../src/index.js';
-import { tempDir, type TempDir } from '../support/mcp-fixtures.js';
+import { startHttpHost, tempDir, type TempDir } from '../support/mcp-fixtures.js';
 
 describe('expandedSecrets', () => {
   it('takes what went into args, and of a URL what lies beyond its origin', () => {
@@ -35,6 +35,18 @@ describe('expandedSecrets', () => {
         [url, 'https://iso.example.test/iso-PATH-456'],
       ),
     ).toEqual(['ghp_token123', 'sk-PATH-123', 'iso-PATH-456']);
+  });
+
+  it('takes what went into a header, whole or as part of its value', () => {
+    expect(
+      expandedSecrets(
+        [
+          { value: 'sid-9f8e7d6c', field: 'mcpServers.web.headers.Cookie' },
+          { value: 'hunter2-pass', field: 'mcp_servers.web.headers.X-Auth' },
+        ],
+        [],
+      ),
+    ).toEqual(['sid-9f8e7d6c', 'hunter2-pass']);
   });
 
   it('takes the path of a whole URL from the environment, not its origin', () => {
@@ -91,4 +103,57 @@ describe('a token expanded into args, end to end', () => {
       }
     },
   );
+});
+
+describe('a token expanded into part of a header, end to end', () => {
+  it('is masked in the reason and the events when the server echoes the header piece by piece', async () => {
+    const sid = 'sid-9f8e7d6c5b4a';
+    const key = 'ak_live_51HxQzz';
+    // An auth proxy that says what it rejected, piece by piece, as many do.
+    const host = await startHttpHost(async (req, res) => {
+      const pieces = Object.entries(req.headers).flatMap(([name, value]) =>
+        String(value)
+          .split(/[;:=,\s]+/)
+          .map((piece) => `${name}: ${piece}`),
+      );
+      res.writeHead(401, { 'content-type': 'text/plain' });
+      res.end(`rejected\n${pieces.join('\n')}`);
+      await Promise.resolve();
+    });
+    const dir = await tempDir('header-secrets');
+    try {
+      const file = path.join(dir.path, 'servers.json');
+      await writeFile(
+        file,
+        JSON.stringify({
+          mcpServers: {
+            web: {
+              type: 'http',
+              url: host.url('/mcp'),
+              headers: { Cookie: 'theme=dark; sid=${SID}', 'X-Api-Key': 'key=${KEY}' },
+            },
+          },
+        }),
+      );
+      const servers = await loadServerConfigs(file, { env: { SID: sid, KEY: key } });
+      const session = new Session();
+      const events: unknown[] = [];
+      session.bus.subscribeAll((event) => events.push(event));
+      const section = new McpIntegrationSection({ servers, session, onConnectError: 'report' });
+      try {
+        await section.connect();
+        const [unavailable] = section.unavailableServers;
+        expect(unavailable?.reason).toContain('rejected');
+        expect(unavailable?.reason).toContain('theme'); // the rest of the header is no secret
+        const seen = JSON.stringify({ unavailable, events });
+        expect(seen).not.toContain(sid);
+        expect(seen).not.toContain(key);
+      } finally {
+        await section.disconnect();
+      }
+    } finally {
+      await host.close();
+      await dir[Symbol.asyncDispose]();
+    }
+  });
 });
