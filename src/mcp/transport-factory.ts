@@ -6,9 +6,10 @@ import {
 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpTransportConfig, StdioTransportConfig } from '../config/server-config.js';
 import type { CommandLine, CommandWrapper } from '../isolation/command-line.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { canStartProcessGroup } from './process-tree.js';
 
 /** Options of {@link createTransport}. */
@@ -120,8 +121,11 @@ function httpHandle(transport: Transport, type: string): TransportHandle {
   };
 }
 
+/** The options both HTTP transports take: the headers, and a fetch that bounds each message. */
 function requestInit(headers: Readonly<Record<string, string>> | undefined): {
   requestInit?: RequestInit;
+  fetch: FetchLike;
 } {
-  return headers === undefined ? {} : { requestInit: { headers: { ...headers } } };
+  const fetch = boundedFetch();
+  return headers === undefined ? { fetch } : { requestInit: { headers: { ...headers } }, fetch };
 }

@@ -1,0 +1,144 @@
+/**
+ * An HTTP answer that never ends stops at the size of one message: the
+ * call fails with the reason instead of the process reading without end,
+ * for a JSON body and for one SSE event; events that end are counted apart.
+ */
+import type http from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { boundedFetch, MAX_HTTP_MESSAGE_BYTES } from '../../src/mcp/bounded-fetch.js';
+import { invokeTool, McpIntegrationSection, Session } from '../../src/index.js';
+import { type HttpHost, startHttpHost, toolNamed } from '../support/mcp-fixtures.js';
+
+const hosts: HttpHost[] = [];
+afterEach(async () => {
+  await Promise.all(hosts.splice(0).map((host) => host.close()));
+});
+
+async function bodyOf(req: http.IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += String(chunk);
+  return text;
+}
+
+/** Writes `chunk` until the client goes away or `total` bytes are out, minding backpressure. */
+async function pour(res: http.ServerResponse, chunk: Buffer, total: number): Promise<number> {
+  let sent = 0;
+  while (sent < total && !res.destroyed) {
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
+    sent += chunk.length;
+  }
+  return sent;
+}
+
+/** A streamable-HTTP server whose `tools/call` answer never ends (JSON or one SSE event). */
+async function endlessAnswer(kind: 'json' | 'sse', poured: number[]): Promise<HttpHost> {
+  const host = await startHttpHost(async (req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405).end();
+      return;
+    }
+    const message = JSON.parse(await bodyOf(req)) as { id?: number; method: string };
+    if (message.id === undefined) {
+      res.writeHead(202).end();
+      return;
+    }
+    const reply = (result: object): void => {
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    };
+    if (message.method === 'initialize') {
+      reply({
+        protocolVersion: '2025-06-18',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'endless', version: '1' },
+      });
+    } else if (message.method === 'tools/list') {
+      reply({
+        tools: [
+          { name: 'dump', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } },
+        ],
+      });
+    } else {
+      const start = `{"jsonrpc":"2.0","id":${String(message.id)},"result":{"content":[{"type":"text","text":"`;
+      res.writeHead(200, {
+        'content-type': kind === 'json' ? 'application/json' : 'text/event-stream',
+        'mcp-session-id': 's1',
+      });
+      res.write(kind === 'json' ? start : `data: ${start}`);
+      poured.push(await pour(res, Buffer.alloc(1024 * 1024, 'a'), 4 * MAX_HTTP_MESSAGE_BYTES));
+      res.end();
+    }
+  });
+  hosts.push(host);
+  return host;
+}
+
+describe('boundedFetch', () => {
+  it.each([
+    // The SDK reads a JSON answer whole: its error fails the call at once.
+    ['json', 25_000, `passed ${MAX_HTTP_MESSAGE_BYTES} bytes`],
+    // The SDK reports a broken SSE answer only as a transport error: the call ends at its timeout.
+    ['sse', 4_000, 'timed out after 4000 ms'],
+  ] as const)(
+    'stops reading a %s answer past the limit, and the call fails',
+    async (kind, timeoutMs, message) => {
+      const poured: number[] = [];
+      const host = await endlessAnswer(kind, poured);
+      const session = new Session();
+      const section = new McpIntegrationSection({
+        session,
+        servers: [
+          {
+            name: 'endless',
+            timeoutMs,
+            transport: { type: 'streamable-http', url: host.url('/mcp'), sseFallback: false },
+          },
+        ],
+      });
+      try {
+        await section.connect();
+        const result = await invokeTool(toolNamed(section, 'endless_dump'), {}, { session });
+        expect(result.success).toBe(false);
+        expect(result.message).toContain(message);
+        await expect.poll(() => poured.length, { timeout: 10_000 }).toBe(1);
+        // The server saw its reader go: it poured little more than the limit.
+        expect(poured[0]).toBeLessThan(2 * MAX_HTTP_MESSAGE_BYTES);
+      } finally {
+        await section.disconnect();
+      }
+    },
+    40_000,
+  );
+
+  it('counts each SSE event apart: a stream of many events passes the limit as a whole', async () => {
+    const event = `data: ${'x'.repeat(1000)}\r\n\r\n`;
+    const events = 50;
+    const host = await startHttpHost(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(event.repeat(events));
+      await Promise.resolve();
+    });
+    hosts.push(host);
+    const response = await boundedFetch(2 * event.length)(host.url('/'));
+    expect((await response.text()).length).toBe(event.length * events);
+    const whole = await boundedFetch(2 * event.length)(host.url('/'), {
+      headers: { accept: 'application/json' },
+    });
+    expect(whole.status).toBe(200);
+    const tooBig = startHttpHost(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('"' + 'y'.repeat(5000) + '"');
+      await Promise.resolve();
+    });
+    const json = await tooBig;
+    hosts.push(json);
+    await expect((await boundedFetch(1000)(json.url('/'))).text()).rejects.toThrow(
+      'passed 1000 bytes',
+    );
+  });
+});
