@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type {
   CallToolResult,
@@ -348,6 +349,7 @@ export class McpServerConnection {
     this.#handle = handle;
     this.#transportType = handle.type;
     client.onclose = () => this.#onClientClosed(client);
+    client.onerror = (error) => this.#onTransportError(client, error);
     const handshakeMs = Math.max(this.#options.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
     try {
       // The SDK bounds only the initialize request: not the transport's start
@@ -383,6 +385,21 @@ export class McpServerConnection {
       await this.#teardown();
       throw error;
     }
+  }
+
+  /**
+   * The HTTP transports report a lost session only as an error, never as a
+   * close: a streamable-HTTP server that answers 404 to the session's
+   * requests (it restarted, or expired the session: MCP says to start a new
+   * one), or a legacy SSE event stream that broke (a stream opened again
+   * is a new, uninitialized session). The client is ended, and the
+   * connection reconnects as after any lost connection.
+   */
+  #onTransportError(client: Client, error: Error): void {
+    if (client !== this.#client || this.#state !== 'connected') return;
+    const lost =
+      (error instanceof StreamableHTTPError && error.code === 404) || error instanceof SseError;
+    if (lost) void client.close().catch(() => undefined);
   }
 
   #onClientClosed(client: Client): void {
