@@ -114,7 +114,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       );
       return;
     }
-    const upstream = netConnect(target.port, target.host, () => {
+    const upstream = netConnect(target.port, target.host.replace(/^\[(.*)\]$/, '$1'), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
@@ -180,11 +180,11 @@ export function allowListPolicy(allow: readonly AllowedHost[]): EgressPolicy {
   const entries = allow.map((entry) => {
     const parsed = hostPort(entry);
     return parsed === undefined
-      ? { host: entry.toLowerCase(), port: undefined }
-      : { host: parsed.host.toLowerCase(), port: parsed.port };
+      ? { host: bare(entry), port: undefined }
+      : { host: bare(parsed.host), port: parsed.port };
   });
   return (host, port) => {
-    const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+    const name = bare(host);
     const allowed = entries.some(
       (entry) =>
         (entry.port === undefined || entry.port === port) &&
@@ -196,6 +196,11 @@ export function allowListPolicy(allow: readonly AllowedHost[]): EgressPolicy {
       ? undefined
       : `${host}:${port} is not on the allow-list of this sandbox (${allow.join(', ') || 'empty'})`;
   };
+}
+
+/** A host name as compared: lower case, an IPv6 address without its brackets. */
+function bare(host: string): string {
+  return host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
 }
 
 function hostPort(text: string): { host: string; port: number } | undefined {

@@ -1,5 +1,5 @@
 import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect as netConnect, createServer as netServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { McpConfigError, McpIntegrationSection, Session } from '../../src/index.js';
@@ -13,6 +13,14 @@ describe('allowListPolicy', () => {
     expect(policy('API.Example.com', 80)).toBeUndefined();
     expect(policy('img.cdn.example.com', 443)).toBeUndefined();
     expect(policy('127.0.0.1', 8080)).toBeUndefined();
+  });
+
+  it('matches an IPv6 address with or without its brackets', () => {
+    const ipv6 = allowListPolicy(['[::1]:8080', '[FD00::2]']);
+    expect(ipv6('[::1]', 8080)).toBeUndefined();
+    expect(ipv6('::1', 8080)).toBeUndefined();
+    expect(ipv6('[fd00::2]', 443)).toBeUndefined();
+    expect(ipv6('[::1]', 8081)).toBeDefined();
   });
 
   it('refuses everything else, naming the destination and the list', () => {
@@ -91,6 +99,29 @@ describe('startEgressProxy recheck', () => {
     } finally {
       await proxy.close();
       upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
+  it('tunnels to an allowed IPv6 address written with brackets', async () => {
+    const upstream = netServer((socket) => socket.end('hello over ipv6'));
+    await new Promise<void>((resolve) => upstream.listen(0, '::1', () => resolve()));
+    const port = (upstream.address() as AddressInfo).port;
+    const proxy = await startEgressProxy({ policy: allowListPolicy([`[::1]:${String(port)}`]) });
+    try {
+      const reply = await new Promise<string>((resolve, reject) => {
+        const socket = netConnect(path.join(proxy.directory, proxy.socketName), () =>
+          socket.write(`CONNECT [::1]:${String(port)} HTTP/1.1\r\n\r\n`),
+        );
+        let text = '';
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        socket.on('close', () => resolve(text));
+        socket.on('error', reject);
+      });
+      expect(reply).toContain('200 Connection Established');
+      expect(reply).toContain('hello over ipv6');
+    } finally {
+      await proxy.close();
       await new Promise<void>((resolve) => upstream.close(() => resolve()));
     }
   });
