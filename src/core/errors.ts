@@ -173,30 +173,30 @@ export class McpFatalToolError extends McpError {
 }
 
 /**
- * What went wrong, as text: an `Error`'s message, anything else as a
- * string. Never throws: a thrown value that cannot be written as text (an
- * object without a prototype, a throwing getter) is described instead.
+ * The longest text this library quotes from a server in its own messages
+ * (an error page, a JSON-RPC error, a progress message): such text can be
+ * megabytes, and reasons reach events, logs and the prompt.
  */
-/**
- * The longest text an error of this library quotes from elsewhere: a
- * server's error page or JSON-RPC message can be megabytes, and reasons
- * reach events, logs and the prompt.
- */
-export const MAX_QUOTED_ERROR_CHARS = 2_000;
+export const MAX_QUOTED_CHARS = 2_000;
 
 /**
- * `text` cut to {@link MAX_QUOTED_ERROR_CHARS}, saying how much was left
- * out; never inside a surrogate pair. Cut only text already masked: a cut
+ * `text` cut to {@link MAX_QUOTED_CHARS}, saying how much was left out;
+ * never inside a surrogate pair. Cut only text already masked: a cut
  * before masking could leave part of a secret.
  */
-export function boundedErrorText(text: string): string {
-  if (text.length <= MAX_QUOTED_ERROR_CHARS) return text;
-  let end = MAX_QUOTED_ERROR_CHARS;
+export function boundedQuote(text: string): string {
+  if (text.length <= MAX_QUOTED_CHARS) return text;
+  let end = MAX_QUOTED_CHARS;
   const last = text.charCodeAt(end - 1);
   if (last >= 0xd800 && last <= 0xdbff) end -= 1;
   return `${text.slice(0, end)}… (${text.length - end} more characters)`;
 }
 
+/**
+ * What went wrong, as text: an `Error`'s message, anything else as a
+ * string. Never throws: a thrown value that cannot be written as text (an
+ * object without a prototype, a throwing getter) is described instead.
+ */
 export function messageOf(error: unknown): string {
   try {
     return error instanceof Error ? String(error.message) : String(error);

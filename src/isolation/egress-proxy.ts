@@ -52,12 +52,19 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     if (reason !== undefined) options.onDenied?.(host, port, reason);
     return reason;
   };
+  /** Tracks `passage` until every one of its `ends` has closed (a body may still go up after the answer). */
   const letThrough = (
     passage: Passage,
-    closed: { once(event: 'close', f: () => void): unknown },
+    ends: readonly { once(event: 'close', f: () => void): unknown }[],
   ) => {
     passages.add(passage);
-    closed.once('close', () => passages.delete(passage));
+    let open = ends.length;
+    for (const end of ends) {
+      end.once('close', () => {
+        open -= 1;
+        if (open === 0) passages.delete(passage);
+      });
+    }
   };
   const server = createServer((req, res) => {
     const target = absoluteTarget(req);
@@ -72,7 +79,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     }
     const upstream = httpRequest(
       {
-        host: target.hostname,
+        host: bare(target.hostname),
         port: target.port,
         method: req.method,
         path: `${target.url.pathname}${target.url.search}`,
@@ -92,7 +99,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
           req.socket.destroy();
         },
       },
-      res,
+      [res, upstream],
     );
     upstream.on('error', (error) => {
       res.writeHead(502, { 'content-type': 'text/plain' }).end(`${error.message}\n`);
@@ -114,7 +121,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       );
       return;
     }
-    const upstream = netConnect(target.port, target.host.replace(/^\[(.*)\]$/, '$1'), () => {
+    const upstream = netConnect(target.port, bare(target.host), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
       upstream.pipe(client);
@@ -131,7 +138,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
           client.destroy();
         },
       },
-      client,
+      [client, upstream],
     );
     upstream.on('error', (error) => {
       client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n${error.message}\n`);

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { withDeadline } from '../core/deadline.js';
-import { boundedErrorText } from '../core/errors.js';
+import { boundedQuote } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import {
   type DataSensitivity,
@@ -424,7 +424,7 @@ class BridgedCall {
               ...(progress.total === undefined ? {} : { total: progress.total }),
               ...(progress.message === undefined
                 ? {}
-                : { message: route.redact(progress.message) }),
+                : { message: boundedQuote(route.redact(progress.message)) }),
               createdAt: new Date(),
             }),
           ),
@@ -444,7 +444,7 @@ class BridgedCall {
     });
     // A server's error page or message can be megabytes: cut once masked.
     return ToolResult.error(
-      boundedErrorText(
+      boundedQuote(
         route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
       ),
     );

@@ -1,5 +1,5 @@
 import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
-import { boundedErrorText, messageOf } from '../core/errors.js';
+import { boundedQuote, messageOf } from '../core/errors.js';
 
 const MASK = '***';
 /** A run of text without white space or quotes: a URL, a header value, a word. */
@@ -83,9 +83,9 @@ export class SecretRedactor {
     );
   }
 
-  /** The error's message, masked, then cut to a bounded length (see `boundedErrorText`). */
+  /** The error's message, masked, then cut to a bounded length (see `boundedQuote`). */
   message(error: unknown): string {
-    return boundedErrorText(this.redact(messageOf(error)));
+    return boundedQuote(this.redact(messageOf(error)));
   }
 
   /** Whether there is a secret to mask: without one, every method returns its input. */

@@ -1,4 +1,4 @@
-import { McpConnectionError, messageOf } from '../core/errors.js';
+import { McpConnectionError } from '../core/errors.js';
 import { atLeast, type DataSensitivity, sensitivityRank } from '../core/sensitivity.js';
 import { launchSandbox, type SandboxLaunch } from '../isolation/sandbox-launch.js';
 import { compareToolLists } from './endpoint-check.js';
@@ -170,7 +170,7 @@ export class ServerRoute {
     // Never rejects: failures surface through failClosedReason.
     this.#switching = this.#switch()
       .catch((error: unknown) => {
-        this.#failClose(`the switch failed: ${messageOf(error)}`);
+        this.#failClose(`the switch failed: ${this.#options.redactor.message(error)}`);
         if (this.#phase === 'switching' && !this.#closed) this.#failSwitch();
       })
       .finally(() => {

@@ -125,4 +125,66 @@ describe('startEgressProxy recheck', () => {
       await new Promise<void>((resolve) => upstream.close(() => resolve()));
     }
   });
+
+  it('keeps a request whose answer is done until its body is done: an upload is cut too', async () => {
+    // The allowed host answers at once and keeps reading the request body.
+    let received = '';
+    const upstream = createServer((req, res) => {
+      req.on('data', (chunk: Buffer) => (received += chunk.toString('utf8')));
+      res.writeHead(200, { 'content-length': '2' }).end('ok');
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+    const port = (upstream.address() as AddressInfo).port;
+    let open = true;
+    const proxy = await startEgressProxy({ policy: () => (open ? undefined : 'closed now') });
+    const socket = netConnect(path.join(proxy.directory, proxy.socketName));
+    socket.on('error', () => undefined);
+    const chunk = (text: string): boolean =>
+      socket.write(`${text.length.toString(16)}\r\n${text}\r\n`);
+    try {
+      socket.write(
+        `POST http://127.0.0.1:${String(port)}/up HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n`,
+      );
+      chunk('before;');
+      await new Promise<void>((resolve) => socket.once('data', () => resolve()));
+      await expect.poll(() => received).toBe('before;');
+      open = false;
+      proxy.recheck();
+      chunk('after;');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(received).toBe('before;');
+      expect(socket.destroyed).toBe(true);
+    } finally {
+      socket.destroy();
+      await proxy.close();
+      upstream.closeAllConnections();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
+  it('reaches an allowed IPv6 address by an absolute-form request', async () => {
+    const upstream = createServer((_req, res) => res.end('hello from ::1'));
+    await new Promise<void>((resolve) => upstream.listen(0, '::1', () => resolve()));
+    const port = (upstream.address() as AddressInfo).port;
+    const proxy = await startEgressProxy({ policy: allowListPolicy([`[::1]:${String(port)}`]) });
+    try {
+      const body = await new Promise<string>((resolve, reject) => {
+        const req = request({
+          socketPath: path.join(proxy.directory, proxy.socketName),
+          path: `http://[::1]:${String(port)}/`,
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (data: Buffer) => (text += data.toString('utf8')));
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(body).toBe('hello from ::1');
+    } finally {
+      await proxy.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
 });

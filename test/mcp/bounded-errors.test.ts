@@ -5,12 +5,13 @@
  */
 import { McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { boundedErrorText, MAX_QUOTED_ERROR_CHARS } from '../../src/core/errors.js';
+import { boundedQuote, MAX_QUOTED_CHARS } from '../../src/core/errors.js';
 import { isWellFormed } from '../../src/core/well-formed.js';
 import {
   invokeTool,
   McpIntegrationSection,
   McpServerUnavailable,
+  McpToolProgress,
   Session,
 } from '../../src/index.js';
 import {
@@ -21,19 +22,19 @@ import {
   toolNamed,
 } from '../support/mcp-fixtures.js';
 
-const BOUND = MAX_QUOTED_ERROR_CHARS + 100; // the cut text, plus the library's own words
+const BOUND = MAX_QUOTED_CHARS + 100; // the cut text, plus the library's own words
 
 const hosts: HttpHost[] = [];
 afterEach(async () => {
   await Promise.all(hosts.splice(0).map((host) => host.close()));
 });
 
-describe('boundedErrorText', () => {
+describe('boundedQuote', () => {
   it('keeps short text, cuts long text with the count of what was left out, never in a pair', () => {
-    expect(boundedErrorText('short')).toBe('short');
-    const long = 'a'.repeat(MAX_QUOTED_ERROR_CHARS - 1) + '😀' + 'b'.repeat(10);
-    const cut = boundedErrorText(long);
-    expect(cut).toBe(`${'a'.repeat(MAX_QUOTED_ERROR_CHARS - 1)}… (12 more characters)`);
+    expect(boundedQuote('short')).toBe('short');
+    const long = 'a'.repeat(MAX_QUOTED_CHARS - 1) + '😀' + 'b'.repeat(10);
+    const cut = boundedQuote(long);
+    expect(cut).toBe(`${'a'.repeat(MAX_QUOTED_CHARS - 1)}… (12 more characters)`);
     expect(isWellFormed(cut)).toBe(true);
   });
 });
@@ -81,7 +82,7 @@ describe('a failing server says a bounded amount', () => {
         annotations: { openWorldHint: false },
         handler: () => {
           // The secret sits across the place a cut before masking would make.
-          const head = 'x'.repeat(MAX_QUOTED_ERROR_CHARS - 140);
+          const head = 'x'.repeat(MAX_QUOTED_CHARS - 140);
           throw new RpcError(-32_000, `${head}${secret}${'y'.repeat(100_000)}`);
         },
       },
@@ -98,6 +99,43 @@ describe('a failing server says a bounded amount', () => {
       expect(result.message).toMatch(/more characters\)$/);
       expect(result.message.length).toBeLessThan(BOUND);
       expect(result.message).not.toContain(secret.slice(0, 8));
+    } finally {
+      await section.disconnect();
+    }
+  });
+
+  it('in a progress message', async () => {
+    const { server } = rawToolServer([
+      {
+        name: 'slow',
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: async (_args, extra) => {
+          const token = extra._meta?.progressToken;
+          if (token !== undefined) {
+            await extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: 1, message: 'z'.repeat(100_000) },
+            });
+          }
+          return { content: [{ type: 'text', text: 'done' }] };
+        },
+      },
+    ]);
+    const session = new Session();
+    const events = recordEvents(session);
+    const section = new McpIntegrationSection({
+      session,
+      servers: [{ name: 'raw', transport: { type: 'in-memory', server } }],
+    });
+    try {
+      await section.connect();
+      expect((await invokeTool(toolNamed(section, 'raw_slow'), {}, { session })).success).toBe(
+        true,
+      );
+      const [progress] = events.of(McpToolProgress);
+      expect(progress?.message).toMatch(/more characters\)$/);
+      expect(progress?.message?.length).toBeLessThan(BOUND);
     } finally {
       await section.disconnect();
     }
