@@ -74,6 +74,8 @@ export class McpServerConnection {
   /** Whether the stderr tail lost its start: it may then begin inside a secret. */
   #stderrCut = false;
   #lastError: string | undefined;
+  /** A ping is asking whether a 404 meant the session was lost (see #onTransportError). */
+  #checkingSession = false;
   #pending: Promise<void> | undefined;
   /** Lists again after `tools/list_changed`; changes that arrive meanwhile make it list once more. */
   readonly #refreshTools = coalesce(async () => {
@@ -389,17 +391,35 @@ export class McpServerConnection {
 
   /**
    * The HTTP transports report a lost session only as an error, never as a
-   * close: a streamable-HTTP server that answers 404 to the session's
-   * requests (it restarted, or expired the session: MCP says to start a new
-   * one), or a legacy SSE event stream that broke (a stream opened again
-   * is a new, uninitialized session). The client is ended, and the
-   * connection reconnects as after any lost connection.
+   * close: a legacy SSE event stream that broke (a stream opened again is a
+   * new, uninitialized session), or a streamable-HTTP server that answers
+   * 404 to the session's requests (it restarted, or expired the session:
+   * MCP says to start a new one). The client is ended, and the connection
+   * reconnects as after any lost connection. A 404 may also be the
+   * standalone GET stream of a server that does not offer one (MCP asks
+   * for 405; many answer 404): the session counts as lost only when a
+   * request of it (a ping) is refused with 404 too.
    */
   #onTransportError(client: Client, error: Error): void {
     if (client !== this.#client || this.#state !== 'connected') return;
-    const lost =
-      (error instanceof StreamableHTTPError && error.code === 404) || error instanceof SseError;
-    if (lost) void client.close().catch(() => undefined);
+    if (error instanceof SseError) {
+      void client.close().catch(() => undefined);
+      return;
+    }
+    if (!isNotFound(error) || this.#checkingSession) return;
+    this.#checkingSession = true;
+    client
+      .ping({ timeout: this.#options.timeoutMs })
+      .then(
+        () => undefined,
+        (failure: unknown) => {
+          if (client === this.#client && isNotFound(failure))
+            void client.close().catch(() => undefined);
+        },
+      )
+      .finally(() => {
+        this.#checkingSession = false;
+      });
   }
 
   #onClientClosed(client: Client): void {
@@ -495,6 +515,11 @@ export class McpServerConnection {
       },
     );
   }
+}
+
+/** A streamable-HTTP 404: the server does not know the session (or does not serve that request). */
+function isNotFound(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
 }
 
 /** An error's reason without the server's name, which the caller's text already gives. */

@@ -182,7 +182,12 @@ describe('classifyError', () => {
     ],
     ['StreamableHTTPError 502', () => new StreamableHTTPError(502, 'x'), 'retry-same-session'],
     ['StreamableHTTPError 500', () => new StreamableHTTPError(500, 'x'), 'no-retry'],
-    ['StreamableHTTPError 404', () => new StreamableHTTPError(404, 'x'), 'no-retry'],
+    // MCP: a 404 for a session's request means the server no longer knows it.
+    [
+      'StreamableHTTPError 404',
+      () => new StreamableHTTPError(404, 'Error POSTing to endpoint: Session not found'),
+      'retry-new-session',
+    ],
     [
       'a status field of 504',
       () => Object.assign(new Error('x'), { status: 504 }),

@@ -153,4 +153,37 @@ describe('a lost HTTP session', () => {
     // Served on a stream whose session was initialized again.
     expect([...streams.values()].some((stream) => stream.initialized)).toBe(true);
   }, 30_000);
+
+  it('streamable HTTP: a 404 for the standalone GET stream alone (no such stream here) changes nothing', async () => {
+    let opened = 0;
+    const host = await startHttpHost(async (req, res) => {
+      if (req.method === 'GET') {
+        // As a server with only a POST route answers: MCP asks for 405, many send 404.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('Cannot GET /mcp');
+        return;
+      }
+      if (req.method !== 'POST') {
+        res.writeHead(200).end();
+        return;
+      }
+      const message = await messageOf(req);
+      if (message.method === 'initialize') opened += 1;
+      if (message.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'only' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer(message, true) }));
+    });
+    hosts.push(host);
+    const { section, session } = sectionOn({ type: 'streamable-http', url: host.url('/mcp') });
+    await section.connect();
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(opened).toBe(1);
+    expect((await invokeTool(toolNamed(section, 'web_read'), {}, { session })).message).toBe(
+      'read ok',
+    );
+    expect(opened).toBe(1);
+  });
 });
