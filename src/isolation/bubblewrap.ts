@@ -148,13 +148,22 @@ export function bubblewrapCommand(
     SANDBOX_HOME,
   );
   const workingDirectory = layout.workspace ?? process.cwd();
-  if (layout.workspace !== undefined) shown(layout.workspace, 'the workspace (`cwd`)');
+  if (layout.workspace !== undefined) {
+    shown(layout.workspace, `the workspace (\`cwd\` ${JSON.stringify(layout.workspace)})`);
+  }
   const readOnly = new Set([
     ...programRoots(line, workingDirectory),
-    ...layout.readOnly.map((p) => shown(path.resolve(p), '`isolation.readOnlyPaths`')),
+    ...layout.readOnly.map((p) =>
+      shown(path.resolve(p), `the \`isolation.readOnlyPaths\` entry ${JSON.stringify(p)}`),
+    ),
   ]);
   if (layout.workspace === undefined) {
-    readOnly.add(shown(workingDirectory, 'the working directory (no `cwd` is declared)'));
+    readOnly.add(
+      shown(
+        workingDirectory,
+        `the working directory ${JSON.stringify(workingDirectory)} (no \`cwd\` is declared)`,
+      ),
+    );
   }
   const egress = layout.egress;
   const node = realpathSync(process.execPath);
@@ -206,8 +215,10 @@ function programRoots(line: CommandLine, cwd: string): string[] {
   for (const arg of [line.command, ...line.args]) {
     if (arg.startsWith('-')) continue;
     const candidate = path.resolve(cwd, arg);
-    if (!existsSync(candidate)) continue;
+    // `/dev/null`, `/proc/self/fd/0`: the sandbox has its own of these.
+    if (inKernelPlace(candidate) || !existsSync(candidate)) continue;
     const real = realpathSync(candidate);
+    if (inKernelPlace(real)) continue;
     // A directory argument (a folder a filesystem server serves) is shown as it is.
     if (statSync(real).isDirectory()) {
       roots.push(shown(real, `the directory argument ${JSON.stringify(arg)}`));
@@ -225,10 +236,16 @@ function programRoots(line: CommandLine, cwd: string): string[] {
   return roots;
 }
 
-/** Where a program outside the system is installed (`…/bin/..`), else its folder, else itself. */
+/**
+ * Where a program outside the system is installed (`…/bin/..`), else its
+ * folder, else itself; never a folder straight in a home (`~/.cargo`,
+ * `~/.local`), which holds the tool's credentials and state beside it.
+ */
 function installation(program: string): string {
   const folder = path.dirname(program);
-  return narrowest([path.dirname(folder), folder, program], `the program ${program}`);
+  const home = realPath(homedir());
+  const folders = [path.dirname(folder), folder].filter((dir) => path.dirname(dir) !== home);
+  return narrowest([...folders, program], `the program ${program}`);
 }
 
 /** The first of `candidates` that may be shown; `what` names them in the error. */
@@ -254,6 +271,10 @@ function shown(place: string, what: string): string {
     throw new Error(`the sandbox will not show ${what}: ${why}; name a narrower directory`);
   }
   return place;
+}
+
+function inKernelPlace(place: string): boolean {
+  return KERNEL_PLACES.some((kernel) => place === kernel || place.startsWith(`${kernel}/`));
 }
 
 /** Why `place` (as given and as its real path) may not be mounted, if it may not. */

@@ -3,7 +3,7 @@
  * the sandboxed server's environment holds. (What it can and cannot reach
  * when run is in test/integration/isolation-bubblewrap.test.ts.)
  */
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,8 +103,6 @@ describe('bubblewrapCommand', () => {
     [tmpdir(), /the directory argument .*: \/tmp is kept private/],
     ['/var', /\/var holds \/var\/tmp/],
     [homedir(), /is kept private/],
-    ['/proc/self/cwd/..', /will not show the directory argument/],
-    ['/dev', /is in the host's \/dev/],
   ])('refuses the directory argument %s, naming it and why', (directory, message) => {
     expect(() =>
       bubblewrapCommand(
@@ -118,19 +116,61 @@ describe('bubblewrapCommand', () => {
   it('refuses a workspace, a read-only path or an undeclared working directory that is too wide', () => {
     const line = { command: 'node', args: [], env: {} };
     expect(() => bubblewrapCommand(bwrap, line, { workspace: tmpdir(), readOnly: [] })).toThrow(
-      /will not show the workspace \(`cwd`\): \/tmp is kept private/,
+      /will not show the workspace \(`cwd` "\/tmp"\): \/tmp is kept private/,
     );
     expect(() =>
       bubblewrapCommand(bwrap, line, { workspace: undefined, readOnly: ['/etc'] }),
-    ).toThrow(/will not show `isolation.readOnlyPaths`: \/etc is kept private/);
+    ).toThrow(/will not show the `isolation.readOnlyPaths` entry "\/etc": \/etc is kept private/);
     const before = process.cwd();
     process.chdir(homedir());
     try {
       expect(() => bubblewrapCommand(bwrap, line, { workspace: undefined, readOnly: [] })).toThrow(
-        /will not show the working directory \(no `cwd` is declared\)/,
+        /will not show the working directory ".*" \(no `cwd` is declared\)/,
       );
     } finally {
       process.chdir(before);
+    }
+  });
+
+  it('skips device and process files among the arguments: the sandbox has its own', () => {
+    const wrapped = bubblewrapCommand(
+      bwrap,
+      {
+        command: 'node',
+        args: ['server.js', '--log', '/dev/null', '/proc/self/fd/0', '/proc/1/root', '/dev'],
+        env: {},
+      },
+      { workspace: undefined, readOnly: [] },
+    );
+    const sources = mounts(wrapped.args)
+      .filter(([option]) => option === '--ro-bind-try')
+      .map(([, source]) => source);
+    expect(sources.filter((source) => /^\/(dev|proc)(\/|$)/.test(source ?? ''))).toEqual([]);
+    expect(wrapped.args.at(-1)).toBe('/dev');
+  });
+
+  it("shows a program installed in a home's tool folder by its bin folder, not the tool folder", () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'bwrap-home-'));
+    dirs.push(home);
+    const bin = path.join(home, '.cargo', 'bin');
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(path.join(home, '.cargo', 'credentials.toml'), 'token = "x"');
+    const program = path.join(bin, 'mcp-server');
+    writeFileSync(program, '#!/bin/sh\n');
+    chmodSync(program, 0o755);
+    const before = process.env['HOME'];
+    process.env['HOME'] = home;
+    try {
+      const wrapped = bubblewrapCommand(
+        bwrap,
+        { command: program, args: [], env: {} },
+        { workspace: undefined, readOnly: [] },
+      );
+      const sources = mounts(wrapped.args).map(([, source]) => source);
+      expect(sources).toContain(bin);
+      expect(sources).not.toContain(path.join(home, '.cargo'));
+    } finally {
+      process.env['HOME'] = before;
     }
   });
 });
