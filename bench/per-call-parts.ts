@@ -7,17 +7,29 @@
  *   (the write itself, which wakes the server, included);
  * - **round trip**: from the write to the response, the server's turn;
  * - **after the response**: until the caller has its result.
+ * A third contender runs the raw call inside `AsyncLocalStorage.run`, the
+ * async context that per-call rollback needs: what that context alone costs.
  * The split patches `StdioClientTransport` of this child process only, so
  * it runs apart from the per-call row it explains. Reported, no goal.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { closeAll, openBridged, openRaw } from './contenders.js';
+import { closeAll, openBridged, openRaw, type OpenCaller } from './contenders.js';
 import { type Caller, chunkRatios, plan } from './interleave.js';
 import { loadLibrary } from './library.js';
 import { roundOrder } from './order.js';
 import { BRIDGED, RAW } from './per-call.js';
 import { round, type ResultRow, trimmedMean } from './stats.js';
+
+const RAW_IN_CONTEXT = 'raw SDK Client.callTool in AsyncLocalStorage.run';
+
+/** The raw client, each call run in an async context of its own, as a bridged call's scope is. */
+async function openRawInContext(): Promise<OpenCaller> {
+  const context = new AsyncLocalStorage<object>();
+  const raw = await openRaw(RAW_IN_CONTEXT, 'stdio');
+  return { ...raw, call: () => context.run({}, () => raw.call()) };
+}
 
 /** When the last request was written and the last response arrived (ms, `performance.now()`). */
 const marks = { written: 0, answered: 0 };
@@ -84,10 +96,14 @@ export async function perCallParts(): Promise<ResultRow[]> {
   // Where the scheduler puts a server process moves its round trip by up to
   // ±10% for the process's life: three sets of fresh processes, pooled.
   const sets = 3;
-  const names = [RAW, BRIDGED];
+  const names = [RAW, RAW_IN_CONTEXT, BRIDGED];
   const measured = names.map((): Parts => ({ before: [], roundTrip: [], after: [] }));
   for (let set = 0; set < sets; set += 1) {
-    const open = [await openRaw(RAW, 'stdio'), await openBridged(lib, BRIDGED, 'stdio')];
+    const open = [
+      await openRaw(RAW, 'stdio'),
+      await openRawInContext(),
+      await openBridged(lib, BRIDGED, 'stdio'),
+    ];
     try {
       const parts = await measure(open, p.rounds / sets, p.warmup);
       parts.forEach((part, index) => {
