@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type {
   CallToolResult,
   Tool as McpToolDescription,
@@ -74,6 +75,8 @@ export class McpServerConnection {
   /** Whether the stderr tail lost its start: it may then begin inside a secret. */
   #stderrCut = false;
   #lastError: string | undefined;
+  /** Why the transport closed itself, when it said so (a message past the limit). */
+  #closedBecause: string | undefined;
   /** A ping is asking whether a 404 meant the session was lost (see #onTransportError). */
   #checkingSession = false;
   #pending: Promise<void> | undefined;
@@ -320,6 +323,7 @@ export class McpServerConnection {
     await this.#teardown();
     this.#stderrTail = '';
     this.#stderrCut = false;
+    this.#closedBecause = undefined;
     const handlers = this.#options.handlers ?? {};
     const client = new Client(this.#options.clientInfo ?? CLIENT_INFO, {
       capabilities: capabilitiesFor(handlers),
@@ -401,7 +405,13 @@ export class McpServerConnection {
    * request of it (a ping) is refused with 404 too.
    */
   #onTransportError(client: Client, error: Error): void {
-    if (client !== this.#client || this.#state !== 'connected') return;
+    if (client !== this.#client) return;
+    // The SDK's stdio transport closes itself after a line past its read
+    // buffer (10 MB): the reason says so, not only "connection closed".
+    if (/ReadBuffer exceeded maximum size/.test(messageOf(error))) {
+      this.#closedBecause = `the server sent a line of more than ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes, the most the SDK's stdio transport reads`;
+    }
+    if (this.#state !== 'connected') return;
     if (error instanceof SseError) {
       void client.close().catch(() => undefined);
       return;
@@ -430,7 +440,9 @@ export class McpServerConnection {
     const pid = handle?.pid() ?? null;
     if (pid !== null && handle?.processGroup === true) void endProcesses([], pid);
     if (this.#state !== 'connected') return; // closing on purpose, or still connecting
-    const reason = this.#describeExit('the connection was lost');
+    const reason = this.#describeExit(
+      `the connection was lost${this.#closedBecause === undefined ? '' : `: ${this.#closedBecause}`}`,
+    );
     this.#lastError = reason;
     this.#listeners.emit('disconnected', { expected: false, reason });
     this.#state = 'reconnecting';
@@ -482,7 +494,9 @@ export class McpServerConnection {
     if (this.#state !== 'closed') this.#state = 'failed';
     // An error this connection already made names the server: keep only its reason.
     const own = error instanceof McpConnectionError && error.serverName === this.serverName;
-    const reason = this.#describeExit(own ? error.reason : this.#options.redactor.message(error));
+    const reason = this.#describeExit(
+      this.#closedBecause ?? (own ? error.reason : this.#options.redactor.message(error)),
+    );
     this.#lastError = reason;
     return this.#error(`cannot connect: ${reason}`, error);
   }
