@@ -18,6 +18,19 @@ import {
 } from '../../src/index.js';
 import { startHttpHost, tempDir, type TempDir } from '../support/mcp-fixtures.js';
 
+/** A section on `servers` that reports the unavailable ones, and every event of its session. */
+function reportingSection(servers: Awaited<ReturnType<typeof loadServerConfigs>>): {
+  section: McpIntegrationSection;
+  session: Session;
+  events: unknown[];
+} {
+  const session = new Session();
+  const events: unknown[] = [];
+  session.bus.subscribeAll((event) => events.push(event));
+  const section = new McpIntegrationSection({ servers, session, onConnectError: 'report' });
+  return { section, session, events };
+}
+
 describe('expandedSecrets', () => {
   it('takes what went into args, and of a URL what lies beyond its origin', () => {
     const url = 'https://mcp.example.test:8443/api/sk-PATH-123/sse';
@@ -83,10 +96,7 @@ describe('a token expanded into args, end to end', () => {
       const servers = await loadServerConfigs(file, { env: { GH_TOKEN: token } });
       expect(servers[0]?.secrets).toEqual([token]);
 
-      const session = new Session();
-      const events: unknown[] = [];
-      session.bus.subscribeAll((event) => events.push(event));
-      const section = new McpIntegrationSection({ servers, session, onConnectError: 'report' });
+      const { section, session, events } = reportingSection(servers);
       try {
         await section.connect();
         const [unavailable] = section.unavailableServers;
@@ -136,10 +146,7 @@ describe('a token expanded into part of a header, end to end', () => {
         }),
       );
       const servers = await loadServerConfigs(file, { env: { SID: sid, KEY: key } });
-      const session = new Session();
-      const events: unknown[] = [];
-      session.bus.subscribeAll((event) => events.push(event));
-      const section = new McpIntegrationSection({ servers, session, onConnectError: 'report' });
+      const { section, events } = reportingSection(servers);
       try {
         await section.connect();
         const [unavailable] = section.unavailableServers;
