@@ -102,8 +102,12 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       [res, upstream],
     );
     upstream.on('error', (error) => {
-      res.writeHead(502, { 'content-type': 'text/plain' }).end(`${error.message}\n`);
+      // After the answer began (a reset mid-body) there is no status left to send.
+      if (res.headersSent) res.destroy();
+      else res.writeHead(502, { 'content-type': 'text/plain' }).end(`${error.message}\n`);
     });
+    // The sandbox went away: nothing more goes up.
+    res.once('close', () => upstream.destroy());
     req.pipe(upstream);
   });
   server.on('connect', (req, client: Socket, head: Buffer) => {
@@ -143,6 +147,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     upstream.on('error', (error) => {
       client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n${error.message}\n`);
     });
+    client.once('close', () => upstream.destroy());
   });
   const socketPath = path.join(directory, SOCKET_NAME);
   await new Promise<void>((resolve, reject) => {
@@ -162,6 +167,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     },
     close: () => {
       closed ??= (async () => {
+        for (const passage of passages) passage.cut();
+        passages.clear();
         for (const socket of sockets) socket.destroy();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await rm(directory, { recursive: true, force: true });

@@ -126,7 +126,7 @@ describe('startEgressProxy recheck', () => {
     }
   });
 
-  it('keeps a request whose answer is done until its body is done: an upload is cut too', async () => {
+  it('lets no upload go on after its answer, once the level refuses its host', async () => {
     // The allowed host answers at once and keeps reading the request body.
     let received = '';
     const upstream = createServer((req, res) => {
@@ -153,7 +153,6 @@ describe('startEgressProxy recheck', () => {
       chunk('after;');
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(received).toBe('before;');
-      expect(socket.destroyed).toBe(true);
     } finally {
       socket.destroy();
       await proxy.close();
@@ -182,6 +181,53 @@ describe('startEgressProxy recheck', () => {
         req.end();
       });
       expect(body).toBe('hello from ::1');
+    } finally {
+      await proxy.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+
+  it('ends the answer when the allowed host resets in the middle of it, and close() cuts what is in flight', async () => {
+    // Headers and part of the body, then a reset: the request errors after its answer began.
+    const upstream = netServer((socket) => {
+      socket.once('data', () => {
+        socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\npartial');
+        setTimeout(() => socket.resetAndDestroy(), 50);
+      });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+    const port = (upstream.address() as AddressInfo).port;
+    const proxy = await startEgressProxy({ policy: () => undefined });
+    const get = (target: string): Promise<number | undefined> =>
+      new Promise((resolve) => {
+        const req = request({
+          socketPath: path.join(proxy.directory, proxy.socketName),
+          path: target,
+        });
+        req.on('response', (res) => {
+          res.on('data', () => undefined);
+          res.on('error', () => undefined);
+          res.on('close', () => resolve(res.statusCode));
+        });
+        req.on('error', () => resolve(undefined));
+        req.end();
+      });
+    try {
+      // Before the mend, writing a 502 after the headers threw in the proxy's process.
+      expect(await get(`http://127.0.0.1:${String(port)}/`)).toBe(200);
+      // An answer that never ends: close() ends it instead of waiting for it.
+      const endless = createServer((_req, res) => {
+        res.writeHead(200);
+        res.write('start');
+      });
+      await new Promise<void>((resolve) => endless.listen(0, '127.0.0.1', () => resolve()));
+      const endlessPort = (endless.address() as AddressInfo).port;
+      const pending = get(`http://127.0.0.1:${String(endlessPort)}/`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await proxy.close();
+      expect(await pending).toBe(200);
+      endless.closeAllConnections();
+      await new Promise<void>((resolve) => endless.close(() => resolve()));
     } finally {
       await proxy.close();
       await new Promise<void>((resolve) => upstream.close(() => resolve()));
