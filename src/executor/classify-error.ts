@@ -89,8 +89,6 @@ const SDK_CONNECTION_CLOSED = /^(?:MCP error -32000: )?Connection closed$/;
  * - `AbortError` / `TimeoutError` names and timeout codes → `no-retry`;
  * - HTTP 502, 503 or 504 in `status`, `statusCode` or a numeric `code` (the
  *   SDK's `StreamableHTTPError` and `SseError`) → `retry-same-session`;
- *   HTTP 404 there → `retry-new-session` (MCP: the server no longer knows
- *   the session, and the client starts a new one);
  * - messages, case-insensitive: a 502/503/504 status → `retry-same-session`;
  *   "connection refused/reset/closed", "broken pipe", "socket hang up",
  *   "not connected", "transport closed", "fetch failed" →
@@ -164,8 +162,6 @@ function fromStructure(link: unknown): RetryClass | undefined {
   }
   for (const status of [read(link, 'status'), read(link, 'statusCode'), code]) {
     if (typeof status === 'number' && GATEWAY_STATUSES.has(status)) return 'retry-same-session';
-    // MCP over HTTP: the server no longer knows the session; the client starts a new one.
-    if (status === 404) return 'retry-new-session';
   }
   return undefined;
 }

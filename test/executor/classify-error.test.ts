@@ -182,11 +182,11 @@ describe('classifyError', () => {
     ],
     ['StreamableHTTPError 502', () => new StreamableHTTPError(502, 'x'), 'retry-same-session'],
     ['StreamableHTTPError 500', () => new StreamableHTTPError(500, 'x'), 'no-retry'],
-    // MCP: a 404 for a session's request means the server no longer knows it.
+    // A 404 may be a gateway's answer for one tool: the connection decides (a ping) whether the session is gone.
     [
       'StreamableHTTPError 404',
       () => new StreamableHTTPError(404, 'Error POSTing to endpoint: Session not found'),
-      'retry-new-session',
+      'no-retry',
     ],
     [
       'a status field of 504',
