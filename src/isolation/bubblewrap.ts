@@ -236,27 +236,39 @@ function programRoots(line: CommandLine, cwd: string): string[] {
   return roots;
 }
 
-/**
- * Where a program outside the system is installed (`…/bin/..`), else its
- * folder, else itself; never a folder straight in a home (`~/.cargo`,
- * `~/.local`), which holds the tool's credentials and state beside it.
- */
+/** Where a program outside the system is installed (`…/bin/..`), else its folder, else itself. */
 function installation(program: string): string {
   const folder = path.dirname(program);
-  const home = realPath(homedir());
-  const folders = [path.dirname(folder), folder].filter((dir) => path.dirname(dir) !== home);
-  return narrowest([...folders, program], `the program ${program}`);
+  return narrowest([path.dirname(folder), folder, program], `the program ${program}`);
 }
 
-/** The first of `candidates` that may be shown; `what` names them in the error. */
+/**
+ * The first of `candidates` (found, not configured: a program's
+ * installation, a file's project) that may be shown; `what` names them in
+ * the error. Besides what is too wide, never a hidden folder straight in a
+ * home (`~/.cargo`, `~/.dotnet`, `~/.config`) nor `~/.local/share` or
+ * `~/.local/state`: a tool's credentials and other programs' data sit there
+ * beside the program.
+ */
 function narrowest(candidates: readonly (string | undefined)[], what: string): string {
   let why = '';
   for (const candidate of candidates) {
     if (candidate === undefined) continue;
-    why = tooWide(candidate) ?? '';
+    why = tooWide(candidate) ?? toolStateOfHome(candidate) ?? '';
     if (why === '') return candidate;
   }
   throw new Error(`the sandbox will not show ${what}: ${why}`);
+}
+
+/** Why `dir` is a home's folder of tool state, if it is one. */
+function toolStateOfHome(dir: string): string | undefined {
+  const home = realPath(homedir());
+  const real = realPath(dir);
+  const hidden = path.dirname(real) === home && path.basename(real).startsWith('.');
+  const shared = ['.local/share', '.local/state'].some((place) => real === path.join(home, place));
+  return hidden || shared
+    ? `${real} holds tools' credentials and data beside the program`
+    : undefined;
 }
 
 /**

@@ -169,6 +169,26 @@ describe('bubblewrapCommand', () => {
       const sources = mounts(wrapped.args).map(([, source]) => source);
       expect(sources).toContain(bin);
       expect(sources).not.toContain(path.join(home, '.cargo'));
+      // A program straight in a hidden tool folder, or in ~/.local/share: never the folder.
+      for (const [folder, name] of [
+        ['.dotnet', 'dotnet'],
+        ['.local/share/pnpm', 'tool'],
+      ] as const) {
+        mkdirSync(path.join(home, folder), { recursive: true });
+        const other = path.join(home, folder, name);
+        writeFileSync(other, '#!/bin/sh\n');
+        chmodSync(other, 0o755);
+        const seen = mounts(
+          bubblewrapCommand(
+            bwrap,
+            { command: other, args: [], env: {} },
+            { workspace: undefined, readOnly: [] },
+          ).args,
+        ).map(([, source]) => source);
+        for (const wide of ['.dotnet', '.local', '.local/share']) {
+          expect(seen).not.toContain(path.join(home, wide));
+        }
+      }
     } finally {
       process.env['HOME'] = before;
     }
