@@ -408,7 +408,10 @@ export class McpServerConnection {
     if (client !== this.#client) return;
     // The SDK's stdio transport closes itself after a line past its read
     // buffer (10 MB): the reason says so, not only "connection closed".
-    if (/ReadBuffer exceeded maximum size/.test(messageOf(error))) {
+    if (
+      this.#transportType === 'stdio' &&
+      /^ReadBuffer exceeded maximum size of \d+ bytes$/.test(messageOf(error))
+    ) {
       this.#closedBecause = `the server sent a line of more than ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes, the most the SDK's stdio transport reads`;
     }
     if (this.#state !== 'connected') return;
