@@ -35,16 +35,26 @@ export interface CallOptions {
 /** Default cap of a call kept alive by progress, as a multiple of its timeout. */
 export const DEFAULT_TOTAL_TIMEOUT_FACTOR = 10;
 
-/** More pages than any real server sends: a server that never ends its list is cut here. */
-const MAX_LIST_PAGES = 1_000;
+/** More pages than any real server sends: a server whose list does not end by then is refused. */
+export const MAX_LIST_PAGES = 1_000;
+
+/** More tools than any real server lists (the benchmark's largest has 10,000): past it, refused. */
+export const MAX_LISTED_TOOLS = 50_000;
+
+/** The whole listing, every page, gets this many times one request's timeout. */
+export const LISTING_TIMEOUT_FACTOR = 10;
 
 /** What the SDK is asked to check of a `tools/list` result: nothing, {@link parseToolListing} does. */
 const UNCHECKED = z.unknown();
 
 /**
- * Every tool, following `nextCursor`.
+ * Every tool, following `nextCursor`: each page within `timeoutMs`, the
+ * whole listing within {@link LISTING_TIMEOUT_FACTOR} times that, and at
+ * most {@link MAX_LIST_PAGES} pages and {@link MAX_LISTED_TOOLS} tools. A
+ * listing past a bound is refused, never cut short: a partial list would
+ * be offered as if it were the server's.
  * @throws what `broken` makes of the problem when a server sends a cursor
- *   twice or a listing that breaks the MCP schema.
+ *   twice, a listing that breaks the MCP schema, or one past a bound.
  */
 export async function listAllTools(
   client: Client,
@@ -54,26 +64,46 @@ export async function listAllTools(
     readonly broken: (problem: string) => Error;
   },
 ): Promise<McpToolDescription[]> {
-  const { timeoutMs, signal } = options;
+  const { timeoutMs, signal, broken } = options;
+  const totalMs = timeoutMs * LISTING_TIMEOUT_FACTOR;
+  const endsAt = Date.now() + totalMs;
   const tools: McpToolDescription[] = [];
   const seen = new Set<string>();
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_LIST_PAGES; page += 1) {
-    const result = await client.request(
-      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
-      UNCHECKED,
-      { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+  const unended = (bound: string, pages: number): Error =>
+    broken(
+      `tools/list did not end within ${bound} (${tools.length} tools in ${pages} pages so far)`,
     );
-    const listed = parseListing(result, options.broken);
+  for (let page = 0; ; page += 1) {
+    const left = endsAt - Date.now();
+    if (page === MAX_LIST_PAGES) throw unended(`${MAX_LIST_PAGES} pages`, page);
+    if (left <= 0) throw unended(`${totalMs} ms`, page);
+    let result: unknown;
+    try {
+      result = await client.request(
+        { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+        UNCHECKED,
+        { timeout: Math.min(timeoutMs, left), ...(signal ? { signal } : {}) },
+      );
+    } catch (error) {
+      // A page cut short by what was left of the whole listing's time.
+      if (left < timeoutMs && Date.now() >= endsAt) throw unended(`${totalMs} ms`, page);
+      throw error;
+    }
+    const listed = parseListing(result, broken);
     for (const tool of listed.tools) tools.push(tool); // a spread of a huge page overflows the stack
+    if (tools.length > MAX_LISTED_TOOLS) {
+      throw broken(
+        `tools/list offered more than ${MAX_LISTED_TOOLS} tools (${tools.length} in ${page + 1} pages)`,
+      );
+    }
     cursor = listed.nextCursor;
-    if (cursor === undefined) break;
+    if (cursor === undefined) return tools;
     if (seen.has(cursor)) {
-      throw options.broken(`tools/list repeated the cursor ${describeSent(cursor)}`);
+      throw broken(`tools/list repeated the cursor ${describeSent(cursor)}`);
     }
     seen.add(cursor);
   }
-  return tools;
 }
 
 /** The page of `result`; any failure to read it, a getter's throw included, is `broken`. */

@@ -12,7 +12,13 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { McpTimeoutError } from '../../src/core/errors.js';
-import { listAllTools, sendToolCall } from '../../src/mcp/requests.js';
+import {
+  LISTING_TIMEOUT_FACTOR,
+  listAllTools,
+  MAX_LIST_PAGES,
+  MAX_LISTED_TOOLS,
+  sendToolCall,
+} from '../../src/mcp/requests.js';
 import { rawToolServer } from '../support/mcp-fixtures.js';
 
 const clients: Client[] = [];
@@ -56,6 +62,59 @@ describe('listAllTools', () => {
     await expect(
       listAllTools(await clientOf(server), { timeoutMs: 5_000, signal: undefined, broken }),
     ).rejects.toThrow('broken: tools/list repeated the cursor "same"');
+  });
+});
+
+describe('listAllTools refuses a listing past its bounds, never cutting it short', () => {
+  /** A server whose every page names a fresh cursor, after `delayMs`, with `perPage` tools. */
+  function endless(perPage: number, delayMs = 0): Server {
+    const server = new Server(
+      { name: 'endless', version: '1.0.0' },
+      { capabilities: { tools: {} } },
+    );
+    let page = 0;
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      page += 1;
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      return {
+        tools: Array.from({ length: perPage }, (_, i) => ({
+          name: `p${String(page)}_${String(i)}`,
+          inputSchema: { type: 'object' as const },
+        })),
+        nextCursor: `page-${String(page)}`,
+      };
+    });
+    return server;
+  }
+
+  it(`at ${MAX_LIST_PAGES} pages`, async () => {
+    await expect(
+      listAllTools(await clientOf(endless(1)), { timeoutMs: 5_000, signal: undefined, broken }),
+    ).rejects.toThrow(
+      `broken: tools/list did not end within ${MAX_LIST_PAGES} pages (${MAX_LIST_PAGES} tools in ${MAX_LIST_PAGES} pages so far)`,
+    );
+  });
+
+  it(`past ${MAX_LISTED_TOOLS} tools`, async () => {
+    await expect(
+      listAllTools(await clientOf(endless(20_000)), {
+        timeoutMs: 5_000,
+        signal: undefined,
+        broken,
+      }),
+    ).rejects.toThrow(
+      `broken: tools/list offered more than ${MAX_LISTED_TOOLS} tools (60000 in 3 pages)`,
+    );
+  });
+
+  it(`after ${LISTING_TIMEOUT_FACTOR} times the timeout in all`, async () => {
+    const started = Date.now();
+    await expect(
+      listAllTools(await clientOf(endless(1, 60)), { timeoutMs: 100, signal: undefined, broken }),
+    ).rejects.toThrow(
+      /broken: tools\/list did not end within 1000 ms \(\d+ tools in \d+ pages so far\)/,
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
 
