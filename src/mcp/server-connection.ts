@@ -17,6 +17,7 @@ import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
 import { deliverInOrder } from './ordered-delivery.js';
+import { limitServerRequests } from './server-requests-limit.js';
 import { listAllTools, sendToolCall, type CallOptions } from './requests.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
@@ -371,6 +372,8 @@ export class McpServerConnection {
           // The client has set its message handler by now: a call's last progress
           // must not be dropped when it arrives with the call's response.
           deliverInOrder(handle.transport);
+          // A server's own requests can make the client hold only so many answers.
+          limitServerRequests(handle.transport);
           // The child is spawned by now. Its pid is remembered: a failed handshake makes
           // the SDK drop its process handle, and the child and its own must still be ended.
           handle.pid();

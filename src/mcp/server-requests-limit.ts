@@ -1,0 +1,55 @@
+/**
+ * A bound on what a server's own requests can make the client hold.
+ *
+ * A server may ask the client things (`sampling/createMessage`,
+ * `elicitation/create`, `roots/list`, `ping`), and the SDK answers each,
+ * with a handler's result or "method not found". A server that floods
+ * requests and never reads the answers made the client buffer every one
+ * of them: gigabytes, and calls answered many seconds late. Here at most
+ * {@link MAX_OPEN_SERVER_REQUESTS} of them are being answered at a time
+ * (from arrival until the answer is written); more are dropped unanswered,
+ * as an overloaded peer would drop them.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** More server requests in flight than any real server needs (a few elicitations, a ping). */
+export const MAX_OPEN_SERVER_REQUESTS = 64;
+
+/**
+ * Wraps `transport`'s `onmessage` (set by the SDK's client: call it right
+ * after `client.connect(transport)` has started) and `send`, so that at
+ * most `max` requests of the server are open at a time.
+ */
+export function limitServerRequests(
+  transport: Transport,
+  max: number = MAX_OPEN_SERVER_REQUESTS,
+): void {
+  const deliver = transport.onmessage;
+  if (deliver === undefined) return;
+  const send = transport.send.bind(transport);
+  /** Ids of the server's requests being answered. */
+  const open = new Set<string | number>();
+  transport.onmessage = (message, extra) => {
+    if (isRequest(message)) {
+      // Dropped: a server past the bound waits for an answer that does not come.
+      if (open.size >= max || open.has(message.id)) return;
+      open.add(message.id);
+    }
+    deliver(message, extra);
+  };
+  transport.send = async (message, options) => {
+    const answer = !('method' in message) && 'id' in message ? message.id : undefined;
+    try {
+      await send(message, options);
+    } finally {
+      if (answer !== undefined) open.delete(answer);
+    }
+  };
+}
+
+function isRequest(
+  message: JSONRPCMessage,
+): message is Extract<JSONRPCMessage, { method: string; id: string | number }> {
+  return 'method' in message && 'id' in message;
+}

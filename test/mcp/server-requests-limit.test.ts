@@ -1,0 +1,135 @@
+/**
+ * A server's requests to the client are answered at most a bounded number
+ * at a time: one that floods requests and never reads the answers no
+ * longer makes the client hold every answer.
+ */
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect, it } from 'vitest';
+import { invokeTool, McpIntegrationSection, Session } from '../../src/index.js';
+import {
+  limitServerRequests,
+  MAX_OPEN_SERVER_REQUESTS,
+} from '../../src/mcp/server-requests-limit.js';
+import { toolNamed } from '../support/mcp-fixtures.js';
+
+/** A transport whose writes complete only when `flush()` is called, as a pipe nobody reads. */
+function stalledTransport(): {
+  transport: Transport;
+  delivered: JSONRPCMessage[];
+  flush(): void;
+} {
+  const delivered: JSONRPCMessage[] = [];
+  let waiting: (() => void)[] = [];
+  const transport: Transport = {
+    start: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    send: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    onmessage: (message) => delivered.push(message),
+  };
+  return {
+    transport,
+    delivered,
+    flush: () => {
+      const done = waiting;
+      waiting = [];
+      for (const resolve of done) resolve();
+    },
+  };
+}
+
+const ping = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'ping' });
+
+describe('limitServerRequests', () => {
+  it('lets at most `max` server requests be open, and more once their answers are written', async () => {
+    const { transport, delivered, flush } = stalledTransport();
+    limitServerRequests(transport, 3);
+    for (let id = 1; id <= 10; id += 1) transport.onmessage?.(ping(id));
+    expect(delivered.map((message) => (message as { id: number }).id)).toEqual([1, 2, 3]);
+
+    // The client answers them; the answers are written only when the pipe drains.
+    const answers = [1, 2, 3].map((id) => transport.send({ jsonrpc: '2.0', id, result: {} }));
+    transport.onmessage?.(ping(11));
+    expect(delivered).toHaveLength(3);
+    flush();
+    await Promise.all(answers);
+    transport.onmessage?.(ping(12));
+    expect(delivered.map((message) => (message as { id: number }).id)).toEqual([1, 2, 3, 12]);
+  });
+
+  it('never holds back responses and notifications', () => {
+    const { transport, delivered } = stalledTransport();
+    limitServerRequests(transport, 1);
+    transport.onmessage?.(ping(1));
+    transport.onmessage?.(ping(2));
+    transport.onmessage?.({ jsonrpc: '2.0', id: 7, result: {} });
+    transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/message', params: {} });
+    expect(delivered).toHaveLength(3);
+  });
+});
+
+/**
+ * A JSON-RPC stdio server by hand that sends `FLOOD` pings to the client at
+ * connect without reading its stdin, then reads, and answers `count` with
+ * how many ping answers reached it.
+ */
+const FLOOD = 100_000;
+const FLOODING_SERVER = `
+const readline = require('node:readline');
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+let answers = 0;
+let reading = false;
+const lines = readline.createInterface({ input: process.stdin });
+lines.on('line', (line) => {
+  const message = JSON.parse(line);
+  if (typeof message.id === 'string' && message.id.startsWith('flood-')) { answers += 1; return; }
+  if (message.id === undefined) {
+    if (message.method === 'notifications/initialized' && !reading) {
+      reading = true;
+      process.stdin.pause();
+      for (let i = 0; i < ${String(FLOOD)}; i += 1) send({ jsonrpc: '2.0', id: 'flood-' + i, method: 'ping' });
+      setTimeout(() => process.stdin.resume(), 500);
+    }
+    return;
+  }
+  if (message.method === 'initialize') {
+    send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
+      capabilities: { tools: {} }, serverInfo: { name: 'flood', version: '1' } } });
+  } else if (message.method === 'tools/list') {
+    send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+      { name: 'count', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } }] } });
+  } else if (message.method === 'tools/call') {
+    setTimeout(() => send({ jsonrpc: '2.0', id: message.id,
+      result: { content: [{ type: 'text', text: String(answers) }] } }), 500);
+  } else {
+    send({ jsonrpc: '2.0', id: message.id, result: {} });
+  }
+});
+`;
+
+describe('a stdio server that floods the client with requests', () => {
+  it('gets a bounded number of answers, and its tool call is answered', async () => {
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'flood',
+          transport: { type: 'stdio', command: process.execPath, args: ['-e', FLOODING_SERVER] },
+        },
+      ],
+    });
+    try {
+      await section.connect();
+      const result = await invokeTool(toolNamed(section, 'flood_count'), {}, { session });
+      expect(result.success).toBe(true);
+      const answered = Number(result.message);
+      // Answers reach the server as its pipe takes them (64 KB here, about
+      // a thousand answers); past the bound the rest were dropped, not held.
+      expect(answered).toBeGreaterThanOrEqual(MAX_OPEN_SERVER_REQUESTS);
+      expect(answered).toBeLessThan(FLOOD / 2);
+    } finally {
+      await section.disconnect();
+    }
+  }, 30_000);
+});
