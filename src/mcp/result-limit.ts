@@ -3,22 +3,30 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 /** Default of `McpServerConfig.maxResultChars`: what one result may bring into the session. */
 export const DEFAULT_MAX_RESULT_CHARS = 1_000_000;
 
+/** Most content blocks a result keeps (empty blocks cost no characters, but each is an object). */
+export const MAX_RESULT_BLOCKS = 1_000;
+
 type Block = CallToolResult['content'][number];
 
 /**
  * `result` with at most `maxChars` characters of content: text is cut with
  * a note that says how much there was, and a binary block (image, audio,
  * embedded blob) that does not fit is replaced by a note. Structured
- * content larger than the limit is dropped with a note. The seed's
+ * content or `_meta` larger than the limit (or nested too deep to be
+ * written) is dropped with a note, and blocks past
+ * {@link MAX_RESULT_BLOCKS} give way to one note. The seed's
  * `context_result` idea, on the client side: a server cannot flood the
- * session or the model's context.
+ * session or the model's context. (The private-data marker in `_meta` is
+ * read before this.)
  */
 export function limitResult(result: CallToolResult, maxChars: number): CallToolResult {
   if (fitsWhole(result, maxChars)) return result;
   let budget = maxChars;
   let changed = false;
   const content: Block[] = [];
-  for (const block of result.content) {
+  const blocks = result.content;
+  for (let index = 0; index < blocks.length && index < MAX_RESULT_BLOCKS; index += 1) {
+    const block = blocks[index]!;
     const size = blockSize(block);
     if (size <= budget) {
       content.push(block);
@@ -41,27 +49,54 @@ export function limitResult(result: CallToolResult, maxChars: number): CallToolR
       });
     }
   }
-  let structured = result.structuredContent;
-  if (structured !== undefined && JSON.stringify(structured).length > maxChars) {
+  if (blocks.length > MAX_RESULT_BLOCKS) {
     changed = true;
-    structured = undefined;
     content.push({
       type: 'text',
-      text: `[structuredContent left out: larger than the result limit of ${maxChars} characters]`,
+      text: `[${blocks.length - MAX_RESULT_BLOCKS} more content blocks left out: a result keeps at most ${MAX_RESULT_BLOCKS}]`,
     });
   }
+  let structured = result.structuredContent;
+  if (structured !== undefined && jsonLength(structured) > maxChars) {
+    changed = true;
+    structured = undefined;
+    content.push({ type: 'text', text: leftOut('structuredContent', maxChars) });
+  }
+  let meta = result._meta;
+  if (meta !== undefined && jsonLength(meta) > maxChars) {
+    changed = true;
+    meta = undefined;
+    content.push({ type: 'text', text: leftOut('_meta', maxChars) });
+  }
   if (!changed) return result;
-  const { structuredContent: _dropped, ...rest } = result;
+  const { structuredContent: _structured, _meta: _meta, ...rest } = result;
   return {
     ...rest,
     content,
     ...(structured === undefined ? {} : { structuredContent: structured }),
+    ...(meta === undefined ? {} : { _meta: meta }),
   };
+}
+
+function leftOut(member: string, maxChars: number): string {
+  return `[${member} left out: larger than the result limit of ${maxChars} characters, or nested too deep to write]`;
+}
+
+/** The length of `value` as JSON; endless when it cannot be written (nested too deep). */
+function jsonLength(value: unknown): number {
+  try {
+    return JSON.stringify(value)?.length ?? 0;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
 }
 
 /** Whether every block fits the limit, and the result has no structuredContent to measure. */
 function fitsWhole(result: CallToolResult, maxChars: number): boolean {
-  if (result.structuredContent !== undefined) return false;
+  if (result.structuredContent !== undefined || result.content.length > MAX_RESULT_BLOCKS) {
+    return false;
+  }
+  if (result._meta !== undefined && jsonLength(result._meta) > maxChars) return false;
   let size = 0;
   for (const block of result.content) size += blockSize(block);
   return size <= maxChars;

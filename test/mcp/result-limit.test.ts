@@ -7,7 +7,11 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_RESULT_CHARS, limitResult } from '../../src/mcp/result-limit.js';
+import {
+  DEFAULT_MAX_RESULT_CHARS,
+  limitResult,
+  MAX_RESULT_BLOCKS,
+} from '../../src/mcp/result-limit.js';
 
 describe('limitResult', () => {
   it('defaults to one million characters', () => {
@@ -105,16 +109,48 @@ describe('limitResult', () => {
       isError: false,
       _meta: { trace: 't' },
     };
-    expect(limitResult(result, 10)).toEqual({
+    expect(limitResult(result, 16)).toEqual({
       content: [
         { type: 'text', text: 'ok' },
         {
           type: 'text',
-          text: '[structuredContent left out: larger than the result limit of 10 characters]',
+          text: '[structuredContent left out: larger than the result limit of 16 characters, or nested too deep to write]',
         },
       ],
       isError: false,
       _meta: { trace: 't' },
+    });
+  });
+
+  it('drops a _meta longer than the limit, or nested too deep to write, with a note', () => {
+    const deep: Record<string, unknown> = {};
+    let node = deep;
+    for (let depth = 0; depth < 100_000; depth += 1) {
+      const next: Record<string, unknown> = {};
+      node['a'] = next;
+      node = next;
+    }
+    for (const meta of [{ padding: 'p'.repeat(100) }, deep]) {
+      const limited = limitResult({ content: [{ type: 'text', text: 'ok' }], _meta: meta }, 50);
+      expect(limited).toEqual({
+        content: [
+          { type: 'text', text: 'ok' },
+          {
+            type: 'text',
+            text: '[_meta left out: larger than the result limit of 50 characters, or nested too deep to write]',
+          },
+        ],
+      });
+    }
+  });
+
+  it(`keeps at most ${MAX_RESULT_BLOCKS} content blocks, however small, and says how many more there were`, () => {
+    const content = Array.from({ length: 300_000 }, () => ({ type: 'text' as const, text: '' }));
+    const limited = limitResult({ content }, 1_000_000);
+    expect(limited.content).toHaveLength(MAX_RESULT_BLOCKS + 1);
+    expect(limited.content.at(-1)).toEqual({
+      type: 'text',
+      text: `[${300_000 - MAX_RESULT_BLOCKS} more content blocks left out: a result keeps at most ${MAX_RESULT_BLOCKS}]`,
     });
   });
 
