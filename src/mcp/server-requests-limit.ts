@@ -38,13 +38,11 @@ export function limitServerRequests(
     }
     deliver(message, extra);
   };
-  transport.send = async (message, options) => {
-    const answer = !('method' in message) && 'id' in message ? message.id : undefined;
-    try {
-      await send(message, options);
-    } finally {
-      if (answer !== undefined) open.delete(answer);
-    }
+  // Every request of the client passes here too: only an answer to an open request waits.
+  transport.send = (message, options) => {
+    const id = 'method' in message || !('id' in message) ? undefined : message.id;
+    if (id === undefined || !open.has(id)) return send(message, options);
+    return send(message, options).finally(() => open.delete(id));
   };
 }
 
