@@ -1,7 +1,5 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type {
   CallToolResult,
   Tool as McpToolDescription,
@@ -23,6 +21,7 @@ import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
 import { createTransport, type TransportHandle } from './transport-factory.js';
+import { TransportErrorWatch } from './transport-errors.js';
 
 export type { CallOptions, ConnectionListener, McpToolDescription };
 export { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy };
@@ -76,10 +75,8 @@ export class McpServerConnection {
   /** Whether the stderr tail lost its start: it may then begin inside a secret. */
   #stderrCut = false;
   #lastError: string | undefined;
-  /** Why the transport closed itself, when it said so (a message past the limit). */
-  #closedBecause: string | undefined;
-  /** A ping is asking whether a 404 meant the session was lost (see #onTransportError). */
-  #checkingSession = false;
+  /** What the current client's transport errors said (see TransportErrorWatch). */
+  #watch: TransportErrorWatch | undefined;
   #pending: Promise<void> | undefined;
   /** Lists again after `tools/list_changed`; changes that arrive meanwhile make it list once more. */
   readonly #refreshTools = coalesce(async () => {
@@ -324,7 +321,6 @@ export class McpServerConnection {
     await this.#teardown();
     this.#stderrTail = '';
     this.#stderrCut = false;
-    this.#closedBecause = undefined;
     const handlers = this.#options.handlers ?? {};
     const client = new Client(this.#options.clientInfo ?? CLIENT_INFO, {
       capabilities: capabilitiesFor(handlers),
@@ -356,7 +352,13 @@ export class McpServerConnection {
     this.#handle = handle;
     this.#transportType = handle.type;
     client.onclose = () => this.#onClientClosed(client);
-    client.onerror = (error) => this.#onTransportError(client, error);
+    const watch = new TransportErrorWatch(client, {
+      transportType: handle.type,
+      timeoutMs: this.#options.timeoutMs,
+      isLive: () => client === this.#client && this.#state === 'connected',
+    });
+    this.#watch = watch;
+    client.onerror = (error) => watch.onError(error);
     const handshakeMs = Math.max(this.#options.timeoutMs, MIN_CONNECT_TIMEOUT_MS);
     try {
       // The SDK bounds only the initialize request: not the transport's start
@@ -396,48 +398,6 @@ export class McpServerConnection {
     }
   }
 
-  /**
-   * The HTTP transports report a lost session only as an error, never as a
-   * close: a legacy SSE event stream that broke (a stream opened again is a
-   * new, uninitialized session), or a streamable-HTTP server that answers
-   * 404 to the session's requests (it restarted, or expired the session:
-   * MCP says to start a new one). The client is ended, and the connection
-   * reconnects as after any lost connection. A 404 may also be the
-   * standalone GET stream of a server that does not offer one (MCP asks
-   * for 405; many answer 404): the session counts as lost only when a
-   * request of it (a ping) is refused with 404 too.
-   */
-  #onTransportError(client: Client, error: Error): void {
-    if (client !== this.#client) return;
-    // The SDK's stdio transport closes itself after a line past its read
-    // buffer (10 MB): the reason says so, not only "connection closed".
-    if (
-      this.#transportType === 'stdio' &&
-      /^ReadBuffer exceeded maximum size of \d+ bytes$/.test(messageOf(error))
-    ) {
-      this.#closedBecause = `the server sent a line of more than ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes, the most the SDK's stdio transport reads`;
-    }
-    if (this.#state !== 'connected') return;
-    if (error instanceof SseError) {
-      void client.close().catch(() => undefined);
-      return;
-    }
-    if (!isNotFound(error) || this.#checkingSession) return;
-    this.#checkingSession = true;
-    client
-      .ping({ timeout: this.#options.timeoutMs })
-      .then(
-        () => undefined,
-        (failure: unknown) => {
-          if (client === this.#client && isNotFound(failure))
-            void client.close().catch(() => undefined);
-        },
-      )
-      .finally(() => {
-        this.#checkingSession = false;
-      });
-  }
-
   #onClientClosed(client: Client): void {
     if (client !== this.#client) return; // an old client, already replaced
     this.#client = undefined;
@@ -446,8 +406,9 @@ export class McpServerConnection {
     const pid = handle?.pid() ?? null;
     if (pid !== null && handle?.processGroup === true) void endProcesses([], pid);
     if (this.#state !== 'connected') return; // closing on purpose, or still connecting
+    const closedBecause = this.#watch?.closedBecause;
     const reason = this.#describeExit(
-      `the connection was lost${this.#closedBecause === undefined ? '' : `: ${this.#closedBecause}`}`,
+      `the connection was lost${closedBecause === undefined ? '' : `: ${closedBecause}`}`,
     );
     this.#lastError = reason;
     this.#listeners.emit('disconnected', { expected: false, reason });
@@ -501,7 +462,7 @@ export class McpServerConnection {
     // An error this connection already made names the server: keep only its reason.
     const own = error instanceof McpConnectionError && error.serverName === this.serverName;
     const reason = this.#describeExit(
-      this.#closedBecause ?? (own ? error.reason : this.#options.redactor.message(error)),
+      this.#watch?.closedBecause ?? (own ? error.reason : this.#options.redactor.message(error)),
     );
     this.#lastError = reason;
     return this.#error(`cannot connect: ${reason}`, error);
@@ -535,11 +496,6 @@ export class McpServerConnection {
       },
     );
   }
-}
-
-/** A streamable-HTTP 404: the server does not know the session (or does not serve that request). */
-function isNotFound(error: unknown): boolean {
-  return error instanceof StreamableHTTPError && error.code === 404;
 }
 
 /** An error's reason without the server's name, which the caller's text already gives. */

@@ -70,6 +70,7 @@ mcp_servers:
         timeoutMs: 60000,
         permissions: { fetch_url: ['connect'], write_file: ['read', 'write'] },
         sensitiveTools: { load_sensitive_dataset: 'secret' },
+        secrets: ['tok'],
       },
     ]);
   });

@@ -67,6 +67,8 @@ describe('loadMcpJson', () => {
           url: 'https://mcp.example.com/mcp',
           headers: { Authorization: 'Bearer t-2' },
         },
+        // What expansion put into a header is a secret of its own (a part of a header value).
+        secrets: ['t-2'],
       },
       { name: 'legacy', transport: { type: 'sse', url: 'http://127.0.0.1:9/sse' } },
       { name: 'untyped', transport: { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' } },

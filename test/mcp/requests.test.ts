@@ -103,7 +103,7 @@ describe('listAllTools refuses a listing past its bounds, never cutting it short
         broken,
       }),
     ).rejects.toThrow(
-      `broken: tools/list offered more than ${MAX_LISTED_TOOLS} tools (60000 in 3 pages)`,
+      `broken: tools/list offered more than ${MAX_LISTED_TOOLS} tools (220000 in 11 pages)`,
     );
   });
 

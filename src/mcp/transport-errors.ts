@@ -1,0 +1,89 @@
+/**
+ * What a client's transport errors say about its connection. The SDK's
+ * HTTP transports report a lost session only as an error, never as a
+ * close, and its stdio transport closes itself after a line past its read
+ * buffer with only an error to say why.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { messageOf } from '../core/errors.js';
+
+/** What a {@link TransportErrorWatch} asks of its connection. */
+export interface WatchedConnection {
+  /** The transport type in use: `stdio`, `sse`, `streamable-http`, `in-memory`. */
+  readonly transportType: string;
+  readonly timeoutMs: number;
+  /** True while the watched client is the connection's current one, connected. */
+  isLive(): boolean;
+}
+
+/**
+ * Watches one client's transport errors (give it `client.onerror`), for as
+ * long as the client is its connection's current one:
+ * - a legacy SSE event stream that broke ends the client (a stream opened
+ *   again is a new, uninitialized session), so that the connection
+ *   reconnects as after any lost connection;
+ * - a streamable-HTTP 404 ends it once a ping of the session is refused
+ *   with 404 too: MCP says a server that no longer knows the session
+ *   answers 404, but a server without a standalone GET stream may answer
+ *   that stream with 404 (MCP asks for 405) while the session is fine;
+ * - a stdio line past the SDK's read buffer is remembered as
+ *   {@link closedBecause}, for the connection's reason.
+ */
+export class TransportErrorWatch {
+  readonly #client: Client;
+  readonly #connection: WatchedConnection;
+  /** A ping is asking whether a 404 meant the session was lost. */
+  #checking = false;
+  #closedBecause: string | undefined;
+
+  constructor(client: Client, connection: WatchedConnection) {
+    this.#client = client;
+    this.#connection = connection;
+  }
+
+  /** Why the transport closed itself, when it said so. */
+  get closedBecause(): string | undefined {
+    return this.#closedBecause;
+  }
+
+  /** The client's `onerror`. */
+  onError(error: Error): void {
+    if (
+      this.#connection.transportType === 'stdio' &&
+      /^ReadBuffer exceeded maximum size of \d+ bytes$/.test(messageOf(error))
+    ) {
+      this.#closedBecause = `the server sent a line of more than ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes, the most the SDK's stdio transport reads`;
+    }
+    if (!this.#connection.isLive()) return;
+    if (error instanceof SseError) {
+      this.#end();
+      return;
+    }
+    if (!isNotFound(error) || this.#checking) return;
+    this.#checking = true;
+    this.#client
+      .ping({ timeout: this.#connection.timeoutMs })
+      .then(
+        () => undefined,
+        (failure: unknown) => {
+          if (this.#connection.isLive() && isNotFound(failure)) this.#end();
+        },
+      )
+      .finally(() => {
+        this.#checking = false;
+      });
+  }
+
+  /** Ends the client: its `onclose` makes the connection reconnect. */
+  #end(): void {
+    void this.#client.close().catch(() => undefined);
+  }
+}
+
+/** A streamable-HTTP 404: the server does not know the session (or does not serve that request). */
+function isNotFound(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
+}
