@@ -216,9 +216,9 @@ function programRoots(line: CommandLine, cwd: string): string[] {
     if (arg.startsWith('-')) continue;
     const candidate = path.resolve(cwd, arg);
     // `/dev/null`, `/proc/self/fd/0`: the sandbox has its own of these.
-    if (inKernelPlace(candidate) || !existsSync(candidate)) continue;
+    if (kernelPlaceOf(candidate) !== undefined || !existsSync(candidate)) continue;
     const real = realpathSync(candidate);
-    if (inKernelPlace(real)) continue;
+    if (kernelPlaceOf(real) !== undefined) continue;
     // A directory argument (a folder a filesystem server serves) is shown as it is.
     if (statSync(real).isDirectory()) {
       roots.push(shown(real, `the directory argument ${JSON.stringify(arg)}`));
@@ -285,16 +285,17 @@ function shown(place: string, what: string): string {
   return place;
 }
 
-function inKernelPlace(place: string): boolean {
-  return KERNEL_PLACES.some((kernel) => place === kernel || place.startsWith(`${kernel}/`));
+/** The kernel interface `place` lies in, if any. */
+function kernelPlaceOf(place: string): string | undefined {
+  return KERNEL_PLACES.find((kernel) => place === kernel || place.startsWith(`${kernel}/`));
 }
 
 /** Why `place` (as given and as its real path) may not be mounted, if it may not. */
 function tooWide(place: string): string | undefined {
   for (const checked of new Set([path.resolve(place), realPath(place)])) {
-    const kernel = KERNEL_PLACES.find((k) => checked === k || checked.startsWith(`${k}/`));
+    const kernel = kernelPlaceOf(checked);
     if (kernel !== undefined) return `${checked} is in the host's ${kernel}`;
-    const held = COVERED_PLACES.find((c) => c === checked || c.startsWith(`${withSlash(checked)}`));
+    const held = COVERED_PLACES.find((c) => c === checked || c.startsWith(withSlash(checked)));
     if (held !== undefined) {
       return held === checked
         ? `${checked} is kept private (a home, /etc, or the place of a private mount)`
