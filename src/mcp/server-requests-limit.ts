@@ -7,14 +7,19 @@
  * requests and never reads the answers made the client buffer every one
  * of them: gigabytes, and calls answered many seconds late. Here at most
  * {@link MAX_OPEN_SERVER_REQUESTS} of them are being answered at a time
- * (from arrival until the answer is written); more are dropped unanswered,
- * as an overloaded peer would drop them.
+ * (from arrival until the answer is written, or the server cancels the
+ * request); more are dropped unanswered, as an overloaded peer would drop
+ * them.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
-/** More server requests in flight than any real server needs (a few elicitations, a ping). */
-export const MAX_OPEN_SERVER_REQUESTS = 64;
+/**
+ * More server requests in flight than any real server needs (a few
+ * elicitations, pings in a burst), and few enough that their answers stay
+ * small in memory.
+ */
+export const MAX_OPEN_SERVER_REQUESTS = 1_000;
 
 /**
  * Wraps `transport`'s `onmessage` (set by the SDK's client: call it right
@@ -35,6 +40,9 @@ export function limitServerRequests(
       // Dropped: a server past the bound waits for an answer that does not come.
       if (open.size >= max || open.has(message.id)) return;
       open.add(message.id);
+    } else if (isCancellation(message)) {
+      // The SDK writes no answer to a request its server cancelled.
+      open.delete(message.params.requestId);
     }
     deliver(message, extra);
   };
@@ -44,6 +52,16 @@ export function limitServerRequests(
     if (id === undefined || !open.has(id)) return send(message, options);
     return send(message, options).finally(() => open.delete(id));
   };
+}
+
+function isCancellation(
+  message: JSONRPCMessage,
+): message is { jsonrpc: '2.0'; method: string; params: { requestId: string | number } } {
+  if (!('method' in message) || 'id' in message || message.method !== 'notifications/cancelled') {
+    return false;
+  }
+  const requestId: unknown = (message.params as { requestId?: unknown } | undefined)?.requestId;
+  return typeof requestId === 'string' || typeof requestId === 'number';
 }
 
 function isRequest(
