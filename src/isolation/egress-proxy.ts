@@ -86,7 +86,14 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         headers: req.headers,
       },
       (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        try {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+        } catch {
+          // A status or header Node refuses to send on (`HTTP/1.1 000`): nothing is passed on.
+          upstream.destroy();
+          res.destroy();
+          return;
+        }
         answer.pipe(res);
       },
     );
@@ -170,6 +177,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         for (const passage of passages) passage.cut();
         passages.clear();
         for (const socket of sockets) socket.destroy();
+        // A refused request whose body never ends holds its connection open: close it too.
+        server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await rm(directory, { recursive: true, force: true });
       })();

@@ -233,4 +233,42 @@ describe('startEgressProxy recheck', () => {
       await new Promise<void>((resolve) => upstream.close(() => resolve()));
     }
   });
+
+  it('survives an allowed host whose answer Node cannot pass on, and closes despite an endless refused upload', async () => {
+    const upstream = netServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 000 Zero\r\ncontent-length: 0\r\n\r\n'));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', () => resolve()));
+    const port = (upstream.address() as AddressInfo).port;
+    const proxy = await startEgressProxy({
+      policy: (_host, to) => (to === port ? undefined : 'not this one'),
+    });
+    const socketPath = path.join(proxy.directory, proxy.socketName);
+    try {
+      const answered = await new Promise<string>((resolve) => {
+        const req = request({ socketPath, path: `http://127.0.0.1:${String(port)}/` });
+        req.on('response', (res) => resolve(String(res.statusCode)));
+        req.on('error', (error) => resolve(error.message));
+        req.end();
+      });
+      expect(answered).toMatch(/socket hang up|ECONNRESET/);
+      // A refused upload that never ends.
+      const refused = netConnect(socketPath, () =>
+        refused.write(
+          'POST http://127.0.0.1:1/ HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhello\r\n',
+        ),
+      );
+      refused.on('error', () => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const closed = await Promise.race([
+        proxy.close().then(() => 'closed'),
+        new Promise((resolve) => setTimeout(() => resolve('still open'), 3_000)),
+      ]);
+      expect(closed).toBe('closed');
+      refused.destroy();
+    } finally {
+      await proxy.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
 });
