@@ -102,22 +102,50 @@ function fitsWhole(result: CallToolResult, maxChars: number): boolean {
   return size <= maxChars;
 }
 
+/**
+ * The characters a block brings: its text or data, and whatever else the
+ * server put in it (a MIME type, a URI, annotations, `_meta`), each of
+ * which reaches the session's value and some the model's text.
+ */
 function blockSize(block: Block): number {
+  const extras = fieldsSize(block.annotations, block._meta);
   switch (block.type) {
     case 'text':
-      return block.text.length;
+      return block.text.length + extras;
     case 'image':
     case 'audio':
-      return block.data.length;
+      return block.data.length + block.mimeType.length + extras;
     case 'resource': {
-      const resource = block.resource as { text?: unknown; blob?: unknown };
-      return typeof resource.text === 'string'
-        ? resource.text.length
-        : typeof resource.blob === 'string'
-          ? resource.blob.length
-          : 0;
+      const resource = block.resource as {
+        uri: string;
+        mimeType?: string;
+        text?: unknown;
+        blob?: unknown;
+        _meta?: unknown;
+      };
+      const payload =
+        typeof resource.text === 'string'
+          ? resource.text.length
+          : typeof resource.blob === 'string'
+            ? resource.blob.length
+            : 0;
+      return (
+        payload +
+        resource.uri.length +
+        (resource.mimeType?.length ?? 0) +
+        fieldsSize(undefined, resource._meta) +
+        extras
+      );
     }
     default:
-      return JSON.stringify(block).length;
+      return jsonLength(block);
   }
+}
+
+/** The characters of a block's optional `annotations` and `_meta`, as JSON. */
+function fieldsSize(annotations: unknown, meta: unknown): number {
+  return (
+    (annotations === undefined ? 0 : jsonLength(annotations)) +
+    (meta === undefined ? 0 : jsonLength(meta))
+  );
 }

@@ -191,7 +191,8 @@ describe('oversized results', () => {
     expect(result.success).toBe(true);
     expect(result.message.length).toBeLessThan(1_100_000);
     expect(result.message).toContain(`[result truncated: ${huge.length} characters, 1000000 kept`);
-    expect(result.message).toContain('image block of 2000000 characters left out');
+    // Its data and its MIME type ('image/png'): 2,000,000 + 9.
+    expect(result.message).toContain('image block of 2000009 characters left out');
     // The server's string is shared, not copied: what the call adds stays far below it.
     expect(after - before).toBeLessThan(64 * 1024 * 1024);
   });

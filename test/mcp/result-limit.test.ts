@@ -18,7 +18,7 @@ describe('limitResult', () => {
     expect(DEFAULT_MAX_RESULT_CHARS).toBe(1_000_000);
   });
 
-  it('returns the very same result when everything fits, up to the exact limit', () => {
+  it('returns the very same result when everything fits, up to the exact limit (MIME types count)', () => {
     const result: CallToolResult = {
       content: [
         { type: 'text', text: 'abcde' },
@@ -26,7 +26,7 @@ describe('limitResult', () => {
       ],
       structuredContent: { a: 1 },
     };
-    expect(limitResult(result, 9)).toBe(result);
+    expect(limitResult(result, 5 + 4 + 'image/png'.length)).toBe(result);
   });
 
   it('cuts text at the remaining budget and says how much there was', () => {
@@ -69,12 +69,12 @@ describe('limitResult', () => {
     };
     // The image is left out whole, so its size is not taken from the budget.
     expect(limitResult(result, 3).content).toEqual([
-      { type: 'text', text: '[image block of 10 characters left out: the result limit is 3]' },
+      { type: 'text', text: '[image block of 19 characters left out: the result limit is 3]' },
       { type: 'text', text: 'ok' },
     ]);
   });
 
-  it('replaces audio and embedded resources that do not fit, measured by their data', () => {
+  it('replaces audio and embedded resources that do not fit, measured by their data, type and URI', () => {
     const result: CallToolResult = {
       content: [
         { type: 'audio', data: 'a'.repeat(8), mimeType: 'audio/wav' },
@@ -83,10 +83,33 @@ describe('limitResult', () => {
       ],
     };
     expect(limitResult(result, 5).content).toEqual([
-      { type: 'text', text: '[audio block of 8 characters left out: the result limit is 5]' },
-      { type: 'text', text: '[resource block of 7 characters left out: the result limit is 5]' },
-      { type: 'text', text: '[resource block of 6 characters left out: the result limit is 5]' },
+      { type: 'text', text: '[audio block of 17 characters left out: the result limit is 5]' },
+      { type: 'text', text: '[resource block of 16 characters left out: the result limit is 5]' },
+      { type: 'text', text: '[resource block of 15 characters left out: the result limit is 5]' },
     ]);
+  });
+
+  it('counts what a server puts in a block besides its text: annotations, _meta, a MIME type', () => {
+    const result: CallToolResult = {
+      content: [
+        { type: 'text', text: 'ok', _meta: { padding: 'p'.repeat(1_000) } },
+        { type: 'image', data: 'QUJD', mimeType: `image/${'x'.repeat(1_000)}` },
+        {
+          type: 'resource',
+          resource: { uri: `file:///${'u'.repeat(1_000)}`, blob: 'QUJD' },
+          annotations: { audience: ['user'] },
+        },
+      ],
+    };
+    const limited = limitResult(result, 100).content;
+    expect(limited).toHaveLength(3);
+    expect(limited[0]).toEqual({
+      type: 'text',
+      text: 'ok\n[result truncated: 2 characters, 2 kept; the limit is 100]',
+    });
+    const notes = limited.slice(1).map((block) => (block.type === 'text' ? block.text : ''));
+    expect(notes[0]).toMatch(/^\[image block of 1\d{3} characters left out/);
+    expect(notes[1]).toMatch(/^\[resource block of 1\d{3} characters left out/);
   });
 
   it('measures other blocks (resource links) by their JSON', () => {
