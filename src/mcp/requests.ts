@@ -47,13 +47,21 @@ export const MAX_LISTED_TOOLS = 200_000;
 /** The whole listing, every page, gets this many times one request's timeout. */
 export const LISTING_TIMEOUT_FACTOR = 10;
 
+/**
+ * Most characters of names, titles and descriptions in one listing (10,000
+ * rich tools carry about 5 million). Schemas are bounded per tool at
+ * connect (see `schema/json.ts`), pages by the transport.
+ */
+export const MAX_LISTING_TEXT_CHARS = 50_000_000;
+
 /** What the SDK is asked to check of a `tools/list` result: nothing, {@link parseToolListing} does. */
 const UNCHECKED = z.unknown();
 
 /**
  * Every tool, following `nextCursor`: each page within `timeoutMs`, the
  * whole listing within {@link LISTING_TIMEOUT_FACTOR} times that, and at
- * most {@link MAX_LIST_PAGES} pages and {@link MAX_LISTED_TOOLS} tools. A
+ * most {@link MAX_LIST_PAGES} pages, {@link MAX_LISTED_TOOLS} tools and
+ * {@link MAX_LISTING_TEXT_CHARS} characters of their text. A
  * listing past a bound is refused, never cut short: a partial list would
  * be offered as if it were the server's.
  * @throws what `broken` makes of the problem when a server sends a cursor
@@ -71,6 +79,8 @@ export async function listAllTools(
   const totalMs = timeoutMs * LISTING_TIMEOUT_FACTOR;
   const endsAt = Date.now() + totalMs;
   const tools: McpToolDescription[] = [];
+  /** Characters of the names, titles and descriptions listed so far. */
+  let text = 0;
   const seen = new Set<string>();
   let cursor: string | undefined;
   const unended = (bound: string, pages: number): Error =>
@@ -94,7 +104,15 @@ export async function listAllTools(
       throw error;
     }
     const listed = parseListing(result, broken);
-    for (const tool of listed.tools) tools.push(tool); // a spread of a huge page overflows the stack
+    for (const tool of listed.tools) {
+      tools.push(tool); // a spread of a huge page overflows the stack
+      text += tool.name.length + (tool.title?.length ?? 0) + (tool.description?.length ?? 0);
+    }
+    if (text > MAX_LISTING_TEXT_CHARS) {
+      throw broken(
+        `tools/list carried more than ${MAX_LISTING_TEXT_CHARS} characters of names, titles and descriptions (${text} in ${page + 1} pages)`,
+      );
+    }
     if (tools.length > MAX_LISTED_TOOLS) {
       throw broken(
         `tools/list offered more than ${MAX_LISTED_TOOLS} tools (${tools.length} in ${page + 1} pages)`,

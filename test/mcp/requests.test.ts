@@ -17,6 +17,7 @@ import {
   listAllTools,
   MAX_LIST_PAGES,
   MAX_LISTED_TOOLS,
+  MAX_LISTING_TEXT_CHARS,
   sendToolCall,
 } from '../../src/mcp/requests.js';
 import { rawToolServer } from '../support/mcp-fixtures.js';
@@ -104,6 +105,28 @@ describe('listAllTools refuses a listing past its bounds, never cutting it short
       }),
     ).rejects.toThrow(
       `broken: tools/list offered more than ${MAX_LISTED_TOOLS} tools (220000 in 11 pages)`,
+    );
+  });
+
+  it(`past ${MAX_LISTING_TEXT_CHARS} characters of descriptions`, async () => {
+    const description = 'd'.repeat(9 * 1024 * 1024);
+    const server = new Server({ name: 'wordy', version: '1.0.0' }, { capabilities: { tools: {} } });
+    let page = 0;
+    server.setRequestHandler(ListToolsRequestSchema, () => {
+      page += 1;
+      return {
+        tools: [
+          { name: `t${String(page)}`, description, inputSchema: { type: 'object' as const } },
+        ],
+        nextCursor: `page-${String(page)}`,
+      };
+    });
+    await expect(
+      listAllTools(await clientOf(server), { timeoutMs: 5_000, signal: undefined, broken }),
+    ).rejects.toThrow(
+      new RegExp(
+        `broken: tools/list carried more than ${MAX_LISTING_TEXT_CHARS} characters of names, titles and descriptions \\(\\d+ in 6 pages\\)`,
+      ),
     );
   });
 
