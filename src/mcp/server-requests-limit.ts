@@ -33,24 +33,30 @@ export function limitServerRequests(
   const deliver = transport.onmessage;
   if (deliver === undefined) return;
   const send = transport.send.bind(transport);
-  /** Ids of the server's requests being answered. */
-  const open = new Set<string | number>();
+  /** Ids of the server's requests whose answer is not yet given to the transport. */
+  const answering = new Set<string | number>();
+  /** Ids whose answer is being written. */
+  const writing = new Set<string | number>();
   transport.onmessage = (message, extra) => {
     if (isRequest(message)) {
       // Dropped: a server past the bound waits for an answer that does not come.
-      if (open.size >= max || open.has(message.id)) return;
-      open.add(message.id);
+      const id = message.id;
+      if (answering.size + writing.size >= max || answering.has(id) || writing.has(id)) return;
+      answering.add(id);
     } else if (isCancellation(message)) {
-      // The SDK writes no answer to a request its server cancelled.
-      open.delete(message.params.requestId);
+      // The SDK writes no answer to a request cancelled while its handler runs
+      // (it ignores an id of 0); an answer already being written still counts.
+      const id = message.params.requestId;
+      if (id !== 0 && id !== '') answering.delete(id);
     }
     deliver(message, extra);
   };
   // Every request of the client passes here too: only an answer to an open request waits.
   transport.send = (message, options) => {
     const id = 'method' in message || !('id' in message) ? undefined : message.id;
-    if (id === undefined || !open.has(id)) return send(message, options);
-    return send(message, options).finally(() => open.delete(id));
+    if (id === undefined || !answering.delete(id)) return send(message, options);
+    writing.add(id);
+    return send(message, options).finally(() => writing.delete(id));
   };
 }
 

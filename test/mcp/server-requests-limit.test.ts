@@ -69,6 +69,33 @@ describe('limitServerRequests', () => {
     expect(ids).toEqual([1, 2, undefined, 3]);
   });
 
+  it('keeps counting an answer being written, and a request of id 0, whatever cancellations say', () => {
+    const { transport, delivered } = stalledTransport();
+    limitServerRequests(transport, 1);
+    const cancel = (requestId: number): void =>
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId },
+      });
+    transport.onmessage?.(ping(1));
+    void transport.send({ jsonrpc: '2.0', id: 1, result: {} }); // handed over, not yet written
+    cancel(1);
+    transport.onmessage?.(ping(2));
+    expect(delivered.filter((message) => 'id' in message)).toHaveLength(1);
+
+    const other = stalledTransport();
+    limitServerRequests(other.transport, 1);
+    other.transport.onmessage?.(ping(0));
+    other.transport.onmessage?.({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 0 },
+    });
+    other.transport.onmessage?.(ping(3));
+    expect(other.delivered.filter((message) => 'id' in message)).toHaveLength(1);
+  });
+
   it('never holds back responses and notifications', () => {
     const { transport, delivered } = stalledTransport();
     limitServerRequests(transport, 1);
