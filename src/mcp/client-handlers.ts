@@ -6,10 +6,12 @@ import {
   type CreateMessageResult,
   type ElicitRequest,
   ElicitRequestSchema,
+  ErrorCode,
   type ElicitResult,
   ListRootsRequestSchema,
   type LoggingMessageNotification,
   LoggingMessageNotificationSchema,
+  McpError as RpcError,
   type Root,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -64,9 +66,18 @@ export interface NotificationListener {
 }
 
 /**
+ * Most of the application's handlers that run at once for one server: a
+ * server that asks (and cancels) without end, or a handler that ignores
+ * the cancellation, cannot start any number of them (an elicitation may
+ * be a prompt in front of the user).
+ */
+export const MAX_RUNNING_HANDLERS = 16;
+
+/**
  * Answers the server's requests with the application's handlers (only
- * those given: capabilities are advertised to match) and passes its
- * notifications on.
+ * those given: capabilities are advertised to match), at most
+ * {@link MAX_RUNNING_HANDLERS} at a time (more are refused with an
+ * error), and passes its notifications on.
  */
 export function installClientHandlers(
   client: Client,
@@ -75,20 +86,37 @@ export function installClientHandlers(
   notifications: NotificationListener,
 ): void {
   const { elicitation, sampling, roots } = handlers;
+  let running = 0;
+  const bounded = async <T>(handle: () => T | Promise<T>): Promise<T> => {
+    if (running >= MAX_RUNNING_HANDLERS) {
+      throw new RpcError(
+        ErrorCode.InternalError,
+        `the client is already answering ${MAX_RUNNING_HANDLERS} requests of server "${serverName}"; try again when one has ended`,
+      );
+    }
+    running += 1;
+    try {
+      return await handle();
+    } finally {
+      running -= 1;
+    }
+  };
   if (elicitation !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      elicitation(request.params, { serverName, signal: extra.signal }),
+      bounded(() => elicitation(request.params, { serverName, signal: extra.signal })),
     );
   }
   if (sampling !== undefined) {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      sampling(request.params, { serverName, signal: extra.signal }),
+      bounded(() => sampling(request.params, { serverName, signal: extra.signal })),
     );
   }
   if (roots !== undefined) {
-    client.setRequestHandler(ListRootsRequestSchema, async (_request, extra) => ({
-      roots: [...(await roots({ serverName, signal: extra.signal }))],
-    }));
+    client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
+      bounded(async () => ({
+        roots: [...(await roots({ serverName, signal: extra.signal }))],
+      })),
+    );
   }
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
     notifications.toolListChanged();

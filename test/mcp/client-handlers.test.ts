@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   capabilitiesFor,
   installClientHandlers,
+  MAX_RUNNING_HANDLERS,
   type ClientHandlers,
   type ServerRequestContext,
 } from '../../src/mcp/client-handlers.js';
@@ -152,5 +153,44 @@ describe('installClientHandlers', () => {
     await expect.poll(() => heard.logs.length).toBe(1);
     expect(heard.toolListChanged).toBe(1);
     expect(heard.logs).toEqual([{ level: 'warning', logger: 'db', data: { n: 1 } }]);
+  });
+
+  it(`runs at most ${MAX_RUNNING_HANDLERS} handlers at once, refusing more, even when they ignore cancellation`, async () => {
+    let started = 0;
+    const { server } = await pair({
+      elicitation: () => {
+        started += 1;
+        return new Promise<never>(() => undefined); // never answers, ignores its signal
+      },
+    });
+    const asks = Array.from({ length: MAX_RUNNING_HANDLERS + 4 }, () => {
+      const controller = new AbortController();
+      const asked = server
+        .elicitInput(
+          { message: 'q', requestedSchema: { type: 'object', properties: {} } },
+          { signal: controller.signal, timeout: 60_000 },
+        )
+        .then(
+          () => 'answered',
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
+      return { controller, asked };
+    });
+    await expect.poll(() => started).toBe(MAX_RUNNING_HANDLERS);
+    // The four past the bound were refused with the reason.
+    const refused = await Promise.all(asks.slice(MAX_RUNNING_HANDLERS).map((ask) => ask.asked));
+    for (const message of refused)
+      expect(message).toContain('the client is already answering 16 requests');
+    // Cancelled by the server, the handlers still run: the bound stays.
+    for (const ask of asks.slice(0, MAX_RUNNING_HANDLERS)) ask.controller.abort();
+    await Promise.all(asks.slice(0, MAX_RUNNING_HANDLERS).map((ask) => ask.asked));
+    const again = await server
+      .elicitInput({ message: 'q', requestedSchema: { type: 'object', properties: {} } })
+      .then(
+        () => 'answered',
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+    expect(again).toContain('the client is already answering 16 requests');
+    expect(started).toBe(MAX_RUNNING_HANDLERS);
   });
 });
