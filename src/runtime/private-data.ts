@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import {
   type DataSensitivity,
   atLeast,
@@ -7,6 +8,16 @@ import {
   sensitivityRank,
 } from '../core/sensitivity.js';
 import { toWellFormed } from '../core/well-formed.js';
+
+/** The longest dataset name kept as it is: a server's private-data marker names the dataset. */
+export const MAX_DATASET_NAME_LENGTH = 256;
+
+/** `name`, or when too long its start and a hash of the whole: distinct names stay distinct. */
+function boundedName(name: string): string {
+  if (name.length <= MAX_DATASET_NAME_LENGTH) return name;
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 16);
+  return `${toWellFormed(name.slice(0, 200))}…#${digest}`;
+}
 
 /** A frozen view of a session's private-data state. */
 export interface PrivateDataState {
@@ -69,7 +80,9 @@ export class PrivateData {
   /**
    * Records that `dataset` entered the session at `sensitivity`. Re-adding
    * a dataset at a higher level raises it; a lower level changes nothing.
-   * A lone surrogate in the name is kept as U+FFFD, as stores read it back.
+   * A lone surrogate in the name is kept as U+FFFD, as stores read it back,
+   * and a name longer than {@link MAX_DATASET_NAME_LENGTH} keeps its start
+   * and a hash of the whole (a server's marker names the dataset).
    *
    * @throws TypeError when `dataset` is empty or `sensitivity` is not a level.
    */
@@ -79,7 +92,7 @@ export class PrivateData {
     }
     // Stores keep names as UTF-8, where a lone surrogate reads back as U+FFFD:
     // kept so here too, a name stored and read back is the name known.
-    const name = toWellFormed(dataset);
+    const name = boundedName(toWellFormed(dataset));
     if (!isDataSensitivity(sensitivity)) {
       throw new TypeError(
         `sensitivity ${JSON.stringify(sensitivity)} must be one of public, internal, confidential, secret`,

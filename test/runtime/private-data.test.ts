@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SensitivityEscalated, Session } from '../../src/index.js';
+import { MAX_DATASET_NAME_LENGTH } from '../../src/runtime/private-data.js';
 
 function watched(): { session: Session; rises: SensitivityEscalated[] } {
   const session = new Session({ sessionId: 'pd' });
@@ -143,5 +144,20 @@ describe('a dataset name that is not well-formed Unicode', () => {
     privateData.add('ds\uFFFD', 'confidential');
     expect([...privateData.datasets]).toEqual([['ds\uFFFD', 'secret']]);
     expect(privateData.sensitivity).toBe('secret');
+  });
+});
+
+describe('a dataset name of any length', () => {
+  it(`is kept within ${MAX_DATASET_NAME_LENGTH} characters, distinct names staying distinct and the same name the same`, () => {
+    const session = new Session();
+    const long = 'd'.repeat(1_000_000);
+    session.privateData.add(long, 'secret');
+    session.privateData.add(`${long}x`, 'confidential');
+    session.privateData.add(long, 'confidential');
+    const names = [...session.privateData.datasets.keys()];
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name.length).toBeLessThanOrEqual(MAX_DATASET_NAME_LENGTH);
+    expect(session.privateData.sensitivity).toBe('secret');
+    expect([...session.privateData.datasets.values()].sort()).toEqual(['confidential', 'secret']);
   });
 });
