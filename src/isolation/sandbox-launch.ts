@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { McpIsolationConfig, StdioTransportConfig } from '../config/server-config.js';
 import type { DataSensitivity } from '../core/sensitivity.js';
 import type { CommandWrapper } from './command-line.js';
-import { allowListPolicy, startEgressProxy } from './egress-proxy.js';
+import { allowListPolicy, type EgressProxy, startEgressProxy } from './egress-proxy.js';
 import { sandboxedCommand, sandboxSupport } from './sandbox.js';
 
 /** Options of {@link launchSandbox}. */
@@ -62,30 +62,31 @@ export async function launchSandbox(
     unshareHome = home;
   }
   const allow = isolation?.network?.allow;
-  let egress: { directory: string; socketName: string } | undefined;
-  let recheck = (): void => undefined;
+  let proxy: EgressProxy | undefined;
   if (allow !== undefined && support.backend === 'bubblewrap') {
     // PROXIED tier: the allow-list at `confidential`, nothing at `secret` (asked per connection).
-    const proxy = await startEgressProxy({
+    const allowed = allowListPolicy(allow);
+    const started = await startEgressProxy({
       policy: (host, port) =>
         options.level() === 'secret'
           ? `the session holds secret data: a sandboxed server reaches no host, ${host}:${port} included`
-          : allowListPolicy(allow)(host, port),
+          : allowed(host, port),
       onDenied: options.onDenied,
     });
-    cleanups.push(() => proxy.close());
-    egress = { directory: proxy.directory, socketName: proxy.socketName };
-    recheck = () => proxy.recheck();
+    cleanups.push(() => started.close());
+    proxy = started;
   }
   const plan = {
     workspace: transport.cwd,
     readOnly: isolation?.readOnlyPaths ?? [],
     ...(unshareHome === undefined ? {} : { unshareHome }),
-    ...(egress === undefined ? {} : { egress }),
+    ...(proxy === undefined
+      ? {}
+      : { egress: { directory: proxy.directory, socketName: proxy.socketName } }),
   };
   return {
     wrap: (line) => sandboxedCommand(line, plan, support),
-    levelRaised: () => recheck(),
+    levelRaised: () => proxy?.recheck(),
     dispose,
   };
 }
