@@ -208,10 +208,25 @@ describe.runIf(support.backend === 'bubblewrap')(
   },
 );
 
+/** A probe server whose sandbox may reach 127.0.0.1:`port` through the proxy, and its session's denials. */
+async function allowListProbe(port: number): Promise<{
+  workdir: string;
+  session: Session;
+  denied: McpNetworkDenied[];
+  section: McpIntegrationSection;
+}> {
+  const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-ws-'));
+  const session = new Session();
+  const denied = collect(session, McpNetworkDenied);
+  const section = probeSection(session, workdir, {
+    isolation: { network: { allow: [`127.0.0.1:${String(port)}`] } },
+  });
+  return { workdir, session, denied, section };
+}
+
 describe.runIf(support.backend === 'bubblewrap')('the allow-list tier (isolation.network)', () => {
   it('reaches an allowed host through the proxy, refuses another with a reason and an event, and nothing at secret', async () => {
     const before = childPids();
-    const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-ws-'));
     const http = await import('node:http');
     const hits: string[] = [];
     const web = http.createServer((req, res) => {
@@ -220,11 +235,7 @@ describe.runIf(support.backend === 'bubblewrap')('the allow-list tier (isolation
     });
     await new Promise<void>((resolve) => web.listen(0, '127.0.0.1', () => resolve()));
     const port = (web.address() as { port: number }).port;
-    const session = new Session();
-    const denied = collect(session, McpNetworkDenied);
-    const section = probeSection(session, workdir, {
-      isolation: { network: { allow: [`127.0.0.1:${String(port)}`] } },
-    });
+    const { workdir, session, denied, section } = await allowListProbe(port);
     try {
       await section.connect();
       session.privateData.add('records', 'confidential');
@@ -266,7 +277,6 @@ describe.runIf(support.backend === 'bubblewrap')('the allow-list tier (isolation
 
   it('cuts a tunnel opened at confidential when the level rises to secret', async () => {
     const before = childPids();
-    const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-ws-'));
     // The allowed host: keeps what it receives.
     let received = '';
     const peers = new Set<Socket>();
@@ -277,11 +287,7 @@ describe.runIf(support.backend === 'bubblewrap')('the allow-list tier (isolation
     });
     await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', () => resolve()));
     const port = (sink.address() as AddressInfo).port;
-    const session = new Session();
-    const denied = collect(session, McpNetworkDenied);
-    const section = probeSection(session, workdir, {
-      isolation: { network: { allow: [`127.0.0.1:${String(port)}`] } },
-    });
+    const { workdir, session, denied, section } = await allowListProbe(port);
     try {
       await section.connect();
       session.privateData.add('records', 'confidential');
