@@ -14,6 +14,7 @@ import {
 import { z } from 'zod';
 import { McpTimeoutError, messageOf } from '../core/errors.js';
 import { describeSent } from '../core/describe-sent.js';
+import { listedToolChars } from './listing-size.js';
 import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
 
 /** Options of a tool call. */
@@ -48,11 +49,11 @@ export const MAX_LISTED_TOOLS = 200_000;
 export const LISTING_TIMEOUT_FACTOR = 10;
 
 /**
- * Most characters of names, titles and descriptions in one listing (10,000
- * rich tools carry about 5 million). Schemas are bounded per tool at
- * connect (see `schema/json.ts`), pages by the transport.
+ * Most characters in one listing, every member of every tool counted as
+ * JSON text (see `listing-size.ts`): 10,000 rich tools carry about 30
+ * million. Each schema is bounded again, alone, at connect.
  */
-export const MAX_LISTING_TEXT_CHARS = 50_000_000;
+export const MAX_LISTING_CHARS = 100_000_000;
 
 /** What the SDK is asked to check of a `tools/list` result: nothing, {@link parseToolListing} does. */
 const UNCHECKED = z.unknown();
@@ -79,8 +80,8 @@ export async function listAllTools(
   const totalMs = timeoutMs * LISTING_TIMEOUT_FACTOR;
   const endsAt = Date.now() + totalMs;
   const tools: McpToolDescription[] = [];
-  /** Characters of the names, titles and descriptions listed so far. */
-  let text = 0;
+  /** Characters of the tools listed so far, as JSON. */
+  let chars = 0;
   const seen = new Set<string>();
   let cursor: string | undefined;
   const unended = (bound: string, pages: number): Error =>
@@ -103,14 +104,14 @@ export async function listAllTools(
       if (left < timeoutMs && Date.now() >= endsAt) throw unended(`${totalMs} ms`, page);
       throw error;
     }
-    const listed = parseListing(result, broken);
-    for (const tool of listed.tools) {
+    const listed = readListing(result, broken, (tool) => {
       tools.push(tool); // a spread of a huge page overflows the stack
-      text += tool.name.length + (tool.title?.length ?? 0) + (tool.description?.length ?? 0);
-    }
-    if (text > MAX_LISTING_TEXT_CHARS) {
+      chars += listedToolChars(tool, MAX_LISTING_CHARS - chars + 1);
+      return chars <= MAX_LISTING_CHARS;
+    });
+    if (chars > MAX_LISTING_CHARS) {
       throw broken(
-        `tools/list carried more than ${MAX_LISTING_TEXT_CHARS} characters of names, titles and descriptions (${text} in ${page + 1} pages)`,
+        `tools/list carried more than ${MAX_LISTING_CHARS} characters of tools, schemas included, as JSON (${tools.length} tools in ${page + 1} pages)`,
       );
     }
     if (tools.length > MAX_LISTED_TOOLS) {
@@ -127,10 +128,19 @@ export async function listAllTools(
   }
 }
 
-/** The page of `result`; any failure to read it, a getter's throw included, is `broken`. */
-function parseListing(result: unknown, broken: (problem: string) => Error): ToolListingPage {
+/**
+ * The page of `result`, each of its tools handed to `take` in turn until it
+ * returns false; any failure to read it, a getter's throw included, is `broken`.
+ */
+function readListing(
+  result: unknown,
+  broken: (problem: string) => Error,
+  take: (tool: McpToolDescription) => boolean,
+): ToolListingPage {
   try {
-    return parseToolListing(result);
+    const page = parseToolListing(result);
+    for (const tool of page.tools) if (!take(tool)) break;
+    return page;
   } catch (error) {
     throw broken(
       error instanceof ToolListingError

@@ -29,10 +29,14 @@ afterEach(async () => {
   await Promise.all(sections.splice(0).map((section) => section.disconnect()));
 });
 
-async function connect(servers: { name: string; server: Server; maxResultChars?: number }[]) {
+async function connect(
+  servers: { name: string; server: Server; maxResultChars?: number }[],
+  onConnectError: 'throw' | 'report' = 'throw',
+) {
   const session = new Session();
   const section = new McpIntegrationSection({
     session,
+    onConnectError,
     servers: servers.map(({ name, server: s, maxResultChars }) => ({
       name,
       transport: { type: 'in-memory' as const, server: s },
@@ -125,8 +129,6 @@ describe('schemas that cannot be checked in bounded work', () => {
 
 describe('in-process schemas that JSON cannot carry or that cannot be read', () => {
   it('take only their own server out, with the reason, instead of hanging or failing later', async () => {
-    const sparse: unknown[] = [];
-    sparse.length = 2 ** 32 - 1; // four billion holes: a walk over them would take minutes
     const { proxy: revoked, revoke } = Proxy.revocable({}, {});
     revoke();
     const schemaWith = (value: unknown): WireTool => ({
@@ -141,7 +143,6 @@ describe('in-process schemas that JSON cannot carry or that cannot be read', () 
       },
     };
     const { section, call } = await connect([
-      { name: 'sparse', server: server([schemaWith(sparse)]) },
       { name: 'bigint', server: server([schemaWith([10n])]) },
       { name: 'fn', server: server([schemaWith({ toJSON: () => ['a'] })]) },
       {
@@ -159,12 +160,43 @@ describe('in-process schemas that JSON cannot carry or that cannot be read', () 
       },
     ]);
     const reasons = Object.fromEntries(section.unavailableServers.map((s) => [s.name, s.reason]));
-    expect(reasons['sparse']).toMatch(/above the limit of 262144/);
     expect(reasons['bigint']).toMatch(/holds a bigint, which JSON cannot carry/);
     expect(reasons['fn']).toMatch(/holds a function, which JSON cannot carry/);
     expect(reasons['getter']).toMatch(/could not be read: "getter says no"/);
     expect(reasons['revoked']).toMatch(/could not be read/);
     expect(section.tools().map((tool) => tool.name)).toEqual(['good_echo']);
+    expect(await call('good_echo', {})).toMatchObject({ success: true, message: 'fine' });
+  });
+});
+
+describe('an in-process array of four billion holes', () => {
+  it('is refused at once, as gigabytes of nulls past the bound on a whole listing', async () => {
+    const sparse: unknown[] = [];
+    sparse.length = 2 ** 32 - 1; // a walk over the holes would take minutes
+    const { section, call } = await connect(
+      [
+        {
+          name: 'sparse',
+          server: server([
+            {
+              name: 't',
+              inputSchema: { type: 'object', properties: { a: { enum: sparse } } },
+              annotations,
+            },
+          ]),
+        },
+        {
+          name: 'good',
+          server: server([{ name: 'echo', inputSchema: { type: 'object' }, annotations }], () => ({
+            content: [{ type: 'text', text: 'fine' }],
+          })),
+        },
+      ],
+      'report',
+    );
+    const [unavailable] = section.unavailableServers;
+    expect(unavailable?.name).toBe('sparse');
+    expect(unavailable?.reason).toMatch(/tools\/list carried more than \d+ characters of tools/);
     expect(await call('good_echo', {})).toMatchObject({ success: true, message: 'fine' });
   });
 });

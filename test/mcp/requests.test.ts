@@ -17,7 +17,7 @@ import {
   listAllTools,
   MAX_LIST_PAGES,
   MAX_LISTED_TOOLS,
-  MAX_LISTING_TEXT_CHARS,
+  MAX_LISTING_CHARS,
   sendToolCall,
 } from '../../src/mcp/requests.js';
 import { rawToolServer } from '../support/mcp-fixtures.js';
@@ -108,26 +108,79 @@ describe('listAllTools refuses a listing past its bounds, never cutting it short
     );
   });
 
-  it(`past ${MAX_LISTING_TEXT_CHARS} characters of descriptions`, async () => {
-    const description = 'd'.repeat(9 * 1024 * 1024);
-    const server = new Server({ name: 'wordy', version: '1.0.0' }, { capabilities: { tools: {} } });
+  /** A server whose every page names a fresh cursor and holds one tool that `tool` makes. */
+  function heavy(tool: (page: number) => Record<string, unknown>): Server {
+    const server = new Server({ name: 'heavy', version: '1.0.0' }, { capabilities: { tools: {} } });
     let page = 0;
     server.setRequestHandler(ListToolsRequestSchema, () => {
       page += 1;
       return {
-        tools: [
-          { name: `t${String(page)}`, description, inputSchema: { type: 'object' as const } },
-        ],
+        tools: [{ name: `t${String(page)}`, inputSchema: { type: 'object' }, ...tool(page) }],
         nextCursor: `page-${String(page)}`,
       };
     });
-    await expect(
-      listAllTools(await clientOf(server), { timeoutMs: 5_000, signal: undefined, broken }),
-    ).rejects.toThrow(
-      new RegExp(
-        `broken: tools/list carried more than ${MAX_LISTING_TEXT_CHARS} characters of names, titles and descriptions \\(\\d+ in 6 pages\\)`,
-      ),
+    return server;
+  }
+
+  /** About 9 MB of JSON text, new for every page (a real transport hands over new objects). */
+  const nineMegabytes = (page: number): string => `${String(page)}`.padEnd(9 * 1024 * 1024, 'x');
+
+  /** How many pages of about 9 MB pass the bound: the listing is refused at the next one. */
+  const pagesWithin = Math.floor(MAX_LISTING_CHARS / (9 * 1024 * 1024));
+
+  const refusal = (pages: number): RegExp =>
+    new RegExp(
+      `^broken: tools/list carried more than ${MAX_LISTING_CHARS} characters of tools, schemas included, as JSON \\(${pages} tools in ${pages} pages\\)$`,
     );
+
+  const members: [string, (page: number) => Record<string, unknown>][] = [
+    ['descriptions', (page) => ({ description: nineMegabytes(page) })],
+    [
+      'input schemas (each refused alone at connect, but held until then)',
+      // Many properties: a walk that stops at one schema's own bound would count a fraction.
+      (page) => ({
+        inputSchema: {
+          type: 'object',
+          properties: Object.fromEntries(
+            Array.from({ length: 9 * 1024 }, (_, i) => [
+              `p${String(i)}`,
+              { type: 'string', description: `${String(page)}`.padEnd(1024, 'x') },
+            ]),
+          ),
+        },
+      }),
+    ],
+    [
+      'output schemas',
+      (page) => ({ outputSchema: { type: 'object', $comment: nineMegabytes(page) } }),
+    ],
+    ['_meta', (page) => ({ _meta: { 'example.com/blob': [{ data: nineMegabytes(page) }] } })],
+    ['icons', (page) => ({ icons: [{ src: `data:image/png;base64,${nineMegabytes(page)}` }] })],
+  ];
+
+  it.each(members)(`past ${MAX_LISTING_CHARS} characters of %s`, async (_, tool) => {
+    await expect(
+      listAllTools(await clientOf(heavy(tool)), { timeoutMs: 5_000, signal: undefined, broken }),
+    ).rejects.toThrow(refusal(pagesWithin + 1));
+  });
+
+  it('counts what JSON cannot carry (an in-process server can send it) without failing', async () => {
+    const server = new Server({ name: 'odd', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        {
+          name: 'odd',
+          inputSchema: { type: 'object' as const, default: 10n },
+          _meta: { hook: () => 'never called' },
+        },
+      ],
+    }));
+    const listed = await listAllTools(await clientOf(server), {
+      timeoutMs: 5_000,
+      signal: undefined,
+      broken,
+    });
+    expect(listed.map((tool) => tool.name)).toEqual(['odd']);
   });
 
   it(`after ${LISTING_TIMEOUT_FACTOR} times the timeout in all`, async () => {

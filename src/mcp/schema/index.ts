@@ -10,9 +10,18 @@ import { createArgumentCheck } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
 import { describeTyped } from './issues.js';
 import { canonicalJsonText, isJsonRecord, type JsonRecord } from '../../core/json.js';
-import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH, SchemaProblem, surveySchema } from './json.js';
+import {
+  jsonTextChars,
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_TEXT_LENGTH,
+  SchemaProblem,
+  type SchemaSurvey,
+  surveySchema,
+} from './json.js';
 import { planPatterns } from './patterns.js';
 import { describeSent } from '../../core/describe-sent.js';
+
+export { jsonTextChars } from './json.js';
 
 /** What the canonical text of a schema may hold. */
 const SCHEMA_LIMITS = { maxDepth: MAX_SCHEMA_DEPTH, maxChars: MAX_SCHEMA_TEXT_LENGTH };
@@ -134,7 +143,7 @@ function build(text: string): CacheEntry {
 export function inputSchemaRefusal(schema: unknown): string | undefined {
   if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one
   try {
-    const survey = surveySchema(schema);
+    const survey = listedSurveys.get(schema) ?? surveySchema(schema);
     const refusal = schemaBoundsRefusal(schema, survey);
     if (refusal === undefined && survey.patterned.length > 0)
       planPatterns(schema, survey.patterned);
@@ -148,8 +157,37 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
   }
 }
 
+/**
+ * Surveys made while a listing was read, by schema: the refusal at connect
+ * reuses the walk that counted the listing's size.
+ */
+let listedSurveys = new WeakMap<JsonRecord, SchemaSurvey>();
+
+/**
+ * The length of a listed input schema as JSON text (escapes aside), read
+ * only up to `budget`, for the bound on a whole listing. Its survey is
+ * kept for {@link inputSchemaRefusal}: a schema that passes costs one walk
+ * in all. One past {@link MAX_SCHEMA_TEXT_LENGTH} is counted on to the
+ * budget: it is refused at connect, with its reason, but until then it is
+ * held.
+ */
+export function listedSchemaChars(schema: unknown, budget: number): number {
+  if (!isJsonRecord(schema)) return jsonTextChars(schema, budget);
+  let survey: SchemaSurvey;
+  try {
+    survey = surveySchema(schema);
+  } catch {
+    // Only an in-process server's object fails a survey; it is refused at
+    // connect, with its reason, and counts as nothing here (jsonTextChars).
+    return 0;
+  }
+  listedSurveys.set(schema, survey);
+  return survey.chars <= MAX_SCHEMA_TEXT_LENGTH ? survey.chars : jsonTextChars(schema, budget);
+}
+
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {
+  listedSurveys = new WeakMap();
   keysByObject = new WeakMap();
   cache.clear();
   counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };

@@ -152,6 +152,26 @@ function mapChars(map: object, plainKeysAreOwn: boolean): number {
 }
 
 /**
+ * The length of any value as JSON text, escapes aside, read only up to
+ * `budget`: past it, where the count stopped. A value that cannot be read
+ * as JSON (a bigint, a function, a getter that throws: only an in-process
+ * server, code of this process, can send one) counts as nothing; whether
+ * it may stay is for the reader that needs JSON to say.
+ */
+export function jsonTextChars(value: unknown, budget: number): number {
+  const base = pending.length;
+  try {
+    return typeof value !== 'object' || value === null
+      ? scalarChars(value)
+      : dataChars(value, budget);
+  } catch {
+    return 0;
+  } finally {
+    pending.length = base;
+  }
+}
+
+/**
  * The characters of data (a value under {@link DATA_KEYWORDS}: never a
  * schema, so nothing in it is listed), walked on the same stack above the
  * survey's part; it stops once past `budget`. A throw is left to the
