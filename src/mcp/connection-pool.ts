@@ -43,7 +43,7 @@ interface Entry {
 
 /**
  * Connections shared within a session: sections given the same pool open
- * one connection per server (same name, transport and environment) instead
+ * one connection per server (same name, transport, environment and secrets) instead
  * of one each, and native tools reach MCP servers through it:
  * `context.resources.get(McpConnectionPool)?.callTool('github', 'search', args)`.
  */
@@ -59,6 +59,12 @@ export class McpConnectionPool {
     process: {
       readonly env: Readonly<Record<string, string>> | undefined;
       readonly inheritEnv: boolean;
+      /**
+       * `SecretRedactor.fingerprint` of the server's secrets: a shared
+       * connection masks its errors, stderr and reasons with the redactor of
+       * whoever opened it, so configs that mask differently share none.
+       */
+      readonly masks?: string;
     },
   ): string {
     // An in-memory server is one object: share by identity, not by content.
@@ -66,7 +72,7 @@ export class McpConnectionPool {
       transport.type === 'in-memory'
         ? `in-memory:${objectId(transport.server)}`
         : canonicalJsonText(transport);
-    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}`;
+    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}\u0000${process.masks ?? ''}`;
   }
 
   /** @internal Borrows the connection for `key`, creating it with `create` the first time. */

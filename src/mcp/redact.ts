@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
 import { boundedQuote, messageOf } from '../core/errors.js';
 
@@ -15,6 +16,7 @@ const MIN_SECRET_LENGTH = 3;
  */
 export class SecretRedactor {
   readonly #secrets: readonly string[];
+  #fingerprint: string | undefined;
 
   constructor(secrets: Iterable<string>) {
     const unique = new Set<string>();
@@ -26,7 +28,17 @@ export class SecretRedactor {
       unique.add(JSON.stringify(secret).slice(1, -1));
     }
     // Longest first, so a secret that contains another is masked whole.
-    this.#secrets = [...unique].sort((a, b) => b.length - a.length);
+    this.#secrets = [...unique].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+  }
+
+  /**
+   * A digest of what this masks: equal for two redactors that mask the
+   * same secrets. A shared connection masks with the redactor it was made
+   * with, so only configs that mask alike may share one.
+   */
+  get fingerprint(): string {
+    this.#fingerprint ??= createHash('sha256').update(this.#secrets.join('\u0000')).digest('hex');
+    return this.#fingerprint;
   }
 
   /** Collects the secrets of one server config: `env`, `secrets`, and both of its transports'. */

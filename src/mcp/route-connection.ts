@@ -58,6 +58,7 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
         McpConnectionPool.keyOf(config.name, endpoint, transport, {
           env: config.env,
           inheritEnv: config.inheritEnv === true,
+          masks: options.redactor.fingerprint,
         }),
         create,
       );

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { McpConnectionError } from '../../src/core/errors.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { McpConnectionPool } from '../../src/mcp/connection-pool.js';
+import { McpServerDisconnected } from '../../src/mcp/events.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { Session } from '../../src/runtime/session.js';
 import { invokeTool } from '../../src/tools/invoke-tool.js';
@@ -12,6 +13,7 @@ import {
   type CountingHttpServer,
   startCountingHttpServer,
 } from '../fixtures/resilience/counting-http-server.js';
+import { recordEvents } from '../support/mcp-fixtures.js';
 import { waitFor } from '../support/processes.js';
 
 let server: CountingHttpServer;
@@ -155,5 +157,66 @@ describe('McpConnectionPool', () => {
       success: false,
       message: 'no pooled connection to server "counting"; pooled servers: (none)',
     });
+  });
+});
+
+describe('McpConnectionPool and secrets', () => {
+  /** A stdio server whose `crash` tool prints its argument (a token) to stderr and exits. */
+  const TELLING = `
+const readline = require('node:readline');
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const message = JSON.parse(line);
+  if (message.id === undefined) return;
+  if (message.method === 'initialize') {
+    send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
+      capabilities: { tools: {} }, serverInfo: { name: 'teller', version: '1' } } });
+  } else if (message.method === 'tools/list') {
+    send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+      { name: 'crash', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } }] } });
+  } else if (message.method === 'tools/call') {
+    process.stderr.write('dying with token ' + process.argv[1] + '\\n', () => process.exit(3));
+  } else {
+    send({ jsonrpc: '2.0', id: message.id, result: {} });
+  }
+});
+`;
+  const TOKEN = 'tok-4f8a2c91d7e3';
+
+  it('shares no connection between configs that mask different secrets', async () => {
+    const session = new Session();
+    const events = recordEvents(session);
+    const transport = {
+      type: 'stdio' as const,
+      command: process.execPath,
+      args: ['-e', TELLING, TOKEN],
+    };
+    // The same server, once declared without its secret, once with it.
+    const careless = new McpIntegrationSection({
+      session,
+      servers: [{ name: 'teller', transport }],
+    });
+    const careful = new McpIntegrationSection({
+      session,
+      servers: [{ name: 'teller', transport, secrets: [TOKEN] }],
+    });
+    sections.push(careless, careful);
+    await careless.connect();
+    await careful.connect();
+    const crash = careful.tools().find((tool) => tool.name === 'teller_crash');
+    expect(crash).toBeDefined();
+    const result = await invokeTool(crash!, {}, { session });
+    expect(result.success).toBe(false);
+    expect(result.message).not.toContain(TOKEN);
+    await waitFor(
+      () => events.of(McpServerDisconnected).some((event) => event.reason?.includes('dying')),
+      { timeoutMs: 5_000, description: "the careful section's connection to be lost" },
+    );
+    const reasons = events
+      .of(McpServerDisconnected)
+      .map((event) => event.reason ?? '')
+      .filter((reason) => reason.includes('dying'));
+    // Only the careful section's own connection died, and its reason masks the token.
+    expect(reasons).toEqual([expect.stringContaining('dying with token ***')]);
   });
 });
