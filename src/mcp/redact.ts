@@ -37,7 +37,7 @@ export class SecretRedactor {
    * with, so only configs that mask alike may share one.
    */
   get fingerprint(): string {
-    this.#fingerprint ??= createHash('sha256').update(this.#secrets.join('\u0000')).digest('hex');
+    this.#fingerprint ??= createHash('sha256').update(JSON.stringify(this.#secrets)).digest('hex');
     return this.#fingerprint;
   }
 

@@ -14,7 +14,7 @@ import {
 import { z } from 'zod';
 import { McpTimeoutError, messageOf } from '../core/errors.js';
 import { describeSent } from '../core/describe-sent.js';
-import { listedToolChars } from './listing-size.js';
+import { CONTAINER_SIZE, listedToolSize } from './listing-size.js';
 import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
 
 /** Options of a tool call. */
@@ -49,11 +49,12 @@ export const MAX_LISTED_TOOLS = 200_000;
 export const LISTING_TIMEOUT_FACTOR = 10;
 
 /**
- * Most characters in one listing, every member of every tool counted as
- * JSON text (see `listing-size.ts`): 10,000 rich tools carry about 30
- * million. Each schema is bounded again, alone, at connect.
+ * Largest size of one listing, every member of every tool counted (see
+ * `listing-size.ts`: JSON text, and each object or array as more): 10,000
+ * rich tools come to about 40 million. Each schema is bounded again,
+ * alone, at connect.
  */
-export const MAX_LISTING_CHARS = 100_000_000;
+export const MAX_LISTING_SIZE = 100_000_000;
 
 /** What the SDK is asked to check of a `tools/list` result: nothing, {@link parseToolListing} does. */
 const UNCHECKED = z.unknown();
@@ -62,7 +63,7 @@ const UNCHECKED = z.unknown();
  * Every tool, following `nextCursor`: each page within `timeoutMs`, the
  * whole listing within {@link LISTING_TIMEOUT_FACTOR} times that, and at
  * most {@link MAX_LIST_PAGES} pages, {@link MAX_LISTED_TOOLS} tools and
- * {@link MAX_LISTING_TEXT_CHARS} characters of their text. A
+ * a size of {@link MAX_LISTING_SIZE}. A
  * listing past a bound is refused, never cut short: a partial list would
  * be offered as if it were the server's.
  * @throws what `broken` makes of the problem when a server sends a cursor
@@ -80,8 +81,8 @@ export async function listAllTools(
   const totalMs = timeoutMs * LISTING_TIMEOUT_FACTOR;
   const endsAt = Date.now() + totalMs;
   const tools: McpToolDescription[] = [];
-  /** Characters of the tools listed so far, as JSON. */
-  let chars = 0;
+  /** The size of the tools listed so far (`listing-size.ts`). */
+  let size = 0;
   const seen = new Set<string>();
   let cursor: string | undefined;
   const unended = (bound: string, pages: number): Error =>
@@ -106,12 +107,12 @@ export async function listAllTools(
     }
     const listed = readListing(result, broken, (tool) => {
       tools.push(tool); // a spread of a huge page overflows the stack
-      chars += listedToolChars(tool, MAX_LISTING_CHARS - chars + 1);
-      return chars <= MAX_LISTING_CHARS;
+      size += listedToolSize(tool, MAX_LISTING_SIZE - size + 1);
+      return size <= MAX_LISTING_SIZE;
     });
-    if (chars > MAX_LISTING_CHARS) {
+    if (size > MAX_LISTING_SIZE) {
       throw broken(
-        `tools/list carried more than ${MAX_LISTING_CHARS} characters of tools, schemas included, as JSON (${tools.length} tools in ${page + 1} pages)`,
+        `tools/list was larger than ${MAX_LISTING_SIZE} (characters of JSON, each object and array counted as ${CONTAINER_SIZE} more; ${tools.length} tools in ${page + 1} pages)`,
       );
     }
     if (tools.length > MAX_LISTED_TOOLS) {

@@ -17,9 +17,10 @@ import {
   listAllTools,
   MAX_LIST_PAGES,
   MAX_LISTED_TOOLS,
-  MAX_LISTING_CHARS,
+  MAX_LISTING_SIZE,
   sendToolCall,
 } from '../../src/mcp/requests.js';
+import { CONTAINER_SIZE } from '../../src/mcp/listing-size.js';
 import { rawToolServer } from '../support/mcp-fixtures.js';
 
 const clients: Client[] = [];
@@ -125,13 +126,30 @@ describe('listAllTools refuses a listing past its bounds, never cutting it short
   /** About 9 MB of JSON text, new for every page (a real transport hands over new objects). */
   const nineMegabytes = (page: number): string => `${String(page)}`.padEnd(9 * 1024 * 1024, 'x');
 
-  /** How many pages of about 9 MB pass the bound: the listing is refused at the next one. */
-  const pagesWithin = Math.floor(MAX_LISTING_CHARS / (9 * 1024 * 1024));
-
-  const refusal = (pages: number): RegExp =>
-    new RegExp(
-      `^broken: tools/list carried more than ${MAX_LISTING_CHARS} characters of tools, schemas included, as JSON \\(${pages} tools in ${pages} pages\\)$`,
+  /** The pages a listing was refused after, from the message; any other failure throws. */
+  async function refusedAfter(server: Server): Promise<number> {
+    const failure = await listAllTools(await clientOf(server), {
+      timeoutMs: 5_000,
+      signal: undefined,
+      broken,
+    }).then(
+      () => new Error('the listing was accepted'),
+      (error: unknown) => error,
     );
+    const message = failure instanceof Error ? failure.message : String(failure);
+    const found = new RegExp(
+      `^broken: tools/list was larger than ${MAX_LISTING_SIZE} \\(characters of JSON, each object and array counted as ${CONTAINER_SIZE} more; (\\d+) tools in (\\d+) pages\\)$`,
+    ).exec(message);
+    if (found === null) throw new Error(`not refused for its size: ${message}`);
+    return Number(found[2]);
+  }
+
+  /** A long array of one 9 MB string and zeros: its commas alone pass a schema's own bound. */
+  const longArray = (page: number): unknown[] => {
+    const items: unknown[] = new Array<unknown>(300_000).fill(0);
+    items[0] = nineMegabytes(page);
+    return items;
+  };
 
   const members: [string, (page: number) => Record<string, unknown>][] = [
     ['descriptions', (page) => ({ description: nineMegabytes(page) })],
@@ -142,7 +160,7 @@ describe('listAllTools refuses a listing past its bounds, never cutting it short
         inputSchema: {
           type: 'object',
           properties: Object.fromEntries(
-            Array.from({ length: 9 * 1024 }, (_, i) => [
+            Array.from({ length: 8 * 1024 }, (_, i) => [
               `p${String(i)}`,
               { type: 'string', description: `${String(page)}`.padEnd(1024, 'x') },
             ]),
@@ -156,12 +174,33 @@ describe('listAllTools refuses a listing past its bounds, never cutting it short
     ],
     ['_meta', (page) => ({ _meta: { 'example.com/blob': [{ data: nineMegabytes(page) }] } })],
     ['icons', (page) => ({ icons: [{ src: `data:image/png;base64,${nineMegabytes(page)}` }] })],
+    ['long arrays in _meta', (page) => ({ _meta: { a: longArray(page) } })],
+    [
+      'long arrays in an input schema',
+      (page) => ({ inputSchema: { type: 'object', enum: longArray(page) } }),
+    ],
+    [
+      '_meta that JSON cannot carry beside what it can',
+      (page) => ({ _meta: { hook: 10n, blob: nineMegabytes(page) } }),
+    ],
+    [
+      'input schemas that cannot be surveyed beside what can',
+      (page) => ({
+        inputSchema: { type: 'object', default: 10n, description: nineMegabytes(page) },
+      }),
+    ],
+    [
+      // 300,000 objects are 0.9 MB of text but tens of MB of heap: each counts as more.
+      'many small objects',
+      () => ({ _meta: { many: Array.from({ length: 300_000 }, () => ({})) } }),
+    ],
   ];
 
-  it.each(members)(`past ${MAX_LISTING_CHARS} characters of %s`, async (_, tool) => {
-    await expect(
-      listAllTools(await clientOf(heavy(tool)), { timeoutMs: 5_000, signal: undefined, broken }),
-    ).rejects.toThrow(refusal(pagesWithin + 1));
+  it.each(members)(`past a size of ${MAX_LISTING_SIZE} in %s`, async (_, tool) => {
+    // About 9 to 11 million a page: refused at the tenth to twelfth.
+    const pages = await refusedAfter(heavy(tool));
+    expect(pages).toBeGreaterThanOrEqual(10);
+    expect(pages).toBeLessThanOrEqual(12);
   });
 
   it('counts what JSON cannot carry (an in-process server can send it) without failing', async () => {

@@ -11,7 +11,6 @@ import { schemaBoundsRefusal } from './bounds.js';
 import { describeTyped } from './issues.js';
 import { canonicalJsonText, isJsonRecord, type JsonRecord } from '../../core/json.js';
 import {
-  jsonTextChars,
   MAX_SCHEMA_DEPTH,
   MAX_SCHEMA_TEXT_LENGTH,
   SchemaProblem,
@@ -20,8 +19,6 @@ import {
 } from './json.js';
 import { planPatterns } from './patterns.js';
 import { describeSent } from '../../core/describe-sent.js';
-
-export { jsonTextChars } from './json.js';
 
 /** What the canonical text of a schema may hold. */
 const SCHEMA_LIMITS = { maxDepth: MAX_SCHEMA_DEPTH, maxChars: MAX_SCHEMA_TEXT_LENGTH };
@@ -158,31 +155,28 @@ export function inputSchemaRefusal(schema: unknown): string | undefined {
 }
 
 /**
- * Surveys made while a listing was read, by schema: the refusal at connect
- * reuses the walk that counted the listing's size.
+ * Surveys made while a listing was read, by schema: the check at connect
+ * reuses the walk that weighed the listing. An in-process server that
+ * changes a schema's objects after listing them is checked again, from a
+ * copy, when the tool's validator is built.
  */
 let listedSurveys = new WeakMap<JsonRecord, SchemaSurvey>();
 
 /**
- * The length of a listed input schema as JSON text (escapes aside), read
- * only up to `budget`, for the bound on a whole listing. Its survey is
- * kept for {@link inputSchemaRefusal}: a schema that passes costs one walk
- * in all. One past {@link MAX_SCHEMA_TEXT_LENGTH} is counted on to the
- * budget: it is refused at connect, with its reason, but until then it is
- * held.
+ * The survey of a listed input schema, kept for {@link inputSchemaRefusal},
+ * so that a schema costs one walk in all; undefined when it cannot be
+ * surveyed (only an in-process server's object can fail), which the check
+ * at connect refuses with the reason.
  */
-export function listedSchemaChars(schema: unknown, budget: number): number {
-  if (!isJsonRecord(schema)) return jsonTextChars(schema, budget);
+export function surveyListedSchema(schema: JsonRecord): SchemaSurvey | undefined {
   let survey: SchemaSurvey;
   try {
     survey = surveySchema(schema);
   } catch {
-    // Only an in-process server's object fails a survey; it is refused at
-    // connect, with its reason, and counts as nothing here (jsonTextChars).
-    return 0;
+    return undefined;
   }
   listedSurveys.set(schema, survey);
-  return survey.chars <= MAX_SCHEMA_TEXT_LENGTH ? survey.chars : jsonTextChars(schema, budget);
+  return survey;
 }
 
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */

@@ -26,6 +26,8 @@ export const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
 export interface SchemaSurvey {
   /** Its length as JSON text, escapes aside; past the limit, where the walk stopped. */
   readonly chars: number;
+  /** The objects and arrays it met (each costs memory its text does not show), up to where it stopped. */
+  readonly containers: number;
   /**
    * The objects that may be schemas (all but data under {@link DATA_KEYWORDS})
    * with a local `$ref`, `$dynamicRef` or `$recursiveRef`.
@@ -47,6 +49,9 @@ const NONE: readonly JsonRecord[] = Object.freeze([]);
 // server's schema may start another walk) and cuts it back there when it
 // ends, even by a throw.
 const pending: object[] = [];
+// The containers the survey in progress has met; a survey started inside
+// another (by a getter) counts its own and gives the outer count back.
+let containers = 0;
 
 /**
  * Surveys `root` without writing it out, in one pass over its containers,
@@ -62,17 +67,21 @@ export function surveySchema(root: unknown): SchemaSurvey {
   let anchored = NONE as JsonRecord[];
   let patterned = NONE as JsonRecord[];
   if (typeof root !== 'object' || root === null) {
-    return { chars: scalarChars(root), referring, anchored, patterned };
+    return { chars: scalarChars(root), containers: 0, referring, anchored, patterned };
   }
   // A for…in also yields the enumerable keys of the prototype chain: a plain
   // object has none, unless someone gave Object.prototype one.
   const plainKeysAreOwn = prototypeAddsNoKeys();
   let chars = 0;
+  let met = 0;
+  const outerContainers = containers;
+  containers = 0;
   const base = pending.length;
   pending.push(root);
   try {
     while (pending.length > base && chars <= MAX_SCHEMA_TEXT_LENGTH) {
       const node = pending.pop() as object;
+      containers++;
       if (Array.isArray(node)) {
         chars += arrayChars(node);
         continue;
@@ -116,8 +125,10 @@ export function surveySchema(root: unknown): SchemaSurvey {
   } finally {
     // Holds nothing of this walk after it, so that no schema is kept alive by it.
     pending.length = base;
+    met = containers;
+    containers = outerContainers;
   }
-  return { chars, referring, anchored, patterned };
+  return { chars, containers: met, referring, anchored, patterned };
 }
 
 /**
@@ -135,6 +146,7 @@ const SCHEMA_MAPS = new Set([
 
 /** The characters of a map of schemas, its names read as names; its schemas go on the stack. */
 function mapChars(map: object, plainKeysAreOwn: boolean): number {
+  containers++;
   const prototype: unknown = Object.getPrototypeOf(map);
   const ownKeysOnly = prototype === null || (plainKeysAreOwn && prototype === Object.prototype);
   let members = 0;
@@ -152,26 +164,6 @@ function mapChars(map: object, plainKeysAreOwn: boolean): number {
 }
 
 /**
- * The length of any value as JSON text, escapes aside, read only up to
- * `budget`: past it, where the count stopped. A value that cannot be read
- * as JSON (a bigint, a function, a getter that throws: only an in-process
- * server, code of this process, can send one) counts as nothing; whether
- * it may stay is for the reader that needs JSON to say.
- */
-export function jsonTextChars(value: unknown, budget: number): number {
-  const base = pending.length;
-  try {
-    return typeof value !== 'object' || value === null
-      ? scalarChars(value)
-      : dataChars(value, budget);
-  } catch {
-    return 0;
-  } finally {
-    pending.length = base;
-  }
-}
-
-/**
  * The characters of data (a value under {@link DATA_KEYWORDS}: never a
  * schema, so nothing in it is listed), walked on the same stack above the
  * survey's part; it stops once past `budget`. A throw is left to the
@@ -183,6 +175,7 @@ function dataChars(root: object, budget: number): number {
   pending.push(root);
   while (pending.length > base && chars <= budget) {
     const node = pending.pop() as object;
+    containers++;
     if (Array.isArray(node)) {
       chars += arrayChars(node);
       continue;

@@ -3,11 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { McpSchemaError } from '../../../src/core/errors.js';
 import { createInputValidator, inputSchemaRefusal } from '../../../src/mcp/schema/index.js';
 import { canonicalJsonText } from '../../../src/core/json.js';
-import {
-  jsonTextChars,
-  MAX_SCHEMA_TEXT_LENGTH,
-  surveySchema,
-} from '../../../src/mcp/schema/json.js';
+import { MAX_SCHEMA_TEXT_LENGTH, surveySchema } from '../../../src/mcp/schema/json.js';
 
 /** What JSON.stringify adds for escapes inside the strings of `value` (keys included). */
 function escapeChars(value: unknown): number {
@@ -22,6 +18,13 @@ function escapeChars(value: unknown): number {
   return 0;
 }
 
+/** The objects and arrays in `value`, itself included. */
+function containersIn(value: unknown): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  const members: unknown[] = Array.isArray(value) ? value : Object.values(value);
+  return 1 + members.reduce((sum: number, member) => sum + containersIn(member), 0);
+}
+
 describe('surveySchema', () => {
   it('counts the characters of the JSON text, escapes aside, without writing it', () => {
     fc.assert(
@@ -30,6 +33,17 @@ describe('surveySchema', () => {
         expect(surveySchema(value).chars).toBe(text.length - escapeChars(value));
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('counts every object and array, in data and in maps of schemas too', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const schema = { type: 'object', properties: { a: value }, default: value, items: value };
+        expect(surveySchema(value).containers).toBe(containersIn(value));
+        expect(surveySchema(schema).containers).toBe(2 + 3 * containersIn(value));
+      }),
+      { numRuns: 300 },
     );
   });
 
@@ -209,39 +223,5 @@ describe('surveySchema', () => {
     const validator = createInputValidator(withoutLoop, { serverName: 's', toolName: 't' });
     expect(validator.safeParse({ default: 'a-b-c' }).success).toBe(true);
     expect(validator.safeParse({ default: `${'a-'.repeat(40)}!` }).success).toBe(false);
-  });
-});
-
-describe('jsonTextChars', () => {
-  it('counts any JSON value as JSON.stringify writes it, escapes aside', () => {
-    fc.assert(
-      fc.property(fc.jsonValue(), (value) => {
-        const text = JSON.stringify(value);
-        expect(jsonTextChars(value, Number.MAX_SAFE_INTEGER)).toBe(
-          text.length - escapeChars(value),
-        );
-      }),
-      { numRuns: 500 },
-    );
-  });
-
-  it('stops soon after the budget, even in cyclic data', () => {
-    const cycle: Record<string, unknown> = { name: 'loop' };
-    cycle.self = [cycle, cycle];
-    const counted = jsonTextChars(cycle, 10_000);
-    expect(counted).toBeGreaterThan(10_000);
-    expect(counted).toBeLessThan(11_000);
-  });
-
-  it('counts what cannot be read as JSON as nothing, and leaves nothing behind for the next walk', () => {
-    expect(jsonTextChars({ big: 10n }, 1_000)).toBe(0);
-    expect(jsonTextChars(() => 1, 1_000)).toBe(0);
-    const hostile = {
-      get boom(): never {
-        throw new Error('boom');
-      },
-    };
-    expect(jsonTextChars({ list: [{ a: 1 }, [2]], hostile }, 1_000)).toBe(0);
-    expect(jsonTextChars({ a: [1, 2] }, 1_000)).toBe(JSON.stringify({ a: [1, 2] }).length);
   });
 });
