@@ -43,8 +43,8 @@ interface Entry {
 
 /**
  * Connections shared within a session: sections given the same pool open
- * one connection per server (same name, transport, environment and secrets) instead
- * of one each, and native tools reach MCP servers through it:
+ * one connection per server (same name, transport, environment and
+ * secrets) instead of one each, and native tools reach MCP servers through it:
  * `context.resources.get(McpConnectionPool)?.callTool('github', 'search', args)`.
  */
 export class McpConnectionPool {

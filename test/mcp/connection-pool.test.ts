@@ -13,6 +13,7 @@ import {
   type CountingHttpServer,
   startCountingHttpServer,
 } from '../fixtures/resilience/counting-http-server.js';
+import { handWrittenServer } from '../support/hand-written-server.js';
 import { recordEvents } from '../support/mcp-fixtures.js';
 import { waitFor } from '../support/processes.js';
 
@@ -162,25 +163,12 @@ describe('McpConnectionPool', () => {
 
 describe('McpConnectionPool and secrets', () => {
   /** A stdio server whose `crash` tool prints its argument (a token) to stderr and exits. */
-  const TELLING = `
-const readline = require('node:readline');
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
-  const message = JSON.parse(line);
-  if (message.id === undefined) return;
-  if (message.method === 'initialize') {
-    send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
-      capabilities: { tools: {} }, serverInfo: { name: 'teller', version: '1' } } });
-  } else if (message.method === 'tools/list') {
-    send({ jsonrpc: '2.0', id: message.id, result: { tools: [
-      { name: 'crash', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } }] } });
-  } else if (message.method === 'tools/call') {
-    process.stderr.write('dying with token ' + process.argv[1] + '\\n', () => process.exit(3));
-  } else {
-    send({ jsonrpc: '2.0', id: message.id, result: {} });
-  }
-});
-`;
+  const TELLING = handWrittenServer({
+    name: 'teller',
+    toolsList: `send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+      { name: 'crash', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } }] } });`,
+    toolsCall: `process.stderr.write('dying with token ' + process.argv[1] + '\\n', () => process.exit(3));`,
+  });
   const TOKEN = 'tok-4f8a2c91d7e3';
 
   it('shares no connection between configs that mask different secrets', async () => {

@@ -14,36 +14,25 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { McpIntegrationSection, McpServerUnavailable, Session } from '../../src/index.js';
 import { CONTAINER_SIZE, valueSize } from '../../src/mcp/listing-size.js';
 import { MAX_LISTING_SIZE } from '../../src/mcp/requests.js';
+import { handWrittenServer } from '../support/hand-written-server.js';
+import { containersIn, escapeChars } from '../support/json-text.js';
 import { recordEvents } from '../support/mcp-fixtures.js';
 
 /** About 9 MB of schemas a page: 9,000 properties of 1 KB each, new text every page. */
-const SERVER = `
-const { appendFileSync } = require('node:fs');
-const readline = require('node:readline');
-const counter = process.argv[1];
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
-let page = 0;
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
-  const message = JSON.parse(line);
-  if (message.id === undefined) return;
-  if (message.method === 'initialize') {
-    send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
-      capabilities: { tools: {} }, serverInfo: { name: 'hoarder', version: '1' } } });
-  } else if (message.method === 'tools/list') {
+const SERVER = handWrittenServer({
+  name: 'hoarder',
+  preamble: `const { appendFileSync } = require('node:fs'); let page = 0;`,
+  toolsList: `
     page += 1;
-    appendFileSync(counter, '.');
+    appendFileSync(process.argv[1], '.');
     const properties = {};
     for (let i = 0; i < 9000; i++) {
       properties['p' + i] = { type: 'string', description: (page + ':' + i + ':').padEnd(1000, 'x') };
     }
     send({ jsonrpc: '2.0', id: message.id, result: {
       tools: [{ name: 'page' + page, inputSchema: { type: 'object', properties } }],
-      nextCursor: 'page-' + page } });
-  } else {
-    send({ jsonrpc: '2.0', id: message.id, result: {} });
-  }
+      nextCursor: 'page-' + page } });`,
 });
-`;
 
 const dirs: string[] = [];
 afterEach(async () => {
@@ -85,20 +74,13 @@ describe('the bound on a whole listing, over stdio', () => {
   }, 60_000);
 });
 
-/** The objects and arrays in `value`, itself included. */
-function containersIn(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  const members: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  return 1 + members.reduce((sum: number, member) => sum + containersIn(member), 0);
-}
-
 describe('valueSize', () => {
   it('is at least the JSON text and what its objects and arrays add', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
         const floor = JSON.stringify(value).length + CONTAINER_SIZE * containersIn(value);
         const size = valueSize(value, Number.MAX_SAFE_INTEGER);
-        expect(size).toBeGreaterThanOrEqual(floor - escapes(value));
+        expect(size).toBeGreaterThanOrEqual(floor - escapeChars(value));
         expect(size).toBeLessThanOrEqual(2 * floor + 8);
       }),
       { numRuns: 500 },
@@ -127,16 +109,3 @@ describe('valueSize', () => {
     expect(valueSize(hostile, 100)).toBeLessThan(100);
   });
 });
-
-/** What JSON.stringify adds for escapes inside the strings of `value` (keys included). */
-function escapes(value: unknown): number {
-  if (typeof value === 'string') return JSON.stringify(value).length - value.length - 2;
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + escapes(item), 0);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).reduce(
-      (sum, [key, item]) => sum + escapes(key) + escapes(item),
-      0,
-    );
-  }
-  return 0;
-}

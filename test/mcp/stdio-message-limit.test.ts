@@ -11,32 +11,21 @@ import {
   McpServerDisconnected,
   Session,
 } from '../../src/index.js';
+import { handWrittenServer } from '../support/hand-written-server.js';
 import { recordEvents, toolNamed } from '../support/mcp-fixtures.js';
 
 /** A JSON-RPC stdio server by hand, with a `flood` tool whose answer passes the limit. */
-const SERVER = `
-const readline = require('node:readline');
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
-readline.createInterface({ input: process.stdin }).on('line', (line) => {
-  const message = JSON.parse(line);
-  if (message.id === undefined) return;
-  if (message.method === 'initialize') {
-    send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
-      capabilities: { tools: {} }, serverInfo: { name: 'big', version: '1' } } });
-  } else if (message.method === 'tools/list') {
-    send({ jsonrpc: '2.0', id: message.id, result: { tools: [
-      { name: 'flood', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } }] } });
-  } else if (message.method === 'tools/call') {
+const SERVER = handWrittenServer({
+  name: 'big',
+  toolsList: `send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+      { name: 'flood', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } }] } });`,
+  toolsCall: `
     const chunk = 'a'.repeat(1024 * 1024);
     process.stdout.write('{"jsonrpc":"2.0","id":' + message.id + ',"result":{"content":[{"type":"text","text":"');
     let left = ${String((2 * STDIO_DEFAULT_MAX_BUFFER_SIZE) / (1024 * 1024))};
     const more = () => { while (left > 0) { left -= 1; if (!process.stdout.write(chunk)) return process.stdout.once('drain', more); } };
-    more();
-  } else {
-    send({ jsonrpc: '2.0', id: message.id, result: {} });
-  }
+    more();`,
 });
-`;
 
 describe('the stdio message limit', () => {
   it('ends the connection at a line past the limit, saying why', async () => {

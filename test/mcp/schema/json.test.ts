@@ -4,26 +4,7 @@ import { McpSchemaError } from '../../../src/core/errors.js';
 import { createInputValidator, inputSchemaRefusal } from '../../../src/mcp/schema/index.js';
 import { canonicalJsonText } from '../../../src/core/json.js';
 import { MAX_SCHEMA_TEXT_LENGTH, surveySchema } from '../../../src/mcp/schema/json.js';
-
-/** What JSON.stringify adds for escapes inside the strings of `value` (keys included). */
-function escapeChars(value: unknown): number {
-  if (typeof value === 'string') return JSON.stringify(value).length - value.length - 2;
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + escapeChars(item), 0);
-  if (typeof value === 'object' && value !== null) {
-    return Object.entries(value).reduce(
-      (sum, [key, item]) => sum + escapeChars(key) + escapeChars(item),
-      0,
-    );
-  }
-  return 0;
-}
-
-/** The objects and arrays in `value`, itself included. */
-function containersIn(value: unknown): number {
-  if (typeof value !== 'object' || value === null) return 0;
-  const members: unknown[] = Array.isArray(value) ? value : Object.values(value);
-  return 1 + members.reduce((sum: number, member) => sum + containersIn(member), 0);
-}
+import { containersIn, escapeChars } from '../../support/json-text.js';
 
 describe('surveySchema', () => {
   it('counts the characters of the JSON text, escapes aside, without writing it', () => {
