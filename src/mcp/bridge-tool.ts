@@ -25,6 +25,7 @@ import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { callFailure } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
+import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
@@ -407,11 +408,14 @@ class BridgedCall {
     // async context makes the reducers it runs part of this call, so a failure
     // undoes them with the call.
     const inCall = AsyncLocalStorage.snapshot();
+    // The server sends progress as fast as it likes; past the rate it still keeps the call alive.
+    const rate = new EventRate(MAX_PROGRESS_EVENTS_PER_SECOND);
     return {
       ...(signal === undefined ? {} : { signal }),
       ...(maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs }),
       ...limits,
-      onProgress: (progress: Progress) =>
+      onProgress: (progress: Progress) => {
+        if (rate.admit() === undefined) return;
         inCall(() =>
           session.dispatch(
             new McpToolProgress({
@@ -428,7 +432,8 @@ class BridgedCall {
               createdAt: new Date(),
             }),
           ),
-        ),
+        );
+      },
     };
   }
 

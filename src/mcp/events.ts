@@ -43,7 +43,7 @@ export class McpToolsChanged extends defineEvent<{
   readonly createdAt: Date;
 }>() {}
 
-/** A server reported progress on a call in flight. */
+/** A server reported progress on a call in flight; at most 20 a second per call, the rest left out. */
 export class McpToolProgress extends defineEvent<{
   readonly sessionId: string;
   readonly serverName: string;
@@ -119,12 +119,18 @@ export interface McpServerLogInit {
    * the server's secrets and capped; it is the server's text, not ours.
    */
   readonly message: string;
+  /**
+   * How many of the server's messages at or above the level came just
+   * before this one and were not published: a server gets at most
+   * `MAX_LOG_EVENTS_PER_SECOND` (100) a second. Absent when none.
+   */
+  readonly dropped?: number;
   readonly createdAt: Date;
 }
 
 /**
  * A server's own log message (`notifications/message`), at or above the
- * section's `serverLogLevel`.
+ * section's `serverLogLevel`; at most 100 a second per server (see `dropped`).
  */
 export class McpServerLog extends defineEvent<McpServerLogInit>() {}
 

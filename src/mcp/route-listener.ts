@@ -28,6 +28,7 @@ export interface RouteListener {
 }
 
 import type { IsolationMode, ServerRoute } from './server-route.js';
+import { EventRate, MAX_LOG_EVENTS_PER_SECOND } from './event-rate.js';
 import { serverLogEvent } from './server-log.js';
 
 /** What {@link routeListener} needs from the group that owns the route. */
@@ -49,6 +50,8 @@ export interface RouteListenerOptions {
 export function routeListener(options: RouteListenerOptions): RouteListener {
   const { session, config, sectionKey } = options;
   const base = { sessionId: session.sessionId, serverName: config.name };
+  // One rate for the server, whichever of its connections (normal, isolated) logs.
+  const logRate = new EventRate(MAX_LOG_EVENTS_PER_SECOND);
   return {
     connection: (endpoint): ConnectionListener => ({
       connected: (info) => {
@@ -78,6 +81,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
           options.serverLogLevel,
           options.route().redactor,
           base,
+          logRate,
         );
         if (event !== undefined) session.dispatch(event);
       },

@@ -1,4 +1,5 @@
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import type { EventRate } from './event-rate.js';
 import { McpServerLog } from './events.js';
 import type { SecretRedactor } from './redact.js';
 import { serverTextLine } from './server-text.js';
@@ -39,19 +40,24 @@ function capLogText(text: string): string {
 
 /**
  * The event for a server's log message, or undefined when its level is
- * below `threshold`. Logger and text are the server's: redacted of its
- * secrets and capped.
+ * below `threshold` or `rate` admits no more now (it is counted, and the
+ * next event says how many were left out). Logger and text are the
+ * server's: redacted of its secrets and capped.
  */
 export function serverLogEvent(
   message: LoggingMessageNotification['params'],
   threshold: LoggingLevel,
   redactor: SecretRedactor,
   base: { readonly sessionId: string; readonly serverName: string },
+  rate: EventRate,
 ): McpServerLog | undefined {
   if (!atLeastLevel(message.level, threshold)) return undefined;
+  const dropped = rate.admit();
+  if (dropped === undefined) return undefined;
   return new McpServerLog({
     ...base,
     level: message.level,
+    ...(dropped === 0 ? {} : { dropped }),
     ...(message.logger === undefined
       ? {}
       : { logger: serverTextLine(redactor.redact(message.logger), 100) }),

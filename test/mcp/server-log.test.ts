@@ -9,6 +9,7 @@ import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServerLog } from '../../src/mcp/events.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
+import { EventRate } from '../../src/mcp/event-rate.js';
 import { DEFAULT_SERVER_LOG_LEVEL, serverLogEvent } from '../../src/mcp/server-log.js';
 
 const LEVELS: readonly LoggingLevel[] = [
@@ -25,6 +26,11 @@ const base = { sessionId: 's-1', serverName: 'files' } as const;
 const plain = new SecretRedactor([]);
 const NOW = new Date('2030-01-02T03:04:05.000Z');
 
+/** {@link serverLogEvent} with a rate of its own, which these cases never reach. */
+const logEvent = (
+  ...args: Parameters<typeof serverLogEvent> extends [...infer A, EventRate] ? A : never
+) => serverLogEvent(...args, new EventRate(1_000));
+
 beforeEach(() => {
   vi.useFakeTimers({ now: NOW });
 });
@@ -39,7 +45,7 @@ describe('serverLogEvent', () => {
   });
 
   it('builds a frozen McpServerLog with the session, server, level, logger and text', () => {
-    const event = serverLogEvent(
+    const event = logEvent(
       { level: 'warning', logger: 'fs', data: 'disk almost full' },
       'info',
       plain,
@@ -58,7 +64,7 @@ describe('serverLogEvent', () => {
   });
 
   it('leaves out the logger when the server named none', () => {
-    const event = serverLogEvent({ level: 'info', data: 'x' }, 'info', plain, base);
+    const event = logEvent({ level: 'info', data: 'x' }, 'info', plain, base);
     expect(Object.keys(event ?? {})).toEqual([
       'sessionId',
       'serverName',
@@ -71,7 +77,7 @@ describe('serverLogEvent', () => {
   it('passes exactly the levels at or above the threshold, in MCP order', () => {
     for (const [t, threshold] of LEVELS.entries()) {
       const passed = LEVELS.filter(
-        (level) => serverLogEvent({ level, data: 'x' }, threshold, plain, base) !== undefined,
+        (level) => logEvent({ level, data: 'x' }, threshold, plain, base) !== undefined,
       );
       expect(passed).toEqual(LEVELS.slice(t));
     }
@@ -79,7 +85,7 @@ describe('serverLogEvent', () => {
 
   it('writes data that is not a string as JSON', () => {
     const message = (data: unknown): string | undefined =>
-      serverLogEvent({ level: 'info', data }, 'debug', plain, base)?.message;
+      logEvent({ level: 'info', data }, 'debug', plain, base)?.message;
     expect(message({ a: [1, 'b'], c: null })).toBe('{"a":[1,"b"],"c":null}');
     expect(message(42)).toBe('42');
     expect(message(null)).toBe('null');
@@ -89,14 +95,14 @@ describe('serverLogEvent', () => {
   it('falls back to String() for data JSON cannot write', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
-    expect(serverLogEvent({ level: 'info', data: cyclic }, 'debug', plain, base)?.message).toBe(
+    expect(logEvent({ level: 'info', data: cyclic }, 'debug', plain, base)?.message).toBe(
       '[object Object]',
     );
-    expect(serverLogEvent({ level: 'info', data: 10n }, 'debug', plain, base)?.message).toBe('10');
+    expect(logEvent({ level: 'info', data: 10n }, 'debug', plain, base)?.message).toBe('10');
   });
 
   it('redacts the logger and the message before anything else', () => {
-    const event = serverLogEvent(
+    const event = logEvent(
       { level: 'error', logger: 'auth sk-123', data: { token: 'sk-123' } },
       'info',
       new SecretRedactor(['sk-123']),
@@ -108,7 +114,7 @@ describe('serverLogEvent', () => {
 
   it('masks a secret in structured data, also where JSON escapes it (a key with quotes and newlines)', () => {
     const key = '-----BEGIN KEY-----\nMIIE"quoted"\n-----END KEY-----';
-    const event = serverLogEvent(
+    const event = logEvent(
       { level: 'error', data: { config: { key }, [`by ${key}`]: 1 } },
       'info',
       new SecretRedactor([key]),
@@ -119,10 +125,9 @@ describe('serverLogEvent', () => {
 
   it('puts the logger on one line of at most 100 characters', () => {
     expect(
-      serverLogEvent({ level: 'info', logger: 'a\nb\u202Ec', data: '' }, 'info', plain, base)
-        ?.logger,
+      logEvent({ level: 'info', logger: 'a\nb\u202Ec', data: '' }, 'info', plain, base)?.logger,
     ).toBe('a bc');
-    const long = serverLogEvent(
+    const long = logEvent(
       { level: 'info', logger: 'l'.repeat(150), data: '' },
       'info',
       plain,
@@ -134,15 +139,13 @@ describe('serverLogEvent', () => {
 
   it('keeps a message of 8,192 characters and caps a longer one with a note', () => {
     const at = 'm'.repeat(8_192);
-    expect(serverLogEvent({ level: 'info', data: at }, 'info', plain, base)?.message).toBe(at);
-    expect(serverLogEvent({ level: 'info', data: `${at}xyz` }, 'info', plain, base)?.message).toBe(
+    expect(logEvent({ level: 'info', data: at }, 'info', plain, base)?.message).toBe(at);
+    expect(logEvent({ level: 'info', data: `${at}xyz` }, 'info', plain, base)?.message).toBe(
       `${at}… (8195 characters, cut)`,
     );
   });
 
   it('keeps line breaks in the message: it is an event, not prompt text', () => {
-    expect(serverLogEvent({ level: 'info', data: 'a\nb' }, 'info', plain, base)?.message).toBe(
-      'a\nb',
-    );
+    expect(logEvent({ level: 'info', data: 'a\nb' }, 'info', plain, base)?.message).toBe('a\nb');
   });
 });
