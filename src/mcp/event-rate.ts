@@ -1,7 +1,7 @@
 /**
- * How often a server may make the session publish: its log messages and a
- * call's progress reports are the server's to send, as many and as fast as
- * it likes. A flood of them published whole would bury everything else an
+ * How often a server may make the session publish: its log messages, a
+ * call's progress reports and a sandbox's refused connections are the
+ * server's to make, as many and as fast as it likes. A flood of them published whole would bury everything else an
  * application records (a trace that rotates pushed the first tool calls
  * out within a minute). Past the rate they are counted, not published.
  */
@@ -11,6 +11,9 @@ export const MAX_LOG_EVENTS_PER_SECOND = 100;
 
 /** Most `McpToolProgress` events one call publishes per second (and at once). */
 export const MAX_PROGRESS_EVENTS_PER_SECOND = 20;
+
+/** Most `McpNetworkDenied` events a sandboxed server makes the session publish per second (and at once). */
+export const MAX_DENIAL_EVENTS_PER_SECOND = 20;
 
 /**
  * A token bucket: up to `perSecond` at once, refilled at `perSecond` a

@@ -137,7 +137,9 @@ export class McpServerLog extends defineEvent<McpServerLogInit>() {}
 /**
  * A sandboxed server asked the egress proxy for a destination it may not
  * reach (not on `isolation.network.allow`, or any host once the session is
- * `secret`). The connection was refused with HTTP 403 and the reason.
+ * `secret`). The connection was refused with HTTP 403 and the reason. At
+ * most 20 a second per server are published (see `dropped`); every
+ * refused connection is refused all the same.
  */
 export class McpNetworkDenied extends defineEvent<{
   readonly sessionId: string;
@@ -145,5 +147,7 @@ export class McpNetworkDenied extends defineEvent<{
   readonly host: string;
   readonly port: number;
   readonly reason: string;
+  /** How many refusals came just before this one and were not published. Absent when none. */
+  readonly dropped?: number;
   readonly createdAt: Date;
 }>() {}

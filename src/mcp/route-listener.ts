@@ -28,7 +28,11 @@ export interface RouteListener {
 }
 
 import type { IsolationMode, ServerRoute } from './server-route.js';
-import { EventRate, MAX_LOG_EVENTS_PER_SECOND } from './event-rate.js';
+import {
+  EventRate,
+  MAX_DENIAL_EVENTS_PER_SECOND,
+  MAX_LOG_EVENTS_PER_SECOND,
+} from './event-rate.js';
 import { serverLogEvent } from './server-log.js';
 
 /** What {@link routeListener} needs from the group that owns the route. */
@@ -52,6 +56,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
   const base = { sessionId: session.sessionId, serverName: config.name };
   // One rate for the server, whichever of its connections (normal, isolated) logs.
   const logRate = new EventRate(MAX_LOG_EVENTS_PER_SECOND);
+  const denialRate = new EventRate(MAX_DENIAL_EVENTS_PER_SECOND);
   return {
     connection: (endpoint): ConnectionListener => ({
       connected: (info) => {
@@ -101,6 +106,9 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
       );
     },
     networkDenied: (host, port, reason) => {
+      // A sandboxed server may ask again and again: the refusals hold, the events are bounded.
+      const dropped = denialRate.admit();
+      if (dropped === undefined) return;
       // The host is what the sandboxed server asked for: its text, masked.
       const route = options.route();
       session.dispatch(
@@ -109,6 +117,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
           host: route.redact(host),
           port,
           reason: route.redact(reason),
+          ...(dropped === 0 ? {} : { dropped }),
           createdAt: new Date(),
         }),
       );

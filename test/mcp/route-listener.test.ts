@@ -5,7 +5,7 @@
  * messages are filtered by level and redacted through the route, and that
  * isolation reports call `isolating` before the event is dispatched.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import {
   McpIsolationFailed,
@@ -17,6 +17,10 @@ import {
   McpServerUnavailable,
 } from '../../src/mcp/events.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
+import {
+  MAX_DENIAL_EVENTS_PER_SECOND,
+  MAX_LOG_EVENTS_PER_SECOND,
+} from '../../src/mcp/event-rate.js';
 import { routeListener } from '../../src/mcp/route-listener.js';
 import type { ServerRoute } from '../../src/mcp/server-route.js';
 import type { Endpoint } from '../../src/mcp/server-connection.js';
@@ -183,5 +187,32 @@ describe('routeListener', () => {
       host: '***.evil.example',
       reason: '***.evil.example is not on the allow-list',
     });
+  });
+
+  it('publishes at most the rate of denials and logs, and the next one counts those left out', () => {
+    let now = 5_000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      const { events, listener } = setup();
+      const connection = listener.connection('normal');
+      for (let i = 0; i < 50; i += 1) listener.networkDenied('evil.example', 443, 'refused');
+      for (let i = 0; i < 300; i += 1) {
+        connection.log?.({ level: 'error', data: `flood ${String(i)}` });
+      }
+      const denials = events.filter((event) => event instanceof McpNetworkDenied);
+      const logs = events.filter((event) => event instanceof McpServerLog);
+      expect(denials).toHaveLength(MAX_DENIAL_EVENTS_PER_SECOND);
+      expect(logs).toHaveLength(MAX_LOG_EVENTS_PER_SECOND);
+      now += 1_000;
+      listener.networkDenied('evil.example', 443, 'refused');
+      connection.log?.({ level: 'error', data: 'later' });
+      expect(events.at(-2)).toMatchObject({ dropped: 50 - MAX_DENIAL_EVENTS_PER_SECOND });
+      expect(events.at(-1)).toMatchObject({
+        message: 'later',
+        dropped: 300 - MAX_LOG_EVENTS_PER_SECOND,
+      });
+    } finally {
+      clock.mockRestore();
+    }
   });
 });
