@@ -10,6 +10,7 @@ import type { FetchLike, Transport } from '@modelcontextprotocol/sdk/shared/tran
 import type { McpTransportConfig, StdioTransportConfig } from '../config/server-config.js';
 import type { CommandLine, CommandWrapper } from '../isolation/command-line.js';
 import { boundedFetch } from './bounded-fetch.js';
+import { LineBuffer, type ReadBufferLike } from './line-buffer.js';
 import { canStartProcessGroup } from './process-tree.js';
 
 /** Options of {@link createTransport}. */
@@ -96,6 +97,7 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     stderr: 'pipe',
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
   });
+  useLineBuffer(transport);
   // With stderr 'pipe', the SDK hands out a PassThrough before spawning; reading it
   // keeps a chatty server from blocking on a full pipe.
   const stderr = transport.stderr as Readable | null;
@@ -109,6 +111,22 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     return known;
   };
   return { transport, type: 'stdio', dispose: () => Promise.resolve(), pid, processGroup };
+}
+
+/**
+ * Gives the transport a {@link LineBuffer} in place of the SDK's read
+ * buffer (a field the SDK does not export): the same messages and limit,
+ * in linear work. Left as it is if the SDK has changed the field; a test
+ * fails then.
+ */
+export function useLineBuffer(transport: StdioClientTransport): boolean {
+  const fields = transport as unknown as { _readBuffer?: Partial<ReadBufferLike> };
+  const current = fields._readBuffer;
+  if (typeof current?.append !== 'function' || typeof current.readMessage !== 'function') {
+    return false;
+  }
+  fields._readBuffer = new LineBuffer();
+  return true;
 }
 
 function httpHandle(transport: Transport, type: string): TransportHandle {
