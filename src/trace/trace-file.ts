@@ -17,6 +17,12 @@ export const DEFAULT_TRACE_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TRACE_MAX_FILES = 4;
 /** Smallest `maxBytes` accepted: a file must hold its start lines and some records. */
 export const MIN_TRACE_MAX_BYTES = 4_096;
+/**
+ * Most bytes queued and not yet written before recording stops: a disk
+ * that cannot keep up (a hung network mount) would otherwise hold every
+ * line in memory.
+ */
+export const DEFAULT_TRACE_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
 
 /** Where part `index` of the trace at `file` lives: the file itself for 0, `<name>.<index><ext>` after. */
 export function tracePartPath(file: string, index: number): string {
@@ -32,6 +38,8 @@ export interface RotatingTraceFileOptions {
   readonly maxFiles: number;
   /** The lines each file starts with (header, full snapshot), for part `part`. */
   readonly startLines: (part: number) => readonly string[];
+  /** @internal Bytes queued past which recording stops. @default DEFAULT_TRACE_MAX_QUEUED_BYTES */
+  readonly maxQueuedBytes?: number;
 }
 
 const ROTATE = Symbol('rotate');
@@ -44,6 +52,9 @@ export class RotatingTraceFile {
   readonly #maxFiles: number;
   readonly #startLines: (part: number) => readonly string[];
   #queue: Item[] = [];
+  /** Bytes in {@link #queue}, not yet handed to the file. */
+  #queuedBytes = 0;
+  readonly #maxQueuedBytes: number;
   #partBytes = 0;
   #startBytes = 0;
   #part = 0;
@@ -70,6 +81,7 @@ export class RotatingTraceFile {
     this.#maxBytes = options.maxBytes;
     this.#maxFiles = options.maxFiles;
     this.#startLines = options.startLines;
+    this.#maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_TRACE_MAX_QUEUED_BYTES;
     this.#start();
     this.#drain();
   }
@@ -90,6 +102,13 @@ export class RotatingTraceFile {
     }
     this.#queue.push(line);
     this.#partBytes += bytes;
+    this.#queuedBytes += bytes;
+    if (this.#queuedBytes > this.#maxQueuedBytes) {
+      this.#stop(
+        `trace ${JSON.stringify(this.path)} fell more than ${String(this.#maxQueuedBytes)} bytes behind its file (writes do not keep up), recording stopped`,
+      );
+      return;
+    }
     this.#drain();
   }
 
@@ -119,6 +138,14 @@ export class RotatingTraceFile {
     this.#queue.push(...lines);
     this.#startBytes = lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
     this.#partBytes = this.#startBytes;
+    this.#queuedBytes += this.#startBytes;
+  }
+
+  /** Stops recording for good, with `reason`: what is queued is dropped. */
+  #stop(reason: string, cause?: unknown): void {
+    this.#queue = [];
+    this.#queuedBytes = 0;
+    this.#error = new TraceError('trace-write', reason, cause === undefined ? {} : { cause });
   }
 
   #drain(): void {
@@ -136,15 +163,18 @@ export class RotatingTraceFile {
         const at = this.#queue.indexOf(ROTATE);
         const batch = at === -1 ? this.#queue : this.#queue.slice(0, at);
         this.#queue = at === -1 ? [] : this.#queue.slice(at + 1);
-        if (batch.length > 0) await this.#handle!.write(`${batch.join('\n')}\n`);
+        if (batch.length > 0) {
+          const text = `${batch.join('\n')}\n`;
+          this.#queuedBytes -= Buffer.byteLength(text);
+          await this.#handle!.write(text);
+        }
         if (at !== -1) await this.#rotate();
+        if (this.#error !== undefined) return; // stopped while a write was under way
       }
     } catch (error) {
-      this.#queue = [];
-      this.#error = new TraceError(
-        'trace-write',
+      this.#stop(
         `trace ${JSON.stringify(this.path)} could not be written, recording stopped: ${messageOf(error)}`,
-        { cause: error },
+        error,
       );
     }
   }

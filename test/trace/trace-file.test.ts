@@ -45,6 +45,44 @@ describe('RotatingTraceFile', () => {
     expect(lines.map((line) => Number(line.split(' ')[1]))).toEqual([...Array(300).keys()]);
   });
 
+  it('stops recording, saying why, when the lines queued pass what it may hold', async () => {
+    const file = path.join(dir, 'behind.jsonl');
+    const out = new RotatingTraceFile({
+      path: file,
+      maxBytes: 1024 * 1024,
+      maxFiles: 2,
+      startLines: () => ['start'],
+      maxQueuedBytes: 8_192,
+    });
+    // Appends are synchronous and the file is written later: 20 KB queue at once.
+    for (let index = 0; index < 20; index += 1) out.append(`line ${index} ${'x'.repeat(1_000)}`);
+    expect(out.error?.code).toBe('trace-write');
+    expect(out.error?.message).toBe(
+      `trace ${JSON.stringify(file)} fell more than 8192 bytes behind its file (writes do not keep up), recording stopped`,
+    );
+    out.append('after the stop');
+    await expect(out.close()).rejects.toThrow('recording stopped');
+    const written = await readFile(file, 'utf8').catch(() => '');
+    expect(written).not.toContain('after the stop');
+    expect(written.length).toBeLessThan(8_192);
+  });
+
+  it('holds no more than it may when the lines are written as fast as they come', async () => {
+    const out = new RotatingTraceFile({
+      path: path.join(dir, 'steady.jsonl'),
+      maxBytes: 1024 * 1024,
+      maxFiles: 2,
+      startLines: () => ['start'],
+      maxQueuedBytes: 8_192,
+    });
+    for (let index = 0; index < 200; index += 1) {
+      out.append(`line ${index} ${'x'.repeat(1_000)}`);
+      await out.flush();
+    }
+    await out.close();
+    expect(out.error).toBeUndefined();
+  });
+
   it("keeps every part the owner's alone (0600), a file that was there before included", async () => {
     const file = path.join(dir, 'private.jsonl');
     await writeFile(file, 'an older recording\n', { mode: 0o644 });
