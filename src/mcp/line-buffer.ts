@@ -22,13 +22,27 @@ export interface ReadBufferLike {
   clear(): void;
 }
 
-/** A read buffer that keeps the chunks and searches each byte for a newline once. */
+/**
+ * Chunks in a row that hold no newline before they are merged into one:
+ * a server writing a long line in tiny pieces leaves one block per this
+ * many pieces, not a Buffer each.
+ */
+const MERGED_RUN = 256;
+
+/**
+ * A read buffer that keeps the chunks, searches each byte for a newline
+ * once, and copies each byte at most twice (into a merged block, into its
+ * line), however the bytes arrive.
+ */
 export class LineBuffer implements ReadBufferLike {
   readonly #maxBufferSize: number;
   #chunks: Buffer[] = [];
   #length = 0;
-  /** How many bytes from the start hold no newline (already searched). */
+  /** How many chunks from the start hold no newline (searched), and their bytes. */
   #searched = 0;
+  #searchedBytes = 0;
+  /** How many chunks from the start are merged blocks, never merged again. */
+  #merged = 0;
 
   constructor(maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
     this.#maxBufferSize = maxBufferSize;
@@ -50,15 +64,16 @@ export class LineBuffer implements ReadBufferLike {
    * next call goes on after it.
    */
   readMessage(): JSONRPCMessage | null {
-    let start = 0;
-    for (let index = 0; index < this.#chunks.length; index += 1) {
+    let start = this.#searchedBytes;
+    for (let index = this.#searched; index < this.#chunks.length; index += 1) {
       const chunk = this.#chunks[index]!;
-      const from = Math.max(0, this.#searched - start);
-      const at = from < chunk.length ? chunk.indexOf(NEWLINE, from) : -1;
+      const at = chunk.indexOf(NEWLINE);
       if (at !== -1) return deserializeMessage(this.#take(index, at, start + at));
       start += chunk.length;
+      this.#searched = index + 1;
+      this.#searchedBytes = start;
     }
-    this.#searched = this.#length;
+    if (this.#searched - this.#merged >= MERGED_RUN) this.#mergeSearched();
     return null;
   }
 
@@ -66,6 +81,16 @@ export class LineBuffer implements ReadBufferLike {
     this.#chunks = [];
     this.#length = 0;
     this.#searched = 0;
+    this.#searchedBytes = 0;
+    this.#merged = 0;
+  }
+
+  /** The searched chunks after the merged blocks, as one more block. */
+  #mergeSearched(): void {
+    const run = this.#chunks.slice(this.#merged, this.#searched);
+    this.#chunks.splice(this.#merged, run.length, Buffer.concat(run));
+    this.#merged += 1;
+    this.#searched = this.#merged;
   }
 
   /** The text before the newline at `at` of chunk `index` (`total` bytes in): removed with it. */
@@ -80,6 +105,8 @@ export class LineBuffer implements ReadBufferLike {
       rest.length > 0 ? [rest, ...this.#chunks.slice(index + 1)] : this.#chunks.slice(index + 1);
     this.#length -= total + 1;
     this.#searched = 0;
+    this.#searchedBytes = 0;
+    this.#merged = 0;
     return bytes.toString('utf8').replace(/\r$/, '');
   }
 }

@@ -56,6 +56,14 @@ const CLIENT_INFO = { name: 'mcp-sections', version: PACKAGE_VERSION };
 const MIN_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
+ * After `tools/list_changed`, a server is listed again at most once in
+ * this long: a server that announces changes without end (each listing
+ * different) would otherwise keep the client re-bridging its tools and
+ * publishing `McpToolsChanged` as fast as it can answer.
+ */
+export const MIN_RELIST_INTERVAL_MS = 1_000;
+
+/**
  * One MCP client connection to one server endpoint: connects, lists tools
  * (following `nextCursor`), calls tools with timeout, cancellation and
  * progress, follows `tools/list_changed`, and reconnects when the
@@ -78,8 +86,18 @@ export class McpServerConnection {
   /** What the current client's transport errors said (see TransportErrorWatch). */
   #watch: TransportErrorWatch | undefined;
   #pending: Promise<void> | undefined;
-  /** Lists again after `tools/list_changed`; changes that arrive meanwhile make it list once more. */
+  /** When the last listing after `tools/list_changed` began. */
+  #relistedAt = Number.NEGATIVE_INFINITY;
+  /**
+   * Lists again after `tools/list_changed`, at most once in
+   * {@link MIN_RELIST_INTERVAL_MS}; changes that arrive meanwhile make it
+   * list once more.
+   */
   readonly #refreshTools = coalesce(async () => {
+    const wait = this.#relistedAt + MIN_RELIST_INTERVAL_MS - performance.now();
+    if (wait > 0) await pause(wait, this.#closed.signal);
+    if (this.#closed.signal.aborted) return;
+    this.#relistedAt = performance.now();
     let tools: readonly McpToolDescription[];
     try {
       tools = await this.listTools();

@@ -141,11 +141,11 @@ export class RotatingTraceFile {
     this.#queuedBytes += this.#startBytes;
   }
 
-  /** Stops recording for good, with `reason`: what is queued is dropped. */
+  /** Stops recording for good, with `reason` unless it stopped already: what is queued is dropped. */
   #stop(reason: string, cause?: unknown): void {
     this.#queue = [];
     this.#queuedBytes = 0;
-    this.#error = new TraceError('trace-write', reason, cause === undefined ? {} : { cause });
+    this.#error ??= new TraceError('trace-write', reason, cause === undefined ? {} : { cause });
   }
 
   #drain(): void {

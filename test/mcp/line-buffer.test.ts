@@ -102,6 +102,19 @@ describe('LineBuffer', () => {
     expect(out[1]).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
   });
 
+  it('gives the same messages when a long line arrives in thousands of tiny chunks (merged as it goes)', () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { text: 'é'.repeat(100_000) } });
+    const bytes = Buffer.from(`${body}\r\n{"jsonrpc":"2.0","id":2,"result":{}}\n{"jsonrpc"`);
+    const chunks = cut(
+      bytes,
+      Array.from({ length: Math.ceil(bytes.length / 37) }, (_, i) => i * 37),
+    );
+    expect(chunks.length).toBeGreaterThan(5_000);
+    const out = readAll(new LineBuffer(), chunks);
+    expect(out).toEqual(readAll(new ReadBuffer(), chunks));
+    expect(out).toHaveLength(2);
+  });
+
   it('replaces the read buffer of the installed SDK stdio transport', () => {
     const transport = new StdioClientTransport({ command: process.execPath });
     expect(useLineBuffer(transport)).toBe(true);
