@@ -57,6 +57,7 @@ function inputSchemaSize(schema: unknown, budget: number): number {
  * of it), never stops the count of the rest.
  */
 export function valueSize(value: unknown, budget: number): number {
+  if (typeof value !== 'object' || value === null) return scalarSize(value);
   let size = 0;
   const pending: unknown[] = [value];
   while (pending.length > 0 && size <= budget) {

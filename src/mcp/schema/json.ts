@@ -49,9 +49,10 @@ const NONE: readonly JsonRecord[] = Object.freeze([]);
 // server's schema may start another walk) and cuts it back there when it
 // ends, even by a throw.
 const pending: object[] = [];
-// The containers the survey in progress has met; a survey started inside
-// another (by a getter) counts its own and gives the outer count back.
-let containers = 0;
+// The containers the survey in progress has met in data (under enum,
+// default, …); a survey started inside another (by a getter) counts its
+// own and gives the outer count back. Schemas' own are counted locally.
+let dataContainers = 0;
 
 /**
  * Surveys `root` without writing it out, in one pass over its containers,
@@ -73,9 +74,10 @@ export function surveySchema(root: unknown): SchemaSurvey {
   // object has none, unless someone gave Object.prototype one.
   const plainKeysAreOwn = prototypeAddsNoKeys();
   let chars = 0;
+  let containers = 0;
   let met = 0;
-  const outerContainers = containers;
-  containers = 0;
+  const outerDataContainers = dataContainers;
+  dataContainers = 0;
   const base = pending.length;
   pending.push(root);
   try {
@@ -114,6 +116,7 @@ export function surveySchema(root: unknown): SchemaSurvey {
         else if (DATA_KEYWORDS.has(key) && (key !== 'examples' || Array.isArray(value))) {
           chars += dataChars(value, MAX_SCHEMA_TEXT_LENGTH - chars);
         } else if (SCHEMA_MAPS.has(key) && !Array.isArray(value)) {
+          containers++;
           chars += mapChars(value, plainKeysAreOwn);
         } else pending.push(value);
       }
@@ -125,8 +128,8 @@ export function surveySchema(root: unknown): SchemaSurvey {
   } finally {
     // Holds nothing of this walk after it, so that no schema is kept alive by it.
     pending.length = base;
-    met = containers;
-    containers = outerContainers;
+    met = containers + dataContainers;
+    dataContainers = outerDataContainers;
   }
   return { chars, containers: met, referring, anchored, patterned };
 }
@@ -146,7 +149,6 @@ const SCHEMA_MAPS = new Set([
 
 /** The characters of a map of schemas, its names read as names; its schemas go on the stack. */
 function mapChars(map: object, plainKeysAreOwn: boolean): number {
-  containers++;
   const prototype: unknown = Object.getPrototypeOf(map);
   const ownKeysOnly = prototype === null || (plainKeysAreOwn && prototype === Object.prototype);
   let members = 0;
@@ -175,7 +177,7 @@ function dataChars(root: object, budget: number): number {
   pending.push(root);
   while (pending.length > base && chars <= budget) {
     const node = pending.pop() as object;
-    containers++;
+    dataContainers++;
     if (Array.isArray(node)) {
       chars += arrayChars(node);
       continue;
