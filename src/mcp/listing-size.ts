@@ -21,7 +21,8 @@ export const CONTAINER_SIZE = 32;
  * The size of `tool` (a copy made by `parseToolListing`: plain, its
  * members its own), counted only up to `budget`: past it, where the count
  * stopped. The input schema's survey is the one its check at connect
- * reuses, so a listing is walked once.
+ * reuses, so a listing is walked once. Never throws: what cannot be read
+ * is weighed as {@link valueSize} says.
  */
 export function listedToolSize(tool: McpToolDescription, budget: number): number {
   let size = 2;

@@ -105,11 +105,12 @@ export async function listAllTools(
       if (left < timeoutMs && Date.now() >= endsAt) throw unended(`${totalMs} ms`, page);
       throw error;
     }
-    const listed = readListing(result, broken, (tool) => {
+    const listed = parseListing(result, broken);
+    for (const tool of listed.tools) {
       tools.push(tool); // a spread of a huge page overflows the stack
       size += listedToolSize(tool, MAX_LISTING_SIZE - size + 1);
-      return size <= MAX_LISTING_SIZE;
-    });
+      if (size > MAX_LISTING_SIZE) break;
+    }
     if (size > MAX_LISTING_SIZE) {
       throw broken(
         `tools/list was larger than ${MAX_LISTING_SIZE} (characters of JSON, each object and array counted as ${CONTAINER_SIZE} more; ${tools.length} tools in ${page + 1} pages)`,
@@ -129,19 +130,10 @@ export async function listAllTools(
   }
 }
 
-/**
- * The page of `result`, each of its tools handed to `take` in turn until it
- * returns false; any failure to read it, a getter's throw included, is `broken`.
- */
-function readListing(
-  result: unknown,
-  broken: (problem: string) => Error,
-  take: (tool: McpToolDescription) => boolean,
-): ToolListingPage {
+/** The page of `result`; any failure to read it, a getter's throw included, is `broken`. */
+function parseListing(result: unknown, broken: (problem: string) => Error): ToolListingPage {
   try {
-    const page = parseToolListing(result);
-    for (const tool of page.tools) if (!take(tool)) break;
-    return page;
+    return parseToolListing(result);
   } catch (error) {
     throw broken(
       error instanceof ToolListingError
