@@ -7,19 +7,13 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  invokeTool,
-  McpIntegrationSection,
-  McpServerLog,
-  McpToolProgress,
-  Session,
-} from '../../src/index.js';
+import { invokeTool, McpServerLog, McpToolProgress } from '../../src/index.js';
 import {
   EventRate,
   MAX_LOG_EVENTS_PER_SECOND,
   MAX_PROGRESS_EVENTS_PER_SECOND,
 } from '../../src/mcp/event-rate.js';
-import { recordEvents, toolNamed } from '../support/mcp-fixtures.js';
+import { observedSection, toolNamed } from '../support/mcp-fixtures.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -71,14 +65,9 @@ function floodingServer(logs: number, reports: number): McpServer {
 
 describe('a flood of log messages and progress reports', () => {
   it('publishes at most the rates, says how many logs were left out, and answers the call', async () => {
-    const session = new Session();
-    const events = recordEvents(session);
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        { name: 'chatty', transport: { type: 'in-memory', server: floodingServer(1_000, 500) } },
-      ],
-    });
+    const { session, events, section } = observedSection([
+      { name: 'chatty', transport: { type: 'in-memory', server: floodingServer(1_000, 500) } },
+    ]);
     try {
       await section.connect();
       const flood = toolNamed(section, 'chatty_flood');

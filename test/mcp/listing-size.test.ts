@@ -6,17 +6,15 @@
  * bound ends it. The server counts the pages it was asked for.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { McpIntegrationSection, McpServerUnavailable, Session } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { McpServerUnavailable } from '../../src/index.js';
 import { CONTAINER_SIZE, valueSize } from '../../src/mcp/listing-size.js';
 import { MAX_LISTING_SIZE } from '../../src/mcp/requests.js';
 import { handWrittenServer } from '../support/hand-written-server.js';
 import { containersIn, escapeChars } from '../support/json-text.js';
-import { recordEvents } from '../support/mcp-fixtures.js';
+import { observedSection, tempDir } from '../support/mcp-fixtures.js';
 
 /** About 9 MB of schemas a page: 9,000 properties of 1 KB each, new text every page. */
 const SERVER = handWrittenServer({
@@ -34,29 +32,17 @@ const SERVER = handWrittenServer({
       nextCursor: 'page-' + page } });`,
 });
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
 describe('the bound on a whole listing, over stdio', () => {
   it('refuses a server that lists schemas without end, at the bound, naming it', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mcp-sections-listing-'));
-    dirs.push(dir);
-    const counter = join(dir, 'pages');
-    const session = new Session();
-    const events = recordEvents(session);
-    const section = new McpIntegrationSection({
-      session,
-      onConnectError: 'report',
-      servers: [
-        {
-          name: 'hoarder',
-          timeoutMs: 20_000,
-          transport: { type: 'stdio', command: process.execPath, args: ['-e', SERVER, counter] },
-        },
-      ],
-    });
+    await using dir = await tempDir('mcp-sections-listing');
+    const counter = join(dir.path, 'pages');
+    const { events, section } = observedSection([
+      {
+        name: 'hoarder',
+        timeoutMs: 20_000,
+        transport: { type: 'stdio', command: process.execPath, args: ['-e', SERVER, counter] },
+      },
+    ]);
     try {
       await section.connect();
       const [unavailable] = section.unavailableServers;

@@ -7,9 +7,9 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
-import { McpIntegrationSection, McpToolsChanged, Session } from '../../src/index.js';
+import { McpToolsChanged } from '../../src/index.js';
 import { MIN_RELIST_INTERVAL_MS } from '../../src/mcp/server-connection.js';
-import { recordEvents } from '../support/mcp-fixtures.js';
+import { observedSection } from '../support/mcp-fixtures.js';
 import { waitFor } from '../support/processes.js';
 
 describe('tools/list_changed without end', () => {
@@ -26,12 +26,9 @@ describe('tools/list_changed without end', () => {
         tools: [{ name: `tool_v${String(version)}`, inputSchema: { type: 'object' as const } }],
       };
     });
-    const session = new Session();
-    const events = recordEvents(session);
-    const section = new McpIntegrationSection({
-      session,
-      servers: [{ name: 'restless', transport: { type: 'in-memory', server } }],
-    });
+    const { events, section } = observedSection([
+      { name: 'restless', transport: { type: 'in-memory', server } },
+    ]);
     try {
       await section.connect();
       expect(listings).toBe(1);

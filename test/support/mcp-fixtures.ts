@@ -20,7 +20,8 @@ import {
   type ServerRequest,
   type ToolAnnotations,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { EventClass, McpIntegrationSection, Session, Tool } from '../../src/index.js';
+import type { McpServerConfig } from '../../src/config/server-config.js';
+import { type EventClass, McpIntegrationSection, Session, type Tool } from '../../src/index.js';
 import { everythingServerPath } from './everything.js';
 import { LOOPBACK_HOST } from './ports.js';
 
@@ -132,6 +133,20 @@ export function recordEvents(session: Session): EventRecorder {
       all.filter((event): event is E => event instanceof eventClass),
     stop,
   };
+}
+
+/**
+ * A new session, what it publishes, and a section over `servers` on it;
+ * by default a server that cannot be connected is reported, not thrown.
+ */
+export function observedSection(
+  servers: readonly McpServerConfig[],
+  onConnectError: 'throw' | 'report' = 'report',
+): { session: Session; events: EventRecorder; section: McpIntegrationSection } {
+  const session = new Session();
+  const events = recordEvents(session);
+  const section = new McpIntegrationSection({ session, onConnectError, servers: [...servers] });
+  return { session, events, section };
 }
 
 /** A section's tool by its bridged name; throws listing the names it has. */
