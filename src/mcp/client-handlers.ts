@@ -74,6 +74,16 @@ export interface NotificationListener {
 export const MAX_RUNNING_HANDLERS = 16;
 
 /**
+ * How many of the application's handlers run now for one server. Kept by
+ * the connection across its clients: a handler that ignores the abort of
+ * a closed client still runs, and a server that forces reconnects must
+ * not get a fresh count each time.
+ */
+export interface RunningHandlers {
+  count: number;
+}
+
+/**
  * Answers the server's requests with the application's handlers (only
  * those given: capabilities are advertised to match), at most
  * {@link MAX_RUNNING_HANDLERS} at a time (more are refused with an
@@ -84,21 +94,21 @@ export function installClientHandlers(
   serverName: string,
   handlers: ClientHandlers,
   notifications: NotificationListener,
+  running: RunningHandlers,
 ): void {
   const { elicitation, sampling, roots } = handlers;
-  let running = 0;
   const bounded = async <T>(handle: () => T | Promise<T>): Promise<T> => {
-    if (running >= MAX_RUNNING_HANDLERS) {
+    if (running.count >= MAX_RUNNING_HANDLERS) {
       throw new RpcError(
         ErrorCode.InternalError,
         `the client is already answering ${MAX_RUNNING_HANDLERS} requests of server "${serverName}"; try again when one has ended`,
       );
     }
-    running += 1;
+    running.count += 1;
     try {
       return await handle();
     } finally {
-      running -= 1;
+      running.count -= 1;
     }
   };
   if (elicitation !== undefined) {

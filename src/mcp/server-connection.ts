@@ -10,7 +10,12 @@ import { McpConnectionError, McpTimeoutError, messageOf } from '../core/errors.j
 import { PACKAGE_VERSION } from '../core/package-version.js';
 import { pause } from '../core/pause.js';
 import { descendants, endProcesses } from './process-tree.js';
-import { capabilitiesFor, installClientHandlers, type ClientHandlers } from './client-handlers.js';
+import {
+  capabilitiesFor,
+  installClientHandlers,
+  type ClientHandlers,
+  type RunningHandlers,
+} from './client-handlers.js';
 import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
@@ -86,6 +91,8 @@ export class McpServerConnection {
   /** What the current client's transport errors said (see TransportErrorWatch). */
   #watch: TransportErrorWatch | undefined;
   #pending: Promise<void> | undefined;
+  /** The application's handlers running for this server, whichever client asked. */
+  readonly #runningHandlers: RunningHandlers = { count: 0 };
   /** When the last listing after `tools/list_changed` began. */
   #relistedAt = Number.NEGATIVE_INFINITY;
   /**
@@ -339,15 +346,22 @@ export class McpServerConnection {
     await this.#teardown();
     this.#stderrTail = '';
     this.#stderrCut = false;
+    this.#watch = undefined; // what an earlier client's transport said is no reason for this attempt
     const handlers = this.#options.handlers ?? {};
     const client = new Client(this.#options.clientInfo ?? CLIENT_INFO, {
       capabilities: capabilitiesFor(handlers),
       jsonSchemaValidator: clientSchemaValidator(),
     });
-    installClientHandlers(client, this.serverName, handlers, {
-      toolListChanged: () => this.#refreshTools(),
-      log: (message) => this.#listeners.emit('log', message),
-    });
+    installClientHandlers(
+      client,
+      this.serverName,
+      handlers,
+      {
+        toolListChanged: () => this.#refreshTools(),
+        log: (message) => this.#listeners.emit('log', message),
+      },
+      this.#runningHandlers,
+    );
     const handle = await createTransport(this.#options.transport, {
       ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
       ...(this.#options.inheritEnv === true ? { inheritEnv: true } : {}),

@@ -15,6 +15,7 @@ import {
   capabilitiesFor,
   installClientHandlers,
   MAX_RUNNING_HANDLERS,
+  type RunningHandlers,
   type ClientHandlers,
   type ServerRequestContext,
 } from '../../src/mcp/client-handlers.js';
@@ -43,7 +44,7 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function pair(handlers: ClientHandlers) {
+async function pair(handlers: ClientHandlers, running: RunningHandlers = { count: 0 }) {
   const heard = { toolListChanged: 0, logs: [] as LoggingMessageNotification['params'][] };
   const server = new McpServer(
     { name: 'peer', version: '1.0.0' },
@@ -53,10 +54,16 @@ async function pair(handlers: ClientHandlers) {
     { name: 'test', version: '0' },
     { capabilities: capabilitiesFor(handlers) },
   );
-  installClientHandlers(client, 'github', handlers, {
-    toolListChanged: () => (heard.toolListChanged += 1),
-    log: (message) => heard.logs.push(message),
-  });
+  installClientHandlers(
+    client,
+    'github',
+    handlers,
+    {
+      toolListChanged: () => (heard.toolListChanged += 1),
+      log: (message) => heard.logs.push(message),
+    },
+    running,
+  );
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
   open.push(server, client);
@@ -191,6 +198,34 @@ describe('installClientHandlers', () => {
         (error: unknown) => (error instanceof Error ? error.message : String(error)),
       );
     expect(again).toContain('the client is already answering 16 requests');
+    expect(started).toBe(MAX_RUNNING_HANDLERS);
+  });
+
+  it('keeps the count across the clients of one connection: a reconnect starts no fresh bound', async () => {
+    let started = 0;
+    const running: RunningHandlers = { count: 0 };
+    const ignoring: ClientHandlers = {
+      elicitation: () => {
+        started += 1;
+        return new Promise<never>(() => undefined); // never answers, ignores its signal
+      },
+    };
+    const ask = (server: Awaited<ReturnType<typeof pair>>['server']) =>
+      server
+        .elicitInput(
+          { message: 'q', requestedSchema: { type: 'object', properties: {} } },
+          { timeout: 60_000 },
+        )
+        .then(
+          () => 'answered',
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
+    const first = await pair(ignoring, running);
+    for (let i = 0; i < MAX_RUNNING_HANDLERS; i += 1) void ask(first.server);
+    await expect.poll(() => started).toBe(MAX_RUNNING_HANDLERS);
+    await first.client.close(); // the connection was lost; its handlers run on
+    const second = await pair(ignoring, running);
+    expect(await ask(second.server)).toContain('the client is already answering 16 requests');
     expect(started).toBe(MAX_RUNNING_HANDLERS);
   });
 });
