@@ -37,6 +37,9 @@ export function atLeast(level: DataSensitivity, threshold: DataSensitivity): boo
   return sensitivityRank(level) >= sensitivityRank(threshold);
 }
 
+/** The longest dataset name kept as it is (a private-data marker, a server's tool, a session file). */
+export const MAX_DATASET_NAME_LENGTH = 256;
+
 /**
  * Key under a tool result's `_meta` that tells the client a dataset of the
  * given sensitivity entered the session: `{ dataset, sensitivity }`.

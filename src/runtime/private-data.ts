@@ -4,17 +4,24 @@ import {
   atLeast,
   datasetRecord,
   isDataSensitivity,
+  MAX_DATASET_NAME_LENGTH,
   maxSensitivity,
   sensitivityRank,
 } from '../core/sensitivity.js';
 import { toWellFormed } from '../core/well-formed.js';
 
-/** The longest dataset name kept as it is: a server's private-data marker names the dataset. */
-export const MAX_DATASET_NAME_LENGTH = 256;
+export { MAX_DATASET_NAME_LENGTH };
 
-/** `name`, or when too long its start and a hash of the whole: distinct names stay distinct. */
+/** What a shortened name ends with; a name that ends so is shortened too, even a short one. */
+const SHORTENED = /…#[0-9a-f]{16}$/;
+
+/**
+ * `name`, or when too long its start and a hash of the whole. Distinct
+ * names stay distinct (but for a hash collision): a name kept as it is
+ * never looks like a shortened one.
+ */
 function boundedName(name: string): string {
-  if (name.length <= MAX_DATASET_NAME_LENGTH) return name;
+  if (name.length <= MAX_DATASET_NAME_LENGTH && !SHORTENED.test(name)) return name;
   const digest = createHash('sha256').update(name).digest('hex').slice(0, 16);
   return `${toWellFormed(name.slice(0, 200))}…#${digest}`;
 }

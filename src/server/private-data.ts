@@ -18,6 +18,7 @@ import { PRIVATE_DIRECTORY_MODE, writeFileAtomic } from '../core/atomic-file.js'
 import { FileLockTimeoutError, withFileLock } from '../core/file-lock.js';
 import {
   isDataSensitivity,
+  MAX_DATASET_NAME_LENGTH,
   maxSensitivity,
   sensitivityRank,
   type DataSensitivity,
@@ -35,8 +36,8 @@ import {
 /** Name of the state file inside `<privateDataDir>/<user>/<session>/`. */
 export const PRIVATE_DATA_FILE_NAME = '.private_data';
 
-/** Longest dataset name accepted. */
-export const MAX_DATASET_NAME_LENGTH = 256;
+/** Longest dataset name accepted (the one the session keeps as it is). */
+export { MAX_DATASET_NAME_LENGTH };
 
 /** How long an update waits for another process's lock on the state file, in milliseconds. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;

@@ -160,4 +160,14 @@ describe('a dataset name of any length', () => {
     expect(session.privateData.sensitivity).toBe('secret');
     expect([...session.privateData.datasets.values()].sort()).toEqual(['confidential', 'secret']);
   });
+
+  it('keeps a short name that looks like a shortened one apart from the name it would imitate', () => {
+    const session = new Session();
+    const long = 'e'.repeat(1_000);
+    session.privateData.add(long, 'secret');
+    const [shortened] = [...session.privateData.datasets.keys()];
+    session.privateData.add(shortened!, 'internal'); // a marker naming the shortened form itself
+    expect(session.privateData.datasets.size).toBe(2);
+    expect(session.privateData.datasets.get(shortened!)).toBe('secret');
+  });
 });
