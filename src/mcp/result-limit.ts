@@ -13,14 +13,18 @@ type Block = CallToolResult['content'][number];
  * a note that says how much there was, and a binary block (image, audio,
  * embedded blob) that does not fit is replaced by a note. Structured
  * content or `_meta` larger than the limit (or nested too deep to be
- * written) is dropped with a note, and blocks past
+ * written) is dropped with a note; each is measured against the limit on
+ * its own, so a result brings at most three times `maxChars` in all (the
+ * structured form usually repeats the text). Blocks past
  * {@link MAX_RESULT_BLOCKS} give way to one note. The seed's
  * `context_result` idea, on the client side: a server cannot flood the
  * session or the model's context. (The private-data marker in `_meta` is
  * read before this.)
  */
 export function limitResult(result: CallToolResult, maxChars: number): CallToolResult {
-  if (fitsWhole(result, maxChars)) return result;
+  // Measured once: writing `_meta` out is the costly part of the common check.
+  const metaFits = result._meta === undefined || jsonLength(result._meta) <= maxChars;
+  if (metaFits && fitsWhole(result, maxChars)) return result;
   let budget = maxChars;
   let changed = false;
   const content: Block[] = [];
@@ -63,7 +67,7 @@ export function limitResult(result: CallToolResult, maxChars: number): CallToolR
     content.push({ type: 'text', text: leftOut('structuredContent', maxChars) });
   }
   let meta = result._meta;
-  if (meta !== undefined && jsonLength(meta) > maxChars) {
+  if (!metaFits) {
     changed = true;
     meta = undefined;
     content.push({ type: 'text', text: leftOut('_meta', maxChars) });
@@ -96,7 +100,6 @@ function fitsWhole(result: CallToolResult, maxChars: number): boolean {
   if (result.structuredContent !== undefined || result.content.length > MAX_RESULT_BLOCKS) {
     return false;
   }
-  if (result._meta !== undefined && jsonLength(result._meta) > maxChars) return false;
   let size = 0;
   for (const block of result.content) size += blockSize(block);
   return size <= maxChars;
