@@ -15,6 +15,14 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 const NEWLINE = 0x0a;
 
+/** A line past the limit; its message is the SDK's `ReadBuffer` message, word for word. */
+export class LineTooLongError extends Error {
+  override readonly name: string = 'LineTooLongError';
+  constructor(readonly limit: number) {
+    super(`ReadBuffer exceeded maximum size of ${String(limit)} bytes`);
+  }
+}
+
 /** What `StdioClientTransport` asks of its read buffer. */
 export interface ReadBufferLike {
   append(chunk: Buffer): void;
@@ -48,11 +56,11 @@ export class LineBuffer implements ReadBufferLike {
     this.#maxBufferSize = maxBufferSize;
   }
 
-  /** @throws Error, as the SDK's does, past the limit (and the buffer is emptied). */
+  /** @throws LineTooLongError, as the SDK's throws its error, past the limit (and the buffer is emptied). */
   append(chunk: Buffer): void {
     if (this.#length + chunk.length > this.#maxBufferSize) {
       this.clear();
-      throw new Error(`ReadBuffer exceeded maximum size of ${String(this.#maxBufferSize)} bytes`);
+      throw new LineTooLongError(this.#maxBufferSize);
     }
     this.#chunks.push(chunk);
     this.#length += chunk.length;

@@ -385,7 +385,6 @@ export class McpServerConnection {
     this.#transportType = handle.type;
     client.onclose = () => this.#onClientClosed(client);
     const watch = new TransportErrorWatch(client, {
-      transportType: handle.type,
       timeoutMs: this.#options.timeoutMs,
       isLive: () => client === this.#client && this.#state === 'connected',
     });

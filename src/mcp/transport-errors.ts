@@ -7,13 +7,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import { messageOf } from '../core/errors.js';
+import { LineTooLongError } from './line-buffer.js';
 
 /** What a {@link TransportErrorWatch} asks of its connection. */
 export interface WatchedConnection {
-  /** The transport type in use: `stdio`, `sse`, `streamable-http`, `in-memory`. */
-  readonly transportType: string;
   readonly timeoutMs: number;
   /** True while the watched client is the connection's current one, connected. */
   isLive(): boolean;
@@ -51,11 +48,8 @@ export class TransportErrorWatch {
 
   /** The client's `onerror`. */
   onError(error: Error): void {
-    if (
-      this.#connection.transportType === 'stdio' &&
-      /^ReadBuffer exceeded maximum size of \d+ bytes$/.test(messageOf(error))
-    ) {
-      this.#closedBecause = `the server sent a line of more than ${STDIO_DEFAULT_MAX_BUFFER_SIZE} bytes, the most the SDK's stdio transport reads`;
+    if (error instanceof LineTooLongError) {
+      this.#closedBecause = `the server sent a line of more than ${error.limit} bytes, the most a stdio connection reads`;
     }
     if (!this.#connection.isLive()) return;
     if (error instanceof SseError) {
