@@ -58,15 +58,21 @@ class BodyCounter {
   }
 }
 
-/** Bytes of the SSE event being received: an empty line (LF, CR or CRLF) ends one. */
+/**
+ * Bytes of the SSE events being received: an empty line (LF, CR or CRLF)
+ * ends one. `add` gives the largest event the chunk held or added to, so
+ * an event past the limit that also ends inside the chunk still counts.
+ */
 class EventCounter {
   #bytes = 0;
   #atLineStart = true;
   #afterCarriageReturn = false;
 
   add(chunk: Uint8Array): number {
+    let largest = this.#bytes;
     for (const byte of chunk) {
       this.#bytes += 1;
+      if (this.#bytes > largest) largest = this.#bytes;
       if (byte === 10 && this.#afterCarriageReturn) {
         this.#afterCarriageReturn = false; // the LF of a CRLF: the line ended at its CR
         continue;
@@ -79,6 +85,6 @@ class EventCounter {
         this.#atLineStart = false;
       }
     }
-    return this.#bytes;
+    return largest;
   }
 }
