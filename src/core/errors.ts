@@ -2,9 +2,10 @@
  * Error classes shared by every layer. Each area has one base class with a
  * string `code`; the native `cause` carries what went wrong underneath.
  *
- * This module is pure and has no dependencies, so the server toolkit can
- * share it with the client side.
+ * This module is pure (its one import, `well-formed.ts`, is too), so the
+ * server toolkit can share it with the client side.
  */
+import { sliceSafe } from './well-formed.js';
 
 /** Codes carried by {@link PromptError} and its subclasses. */
 export type PromptErrorCode =
@@ -186,10 +187,8 @@ export const MAX_QUOTED_CHARS = 2_000;
  */
 export function boundedQuote(text: string): string {
   if (text.length <= MAX_QUOTED_CHARS) return text;
-  let end = MAX_QUOTED_CHARS;
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}… (${text.length - end} more characters)`;
+  const kept = sliceSafe(text, 0, MAX_QUOTED_CHARS);
+  return `${kept}… (${text.length - kept.length} more characters)`;
 }
 
 /**

@@ -17,3 +17,16 @@ export function isWellFormed(text: string): boolean {
 export function toWellFormed(text: string): string {
   return isWellFormed(text) ? text : text.replace(LONE_SURROGATES, '\uFFFD');
 }
+
+/** `slice` that never splits a UTF-16 surrogate pair (it drops the half instead). */
+export function sliceSafe(text: string, start: number, end: number): string {
+  let from = start;
+  let to = end;
+  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from++;
+  if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to--;
+  return text.slice(from, Math.max(from, to));
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}

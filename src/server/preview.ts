@@ -4,6 +4,7 @@
  * the whole preview is capped, so that one enormous line cannot defeat the
  * point of the preview: a preview is never longer than its input.
  */
+import { sliceSafe } from '../core/well-formed.js';
 import type { ContextPreset } from './context-presets.js';
 import { splitCsvRecords, type SerializedResult } from './result-format.js';
 
@@ -105,19 +106,6 @@ function capTotal(text: string, budget: number): string {
   const head = sliceSafe(text, 0, headLength);
   const tail = tailLength > 0 ? sliceSafe(text, text.length - tailLength, text.length) : '';
   return head + marker(text.length - head.length - tail.length) + tail;
-}
-
-/** `slice` that never splits a UTF-16 surrogate pair (it drops the half instead). */
-function sliceSafe(text: string, start: number, end: number): string {
-  let from = start;
-  let to = end;
-  if (from > 0 && isLowSurrogate(text.charCodeAt(from))) from++;
-  if (to < text.length && isLowSurrogate(text.charCodeAt(to))) to--;
-  return text.slice(from, Math.max(from, to));
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 function stringify(value: unknown): string {
