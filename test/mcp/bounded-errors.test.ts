@@ -7,17 +7,11 @@ import { McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { boundedQuote, MAX_QUOTED_CHARS } from '../../src/core/errors.js';
 import { isWellFormed } from '../../src/core/well-formed.js';
-import {
-  invokeTool,
-  McpIntegrationSection,
-  McpServerUnavailable,
-  McpToolProgress,
-  Session,
-} from '../../src/index.js';
+import { invokeTool, McpServerUnavailable, McpToolProgress } from '../../src/index.js';
 import {
   type HttpHost,
   rawToolServer,
-  recordEvents,
+  observedSection,
   startHttpHost,
   toolNamed,
 } from '../support/mcp-fixtures.js';
@@ -47,18 +41,12 @@ describe('a failing server says a bounded amount', () => {
       await Promise.resolve();
     });
     hosts.push(host);
-    const session = new Session();
-    const events = recordEvents(session);
-    const section = new McpIntegrationSection({
-      session,
-      onConnectError: 'report',
-      servers: [
-        {
-          name: 'web',
-          transport: { type: 'streamable-http', url: host.url('/mcp'), sseFallback: false },
-        },
-      ],
-    });
+    const { events, section } = observedSection([
+      {
+        name: 'web',
+        transport: { type: 'streamable-http', url: host.url('/mcp'), sseFallback: false },
+      },
+    ]);
     try {
       await section.connect();
       const reason = section.unavailableServers[0]?.reason ?? '';
@@ -87,11 +75,9 @@ describe('a failing server says a bounded amount', () => {
         },
       },
     ]);
-    const session = new Session();
-    const section = new McpIntegrationSection({
-      session,
-      servers: [{ name: 'raw', transport: { type: 'in-memory', server }, secrets: [secret] }],
-    });
+    const { session, section } = observedSection([
+      { name: 'raw', transport: { type: 'in-memory', server }, secrets: [secret] },
+    ]);
     try {
       await section.connect();
       const result = await invokeTool(toolNamed(section, 'raw_explode'), {}, { session });
@@ -122,12 +108,9 @@ describe('a failing server says a bounded amount', () => {
         },
       },
     ]);
-    const session = new Session();
-    const events = recordEvents(session);
-    const section = new McpIntegrationSection({
-      session,
-      servers: [{ name: 'raw', transport: { type: 'in-memory', server } }],
-    });
+    const { session, events, section } = observedSection([
+      { name: 'raw', transport: { type: 'in-memory', server } },
+    ]);
     try {
       await section.connect();
       expect((await invokeTool(toolNamed(section, 'raw_slow'), {}, { session })).success).toBe(
