@@ -198,7 +198,8 @@ class BridgedCall {
     // A connection that is (re)connecting would send later, unchecked: wait, then start over.
     if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
     const { route } = this.#context;
-    const options = this.#callOptions(tool);
+    const progress = this.#progressRate(tool);
+    const options = this.#callOptions(tool, progress);
     let sent: Promise<CallToolResult>;
     route.callStarted(); // a sandbox restart waits for calls in flight
     try {
@@ -210,6 +211,7 @@ class BridgedCall {
     return sent.then(
       (raw) => {
         route.callSettled();
+        progress?.flush(); // the last report held back by the rate, before the result
         try {
           return this.#answer(raw, tool);
         } catch (error) {
@@ -218,6 +220,7 @@ class BridgedCall {
       },
       (error: unknown) => {
         route.callSettled();
+        progress?.flush();
         return this.#failed(error, args, tool, retried);
       },
     );
@@ -385,9 +388,43 @@ class BridgedCall {
    * Progress costs every request a token, and the SDK and the server work
    * for it: it is asked for only when something sees it, or when the
    * server's config says progress may keep a call alive past its timeout.
+   * Then the call's reports are published at a bounded rate (the server
+   * sends them as fast as it likes; past the rate they still keep the call
+   * alive), the last one held back published before the call's result.
    */
-  #callOptions(tool: ToolContext): CallOptions {
+  #progressRate(tool: ToolContext): EventRate<Progress> | undefined {
     const { route, session } = this.#context;
+    if (route.config.maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
+      return undefined;
+    }
+    // Progress arrives on the transport's own callback; running it in the call's
+    // async context makes the reducers it runs part of this call, so a failure
+    // undoes them with the call.
+    const inCall = AsyncLocalStorage.snapshot();
+    return new EventRate<Progress>(MAX_PROGRESS_EVENTS_PER_SECOND, (progress) => {
+      inCall(() =>
+        session.dispatch(
+          new McpToolProgress({
+            sessionId: session.sessionId,
+            serverName: route.name,
+            toolName: this.#bridgedName,
+            originalName: this.#original,
+            callId: tool.callId,
+            progress: progress.progress,
+            ...(progress.total === undefined ? {} : { total: progress.total }),
+            ...(progress.message === undefined
+              ? {}
+              : { message: boundedQuote(route.redact(progress.message)) }),
+            createdAt: new Date(),
+          }),
+        ),
+      );
+    });
+  }
+
+  /** The call's signal, timeout and progress handler, as {@link sendToolCall} takes them. */
+  #callOptions(tool: ToolContext, progress: EventRate<Progress> | undefined): CallOptions {
+    const { route } = this.#context;
     // Nothing can abort the default signal: do not make the SDK listen to it.
     const signal = tool.signal === NEVER_ABORTED ? undefined : tool.signal;
     const { maxTotalTimeoutMs } = route.config;
@@ -400,40 +437,15 @@ class BridgedCall {
             timeoutMs: Math.max(1, Math.min(route.timeoutMs, deadline.getTime() - Date.now())),
             deadline,
           };
-    if (maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
+    if (progress === undefined) {
       if (limits === undefined) return signal === undefined ? NO_CALL_OPTIONS : { signal };
       return { ...(signal === undefined ? {} : { signal }), ...limits };
     }
-    // Progress arrives on the transport's own callback; running it in the call's
-    // async context makes the reducers it runs part of this call, so a failure
-    // undoes them with the call.
-    const inCall = AsyncLocalStorage.snapshot();
-    // The server sends progress as fast as it likes; past the rate it still keeps the call alive.
-    const rate = new EventRate(MAX_PROGRESS_EVENTS_PER_SECOND);
     return {
       ...(signal === undefined ? {} : { signal }),
       ...(maxTotalTimeoutMs === undefined ? {} : { maxTotalTimeoutMs }),
       ...limits,
-      onProgress: (progress: Progress) => {
-        if (rate.admit() === undefined) return;
-        inCall(() =>
-          session.dispatch(
-            new McpToolProgress({
-              sessionId: session.sessionId,
-              serverName: route.name,
-              toolName: this.#bridgedName,
-              originalName: this.#original,
-              callId: tool.callId,
-              progress: progress.progress,
-              ...(progress.total === undefined ? {} : { total: progress.total }),
-              ...(progress.message === undefined
-                ? {}
-                : { message: boundedQuote(route.redact(progress.message)) }),
-              createdAt: new Date(),
-            }),
-          ),
-        );
-      },
+      onProgress: (report: Progress) => progress.offer(report),
     };
   }
 

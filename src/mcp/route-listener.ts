@@ -3,7 +3,7 @@
  * connections opened, lost and failed, server logs, the isolation switch,
  * denied network requests.
  */
-import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import {
@@ -25,6 +25,8 @@ export interface RouteListener {
   isolationRecovered(): void;
   /** The sandbox's egress proxy refused a destination. */
   networkDenied(host: string, port: number, reason: string): void;
+  /** The route has closed: the last log and refusal held back by the rates are published. */
+  closed(): void;
 }
 
 import type { IsolationMode, ServerRoute } from './server-route.js';
@@ -33,7 +35,7 @@ import {
   MAX_DENIAL_EVENTS_PER_SECOND,
   MAX_LOG_EVENTS_PER_SECOND,
 } from './event-rate.js';
-import { serverLogEvent } from './server-log.js';
+import { isLogged, serverLogEvent } from './server-log.js';
 
 /** What {@link routeListener} needs from the group that owns the route. */
 export interface RouteListenerOptions {
@@ -55,8 +57,27 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
   const { session, config, sectionKey } = options;
   const base = { sessionId: session.sessionId, serverName: config.name };
   // One rate for the server, whichever of its connections (normal, isolated) logs.
-  const logRate = new EventRate(MAX_LOG_EVENTS_PER_SECOND);
-  const denialRate = new EventRate(MAX_DENIAL_EVENTS_PER_SECOND);
+  const logRate = new EventRate<LoggingMessageNotification['params']>(
+    MAX_LOG_EVENTS_PER_SECOND,
+    (message, dropped) => {
+      session.dispatch(serverLogEvent(message, options.route().redactor, base, dropped));
+    },
+  );
+  // A sandboxed server may ask again and again: the refusals hold, the events are bounded.
+  const denialRate = new EventRate<Denial>(MAX_DENIAL_EVENTS_PER_SECOND, (denial, dropped) => {
+    // The host is what the sandboxed server asked for: its text, masked.
+    const route = options.route();
+    session.dispatch(
+      new McpNetworkDenied({
+        ...base,
+        host: route.redact(denial.host),
+        port: denial.port,
+        reason: route.redact(denial.reason),
+        ...(dropped === 0 ? {} : { dropped }),
+        createdAt: new Date(),
+      }),
+    );
+  });
   return {
     connection: (endpoint): ConnectionListener => ({
       connected: (info) => {
@@ -81,14 +102,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
       },
       toolsChanged: () => options.toolsChanged(endpoint),
       log: (message) => {
-        const event = serverLogEvent(
-          message,
-          options.serverLogLevel,
-          options.route().redactor,
-          base,
-          logRate,
-        );
-        if (event !== undefined) session.dispatch(event);
+        if (isLogged(message.level, options.serverLogLevel)) logRate.offer(message);
       },
     }),
     isolated: (mode) => {
@@ -105,23 +119,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
         }),
       );
     },
-    networkDenied: (host, port, reason) => {
-      // A sandboxed server may ask again and again: the refusals hold, the events are bounded.
-      const dropped = denialRate.admit();
-      if (dropped === undefined) return;
-      // The host is what the sandboxed server asked for: its text, masked.
-      const route = options.route();
-      session.dispatch(
-        new McpNetworkDenied({
-          ...base,
-          host: route.redact(host),
-          port,
-          reason: route.redact(reason),
-          ...(dropped === 0 ? {} : { dropped }),
-          createdAt: new Date(),
-        }),
-      );
-    },
+    networkDenied: (host, port, reason) => denialRate.offer({ host, port, reason }),
     isolationRecovered: () => options.toolsChanged('isolated'),
     isolationFailed: (reason) => {
       options.isolating();
@@ -129,5 +127,16 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
         new McpIsolationFailed({ ...base, sectionKey, reason, createdAt: new Date() }),
       );
     },
+    closed: () => {
+      logRate.flush();
+      denialRate.flush();
+    },
   };
+}
+
+/** A destination the egress proxy refused. */
+interface Denial {
+  readonly host: string;
+  readonly port: number;
+  readonly reason: string;
 }

@@ -1,5 +1,4 @@
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { EventRate } from './event-rate.js';
 import { McpServerLog } from './events.js';
 import type { SecretRedactor } from './redact.js';
 import { serverTextLine } from './server-text.js';
@@ -19,7 +18,8 @@ const LOG_LEVELS: readonly LoggingLevel[] = [
   'emergency',
 ];
 
-function atLeastLevel(level: LoggingLevel, threshold: LoggingLevel): boolean {
+/** Whether a message at `level` is published under the section's `threshold` (`serverLogLevel`). */
+export function isLogged(level: LoggingLevel, threshold: LoggingLevel): boolean {
   return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
 }
 
@@ -39,21 +39,16 @@ function capLogText(text: string): string {
 }
 
 /**
- * The event for a server's log message, or undefined when its level is
- * below `threshold` or `rate` admits no more now (it is counted, and the
- * next event says how many were left out). Logger and text are the
- * server's: redacted of its secrets and capped.
+ * The event for a server's log message ({@link isLogged} decides whether
+ * there is one), with how many were `dropped` just before it. Logger and
+ * text are the server's: redacted of its secrets and capped.
  */
 export function serverLogEvent(
   message: LoggingMessageNotification['params'],
-  threshold: LoggingLevel,
   redactor: SecretRedactor,
   base: { readonly sessionId: string; readonly serverName: string },
-  rate: EventRate,
-): McpServerLog | undefined {
-  if (!atLeastLevel(message.level, threshold)) return undefined;
-  const dropped = rate.admit();
-  if (dropped === undefined) return undefined;
+  dropped = 0,
+): McpServerLog {
   return new McpServerLog({
     ...base,
     level: message.level,

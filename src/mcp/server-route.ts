@@ -306,6 +306,8 @@ export class ServerRoute {
     ]);
     await this.#sandbox?.dispose();
     this.#sandbox = undefined;
+    // Nothing reaches the listener any more: what the rates held back is told now.
+    this.#options.listener.closed();
   }
 
   async #switch(): Promise<void> {

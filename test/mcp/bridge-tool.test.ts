@@ -40,6 +40,7 @@ async function bridged(
       isolationFailed: () => undefined,
       isolationRecovered: () => undefined,
       networkDenied: () => undefined,
+      closed: () => undefined,
     },
   });
   routes.push(route);

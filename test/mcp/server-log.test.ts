@@ -1,6 +1,6 @@
 /**
- * Pins `serverLogEvent`: messages below the threshold give no event; the
- * eight MCP levels are ordered debug < … < emergency; data that is not a
+ * Pins `isLogged` and `serverLogEvent`: messages below the threshold are
+ * not logged; the eight MCP levels are ordered debug < … < emergency; data that is not a
  * string is written as JSON (or `String()` when JSON cannot); logger and
  * message are redacted, the logger put on one line of at most 100
  * characters and the message capped at 8,192 characters with a note.
@@ -9,8 +9,7 @@ import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { McpServerLog } from '../../src/mcp/events.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
-import { EventRate } from '../../src/mcp/event-rate.js';
-import { DEFAULT_SERVER_LOG_LEVEL, serverLogEvent } from '../../src/mcp/server-log.js';
+import { DEFAULT_SERVER_LOG_LEVEL, isLogged, serverLogEvent } from '../../src/mcp/server-log.js';
 
 const LEVELS: readonly LoggingLevel[] = [
   'debug',
@@ -26,10 +25,14 @@ const base = { sessionId: 's-1', serverName: 'files' } as const;
 const plain = new SecretRedactor([]);
 const NOW = new Date('2030-01-02T03:04:05.000Z');
 
-/** {@link serverLogEvent} with a rate of its own, which these cases never reach. */
+/** What the route listener publishes for `message` under `threshold`: an event, or none. */
 const logEvent = (
-  ...args: Parameters<typeof serverLogEvent> extends [...infer A, EventRate] ? A : never
-) => serverLogEvent(...args, new EventRate(1_000));
+  message: Parameters<typeof serverLogEvent>[0],
+  threshold: LoggingLevel,
+  redactor: SecretRedactor,
+  context: typeof base,
+): McpServerLog | undefined =>
+  isLogged(message.level, threshold) ? serverLogEvent(message, redactor, context) : undefined;
 
 beforeEach(() => {
   vi.useFakeTimers({ now: NOW });
@@ -76,11 +79,16 @@ describe('serverLogEvent', () => {
 
   it('passes exactly the levels at or above the threshold, in MCP order', () => {
     for (const [t, threshold] of LEVELS.entries()) {
-      const passed = LEVELS.filter(
-        (level) => logEvent({ level, data: 'x' }, threshold, plain, base) !== undefined,
-      );
+      const passed = LEVELS.filter((level) => isLogged(level, threshold));
       expect(passed).toEqual(LEVELS.slice(t));
     }
+  });
+
+  it('says how many messages were left out just before it, and nothing when none were', () => {
+    const message = { level: 'error', data: 'x' } as const;
+    expect(serverLogEvent(message, plain, base, 7).dropped).toBe(7);
+    expect(Object.hasOwn(serverLogEvent(message, plain, base, 0), 'dropped')).toBe(false);
+    expect(Object.hasOwn(serverLogEvent(message, plain, base), 'dropped')).toBe(false);
   });
 
   it('writes data that is not a string as JSON', () => {

@@ -42,6 +42,7 @@ function route(options: { isolated?: McpServer; at?: DataSensitivity } = {}) {
     isolationFailed: (reason) => recorded.failed.push(reason),
     isolationRecovered: () => undefined,
     networkDenied: () => undefined,
+    closed: () => undefined,
   };
   const [config] = parseServerConfigs([
     {

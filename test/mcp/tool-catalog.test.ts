@@ -36,6 +36,7 @@ async function routeOf(name: string, tools: readonly RawTool[], toolPrefix?: str
       isolationFailed: () => undefined,
       isolationRecovered: () => undefined,
       networkDenied: () => undefined,
+      closed: () => undefined,
     },
   });
   routes.push(route);
