@@ -389,6 +389,8 @@ export class McpClientGroup {
         ...(sampling === undefined ? {} : { sampling }),
         ...(roots === undefined ? {} : { roots }),
       },
+      session: this.session,
+      normalEndpointRefusal: () => normalEndpointRefusal(this.session),
       ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
       listener: routeListener({
         session: this.session,
@@ -405,6 +407,25 @@ export class McpClientGroup {
     });
     return route;
   }
+}
+
+/**
+ * Why the application's handlers may not answer a server's normal
+ * endpoint now: once the session holds private data (here, or stored by
+ * another worker), a sampling result, an elicited answer or the roots
+ * would carry it to a deployment that is not isolated. Fails closed when
+ * the store cannot be read. The text goes to the server: it names no data.
+ */
+async function normalEndpointRefusal(session: Session): Promise<string | undefined> {
+  if (!session.privateData.hasPrivateData && session.store !== undefined) {
+    try {
+      await session.syncFromStore();
+    } catch {
+      return 'the session store could not be read to check for private data';
+    }
+  }
+  if (!session.privateData.hasPrivateData) return undefined;
+  return 'the session holds private data, and this endpoint of the server is not isolated';
 }
 
 /** The session's pool, registered as a resource the first time a section asks. */

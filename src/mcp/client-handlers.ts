@@ -15,11 +15,18 @@ import {
   type Root,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Endpoint } from './server-connection.js';
 
 /** What a client-side handler is given with a server's request. */
 export interface ServerRequestContext {
   /** Name of the server that asked. */
   readonly serverName: string;
+  /**
+   * Which of the server's deployments asked: `normal`, or `isolated` (the
+   * isolated endpoint or the sandboxed process). A normal endpoint's
+   * requests reach a handler only while the session holds no private data.
+   */
+  readonly endpoint: Endpoint;
   /** Aborted when the server cancels the request or the connection closes. */
   readonly signal: AbortSignal;
 }
@@ -84,20 +91,51 @@ export interface RunningHandlers {
 }
 
 /**
- * Answers the server's requests with the application's handlers (only
- * those given: capabilities are advertised to match), at most
- * {@link MAX_RUNNING_HANDLERS} at a time (more are refused with an
- * error), and passes its notifications on.
+ * Why the application may not answer a server's requests now (its answer
+ * would carry what the session knows to where it may not go), or
+ * undefined when it may. The text is sent to the server: it names no data.
  */
-export function installClientHandlers(
-  client: Client,
-  serverName: string,
-  handlers: ClientHandlers,
-  notifications: NotificationListener,
-  running: RunningHandlers,
-): void {
+export type ServerRequestRefusal = () => string | undefined | Promise<string | undefined>;
+
+/** Options of {@link installClientHandlers}. */
+export interface ClientHandlersOptions {
+  readonly serverName: string;
+  readonly endpoint: Endpoint;
+  readonly handlers: ClientHandlers;
+  readonly notifications: NotificationListener;
+  readonly running: RunningHandlers;
+  /**
+   * Asked before a handler runs and again before its answer is sent: a
+   * refusal either time answers the server with an error instead (an
+   * answer decided before the session escalated is not sent after).
+   * @default none: always answered
+   */
+  readonly refusal?: ServerRequestRefusal;
+}
+
+/**
+ * Answers the server's requests with the application's handlers (only
+ * those given: capabilities are advertised to match) while `refusal`
+ * allows, at most {@link MAX_RUNNING_HANDLERS} at a time (more are refused
+ * with an error), and passes its notifications on.
+ */
+export function installClientHandlers(client: Client, options: ClientHandlersOptions): void {
+  const { serverName, endpoint, handlers, notifications, running, refusal } = options;
   const { elicitation, sampling, roots } = handlers;
-  const bounded = async <T>(handle: () => T | Promise<T>): Promise<T> => {
+  const refuseIfClosed = async (): Promise<void> => {
+    const reason = await refusal?.();
+    if (reason !== undefined) {
+      throw new RpcError(
+        ErrorCode.InvalidRequest,
+        `the client does not answer server "${serverName}" now: ${reason}`,
+      );
+    }
+  };
+  const answer = async <T>(
+    handle: (context: ServerRequestContext) => T | Promise<T>,
+    signal: AbortSignal,
+  ): Promise<T> => {
+    await refuseIfClosed();
     if (running.count >= MAX_RUNNING_HANDLERS) {
       throw new RpcError(
         ErrorCode.InternalError,
@@ -105,27 +143,28 @@ export function installClientHandlers(
       );
     }
     running.count += 1;
+    let answered: T;
     try {
-      return await handle();
+      answered = await handle({ serverName, endpoint, signal });
     } finally {
       running.count -= 1;
     }
+    await refuseIfClosed();
+    return answered;
   };
   if (elicitation !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      bounded(() => elicitation(request.params, { serverName, signal: extra.signal })),
+      answer((context) => elicitation(request.params, context), extra.signal),
     );
   }
   if (sampling !== undefined) {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      bounded(() => sampling(request.params, { serverName, signal: extra.signal })),
+      answer((context) => sampling(request.params, context), extra.signal),
     );
   }
   if (roots !== undefined) {
     client.setRequestHandler(ListRootsRequestSchema, (_request, extra) =>
-      bounded(async () => ({
-        roots: [...(await roots({ serverName, signal: extra.signal }))],
-      })),
+      answer(async (context) => ({ roots: [...(await roots(context))] }), extra.signal),
     );
   }
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => {

@@ -5,6 +5,7 @@ import type { McpTransportConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { McpTool } from './bridge-tool.js';
+import type { ClientHandlers } from './client-handlers.js';
 import type { Endpoint, McpServerConnection } from './server-connection.js';
 
 /** @internal A connection borrowed from a pool; `release()` gives it back. */
@@ -43,8 +44,8 @@ interface Entry {
 
 /**
  * Connections shared within a session: sections given the same pool open
- * one connection per server (same name, transport, environment and
- * secrets) instead of one each, and native tools reach MCP servers through it:
+ * one connection per server (same name, transport, environment, secrets,
+ * and handlers of the server's own requests) instead of one each, and native tools reach MCP servers through it:
  * `context.resources.get(McpConnectionPool)?.callTool('github', 'search', args)`.
  */
 export class McpConnectionPool {
@@ -65,6 +66,14 @@ export class McpConnectionPool {
        * whoever opened it, so configs that mask differently share none.
        */
       readonly masks?: string;
+      /**
+       * Who answers the server's own requests on the connection: the
+       * application's handlers, and the session whose data decides whether
+       * they may answer. A shared connection answers with those of whoever
+       * opened it, so holders that answer differently share none (without
+       * handlers, nothing is answered and the session does not count).
+       */
+      readonly answers?: { readonly session: object; readonly handlers: ClientHandlers };
     },
   ): string {
     // An in-memory server is one object: share by identity, not by content.
@@ -72,7 +81,16 @@ export class McpConnectionPool {
       transport.type === 'in-memory'
         ? `in-memory:${objectId(transport.server)}`
         : canonicalJsonText(transport);
-    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}\u0000${process.masks ?? ''}`;
+    // Without handlers nothing is answered: sessions may share the connection.
+    const { answers } = process;
+    const { elicitation, sampling, roots } = answers?.handlers ?? {};
+    const answersKey =
+      answers === undefined || (elicitation ?? sampling ?? roots) === undefined
+        ? ''
+        : [answers.session, elicitation, sampling, roots]
+            .map((owner) => (owner === undefined ? '-' : String(objectId(owner))))
+            .join(':');
+    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}\u0000${process.masks ?? ''}\u0000${answersKey}`;
   }
 
   /** @internal Borrows the connection for `key`, creating it with `create` the first time. */

@@ -5,7 +5,7 @@
  */
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
-import type { ClientHandlers } from './client-handlers.js';
+import type { ClientHandlers, ServerRequestRefusal } from './client-handlers.js';
 import type { ConnectionListener } from './connection-listeners.js';
 import { McpConnectionPool } from './connection-pool.js';
 import type { SecretRedactor } from './redact.js';
@@ -20,6 +20,10 @@ export interface RouteConnectionOptions {
   readonly timeoutMs: number;
   readonly redactor: SecretRedactor;
   readonly handlers: ClientHandlers;
+  /** Whose data decides whether `handlers` may answer (a connection is shared only within it). */
+  readonly session: object;
+  /** When `handlers` may not answer the server on this connection. @default always may */
+  readonly requestRefusal?: ServerRequestRefusal;
   readonly reconnect: ReconnectPolicy | undefined;
   readonly pool: McpConnectionPool | undefined;
   readonly listener: ConnectionListener;
@@ -45,6 +49,7 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
       timeoutMs: options.timeoutMs,
       redactor: options.redactor,
       handlers: options.handlers,
+      ...(options.requestRefusal === undefined ? {} : { requestRefusal: options.requestRefusal }),
       ...(config.env === undefined ? {} : { env: config.env }),
       // A sandbox starts from the safe default whatever the config says.
       ...(config.inheritEnv === true && wrapCommand === undefined ? { inheritEnv: true } : {}),
@@ -59,6 +64,7 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
           env: config.env,
           inheritEnv: config.inheritEnv === true,
           masks: options.redactor.fingerprint,
+          answers: { session: options.session, handlers: options.handlers },
         }),
         create,
       );

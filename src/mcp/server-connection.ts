@@ -15,6 +15,7 @@ import {
   installClientHandlers,
   type ClientHandlers,
   type RunningHandlers,
+  type ServerRequestRefusal,
 } from './client-handlers.js';
 import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
@@ -49,6 +50,8 @@ export interface ServerConnectionOptions {
   readonly timeoutMs: number;
   readonly redactor: SecretRedactor;
   readonly handlers?: ClientHandlers;
+  /** When `handlers` may not answer the server (see `installClientHandlers`). @default always may */
+  readonly requestRefusal?: ServerRequestRefusal;
   readonly wrapCommand?: CommandWrapper;
   readonly reconnect?: ReconnectPolicy;
   readonly listener?: ConnectionListener;
@@ -352,16 +355,19 @@ export class McpServerConnection {
       capabilities: capabilitiesFor(handlers),
       jsonSchemaValidator: clientSchemaValidator(),
     });
-    installClientHandlers(
-      client,
-      this.serverName,
+    installClientHandlers(client, {
+      serverName: this.serverName,
+      endpoint: this.endpoint,
       handlers,
-      {
+      notifications: {
         toolListChanged: () => this.#refreshTools(),
         log: (message) => this.#listeners.emit('log', message),
       },
-      this.#runningHandlers,
-    );
+      running: this.#runningHandlers,
+      ...(this.#options.requestRefusal === undefined
+        ? {}
+        : { refusal: this.#options.requestRefusal }),
+    });
     const handle = await createTransport(this.#options.transport, {
       ...(this.#options.env === undefined ? {} : { env: this.#options.env }),
       ...(this.#options.inheritEnv === true ? { inheritEnv: true } : {}),

@@ -4,7 +4,7 @@ import { launchSandbox, type SandboxLaunch } from '../isolation/sandbox-launch.j
 import { compareToolLists } from './endpoint-check.js';
 import type { McpConnectionPool } from './connection-pool.js';
 import { routeConnection } from './route-connection.js';
-import type { ClientHandlers } from './client-handlers.js';
+import type { ClientHandlers, ServerRequestRefusal } from './client-handlers.js';
 import { DEFAULT_TIMEOUT_MS, type ResolvedServerConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
@@ -32,6 +32,14 @@ export interface ServerRouteOptions {
   readonly config: ResolvedServerConfig;
   readonly redactor: SecretRedactor;
   readonly handlers: ClientHandlers;
+  /** Whose data decides whether `handlers` may answer the server. */
+  readonly session: object;
+  /**
+   * When `handlers` may not answer the normal endpoint: its answers carry
+   * what the session knows to a deployment that is not isolated. The
+   * isolated endpoint and the sandbox are always answered.
+   */
+  readonly normalEndpointRefusal?: ServerRequestRefusal;
   readonly reconnect?: ReconnectPolicy;
   readonly listener: RouteListener;
   /** Share connections with other sections of the session. */
@@ -403,6 +411,10 @@ export class ServerRoute {
       timeoutMs: this.timeoutMs,
       redactor: this.#options.redactor,
       handlers: this.#options.handlers,
+      session: this.#options.session,
+      ...(endpoint === 'normal' && this.#options.normalEndpointRefusal !== undefined
+        ? { requestRefusal: this.#options.normalEndpointRefusal }
+        : {}),
       reconnect: this.#options.reconnect,
       pool: this.#options.pool,
       listener: this.#options.listener.connection(endpoint),

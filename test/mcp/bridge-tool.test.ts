@@ -34,6 +34,7 @@ async function bridged(
     config: config!,
     redactor: new SecretRedactor([]),
     handlers: {},
+    session: {},
     listener: {
       connection: () => ({}),
       isolated: () => undefined,

@@ -18,6 +18,7 @@ import {
   type RunningHandlers,
   type ClientHandlers,
   type ServerRequestContext,
+  type ServerRequestRefusal,
 } from '../../src/mcp/client-handlers.js';
 
 describe('capabilitiesFor', () => {
@@ -44,7 +45,11 @@ afterEach(async () => {
   for (const item of open.splice(0).reverse()) await item.close();
 });
 
-async function pair(handlers: ClientHandlers, running: RunningHandlers = { count: 0 }) {
+async function pair(
+  handlers: ClientHandlers,
+  running: RunningHandlers = { count: 0 },
+  refusal?: ServerRequestRefusal,
+) {
   const heard = { toolListChanged: 0, logs: [] as LoggingMessageNotification['params'][] };
   const server = new McpServer(
     { name: 'peer', version: '1.0.0' },
@@ -54,16 +59,17 @@ async function pair(handlers: ClientHandlers, running: RunningHandlers = { count
     { name: 'test', version: '0' },
     { capabilities: capabilitiesFor(handlers) },
   );
-  installClientHandlers(
-    client,
-    'github',
+  installClientHandlers(client, {
+    serverName: 'github',
+    endpoint: 'normal',
     handlers,
-    {
+    notifications: {
       toolListChanged: () => (heard.toolListChanged += 1),
       log: (message) => heard.logs.push(message),
     },
     running,
-  );
+    ...(refusal === undefined ? {} : { refusal }),
+  });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
   open.push(server, client);

@@ -161,6 +161,41 @@ describe('McpConnectionPool', () => {
   });
 });
 
+describe('McpConnectionPool.keyOf', () => {
+  const transport = { type: 'stdio' as const, command: 'node', args: ['server.js'] };
+  const key = (answers?: Parameters<typeof McpConnectionPool.keyOf>[3]['answers']): string =>
+    McpConnectionPool.keyOf('files', 'normal', transport, {
+      env: undefined,
+      inheritEnv: false,
+      ...(answers === undefined ? {} : { answers }),
+    });
+  const sampling = (): never => {
+    throw new Error('not called');
+  };
+
+  it('shares a connection only between holders that answer the server’s requests alike', () => {
+    const session = new Session();
+    expect(key({ session, handlers: { sampling } })).toBe(key({ session, handlers: { sampling } }));
+    // Another session's data decides, or another handler answers.
+    expect(key({ session, handlers: { sampling } })).not.toBe(
+      key({ session: new Session(), handlers: { sampling } }),
+    );
+    expect(key({ session, handlers: { sampling } })).not.toBe(
+      key({ session, handlers: { sampling: (): never => sampling() } }),
+    );
+    expect(key({ session, handlers: { sampling } })).not.toBe(
+      key({ session, handlers: { roots: sampling } }),
+    );
+  });
+
+  it('lets sessions share a connection that answers nothing', () => {
+    expect(key({ session: new Session(), handlers: {} })).toBe(
+      key({ session: new Session(), handlers: {} }),
+    );
+    expect(key({ session: new Session(), handlers: {} })).toBe(key());
+  });
+});
+
 describe('McpConnectionPool and secrets', () => {
   /** A stdio server whose `crash` tool prints its argument (a token) to stderr and exits. */
   const TELLING = handWrittenServer({

@@ -34,6 +34,9 @@ afterEach(async () => {
   for (const route of opened.splice(0)) await route.release();
 });
 
+/** The session every connection here answers for. */
+const SESSION = {};
+
 function open(
   mcp: McpServer,
   listener: ConnectionListener,
@@ -53,6 +56,7 @@ function open(
     timeoutMs: 5_000,
     redactor: new SecretRedactor([]),
     handlers: {},
+    session: SESSION,
     reconnect: undefined,
     pool: extra.pool,
     listener,

@@ -62,6 +62,7 @@ function route(options: { isolated?: McpServer; at?: DataSensitivity } = {}) {
     config: config!,
     redactor: new SecretRedactor([]),
     handlers: {},
+    session: {},
     listener,
   });
   routes.push(created);

@@ -30,6 +30,7 @@ async function routeOf(name: string, tools: readonly RawTool[], toolPrefix?: str
     config: config!,
     redactor: new SecretRedactor([]),
     handlers: {},
+    session: {},
     listener: {
       connection: () => ({}),
       isolated: () => undefined,
