@@ -51,6 +51,15 @@ interface Entry {
 export class McpConnectionPool {
   readonly #entries = new Map<string, Entry>();
   readonly #servers = new Map<string, readonly PoolRegistration[]>();
+  /** The session sections registered for, while there has been only one. */
+  #onlySession: WeakRef<Session> | undefined;
+  /**
+   * Once sections of two sessions have registered, a call must name its
+   * session, even while only one of them is registered: a session whose
+   * section is between connections would otherwise have its call run under
+   * another session's ratchet.
+   */
+  #servesSeveralSessions = false;
 
   /** The key under which an endpoint's connection is shared. */
   static keyOf(
@@ -127,6 +136,9 @@ export class McpConnectionPool {
    * function that removes the registration.
    */
   register(serverName: string, registration: PoolRegistration): () => void {
+    const only = this.#onlySession?.deref();
+    if (only === undefined) this.#onlySession = new WeakRef(registration.session);
+    else if (only !== registration.session) this.#servesSeveralSessions = true;
     const list = this.#servers.get(serverName) ?? [];
     this.#servers.set(serverName, [...list, registration]);
     return () => {
@@ -145,8 +157,9 @@ export class McpConnectionPool {
    * A refusal or failure comes back as an `isError` result.
    *
    * @throws McpConnectionError when no connected section of this pool has
-   *   the server, or when sections of several sessions have it and
-   *   `options.session` does not say which.
+   *   the server (of `options.session`, when given), or when the pool has
+   *   served sections of several sessions and `options.session` does not
+   *   say which.
    * @throws McpFatalToolError when the tool failed with the `[FATAL] ` tier.
    */
   async callTool(
@@ -181,7 +194,6 @@ export class McpConnectionPool {
     const all = this.#servers.get(serverName) ?? [];
     const candidates =
       session === undefined ? all : all.filter((entry) => entry.session === session);
-    const sessions = new Set(candidates.map((entry) => entry.session));
     const chosen = candidates.at(-1);
     if (chosen === undefined) {
       const known = [...this.#servers.keys()];
@@ -191,11 +203,11 @@ export class McpConnectionPool {
         `no pooled connection to server "${serverName}"; pooled servers: ${known.length === 0 ? '(none)' : known.join(', ')}`,
       );
     }
-    if (sessions.size > 1) {
+    if (session === undefined && this.#servesSeveralSessions) {
       throw new McpConnectionError(
         serverName,
         'none',
-        `server "${serverName}" is pooled for ${sessions.size} sessions; pass { session } to say whose ratchet the call runs under`,
+        `server "${serverName}" is pooled for several sessions; pass { session } to say whose ratchet the call runs under`,
       );
     }
     return chosen;

@@ -96,6 +96,31 @@ describe('McpConnectionPool', () => {
     expect(first.resources.get(McpConnectionPool)).toBe(pool);
   });
 
+  it('once it has served two sessions, refuses a call that does not name its session, even while one is registered', async () => {
+    const pool = new McpConnectionPool();
+    const first = new Session();
+    const second = new Session();
+    const a = section(first, pool);
+    await a.connect();
+    expect(await pool.callTool('counting', 'echo', { message: 'x' })).toMatchObject({
+      content: [{ text: 'echo: x' }],
+    });
+    const b = section(second, pool);
+    await b.connect();
+    // The second session's section is between connections: its call must not run as the first's.
+    await b.disconnect();
+    await expect(pool.callTool('counting', 'echo', { message: 'y' })).rejects.toThrow(
+      'server "counting" is pooled for several sessions; pass { session } to say whose ratchet the call runs under',
+    );
+    await expect(
+      pool.callTool('counting', 'echo', { message: 'y' }, { session: second }),
+    ).rejects.toThrow('no pooled connection to server "counting"');
+    expect(
+      await pool.callTool('counting', 'echo', { message: 'z' }, { session: first }),
+    ).toMatchObject({ content: [{ text: 'echo: z' }] });
+    expect(server.echoes).toBe(2);
+  });
+
   it('lets a native tool call an MCP server through context.resources', async () => {
     const session = new Session();
     await section(session).connect();
