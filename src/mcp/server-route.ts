@@ -174,6 +174,12 @@ export class ServerRoute {
     }
     if (this.isolateAt === undefined || this.#phase !== 'normal') return;
     if (!atLeast(sensitivity, this.isolateAt)) return;
+    if (this.#closed) {
+      // Nothing is started for a closed route (a tool kept from before a disconnect).
+      this.#problem ??= 'the route was closed before it could switch';
+      this.#phase = 'fail-closed';
+      return;
+    }
     this.#phase = 'switching';
     // Never rejects: failures surface through failClosedReason.
     this.#switching = this.#switch()

@@ -76,6 +76,40 @@ async function whoAnswers(target: ServerRoute, level: DataSensitivity): Promise<
 }
 
 describe('ServerRoute', () => {
+  it('starts no sandbox for a route already closed: it fails closed at once', async () => {
+    const [config] = parseServerConfigs([
+      {
+        name: 'files',
+        transport: { type: 'stdio', command: process.execPath, args: ['-e', ''] },
+        isolation: {},
+      },
+    ]);
+    const failed: string[] = [];
+    const closed = new ServerRoute({
+      config: config!,
+      redactor: new SecretRedactor([]),
+      handlers: {},
+      session: {},
+      listener: {
+        connection: () => ({}),
+        isolated: () => undefined,
+        isolationFailed: (reason) => failed.push(reason),
+        isolationRecovered: () => undefined,
+        networkDenied: () => undefined,
+        closed: () => undefined,
+      },
+    });
+    await closed.close();
+    // A tool kept from before the disconnect, called once the session escalated.
+    expect(closed.connectionNow('confidential')).toBeUndefined();
+    expect(closed.phase).toBe('fail-closed');
+    expect(closed.failClosedReason).toBe('the route was closed before it could switch');
+    await expect(closed.connectionFor('confidential')).rejects.toThrow(
+      'calls to server "files" are refused (fail closed): the route was closed before it could switch',
+    );
+    expect(failed).toEqual([]);
+  });
+
   it('switches to the isolated endpoint at its threshold, at once, and never back', async () => {
     const { route: r, recorded } = route({ isolated: server('isolated').mcp });
     await r.connect();
