@@ -255,6 +255,8 @@ export class McpClientGroup {
     await route.connect(signal);
     // Disconnected meanwhile: the route is closed and its tools must not come back.
     if (!this.#routes.includes(route)) return false;
+    // Another check (a second monitor, a manual call) brought it back meanwhile: announced once.
+    if (!this.#unavailable.has(name)) return true;
     // A route that refuses every call (its isolated side, switched to while
     // the server was unavailable, offers other tools than the normal one)
     // offers none: that list is not shown to the model.

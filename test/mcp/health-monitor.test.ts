@@ -7,6 +7,7 @@ import {
   McpServerHealthChanged,
 } from '../../src/mcp/health-monitor.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
+import { McpToolsChanged } from '../../src/mcp/events.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { Session } from '../../src/runtime/session.js';
 import { FlakyServer } from '../fixtures/resilience/flaky-server.js';
@@ -242,6 +243,27 @@ describe('McpHealthMonitor', () => {
       expect(
         await section.execute({ name: 'flaky.echo', arguments: 'message: back' }),
       ).toMatchObject({ success: true, message: 'echo: back' });
+    } finally {
+      await section.disconnect();
+    }
+  });
+
+  it('brings a server back once when two checks find it at the same time, announcing its tools once', async () => {
+    const server = new FlakyServer();
+    server.down = true;
+    const { section, session } = await connectedSection(server, {}, { onConnectError: 'report' });
+    const added: string[][] = [];
+    session.bus.subscribe(McpToolsChanged, (event) => added.push([...event.added]));
+    try {
+      server.down = false;
+      const tools = section.tools();
+      await Promise.all([
+        new McpHealthMonitor(section).check(),
+        new McpHealthMonitor(section).check(),
+      ]);
+      expect(added).toEqual([['flaky_echo', 'flaky_bump']]);
+      expect(section.tools().map((tool) => tool.name)).toEqual(['flaky_echo', 'flaky_bump']);
+      expect(tools).toEqual([]);
     } finally {
       await section.disconnect();
     }
