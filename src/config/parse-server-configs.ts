@@ -54,7 +54,7 @@ export function parseServerConfigs(
     );
   }
   const names = new Map<string, number>();
-  return Object.freeze(
+  const parsedConfigs = Object.freeze(
     servers.map((written: unknown, index) => {
       const { server, envAt } = resolveEnvAlias(written, index, source, prefix);
       const parsed = serverConfigSchema.safeParse(server);
@@ -78,6 +78,41 @@ export function parseServerConfigs(
       return parsed.data;
     }),
   );
+  checkPrefixesApart(parsedConfigs, source, prefix);
+  return parsedConfigs;
+}
+
+/**
+ * A tool's bridged name is its server's prefix (`toolPrefix`, else the
+ * name), `_`, then its own name. Were one prefix followed by `_` the start
+ * of another (`slack` and `slack_admin`), a tool `admin_delete_user` of the
+ * first would take the bridged name of the second's `delete_user`: one
+ * server could take over another's tool names.
+ *
+ * @throws McpConfigError naming the second server's prefix and the first.
+ */
+function checkPrefixesApart(
+  configs: readonly ResolvedServerConfig[],
+  source: ConfigSource,
+  prefix: string,
+): void {
+  const spelled = configs.map((config) => config.toolPrefix ?? config.name);
+  for (const [index, mine] of spelled.entries()) {
+    for (const [other, theirs] of spelled.entries()) {
+      if (other === index || !(mine === theirs ? other < index : mine.startsWith(`${theirs}_`))) {
+        continue;
+      }
+      const own = configs[index]!;
+      const field = `${source.server(index)}${suffix(source, index, [own.toolPrefix === undefined ? 'name' : 'toolPrefix'])}`;
+      const them = configs[other]!;
+      throw new McpConfigError(
+        field,
+        `${prefix}${field}: tools of server "${own.name}" are named "${mine}_…", which ${
+          mine === theirs ? 'is' : 'begins with'
+        } the prefix "${theirs}_" of server "${them.name}": a tool of one could take the name of a tool of the other; give one of them another toolPrefix`,
+      );
+    }
+  }
 }
 
 /**

@@ -59,9 +59,25 @@ function findTool(
   name: string,
 ): Tool | string {
   const exact = tools.find((tool) => tool.name === name);
-  if (exact !== undefined) return exact;
-  // A known server whose own name contains `__` (or `.`-free prefixes) wins over the generic split.
   const known = knownServerPrefix(servers, name);
+  if (exact !== undefined) {
+    // One server's bridged name may spell another's `server__tool`: two
+    // different tools under one name is not a choice to make for the caller.
+    const named = known === undefined ? undefined : byServer(tools, servers, name, known);
+    if (named === undefined || typeof named === 'string' || named === exact) return exact;
+    return `ambiguous tool ${JSON.stringify(name)}: it is the bridged name of ${describe(exact)} and names ${describe(named)}; use the bridged name ${JSON.stringify(named.name)} or server.tool`;
+  }
+  return byServer(tools, servers, name, known);
+}
+
+/** The tool `name` gives as `server.tool` or `server__tool`, or why none. */
+function byServer(
+  tools: readonly Tool[],
+  servers: readonly { readonly name: string; readonly prefix: string }[],
+  name: string,
+  // A known server whose own name contains `__` (or `.`-free prefixes) wins over the generic split.
+  known: { server: string; rest: string } | undefined,
+): Tool | string {
   const normalized =
     known === undefined ? normalizeToolName(name) : `${known.server}.${known.rest}`;
   if (!normalized.includes('.')) {
@@ -92,6 +108,13 @@ function findTool(
       : candidate.name,
   );
   return `server "${server.name}" has no tool ${JSON.stringify(parts.tool)}; available tools: ${list(names)}`;
+}
+
+/** `server.tool` for an MCP tool, its name otherwise. */
+function describe(tool: Tool): string {
+  return tool.origin.kind === 'mcp'
+    ? JSON.stringify(`${tool.origin.server}.${tool.origin.originalName}`)
+    : JSON.stringify(tool.name);
 }
 
 function knownServerPrefix(

@@ -124,6 +124,39 @@ describe('the server config schema', () => {
     expect(error.message).toMatch(message);
   });
 
+  it('refuses prefixes of which one, followed by _, begins another: a server could take the other’s tool names', () => {
+    const nested = configError([
+      { name: 'slack', transport: stdio },
+      { name: 'slack_admin', transport: stdio },
+    ]);
+    expect(nested.field).toBe('servers[1].name');
+    expect(nested.message).toBe(
+      'servers[1].name: tools of server "slack_admin" are named "slack_admin_…", which begins with the prefix "slack_" of server "slack": a tool of one could take the name of a tool of the other; give one of them another toolPrefix',
+    );
+    // Whichever comes first, and a toolPrefix equal to another's.
+    expect(
+      configError([
+        { name: 'b', transport: stdio, toolPrefix: 'git-hub_x' },
+        { name: 'a', transport: stdio, toolPrefix: 'git-hub' },
+        { name: 'c', transport: stdio, toolPrefix: 'github' },
+      ]).field,
+    ).toBe('servers[0].toolPrefix');
+    expect(
+      configError([
+        { name: 'a', transport: stdio, toolPrefix: 'x' },
+        { name: 'b', transport: stdio, toolPrefix: 'x' },
+      ]).message,
+    ).toContain('tools of server "b" are named "x_…", which is the prefix "x_" of server "a"');
+    // Apart: a shared start without the `_` boundary, or a toolPrefix that sets them apart.
+    expect(
+      parseServerConfigs([
+        { name: 'slack', transport: stdio },
+        { name: 'slackadmin', transport: stdio },
+        { name: 'slack_admin', transport: stdio, toolPrefix: 'slackops' },
+      ]),
+    ).toHaveLength(3);
+  });
+
   it('reads transport.env as the server env, where the SDK puts it', () => {
     const [server] = parseServerConfigs([
       { name: 'brave', transport: { ...stdio, env: { BRAVE_API_KEY: 'k-1' } } },
