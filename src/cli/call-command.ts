@@ -16,6 +16,7 @@ import { CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { parseCallArguments } from './json-args.js';
 import { candidateLines } from './suggest.js';
+import { terminalLine, terminalLines } from './terminal-text.js';
 
 /** The `call --json` document. */
 export interface CallReport {
@@ -103,9 +104,11 @@ export async function callCommand(
         };
         io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
       } else if (result.success) {
-        io.stdout.write(result.message.endsWith('\n') ? result.message : `${result.message}\n`);
+        // A result may span lines: its line breaks and tabs stay, other controls show as escapes.
+        const text = terminalLines(result.message);
+        io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       }
-      if (!result.success) io.stderr.write(`error: ${oneLine(result.message)}\n`);
+      if (!result.success) io.stderr.write(`error: ${terminalLine(oneLine(result.message))}\n`);
       return code;
     },
   );

@@ -6,6 +6,7 @@
  */
 import type { ProgressStream } from './spinner.js';
 import { oneLine } from './exit-codes.js';
+import { terminalLine } from './terminal-text.js';
 
 /** One progress report (the fields of `McpToolProgress` that are shown). */
 export interface ProgressReport {
@@ -61,8 +62,14 @@ export function createCallProgress(stream: ProgressStream, label: string): CallP
  * One report as text: with a bar on a terminal
  * (`srv.build [██████░░░░] 60% 3/5 compiling`), without one otherwise
  * (`srv.build: 3/5 (60%) compiling`). Without a total, the count alone.
+ * Control characters in the label or the message show as escapes.
  */
 export function formatProgress(label: string, report: ProgressReport, terminal: boolean): string {
+  // The server's message, and the tool name as typed, are made safe for a terminal.
+  return terminalLine(layout(label, report, terminal));
+}
+
+function layout(label: string, report: ProgressReport, terminal: boolean): string {
   const message = report.message === undefined ? '' : ` ${oneLine(report.message)}`;
   const { progress, total } = report;
   if (total === undefined || !(total > 0)) {

@@ -13,6 +13,7 @@ import { describeArguments } from './describe-arguments.js';
 import { EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import type { Progress } from './spinner.js';
+import { terminalLine } from './terminal-text.js';
 
 /** What every command gets. */
 export interface CommandContext {
@@ -41,7 +42,7 @@ export function inspectCommand(configPath: string, context: CommandContext): Pro
       }
       for (const server of opened.section.unavailableServers) {
         io.stderr.write(
-          `error: server "${server.name}" is unavailable: ${oneLine(server.reason)}\n`,
+          `${terminalLine(`error: server "${server.name}" is unavailable: ${oneLine(server.reason)}`)}\n`,
         );
       }
       return Promise.resolve(
@@ -111,6 +112,7 @@ function inspectReport({ section, session, servers }: OpenedSection): InspectRep
   };
 }
 
+/** The `inspect` text for people: server and config text made safe for a terminal. */
 function inspectText(report: InspectReport): string {
   const lines: string[] = ['Servers'];
   const width = Math.max(...report.servers.map((server) => server.name.length));
@@ -138,7 +140,9 @@ function inspectText(report: InspectReport): string {
       lines.push(`    - ${argument.name}: ${facts.join(', ')}${description}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  // Each line is made safe whole: a line break inside a name or a
+  // description shows as `\n` rather than starting a line of its own.
+  return `${lines.map(terminalLine).join('\n')}\n`;
 }
 
 /** `codegen <config> [-o file]`: typed zod bindings for every tool. */
@@ -167,15 +171,13 @@ export function codegenCommand(
       const inexact = generated.tools.filter((tool) => !tool.exact);
       for (const tool of inexact) {
         const more = tool.issues.length > 1 ? ` (and ${tool.issues.length - 1} more)` : '';
-        io.stderr.write(
-          `warning: ${tool.toolName}: typed as Record<string, unknown>: ${tool.issues[0] ?? ''}${more}\n`,
-        );
+        const warning = `warning: ${tool.toolName}: typed as Record<string, unknown>: ${tool.issues[0] ?? ''}${more}`;
+        io.stderr.write(`${terminalLine(warning)}\n`);
       }
       if (output !== undefined && output !== '-') {
         const count = generated.tools.length;
-        io.stderr.write(
-          `wrote ${output}: ${count} tool${count === 1 ? '' : 's'}, ${count - inexact.length} exact\n`,
-        );
+        const summary = `wrote ${output}: ${count} tool${count === 1 ? '' : 's'}, ${count - inexact.length} exact`;
+        io.stderr.write(`${terminalLine(summary)}\n`);
       }
       return EXIT_CODES.ok;
     },

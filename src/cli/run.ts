@@ -9,6 +9,7 @@ import type { CommandContext } from './commands.js';
 import { asCliError, CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { createProgress, SILENT_PROGRESS } from './spinner.js';
+import { terminalLine } from './terminal-text.js';
 import { messageOf } from '../core/errors.js';
 
 /** The text of `mcp-sections --help`. */
@@ -130,8 +131,9 @@ export async function runCli(
     const mapped = asCliError(error, signal);
     const failure =
       mapped instanceof CliError ? mapped : new CliError(EXIT_CODES.toolError, messageOf(mapped));
-    io.stderr.write(`error: ${oneLine(failure.message)}\n`);
-    for (const line of failure.details) io.stderr.write(`${line}\n`);
+    // Messages and details quote server and config text: made safe for a terminal.
+    io.stderr.write(`error: ${terminalLine(oneLine(failure.message))}\n`);
+    for (const line of failure.details) io.stderr.write(`${terminalLine(line)}\n`);
     if (json && !printed) {
       const document: CliErrorReport = {
         exitCode: failure.exitCode,

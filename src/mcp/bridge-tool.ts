@@ -17,6 +17,7 @@ import {
 } from '../isolation/permissions.js';
 import type { ToolPermission } from '../config/server-config.js';
 import { ownValue } from '../core/own-value.js';
+import { outsideCalls } from '../runtime/call-journal.js';
 import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
@@ -72,17 +73,13 @@ export function bridgeTool(
   const serverName = route.name;
   const shown = route.redact(description.name);
   const call = new BridgedCall(description, bridgedName, shown, context);
-  // The server's own secrets are masked in its text before any of it is cut.
-  const text = description.description;
   // The name comes from bridgedToolName and the description from
-  // bridgedDescription, both valid by construction.
+  // bridgedDescription, both valid by construction. The description is
+  // masked there, after it is cleaned: masked first, a secret split by
+  // invisible characters would be joined up again by the cleaning.
   return Tool.trusted({
     name: bridgedName,
-    description: bridgedDescription(
-      serverName,
-      shown,
-      text === undefined ? undefined : route.redact(text),
-    ),
+    description: bridgedDescription(serverName, description.name, description.description, route),
     // Built on the first call: connecting to a server with many tools creates no validator.
     params: () => bridgedValidator(description.inputSchema, serverName, shown, route),
     inputSchema: description.inputSchema,
@@ -316,18 +313,18 @@ class BridgedCall {
       session.privateData.add(route.redact(reading.marker.dataset), reading.marker.sensitivity);
     } else if (reading.kind === 'malformed') {
       session.privateData.add(`${serverName}.${shown}`, MALFORMED_MARKER_SENSITIVITY);
-      session.dispatch(
-        new PrivateDataMarkerMalformed({
-          sessionId: session.sessionId,
-          serverName,
-          toolName: this.#bridgedName,
-          originalName: this.#original,
-          callId: tool.callId,
-          reason: route.redact(reading.reason),
-          sensitivity: MALFORMED_MARKER_SENSITIVITY,
-          createdAt: new Date(),
-        }),
-      );
+      // A record of the raised level: a failed call's rollback keeps it.
+      const malformed = new PrivateDataMarkerMalformed({
+        sessionId: session.sessionId,
+        serverName,
+        toolName: this.#bridgedName,
+        originalName: this.#original,
+        callId: tool.callId,
+        reason: route.redact(reading.reason),
+        sensitivity: MALFORMED_MARKER_SENSITIVITY,
+        createdAt: new Date(),
+      });
+      outsideCalls(() => session.dispatch(malformed));
     }
     const { outputSchema } = this.#description;
     const violation =

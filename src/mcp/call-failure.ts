@@ -6,6 +6,7 @@
  */
 import { ErrorCode, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError, McpTimeoutError, messageOf } from '../core/errors.js';
+import { outsideCalls } from '../runtime/call-journal.js';
 import type { Session } from '../runtime/session.js';
 import { cancellationReason } from '../tools/cancellation.js';
 import { ToolResult } from '../tools/tool-result.js';
@@ -25,17 +26,17 @@ export interface FailureContext {
 export function callFailure(error: unknown, context: FailureContext): ToolResult<null> {
   const { session, serverName, original } = context;
   if (error instanceof McpTimeoutError) {
-    session.dispatch(
-      new McpToolTimedOut({
-        sessionId: session.sessionId,
-        serverName,
-        toolName: context.bridgedName,
-        originalName: original,
-        callId: context.callId,
-        timeoutMs: error.timeoutMs,
-        createdAt: new Date(),
-      }),
-    );
+    // A record of the timeout: the failed call's rollback keeps it.
+    const event = new McpToolTimedOut({
+      sessionId: session.sessionId,
+      serverName,
+      toolName: context.bridgedName,
+      originalName: original,
+      callId: context.callId,
+      timeoutMs: error.timeoutMs,
+      createdAt: new Date(),
+    });
+    outsideCalls(() => session.dispatch(event));
     return ToolResult.error(error.message);
   }
   if (context.signal.aborted) {

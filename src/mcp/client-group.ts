@@ -14,6 +14,8 @@ import type {
 } from '../config/server-config.js';
 import { McpConnectionError } from '../core/errors.js';
 import { SensitivityEscalated } from '../runtime/events.js';
+import { outsideCalls } from '../runtime/call-journal.js';
+import { serverTextLine } from './server-text.js';
 import type { Session } from '../runtime/session.js';
 import { ToolResult } from '../tools/tool-result.js';
 import type { McpTool } from './bridge-tool.js';
@@ -264,7 +266,11 @@ export class McpClientGroup {
     if (route.failClosedReason !== undefined) await route.recoverIsolation(signal);
     const refusing = route.failClosedReason;
     if (refusing !== undefined) {
-      const reason = route.redact(`calls are refused (fail closed): ${refusing}`);
+      const reason = serverTextLine(
+        `calls are refused (fail closed): ${refusing}`,
+        Number.POSITIVE_INFINITY,
+        route,
+      );
       this.#unavailable.set(name, reason);
       throw new McpConnectionError(name, route.active.transportType, reason);
     }
@@ -329,9 +335,10 @@ export class McpClientGroup {
 
   #markUnavailable(route: ServerRoute, error: unknown): void {
     // The block already names the server, so a connection error gives its reason alone.
-    const reason = route.redact(failureReason(error));
+    // One line, masked after it is cleaned: invisible characters can split a secret.
+    const reason = serverTextLine(failureReason(error), Number.POSITIVE_INFINITY, route);
     this.#unavailable.set(route.name, reason);
-    this.session.dispatch(
+    this.#publish(
       new McpServerUnavailable({
         sessionId: this.session.sessionId,
         serverName: route.name,
@@ -369,7 +376,7 @@ export class McpClientGroup {
 
   #toolsChanged(server: string, before: ReadonlySet<string>, tools: readonly McpTool[]): void {
     const after = tools.map((tool) => tool.name);
-    this.session.dispatch(
+    this.#publish(
       new McpToolsChanged({
         sessionId: this.session.sessionId,
         serverName: server,
@@ -379,6 +386,11 @@ export class McpClientGroup {
         createdAt: new Date(),
       }),
     );
+  }
+
+  /** What happens to a server is no call's write, even while a call runs (its rollback keeps it). */
+  #publish(event: object): void {
+    outsideCalls(() => this.session.dispatch(event));
   }
 
   #createRoute(config: ResolvedServerConfig): ServerRoute {

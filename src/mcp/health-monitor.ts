@@ -10,6 +10,7 @@
  */
 import { abortReason, untilAborted, withDeadline } from '../core/deadline.js';
 import { McpConfigError, McpTimeoutError } from '../core/errors.js';
+import { outsideCalls } from '../runtime/call-journal.js';
 import { defineEvent } from '../runtime/define-event.js';
 import type { McpClientGroup } from './client-group.js';
 import type { McpIntegrationSection } from './section.js';
@@ -350,17 +351,16 @@ export class McpHealthMonitor {
     const first = previous?.lastCheck === undefined;
     if (!first && previous.healthy === healthy) return;
     const { session } = this.section;
-    session.dispatch(
-      new McpServerHealthChanged({
-        sessionId: session.sessionId,
-        serverName: name,
-        healthy,
-        ...(first ? {} : { previous: previous.healthy }),
-        ...(reason === undefined ? {} : { reason }),
-        toolCount,
-        createdAt: new Date(),
-      }),
-    );
+    const changed = new McpServerHealthChanged({
+      sessionId: session.sessionId,
+      serverName: name,
+      healthy,
+      ...(first ? {} : { previous: previous.healthy }),
+      ...(reason === undefined ? {} : { reason }),
+      toolCount,
+      createdAt: new Date(),
+    });
+    outsideCalls(() => session.dispatch(changed));
   }
 }
 

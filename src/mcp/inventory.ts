@@ -1,3 +1,4 @@
+import { sliceSafe } from '../core/well-formed.js';
 import type { Tool } from '../tools/tool.js';
 import { MAX_REASON_LENGTH, serverTextLine } from './server-text.js';
 
@@ -10,6 +11,13 @@ export interface InventoryServer {
 /** A server that failed to connect, and why. */
 export interface UnavailableServer {
   readonly name: string;
+  /**
+   * Why, masked for the server's secrets by whoever made it. The block
+   * cleans it again (one line, nothing invisible) and cuts it: a reason
+   * masked before it was cleaned can hold a secret that invisible
+   * characters split, which that cleaning joins up; make it with
+   * `serverTextLine(text, Infinity, route)`, which masks after cleaning.
+   */
   readonly reason: string;
 }
 
@@ -53,10 +61,14 @@ export function renderToolsByServer(
     .join('\n\n');
 }
 
-/** A description cut to `max` characters for one inventory line. */
+/**
+ * A description cut to `max` characters for one inventory line, never
+ * inside a surrogate pair (half of one would make the prompt text
+ * ill-formed, which providers refuse).
+ */
 export function inventoryDescription(description: string, max: number): string {
   if (description.length <= max) return description;
-  return `${description.slice(0, Math.max(max - 1, 0)).trimEnd()}…`;
+  return `${sliceSafe(description, 0, Math.max(max - 1, 0)).trimEnd()}…`;
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
+import { outsideCalls } from '../runtime/call-journal.js';
 import type { Session } from '../runtime/session.js';
 import {
   McpIsolationFailed,
@@ -56,18 +57,22 @@ export interface RouteListenerOptions {
 export function routeListener(options: RouteListenerOptions): RouteListener {
   const { session, config, sectionKey } = options;
   const base = { sessionId: session.sessionId, serverName: config.name };
+  // What a server does is never a call's write, even when it happens while one runs.
+  const publish = (event: object): void => {
+    outsideCalls(() => session.dispatch(event));
+  };
   // One rate for the server, whichever of its connections (normal, isolated) logs.
   const logRate = new EventRate<LoggingMessageNotification['params']>(
     MAX_LOG_EVENTS_PER_SECOND,
     (message, dropped) => {
-      session.dispatch(serverLogEvent(message, options.route().redactor, base, dropped));
+      publish(serverLogEvent(message, options.route().redactor, base, dropped));
     },
   );
   // A sandboxed server may ask again and again: the refusals hold, the events are bounded.
   const denialRate = new EventRate<Denial>(MAX_DENIAL_EVENTS_PER_SECOND, (denial, dropped) => {
     // The host is what the sandboxed server asked for: its text, masked.
     const route = options.route();
-    session.dispatch(
+    publish(
       new McpNetworkDenied({
         ...base,
         host: route.redact(denial.host),
@@ -81,17 +86,13 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
   return {
     connection: (endpoint): ConnectionListener => ({
       connected: (info) => {
-        session.dispatch(
-          new McpServerConnected({ ...base, endpoint, ...info, createdAt: new Date() }),
-        );
+        publish(new McpServerConnected({ ...base, endpoint, ...info, createdAt: new Date() }));
       },
       disconnected: (info) => {
-        session.dispatch(
-          new McpServerDisconnected({ ...base, endpoint, ...info, createdAt: new Date() }),
-        );
+        publish(new McpServerDisconnected({ ...base, endpoint, ...info, createdAt: new Date() }));
       },
       failed: (info) => {
-        session.dispatch(
+        publish(
           new McpServerUnavailable({
             ...base,
             transport: config.transport.type,
@@ -109,7 +110,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
       options.isolating();
       // Calls go to the isolated side now: what it lists is what the model is offered.
       options.toolsChanged('isolated');
-      session.dispatch(
+      publish(
         new McpSectionIsolated({
           ...base,
           sectionKey,
@@ -123,9 +124,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
     isolationRecovered: () => options.toolsChanged('isolated'),
     isolationFailed: (reason) => {
       options.isolating();
-      session.dispatch(
-        new McpIsolationFailed({ ...base, sectionKey, reason, createdAt: new Date() }),
-      );
+      publish(new McpIsolationFailed({ ...base, sectionKey, reason, createdAt: new Date() }));
     },
     closed: () => {
       logRate.flush();

@@ -55,7 +55,7 @@ export function serverLogEvent(
     ...(dropped === 0 ? {} : { dropped }),
     ...(message.logger === undefined
       ? {}
-      : { logger: serverTextLine(redactor.redact(message.logger), 100) }),
+      : { logger: serverTextLine(message.logger, 100, redactor) }),
     // Masked before it is capped; the redactor also knows a secret as JSON escapes it.
     message: capLogText(redactor.redact(logText(message.data))),
     createdAt: new Date(),

@@ -1,35 +1,67 @@
 /**
  * Text that an MCP server chose (tool names, descriptions, titles, error
  * reasons) reaches the system prompt. It is data, never structure: these
- * helpers put it on one line, strip what a reader cannot see, and bound it.
+ * helpers put it on one line, strip what a reader cannot see, mask the
+ * server's secrets in what is left, and bound it.
  */
+import { sliceSafe, toWellFormed } from '../core/well-formed.js';
 
 /** Longest unavailable reason rendered in the prompt. */
 export const MAX_REASON_LENGTH = 300;
 
 /**
- * Line breaks of every kind and other control characters (C0, DEL, C1)
- * become a space; invisible format characters (bidi overrides and
- * isolates, zero-width characters, the BOM) are removed, so nothing the
- * model reads differs from what a person reviewing the prompt sees.
+ * What masks a server's secrets in its text: its `SecretRedactor`, or the
+ * route that holds one.
  */
-const CONTROL_OR_SEPARATOR = /[\p{Cc}\p{Zl}\p{Zp}]/gu;
-const FORMAT = /\p{Cf}/gu;
+export interface TextMasker {
+  redact(text: string): string;
+}
 
 /**
- * `text` on one line, without control or format characters, white space
- * collapsed, at most `maxLength` characters (cut with an ellipsis that says
- * how long the text was).
+ * Line breaks of every kind and other control characters (C0, DEL, C1)
+ * become a space.
  */
-export function serverTextLine(text: string, maxLength: number): string {
-  const line = text
-    .replace(FORMAT, '')
-    .replace(CONTROL_OR_SEPARATOR, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+const CONTROL_OR_SEPARATOR = /[\p{Cc}\p{Zl}\p{Zp}]/gu;
+
+/**
+ * What a reader cannot see is removed: format characters (bidi overrides
+ * and isolates, zero-width characters, the BOM, tag characters) and every
+ * other default-ignorable code point (variation selectors, the combining
+ * grapheme joiner, Hangul fillers), which can carry text a model reads and
+ * a person reviewing the prompt does not see. One exception: a single
+ * VS15 or VS16 right after an emoji character stays, as it only chooses
+ * text or emoji presentation (`❤️`); a second one, or one anywhere else,
+ * goes.
+ */
+const INVISIBLE =
+  /(?<!\p{Emoji})[\uFE0E\uFE0F]|(?![\uFE0E\uFE0F])[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * `text` on one line, without control or invisible characters, white
+ * space collapsed, lone surrogates replaced by U+FFFD, at most `maxLength`
+ * characters (cut with an ellipsis that says how long the text was, never
+ * inside a surrogate pair).
+ *
+ * With `masker`, the server's secrets are masked before the text is
+ * cleaned (a secret that holds a line break or an invisible character
+ * itself) and again after (a secret split by invisible characters, which
+ * cleaning joins up again), and before the cut, which could leave only
+ * part of a secret for the masker to find.
+ */
+export function serverTextLine(text: string, maxLength: number, masker?: TextMasker): string {
+  const line =
+    masker === undefined ? cleanLine(text) : masker.redact(cleanLine(masker.redact(text)));
   if (line.length <= maxLength) return line;
   const note = ` … (${line.length} characters, cut)`;
   // A limit too short for the note gets the text cut with a bare ellipsis.
-  if (note.length > maxLength) return `${line.slice(0, Math.max(0, maxLength - 1))}…`;
-  return `${line.slice(0, maxLength - note.length).trimEnd()}${note}`;
+  if (note.length > maxLength) return `${sliceSafe(line, 0, Math.max(0, maxLength - 1))}…`;
+  return `${sliceSafe(line, 0, maxLength - note.length).trimEnd()}${note}`;
+}
+
+function cleanLine(text: string): string {
+  return toWellFormed(text)
+    .replace(INVISIBLE, '')
+    .replace(CONTROL_OR_SEPARATOR, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -10,7 +10,9 @@ const MAX_TITLE_LENGTH = 100;
 /**
  * A tool's annotations as the library keeps them: the MCP hints that are
  * booleans, and its display name (from `title`, or the annotations' own)
- * masked for the server's secrets and cut to one short line.
+ * cleaned, masked for the server's secrets and cut to one short line
+ * (`serverTextLine` masks after cleaning too: cleaning can join up a
+ * secret that invisible characters split).
  */
 export function toAnnotations(
   description: McpToolDescription,
@@ -21,7 +23,7 @@ export function toAnnotations(
   // MCP puts a display name on the tool (`title`), and earlier on its annotations.
   const title = description.title ?? source.title;
   if (typeof title === 'string') {
-    out.title = serverTextLine(redactor.redact(title), MAX_TITLE_LENGTH);
+    out.title = serverTextLine(title, MAX_TITLE_LENGTH, redactor);
   }
   if (typeof source.readOnlyHint === 'boolean') out.readOnlyHint = source.readOnlyHint;
   if (typeof source.destructiveHint === 'boolean') out.destructiveHint = source.destructiveHint;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
 import { type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
-import { serverTextLine } from './server-text.js';
+import { serverTextLine, type TextMasker } from './server-text.js';
 
 const HASH_LENGTH = 8;
 const MAX_NAME_LENGTH = 64;
@@ -37,20 +37,26 @@ const CLEAN_ASCII_LINE = /^[!-~]+(?: [!-~]+)*$/;
 /**
  * The server's description as the model is given it: whole (never cut, so
  * no instruction of the server's is lost), on one line with control and
- * invisible characters cleaned out, never empty. Only the inventory line in
- * the prompt text is capped (`renderToolsByServer`).
+ * invisible characters cleaned out, the server's secrets masked (after
+ * cleaning as well as before, see `serverTextLine`), never empty. Without
+ * a description, one naming the tool (its `original` name cleaned and
+ * masked the same way). Only the inventory line in the prompt text is
+ * capped (`renderToolsByServer`).
  */
 export function bridgedDescription(
   serverName: string,
   original: string,
   description: string | undefined,
+  masker: TextMasker,
 ): string {
   // Most servers send clean lines: a test allocates nothing, where cleaning copies.
-  if (description !== undefined && CLEAN_ASCII_LINE.test(description)) return description;
-  const text = serverTextLine(description ?? '', Number.POSITIVE_INFINITY);
+  if (description !== undefined && CLEAN_ASCII_LINE.test(description)) {
+    return masker.redact(description);
+  }
+  const text = serverTextLine(description ?? '', Number.POSITIVE_INFINITY, masker);
   return text.length > 0
     ? text
-    : `Tool "${serverTextLine(original, 64)}" of MCP server "${serverName}"`;
+    : `Tool "${serverTextLine(original, 64, masker)}" of MCP server "${serverName}"`;
 }
 
 /**

@@ -51,6 +51,17 @@ export interface SliceAccess {
 const currentScope = new AsyncLocalStorage<CallScope>();
 
 /**
+ * Runs `fn` as code outside any call: the session writes it makes (and
+ * those of what it starts) belong to no call, so no call's rollback undoes
+ * them. For what happens to the session while a call runs but is not the
+ * call's doing: a server's log message or changed tool list, a timeout or
+ * a malformed marker that must be recorded even when the call fails.
+ */
+export function outsideCalls<T>(fn: () => T): T {
+  return currentScope.exit(fn);
+}
+
+/**
  * The writes of one running tool call. Every slice write made while its
  * `run` callback (and whatever that callback awaits or starts) is on the
  * stack is recorded as inverse patches, so a failure undoes exactly the

@@ -4,8 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Tool, ToolResult } from '../../src/index.js';
+import { isWellFormed } from '../../src/core/well-formed.js';
 import {
   INVENTORY_INTRO,
+  inventoryDescription,
   renderDefaultInventory,
   renderToolsByServer,
   renderUnavailable,
@@ -71,6 +73,23 @@ describe('renderToolsByServer', () => {
   });
 });
 
+describe('inventoryDescription', () => {
+  it('cuts to the limit with an ellipsis, dropping a surrogate pair the cut would split', () => {
+    const emoji = '\u{1F600}';
+    expect(inventoryDescription(`${'A'.repeat(198)}${emoji} more`, 200)).toBe(
+      `${'A'.repeat(198)}…`,
+    );
+    expect(inventoryDescription(`${'A'.repeat(197)}${emoji} more`, 200)).toBe(
+      `${'A'.repeat(197)}${emoji}…`,
+    );
+    for (let at = 0; at < 12; at += 1) {
+      expect(isWellFormed(inventoryDescription(`${'A'.repeat(at)}${emoji.repeat(10)}`, 9))).toBe(
+        true,
+      );
+    }
+  });
+});
+
 describe('renderUnavailable', () => {
   it('renders the exact block, servers sorted by name', () => {
     expect(
@@ -98,6 +117,18 @@ describe('renderUnavailable', () => {
     const text = renderUnavailable([{ name: 'x', reason: 'first\n  second\tthird ' }], 1);
     expect(text.split('\n')[0]).toBe('### Unavailable MCP Servers');
     expect(text).toContain('- **x**: first second third\n');
+  });
+
+  it('keeps a reason well-formed: a lone surrogate is replaced, a cut never splits a pair', () => {
+    const text = renderUnavailable(
+      [
+        { name: 'a', reason: 'half \uDC00 of a pair' },
+        { name: 'b', reason: `${'x'.repeat(276)}${'\u{1F600}'.repeat(100)}` },
+      ],
+      0,
+    );
+    expect(text).toContain('- **a**: half \uFFFD of a pair\n');
+    expect(isWellFormed(text)).toBe(true);
   });
 
   it('is empty when every server is available', () => {

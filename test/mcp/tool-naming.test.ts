@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   MAX_TOOL_DESCRIPTION_LENGTH,
+  McpConfigError,
   McpConnectionError,
   McpIntegrationSection,
   McpSchemaError,
@@ -18,6 +19,7 @@ import {
   type McpServerConfig,
 } from '../../src/index.js';
 import fc from 'fast-check';
+import { SecretRedactor } from '../../src/mcp/redact.js';
 import { serverTextLine } from '../../src/mcp/server-text.js';
 import { bridgedDescription, bridgedToolName, isToolSelected } from '../../src/mcp/tool-naming.js';
 import { rawToolServer, toolNamed, type RawTool } from '../support/mcp-fixtures.js';
@@ -93,17 +95,25 @@ describe('isToolSelected', () => {
   });
 });
 
+const NO_SECRETS = new SecretRedactor([]);
+
 describe('bridgedDescription', () => {
   it('keeps a long description whole', () => {
     const long = `${'word '.repeat(100)}end`;
-    expect(bridgedDescription('srv', 'tool', long)).toBe(long);
-    expect(bridgedDescription('srv', 'tool', `${long}\n\tmore`)).toBe(`${long} more`);
+    expect(bridgedDescription('srv', 'tool', long, NO_SECRETS)).toBe(long);
+    expect(bridgedDescription('srv', 'tool', `${long}\n\tmore`, NO_SECRETS)).toBe(`${long} more`);
   });
 
   it('collapses whitespace and names the tool when the server gives none', () => {
-    expect(bridgedDescription('srv', 'tool', '  Reads\n\n  a   file ')).toBe('Reads a file');
-    expect(bridgedDescription('srv', 'tool', undefined)).toBe('Tool "tool" of MCP server "srv"');
-    expect(bridgedDescription('srv', 'tool', '   ')).toBe('Tool "tool" of MCP server "srv"');
+    expect(bridgedDescription('srv', 'tool', '  Reads\n\n  a   file ', NO_SECRETS)).toBe(
+      'Reads a file',
+    );
+    expect(bridgedDescription('srv', 'tool', undefined, NO_SECRETS)).toBe(
+      'Tool "tool" of MCP server "srv"',
+    );
+    expect(bridgedDescription('srv', 'tool', '   ', NO_SECRETS)).toBe(
+      'Tool "tool" of MCP server "srv"',
+    );
   });
 
   it('gives a clean line back as it is, and cleans anything else the way serverTextLine does', () => {
@@ -119,12 +129,29 @@ describe('bridgedDescription', () => {
     );
     fc.assert(
       fc.property(text, (description) => {
-        expect(bridgedDescription('srv', 'tool', description)).toBe(cleaned(description));
+        expect(bridgedDescription('srv', 'tool', description, NO_SECRETS)).toBe(
+          cleaned(description),
+        );
       }),
       { numRuns: 2_000 },
     );
     const clean = 'Reads a file, returns its text (UTF-8).';
-    expect(bridgedDescription('srv', 'tool', clean)).toBe(clean);
+    expect(bridgedDescription('srv', 'tool', clean, NO_SECRETS)).toBe(clean);
+  });
+
+  it('masks a secret that invisible characters split, once cleaning has joined it up', () => {
+    const secret = 'sk-live-7Hq2ZpA9';
+    const split = [...secret].join('\u200B');
+    const redactor = new SecretRedactor([secret]);
+    expect(bridgedDescription('srv', 'tool', `Uses ${split} and ${secret}`, redactor)).toBe(
+      'Uses *** and ***',
+    );
+    // Without a description, the tool's name stands in: masked the same way.
+    expect(bridgedDescription('srv', split, undefined, redactor)).toBe(
+      'Tool "***" of MCP server "srv"',
+    );
+    // A clean line is masked too.
+    expect(bridgedDescription('srv', 'tool', `Uses ${secret}`, redactor)).toBe('Uses ***');
   });
 });
 
@@ -215,37 +242,30 @@ describe('names in a connected section', () => {
     await section.disconnect();
   });
 
-  it('two servers with the same prefix and tool: McpSchemaError at connect', async () => {
+  it('two servers with the same prefix: refused by the config, before anything connects', () => {
     const first = rawToolServer([objectTool('search')]);
     const second = rawToolServer([objectTool('search')]);
-    let closed = 0;
-    first.server.onclose = () => (closed += 1);
-    second.server.onclose = () => (closed += 1);
-    const section = new McpIntegrationSection({
-      servers: [
-        {
-          name: 'one',
-          toolPrefix: 'shared',
-          transport: { type: 'in-memory', server: first.server },
-        },
-        {
-          name: 'two',
-          toolPrefix: 'shared',
-          transport: { type: 'in-memory', server: second.server },
-        },
-      ],
-      session: new Session(),
-    });
-    const error = await section.connect().then(
-      () => undefined,
-      (reason: unknown) => reason,
-    );
-    expect(error).toBeInstanceOf(McpSchemaError);
-    expect(error).toMatchObject({ serverName: 'two', toolName: 'search' });
-    expect((error as McpSchemaError).reason).toMatch(/"shared_search".*server "one"/);
-    // Both connections were closed again.
-    expect(closed).toBe(2);
+    expect(
+      () =>
+        new McpIntegrationSection({
+          servers: [
+            {
+              name: 'one',
+              toolPrefix: 'shared',
+              transport: { type: 'in-memory', server: first.server },
+            },
+            {
+              name: 'two',
+              toolPrefix: 'shared',
+              transport: { type: 'in-memory', server: second.server },
+            },
+          ],
+          session: new Session(),
+        }),
+    ).toThrow(McpConfigError);
+  });
 
+  it('two servers with prefixes apart bridge the same tool name twice', async () => {
     // A different prefix for one of them resolves it.
     const third = rawToolServer([objectTool('search')]);
     const fourth = rawToolServer([objectTool('search')]);
