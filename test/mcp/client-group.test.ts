@@ -1,14 +1,13 @@
 /**
  * McpClientGroup on its own, without a prompt: it connects, bridges and runs
- * tools by name, names itself in errors and events, and keeps a server whose
- * tools collide with another's out of the list (reported) instead of
- * failing the whole group.
+ * tools by name, names itself in errors and events, and refuses servers
+ * whose tools could share bridged names before connecting any.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   McpClientGroup,
+  McpConfigError,
   McpSectionIsolated,
-  McpServerUnavailable,
   Session,
 } from '../../src/index.js';
 import { rawToolServer, recordEvents } from '../support/mcp-fixtures.js';
@@ -77,33 +76,19 @@ describe('McpClientGroup', () => {
     expect(raw[0]?.callsTo('write')).toHaveLength(0);
   });
 
-  it('reports a server whose tools collide with another server and keeps the rest', async () => {
-    const session = new Session();
-    const events = recordEvents(session);
-    const { group: g } = group(
-      session,
-      [
-        { name: 'alpha', toolPrefix: 'shared', tools: ['echo'] },
-        { name: 'beta', toolPrefix: 'shared', tools: ['echo'] },
-      ],
-      { onConnectError: 'report' },
-    );
-    await g.connect();
-    expect(g.tools().map((tool) => tool.name)).toEqual(['shared_echo']);
-    expect(g.unavailableServers.map((server) => server.name)).toEqual(['beta']);
-    expect(g.unavailableServers[0]?.reason).toContain('shared_echo');
-    expect(events.of(McpServerUnavailable).map((event) => event.serverName)).toEqual(['beta']);
-  });
-
-  it('fails connect() on a collision with onConnectError: throw, and closes every server', async () => {
-    const session = new Session();
-    const { group: g } = group(session, [
-      { name: 'alpha', toolPrefix: 'shared', tools: ['echo'] },
-      { name: 'beta', toolPrefix: 'shared', tools: ['echo'] },
-    ]);
-    await expect(g.connect()).rejects.toThrow(/shared_echo/);
-    expect(g.ready).toBe(false);
-    expect(g.routes).toEqual([]);
+  it('is refused at construction when two servers’ tools could share bridged names', () => {
+    // One prefix the start of another's (`shared` and `shared_x`), or the same prefix twice.
+    for (const [first, second] of [
+      ['shared', 'shared'],
+      ['shared', 'shared_x'],
+    ] as const) {
+      expect(() =>
+        group(new Session(), [
+          { name: 'alpha', toolPrefix: first, tools: ['echo'] },
+          { name: 'beta', toolPrefix: second, tools: ['x_echo'] },
+        ]),
+      ).toThrow(McpConfigError);
+    }
   });
 
   it('names itself in isolation events', async () => {
