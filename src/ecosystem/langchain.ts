@@ -2,7 +2,11 @@
  * LangChain JS tools (`@langchain/core` 1.x): one `StructuredTool` per tool
  * of a rendered prompt, whose `invoke` runs `invokeTool`, so a LangChain
  * agent gets the section's validation, `ToolInvoked` events, rollback and
- * isolation ratchet. The model is given the tool's original JSON Schema.
+ * isolation ratchet. The model is given the tool's JSON Schema without its
+ * regular expressions (`pattern`, `patternProperties`): LangChain checks
+ * arguments against the schema it holds on JavaScript's backtracking
+ * engine, where a server's pattern could stall the process, before our
+ * own check (which runs them in linear time) has the last word.
  *
  * Imported only through the `mcp-sections/langchain` entry, so the main
  * entry never needs `@langchain/core`.
@@ -65,7 +69,7 @@ export class SectionStructuredTool extends StructuredTool<
 
   readonly name: string;
   readonly description: string;
-  /** A copy of the tool's JSON Schema, unchanged: what `bindTools` sends the model. */
+  /** A copy of the tool's JSON Schema without `pattern`/`patternProperties`: what `bindTools` sends the model. */
   readonly schema: JSONSchema;
   readonly #tool: Tool;
   readonly #options: ToLangChainToolsOptions;
@@ -81,7 +85,7 @@ export class SectionStructuredTool extends StructuredTool<
     this.description = tool.description;
     // A copy: LangChain's validator (@cfworker/json-schema) marks the schema
     // objects it is given, and a native tool's schema is frozen.
-    this.schema = structuredClone(tool.inputSchema);
+    this.schema = withoutPatterns(tool.inputSchema, false) as JSONSchema;
   }
 
   /**
@@ -165,6 +169,27 @@ export function toLangChainTools(
 ): SectionStructuredTool[] {
   return toolsOf(source).map(
     (tool) => new SectionStructuredTool(tool, options, policiesOf(source, tool)),
+  );
+}
+
+/** Keywords whose members are named by property names (or definition names), not keywords. */
+const NAMED = new Set(['properties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
+
+/**
+ * A copy of `value` (a schema, when `names` is false) without any `pattern`
+ * or `patternProperties` member: LangChain's validator would compile them
+ * with `new RegExp` and run them on the model's arguments, where `^(a+)+$`
+ * blocks the event loop; `invokeTool` checks them in linear time instead.
+ * They are dropped at every depth (a `$ref` may lead anywhere), except as
+ * the name of a property.
+ */
+function withoutPatterns(value: unknown, names: boolean): unknown {
+  if (Array.isArray(value)) return value.map((item) => withoutPatterns(item, false));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => names || (key !== 'pattern' && key !== 'patternProperties'))
+      .map(([key, member]) => [key, withoutPatterns(member, !names && NAMED.has(key))]),
   );
 }
 

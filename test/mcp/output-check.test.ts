@@ -7,6 +7,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { outputSchemaViolation } from '../../src/mcp/output-check.js';
+import { regExpsRunDuring } from './schema/regexp-spy.js';
 
 const ids = { serverName: 'srv', toolName: 'calc' } as const;
 const PREFIX = 'tool "calc" of server "srv"';
@@ -80,5 +81,19 @@ describe('outputSchemaViolation', () => {
     expect(outputSchemaViolation('nope', structured({ a: 1 }), ids)).toMatch(
       /^tool "calc" of server "srv" has an outputSchema that cannot be used: .*received a string \("nope"\)$/,
     );
+  });
+
+  it('checks a pattern that would stall a backtracking engine in linear time, on the server’s own data', async () => {
+    const pattern = '^\\d*\\d*\\d*\\d*\\d*\\d*x$';
+    const declared = { type: 'object', properties: { v: { type: 'string', pattern } } };
+    let violation: string | undefined;
+    const run = await regExpsRunDuring(() => {
+      violation = outputSchemaViolation(declared, structured({ v: '1'.repeat(24) }), ids);
+    });
+    expect(run).not.toContain(pattern);
+    expect(violation).toBe(
+      `${MISMATCH}v: "v" must match /${pattern}/u; received "${'1'.repeat(24)}"`,
+    );
+    expect(outputSchemaViolation(declared, structured({ v: '12x' }), ids)).toBeUndefined();
   });
 });

@@ -18,12 +18,9 @@ import {
 import { MAX_SAME_VALUE_SCHEMAS } from './bounds.js';
 import { SchemaProblem } from './json.js';
 import { problemsFromOutputUnits } from './output-units.js';
-import {
-  assertLinearSafe,
-  patternProblems,
-  unicodePattern,
-  type PatternCheck,
-} from './patterns.js';
+import { hasNoChoice } from './linear-pattern.js';
+import { patternProblems, type PatternNode } from './pattern-check.js';
+import { unicodePattern } from './patterns.js';
 
 /** Everything wrong with `value`; empty when it is valid. Never throws. */
 export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
@@ -31,13 +28,13 @@ export type ArgumentCheck = (value: unknown) => ArgumentProblem[];
 /**
  * The check of arguments against `document`, which becomes the validator's
  * copy (`format` dropped, patterns in `u`-flag form, `$dynamicRef` as
- * `$ref`): @cfworker/json-schema's interpreter (no code generated) reporting
- * every error, then `patterns` (RE2).
+ * `$ref`, no pattern left): @cfworker/json-schema's interpreter (no code
+ * generated) reporting every error, then the patterns of `patterns` (RE2).
  * @throws {SchemaProblem} naming the first thing that makes the schema unusable.
  */
 export function createArgumentCheck(
   document: JsonRecord,
-  patterns: readonly PatternCheck[],
+  patterns: PatternNode | undefined,
 ): ArgumentCheck {
   const draft = detectDraft(document);
   const type = document['type'];
@@ -265,18 +262,16 @@ class Walk {
       }
       this.dynamicRefs.push(node);
     }
-    // The validator reads patterns when validating, so these edits may follow `dereference`.
-    // Patterns RE2 checks were taken out before; what is left runs on a
-    // backtracking engine, here too where a $ref leads into data.
+    // `planPatterns` took the patterns out for RE2, or refused the schema,
+    // but for those without choices: nothing else runs on a backtracking
+    // engine, here too where a $ref leads into data.
     if (isString(node['pattern'])) {
-      assertLinearSafe([node['pattern']]);
-      node['pattern'] = usablePattern(node['pattern'], `"pattern" at ${pointer} is not`);
+      node['pattern'] = choicelessPattern(node['pattern'], `"pattern" at ${pointer}`);
     }
     const patternProperties = node['patternProperties'];
     if (!isJsonRecord(patternProperties)) return;
-    assertLinearSafe(Object.keys(patternProperties));
     for (const [key, sub] of Object.entries(patternProperties)) {
-      const usable = usablePattern(key, `"patternProperties" at ${pointer} has a key that is not`);
+      const usable = choicelessPattern(key, `"patternProperties" at ${pointer} has a key that`);
       if (usable === key) continue;
       delete patternProperties[key];
       patternProperties[usable] = sub;
@@ -338,11 +333,22 @@ class Walk {
   }
 }
 
-/** `pattern` in `u`-flag form. @throws {SchemaProblem} `${what} a valid regular expression`. */
-function usablePattern(pattern: string, what: string): string {
+/**
+ * `pattern` in `u`-flag form.
+ * @throws {SchemaProblem} `${what} is not a valid regular expression`, or
+ *   names it as one a backtracking engine could take exponential time on.
+ */
+function choicelessPattern(pattern: string, what: string): string {
   const usable = unicodePattern(pattern);
   if (usable === undefined) {
-    throw new SchemaProblem(`${what} a valid regular expression: ${JSON.stringify(pattern)}`);
+    throw new SchemaProblem(
+      `${what} is not a valid regular expression: ${JSON.stringify(pattern)}`,
+    );
+  }
+  if (!hasNoChoice(usable)) {
+    throw new SchemaProblem(
+      `pattern ${JSON.stringify(pattern)} (${what}) is where it cannot be checked in linear time (RE2), and a backtracking engine could take exponential time on it`,
+    );
   }
   return usable;
 }

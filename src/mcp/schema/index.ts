@@ -113,9 +113,9 @@ function build(text: string): CacheEntry {
     const survey = surveySchema(copy);
     const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
     if (refusal !== undefined) return { rejection: refusal };
-    const { checks, taken } = planPatterns(copy, survey.patterned);
+    const { root, taken } = planPatterns(copy, survey.patterned);
     for (const node of taken) delete node['pattern'];
-    const check = createArgumentCheck(copy, checks);
+    const check = createArgumentCheck(copy, root);
     // Each problem an issue with `params.keyword`; `invokeTool` calls `check` directly.
     const validator = z.custom<Record<string, unknown>>().check((payload) => {
       const input = payload.value;
@@ -134,8 +134,8 @@ function build(text: string): CacheEntry {
 /**
  * Why a tool's input schema is refused outright, checked when a server's
  * tools are listed (cheaply: no validator is built): too large, `$ref`s
- * that loop without data, or a pattern that could stall a backtracking
- * engine where RE2 cannot take it. Undefined when the schema may be used.
+ * that loop without data, or a pattern that cannot be checked in linear
+ * time (RE2) where it stands. Undefined when the schema may be used.
  */
 export function inputSchemaRefusal(schema: unknown): string | undefined {
   if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one

@@ -1,143 +1,350 @@
 /**
- * Patterns usable with the `u` flag and run in linear time. The validator
- * runs those that cannot backtrack badly, with ECMA-262's meaning; one that
- * could (`^(a+)+$` can take minutes) is checked with RE2 (`re2js`) on a
- * plain path (nested `properties` and `items`), and refused elsewhere.
+ * Every pattern of a server's schema runs on RE2 (`re2js`, linear time),
+ * never on JavaScript's backtracking engine, where `^(a+)+$` or
+ * `^\d*\d*\d*x$` can stall the process for minutes. The patterns are taken
+ * out of the validator's copy and checked by {@link patternProblems} where
+ * that keeps the schema's meaning. Anywhere else (under `not`, `if`, an
+ * `anyOf` with several string branches, a `patternProperties` key) only a
+ * pattern a backtracking engine has no choice to backtrack over may stay
+ * with the validator; any other, or one RE2 cannot run (a back-reference,
+ * a look-around), refuses the schema.
  */
-import { RE2JS } from 're2js';
-import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
-import { isJsonRecord, type JsonRecord } from '../../core/json.js';
+import type { SchemaDraft } from '@cfworker/json-schema';
+import type { PatternNode } from './pattern-check.js';
+import { decodePointer, isJsonRecord, memberOf, type JsonRecord } from '../../core/json.js';
 import { SchemaProblem } from './json.js';
+import { detectDraft } from './keywords.js';
+import { compileLinear, hasNoChoice } from './linear-pattern.js';
 
-/** A step of a {@link PatternCheck} path that means every array item (no property name can be it). */
-export const EVERY_ITEM = Symbol('every item');
-
-/** One pattern checked with RE2: `path` is where the strings are. */
-export interface PatternCheck {
-  readonly path: readonly (string | typeof EVERY_ITEM)[];
-  readonly pattern: string;
-  readonly re2: RE2JS;
+/** Where a schema's patterns are checked, and the schema objects whose `pattern` the validator's copy must drop (the others keep one without choices). */
+export interface PatternPlan {
+  /** Undefined when no pattern applies to the arguments. */
+  readonly root: PatternNode | undefined;
+  readonly taken: ReadonlySet<JsonRecord>;
 }
 
+/** How a schema object was reached from the root. */
+const PLAIN = 1; // through properties, items, allOf, $ref: its pattern holds for every value there
+const STRING = 2; // through the one string branch of an anyOf/oneOf: its pattern holds for strings there
+const OTHER = 4; // through anything else: its pattern cannot be taken out
+
+/** Keywords whose value is a subschema, a list or a map of them (`items` either). */
+const SINGLE = `additionalProperties additionalItems unevaluatedProperties unevaluatedItems
+  contains propertyNames not if then else items`.split(/\s+/);
+const LISTS = ['allOf', 'anyOf', 'oneOf', 'prefixItems', 'items'];
+const MAPS = ['properties', 'patternProperties', 'dependentSchemas', 'dependencies'];
+const DEFINITIONS = ['$defs', 'definitions'];
+const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
+
 /**
- * Which patterns of `schema` RE2 checks (the validator's copy must then drop
- * them from the `taken` objects); `patterned` are its schema objects with a
- * `pattern` or `patternProperties` (a survey's).
- * @throws SchemaProblem naming a pattern left with the validator that could backtrack badly.
+ * Plans the RE2 check of every pattern of `schema`; `patterned` are its
+ * schema objects with a `pattern` or `patternProperties` (a survey's).
+ * Nothing is modified.
+ * @throws SchemaProblem naming a pattern that cannot be checked in linear
+ *   time, or one that is no regular expression.
  */
-export function planPatterns(
-  schema: unknown,
-  patterned: readonly JsonRecord[],
-): { checks: PatternCheck[]; taken: Set<JsonRecord> } {
-  const checks: PatternCheck[] = [];
+export function planPatterns(schema: unknown, patterned: readonly JsonRecord[]): PatternPlan {
   const taken = new Set<JsonRecord>();
-  if (patterned.length === 0) return { checks, taken };
-  const plain = (node: unknown, path: PatternCheck['path']): void => {
-    if (!isJsonRecord(node)) return;
-    const { pattern, properties, items } = node;
-    // Only a pattern that could backtrack badly: RE2 reads `\s` and `.` a little unlike ECMA-262.
-    const risky = typeof pattern === 'string' && !isLinearSafe(pattern);
-    const re2 = risky ? compileRe2(pattern) : undefined;
-    if (re2 !== undefined) {
-      checks.push({ path, pattern: pattern as string, re2 });
-      taken.add(node);
-    }
-    for (const [key, sub] of Object.entries(isJsonRecord(properties) ? properties : {})) {
-      plain(sub, [...path, key]);
-    }
-    plain(items, [...path, EVERY_ITEM]);
-  };
-  plain(schema, []);
+  if (patterned.length === 0 || !isJsonRecord(schema)) return { root: undefined, taken };
+  const index = indexSchema(schema);
+  const compiled = new Map<JsonRecord, NonNullable<PatternNode['own']>>();
   for (const node of patterned) {
+    const at = index.pointers.get(node) ?? '#';
     const { pattern, patternProperties } = node;
-    const left = typeof pattern === 'string' && !taken.has(node) ? [pattern] : [];
-    if (isJsonRecord(patternProperties)) left.push(...Object.keys(patternProperties));
-    assertLinearSafe(left);
+    for (const key of isJsonRecord(patternProperties) ? Object.keys(patternProperties) : []) {
+      const usable = unicodePattern(key);
+      if (usable !== undefined && !hasNoChoice(usable)) {
+        throw new SchemaProblem(
+          `"patternProperties" at ${at} has the key ${JSON.stringify(key)}, which would run on JavaScript's backtracking engine, and only a pattern without quantifiers (other than {n}), alternation or look-around cannot take more than linear time there; list the names in "properties" instead`,
+        );
+      }
+    }
+    if (typeof pattern !== 'string') continue;
+    const usable = unicodePattern(pattern);
+    if (usable === undefined) {
+      throw new SchemaProblem(
+        `"pattern" at ${at} is not a valid regular expression: ${JSON.stringify(pattern)}`,
+      );
+    }
+    const linear = compileLinear(usable);
+    if ('unsupported' in linear) {
+      throw new SchemaProblem(
+        `pattern ${JSON.stringify(pattern)} at ${at} cannot be checked in linear time (${linear.unsupported}), and a backtracking engine could take exponential time on it`,
+      );
+    }
+    compiled.set(node, { pattern, re2: linear.re2 });
+    taken.add(node);
   }
-  return { checks, taken };
+  const reach = reachFrom(schema, index);
+  for (const [node, own] of compiled) {
+    const how = reach.how.get(node) ?? 0;
+    const at = index.pointers.get(node) ?? '#';
+    if (reach.unresolved || (how & OTHER) !== 0) {
+      // Where RE2 cannot take it, only a pattern without choices may stay with the validator.
+      taken.delete(node);
+      if (hasNoChoice(unicodePattern(own.pattern) ?? own.pattern)) continue;
+      throw new SchemaProblem(
+        reach.unresolved
+          ? `pattern ${JSON.stringify(own.pattern)} at ${at} cannot be checked in linear time: a $ref of the schema is not a JSON Pointer or a unique anchor of a single resource, so where the pattern applies is unknown`
+          : `pattern ${JSON.stringify(own.pattern)} at ${at} sits under "${reach.via.get(node) ?? '?'}", where it cannot be checked in linear time; patterns are checked (with RE2) under "properties", "items", "allOf", "$ref", and the one branch of an "anyOf" or "oneOf" that admits strings (elsewhere, only one without quantifiers, alternation or look-around)`,
+      );
+    }
+    const checked = reach.nodes.get(node);
+    if (checked !== undefined) checked.own = own;
+    // A pattern reached by nothing never applies (the validator would not read it either).
+  }
+  return { root: pruned(reach.nodes, reach.nodes.get(schema)), taken };
 }
 
-/**
- * @throws SchemaProblem naming the first of `patterns` that could
- *   backtrack badly: one left with the validator must not.
- */
-export function assertLinearSafe(patterns: readonly string[]): void {
-  const risky = patterns.find((source) => !isLinearSafe(source));
-  if (risky !== undefined) {
-    throw new SchemaProblem(
-      `pattern ${JSON.stringify(risky)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`,
-    );
-  }
-}
-
-function compileRe2(pattern: string): RE2JS | undefined {
+/** Pointers of every subschema (definitions included), anchors, and whether a nested resource changes how `$ref`s resolve. */
+function indexSchema(root: JsonRecord): {
+  readonly pointers: Map<JsonRecord, string>;
+  readonly anchors: Map<string, JsonRecord | null>;
+  readonly draft: SchemaDraft;
+  readonly nestedResource: boolean;
+} {
+  let draft: SchemaDraft = '2020-12';
   try {
-    return RE2JS.compile(pattern);
+    draft = detectDraft(root);
   } catch {
-    return undefined; // e.g. a look-ahead: left with the validator, if it is linear-safe
+    // The analysis refuses the schema with the reason; read it as 2020-12 until then.
   }
-}
-
-/** A problem for every string on a check's path that its pattern does not match (anywhere in it). */
-export function patternProblems(
-  checks: readonly PatternCheck[],
-  value: unknown,
-): ArgumentProblem[] {
-  const problems: ArgumentProblem[] = [];
-  const visit = (check: PatternCheck, node: unknown, path: (string | number)[]): void => {
-    const head = check.path[path.length];
-    if (head === undefined) {
-      if (typeof node !== 'string' || check.re2.matcher(node).find()) return;
-      const message = `${subjectOf(path)} must match /${check.pattern}/u; received ${describeValue(node)}`;
-      problems.push({ path, keyword: 'pattern', message });
-    } else if (head !== EVERY_ITEM) {
-      if (isJsonRecord(node) && Object.hasOwn(node, head))
-        visit(check, node[head], [...path, head]);
-    } else if (Array.isArray(node)) node.forEach((item, i) => visit(check, item, [...path, i]));
-  };
-  for (const check of checks) visit(check, value, []);
-  return problems;
-}
-
-/**
- * True when a backtracking engine runs `pattern` without exponential blow-up:
- * no back-reference, and no quantified group that contains a quantifier or
- * an alternation (star height one). Conservative: it may refuse a safe pattern.
- */
-export function isLinearSafe(pattern: string): boolean {
-  /** For each open group: does it repeat or alternate inside? */
-  const groups = [false];
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i += 1) {
-    const char = pattern[i];
-    if (char === '\\') {
-      if (/[1-9k]/.test(pattern[i + 1] ?? '')) return false;
-      i += 1;
-    } else if (inClass) {
-      inClass = char !== ']';
-    } else if (char === '[') {
-      inClass = true;
-    } else if (char === '(') {
-      groups.push(false);
-    } else if (char === ')') {
-      const repeats = groups.length > 1 ? groups.pop() === true : false;
-      const quantified = isQuantifier(pattern, i + 1);
-      if (quantified && repeats) return false;
-      if (quantified || repeats) groups[groups.length - 1] = true;
-    } else if (char === '|' || isQuantifier(pattern, i)) {
-      groups[groups.length - 1] = true;
+  const pointers = new Map<JsonRecord, string>();
+  const anchors = new Map<string, JsonRecord | null>();
+  let nestedResource = false;
+  const stack: [JsonRecord, string][] = [[root, '#']];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [node, pointer] = next;
+    if (pointers.has(node)) continue;
+    pointers.set(node, pointer);
+    for (const name of [node['$anchor'], node['$dynamicAnchor']]) {
+      // An anchor named twice (or once as each kind on different nodes) is ambiguous: null.
+      if (typeof name === 'string') anchors.set(name, anchors.has(name) ? null : node);
+    }
+    const id = draft === '4' ? node['id'] : node['$id'];
+    if (node !== root && typeof id === 'string' && !id.startsWith('#')) nestedResource = true;
+    for (const [keyword, key, child] of subschemas(node, [...DEFINITIONS])) {
+      stack.push([child, `${pointer}/${keyword}${key === undefined ? '' : `/${key}`}`]);
     }
   }
-  return true;
+  return { pointers, anchors, draft, nestedResource };
 }
 
-/** A quantifier that repeats (`*`, `+`, `{n,}`, `{n,m}` with m > 1) starts at `index`. */
-function isQuantifier(pattern: string, index: number): boolean {
-  const char = pattern[index];
-  if (char === '*' || char === '+') return true;
-  const match = char === '{' ? /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(index)) : null;
-  if (match === null) return false;
-  return match[2] === undefined ? Number(match[1]) > 1 : match[3] === '' || Number(match[3]) > 1;
+/**
+ * How each schema object is reached from the root ({@link PLAIN},
+ * {@link STRING}, {@link OTHER}, or'ed), the keyword that made a path
+ * {@link OTHER}, and a {@link PatternNode} for each reached plainly or as
+ * a string branch, linked as they apply.
+ */
+function reachFrom(
+  root: JsonRecord,
+  index: ReturnType<typeof indexSchema>,
+): {
+  readonly how: Map<JsonRecord, number>;
+  readonly via: Map<JsonRecord, string>;
+  readonly nodes: Map<JsonRecord, PatternNode>;
+  readonly unresolved: boolean;
+} {
+  const how = new Map<JsonRecord, number>();
+  const via = new Map<JsonRecord, string>();
+  const nodes = new Map<JsonRecord, PatternNode>();
+  let unresolved = false;
+  const nodeOf = (schema: JsonRecord): PatternNode => {
+    let node = nodes.get(schema);
+    if (node === undefined) {
+      node = {
+        own: undefined,
+        properties: new Map(),
+        tuple: [],
+        items: undefined,
+        names: undefined,
+        others: undefined,
+        also: [],
+        ifString: [],
+      };
+      nodes.set(schema, node);
+    }
+    return node;
+  };
+  const pending: [JsonRecord, number, string | undefined][] = [[root, PLAIN, undefined]];
+  const reachOther = (child: JsonRecord, keyword: string, cause: string | undefined): void => {
+    pending.push([child, OTHER, cause ?? keyword]);
+  };
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [schema, mode, cause] = next;
+    const seen = how.get(schema) ?? 0;
+    if ((seen & mode) !== 0) continue;
+    how.set(schema, seen | mode);
+    if (mode === OTHER && !via.has(schema)) via.set(schema, cause ?? '?');
+    const node = mode === OTHER ? undefined : nodeOf(schema);
+    const tuple = schema['prefixItems'] ?? schema['items'];
+    if (node !== undefined && mode === PLAIN && Array.isArray(tuple)) {
+      node.tuple.length = tuple.length;
+    }
+    for (const keyword of REFERENCES) {
+      const ref = schema[keyword];
+      if (typeof ref !== 'string') continue;
+      const target = index.nestedResource ? undefined : resolve(root, ref, index.anchors);
+      if (target === undefined) unresolved = true;
+      else if (target !== null) {
+        // A target outside the subschemas (under `examples`, say) is named by the reference.
+        if (!index.pointers.has(target)) index.pointers.set(target, ref);
+        pending.push([target, mode, cause]);
+        node?.also.push(nodeOf(target));
+      }
+    }
+    // Drafts 4 to 7 ignore the keywords beside a $ref.
+    if ((index.draft === '4' || index.draft === '7') && typeof schema['$ref'] === 'string')
+      continue;
+    for (const [keyword, key, child] of subschemas(schema, [])) {
+      if (node === undefined) {
+        reachOther(child, keyword, cause);
+        continue;
+      }
+      const member = mode === PLAIN ? memberEdge(schema, keyword, key) : undefined;
+      if (member === 'names') {
+        // Its patterns apply to the names, which are strings.
+        pending.push([child, STRING, cause]);
+        node.names = nodeOf(child);
+      } else if (member !== undefined) {
+        pending.push([child, PLAIN, cause]);
+        const linked = nodeOf(child);
+        if (member === 'items') node.items = linked;
+        else if (member === 'tuple') node.tuple[Number(key)] = linked;
+        else if (member === 'property') node.properties.set(key ?? '', linked);
+        else {
+          const named = isJsonRecord(schema['properties']) ? schema['properties'] : {};
+          node.others = { schema: linked, declared: new Set(Object.keys(named)) };
+        }
+      } else if (keyword === 'allOf') {
+        pending.push([child, mode, cause]);
+        node.also.push(nodeOf(child));
+      } else if (keyword === 'anyOf' || keyword === 'oneOf') {
+        const strings = (schema[keyword] as unknown[]).filter(admitsStrings);
+        if (strings.length === 1 && strings[0] === child) {
+          pending.push([child, STRING, keyword]);
+          node.ifString.push(nodeOf(child));
+        } else reachOther(child, keyword, cause);
+      } else reachOther(child, keyword, cause);
+    }
+  }
+  return { how, via, nodes, unresolved };
+}
+
+/** The schema object a local `$ref` names; null for a boolean schema; undefined when it cannot be told. */
+function resolve(
+  root: JsonRecord,
+  ref: string,
+  anchors: ReadonlyMap<string, JsonRecord | null>,
+): JsonRecord | null | undefined {
+  if (!ref.startsWith('#')) return undefined;
+  if (ref.length > 1 && ref[1] !== '/') {
+    const anchored = anchors.get(ref.slice(1));
+    return anchored ?? undefined;
+  }
+  let target: unknown = root;
+  for (const segment of decodePointer(ref.slice(1))) target = memberOf(target, segment);
+  if (isJsonRecord(target)) return target;
+  return typeof target === 'boolean' ? null : undefined;
+}
+
+/**
+ * How the subschema at `keyword` (`key`) of `schema` applies to members of
+ * the value, as the validator reads it: to the property `key`, the
+ * properties `properties` does not name, an item of the tuple, every later
+ * item, or the property names; undefined when it
+ * does not apply plainly (a tuple in both `prefixItems` and `items`) or
+ * not at all (`additionalItems` beside `items` as one schema).
+ */
+function memberEdge(
+  schema: JsonRecord,
+  keyword: string,
+  key: string | undefined,
+): 'property' | 'others' | 'tuple' | 'items' | 'names' | undefined {
+  const listedItems = Array.isArray(schema['items']);
+  if (keyword === 'properties') return 'property';
+  if (keyword === 'propertyNames') return 'names';
+  // Beside patternProperties it applies to the names their patterns leave.
+  if (keyword === 'additionalProperties') {
+    return schema['patternProperties'] === undefined ? 'others' : undefined;
+  }
+  if (keyword === 'items') {
+    if (key === undefined) return 'items';
+    return schema['prefixItems'] === undefined ? 'tuple' : undefined;
+  }
+  if (keyword === 'prefixItems') return listedItems ? undefined : 'tuple';
+  if (keyword === 'additionalItems' && !isJsonRecord(schema['items'])) return 'items';
+  return undefined;
+}
+
+/** Whether a branch could accept a string: a `type` that leaves strings out says no. */
+function admitsStrings(branch: unknown): boolean {
+  if (branch === false) return false;
+  if (!isJsonRecord(branch) || branch['type'] === undefined) return true;
+  const type = branch['type'];
+  return Array.isArray(type) ? type.includes('string') : type === 'string';
+}
+
+/** The object subschemas of `node` that the validator applies (and `extra` keywords' ones). */
+function subschemas(
+  node: JsonRecord,
+  extra: readonly string[],
+): [keyword: string, key: string | undefined, child: JsonRecord][] {
+  const children: [string, string | undefined, JsonRecord][] = [];
+  for (const keyword of SINGLE) {
+    const value = node[keyword];
+    if (isJsonRecord(value)) children.push([keyword, undefined, value]);
+  }
+  for (const keyword of LISTS) {
+    const list = node[keyword];
+    if (!Array.isArray(list)) continue;
+    list.forEach((item, i) => {
+      if (isJsonRecord(item)) children.push([keyword, String(i), item]);
+    });
+  }
+  for (const keyword of [...MAPS, ...extra]) {
+    const map = node[keyword];
+    if (!isJsonRecord(map)) continue;
+    for (const [name, sub] of Object.entries(map)) {
+      if (isJsonRecord(sub)) children.push([keyword, name, sub]);
+    }
+  }
+  return children;
+}
+
+/** `root` without the links that lead to no pattern, or undefined when none is left. */
+function pruned(
+  nodes: ReadonlyMap<JsonRecord, PatternNode>,
+  root: PatternNode | undefined,
+): PatternNode | undefined {
+  const parents = new Map<PatternNode, PatternNode[]>();
+  for (const node of nodes.values()) {
+    const children = [...node.properties.values(), ...node.also, ...node.ifString];
+    for (const child of [...node.tuple, node.items, node.names, node.others?.schema]) {
+      if (child) children.push(child);
+    }
+    for (const child of children) parents.set(child, [...(parents.get(child) ?? []), node]);
+  }
+  const useful = new Set<PatternNode>();
+  const stack = [...nodes.values()].filter((node) => node.own !== undefined);
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (useful.has(next)) continue;
+    useful.add(next);
+    stack.push(...(parents.get(next) ?? []));
+  }
+  for (const node of useful) {
+    for (const [name, child] of node.properties)
+      if (!useful.has(child)) node.properties.delete(name);
+    if (node.items !== undefined && !useful.has(node.items)) node.items = undefined;
+    if (node.names !== undefined && !useful.has(node.names)) node.names = undefined;
+    if (node.others !== undefined && !useful.has(node.others.schema)) node.others = undefined;
+    node.tuple.forEach((child, i) => {
+      if (child !== undefined && !useful.has(child)) node.tuple[i] = undefined;
+    });
+    node.also = node.also.filter((child) => useful.has(child));
+    node.ifString = node.ifString.filter((child) => useful.has(child));
+  }
+  return root !== undefined && useful.has(root) ? root : undefined;
 }
 
 /** Characters that keep their escape in Unicode mode; other escapes are legacy identity escapes. */

@@ -9,6 +9,7 @@
 import { Validator } from '@cfworker/json-schema';
 import fc from 'fast-check';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { McpSchemaError } from '../../../src/core/errors.js';
 import { clearSchemaCache, createInputValidator } from '../../../src/mcp/schema/index.js';
 import { argumentsArb, rootSchemaArb, type Json } from './arbitraries.js';
 
@@ -26,7 +27,15 @@ function checkAgainstReference(
 ): void {
   fc.assert(
     fc.property(schemas, fc.array(args, { minLength: 1, maxLength: 6 }), (schema, values) => {
-      const validator = createInputValidator(schema, ids);
+      let validator;
+      try {
+        validator = createInputValidator(schema, ids);
+      } catch (error) {
+        // A pattern where RE2 cannot take it is refused by design (patterns.test.ts).
+        const refused = error instanceof McpSchemaError && /linear time/.test(error.reason);
+        fc.pre(!refused);
+        throw error;
+      }
       for (const value of values) {
         const ours = validator.safeParse(value).success;
         expect({ schema, value, ours }).toEqual({

@@ -1,23 +1,16 @@
 /**
- * `patterns.ts` read directly: which patterns `isLinearSafe` calls safe for a
- * backtracking engine, how `unicodePattern` repairs legacy escapes, which
- * patterns `planPatterns` takes for RE2 (risky ones on plain paths) and which it
- * leaves or refuses, and the paths `patternProblems` reports.
+ * `patterns.ts` read directly: how `unicodePattern` repairs legacy escapes,
+ * which patterns `planPatterns` takes out for RE2 and which it refuses, the
+ * paths `patternProblems` reports, and that no pattern, however
+ * catastrophic on a backtracking engine, is left for one.
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonRecord } from '../../../src/core/json.js';
 import { SchemaProblem, surveySchema } from '../../../src/mcp/schema/json.js';
 import { createInputValidator } from '../../../src/mcp/schema/index.js';
-import {
-  EVERY_ITEM,
-  isLinearSafe,
-  patternProblems,
-  planPatterns,
-  unicodePattern,
-} from '../../../src/mcp/schema/patterns.js';
-
-const risky = (pattern: string): string =>
-  `pattern ${JSON.stringify(pattern)} could take exponential time on a backtracking engine (a repeated group that repeats or alternates inside, or a back-reference), and is not where it can be checked in linear time`;
+import { patternProblems } from '../../../src/mcp/schema/pattern-check.js';
+import { planPatterns, unicodePattern } from '../../../src/mcp/schema/patterns.js';
+import { regExpsRunDuring } from './regexp-spy.js';
 
 function plan(schema: JsonRecord): ReturnType<typeof planPatterns> {
   return planPatterns(schema, surveySchema(schema).patterned);
@@ -25,56 +18,22 @@ function plan(schema: JsonRecord): ReturnType<typeof planPatterns> {
 
 /** The problems of `value` under the RE2 checks of `schema`, as path and message. */
 function problems(schema: JsonRecord, value: unknown): [unknown[], string][] {
-  return patternProblems(plan(schema).checks, value).map(({ path, keyword, message }) => {
-    expect(keyword).toBe('pattern');
+  return patternProblems(plan(schema).root, value).map(({ path, keyword, message }) => {
+    expect(['pattern', 'propertyNames']).toContain(keyword);
     return [[...path], message];
   });
 }
 
-describe('isLinearSafe', () => {
-  it.each([
-    '',
-    'abc',
-    '^[a-z]+$',
-    '^\\d{3}-\\d{4}$',
-    'a*b*c+',
-    '(ab)+',
-    '(?:abc){2,5}',
-    '(a|b)',
-    '(a+)?',
-    '(a+){1}',
-    '(a+){0,1}',
-    '(a*)(b*)',
-    '((a)+)',
-    '[(a+)+]',
-    '[\\]+]+',
-    '\\(a+\\)+',
-    '(\\d)\\d+',
-    '\\0',
-    '(?=a+)b',
-    '^\\p{L}+$',
-  ])('calls %j safe', (pattern) => {
-    expect(isLinearSafe(pattern)).toBe(true);
-  });
-
-  it.each([
-    ['a quantified group that repeats inside', '^(a+)+$'],
-    ['a starred group with a star', '(a*)*'],
-    ['a non-capturing group', '(?:a*b)*'],
-    ['a quantified group that alternates', '(a|b)+'],
-    ['{n,} on a repeating group', '(a+){1,}'],
-    ['{n} with n > 1 on a repeating group', '(a+){2}'],
-    ['{n,m} with m > 1 on a repeating group', '(a+){0,2}'],
-    ['a repeating group two levels down', '((a*))*'],
-    ['an optional word repeated', '^(\\w+\\s?)*$'],
-    ['a repeated group after a class with a paren', '[(]((x+x+)+y)'],
-    ['a numbered back-reference', '(a)\\1'],
-    ['a back-reference inside a class too', '[\\2]'],
-    ['a named back-reference', '(?<n>a)\\k<n>'],
-  ])('calls %s unsafe (%j)', (_name, pattern) => {
-    expect(isLinearSafe(pattern)).toBe(false);
-  });
-});
+/** The message `planPatterns` refuses `schema` with. */
+function refusal(schema: JsonRecord): string {
+  try {
+    plan({ type: 'object', ...schema });
+  } catch (error) {
+    expect(error).toBeInstanceOf(SchemaProblem);
+    return (error as Error).message;
+  }
+  throw new Error('not refused');
+}
 
 describe('unicodePattern', () => {
   it('returns a pattern the u flag already accepts unchanged', () => {
@@ -111,79 +70,132 @@ describe('unicodePattern', () => {
 });
 
 describe('planPatterns', () => {
-  it('takes the risky patterns on plain paths (the root, properties, items) for RE2', () => {
-    const name = { type: 'string', pattern: '^([a-z]+)+$' };
-    const tag = { type: 'string', pattern: '^(#|@)*x$' };
-    const cell = { pattern: '^(\\d+)*$' };
-    const safe = { type: 'string', pattern: '^[a-z]+$' };
+  it('takes every pattern where it applies plainly, safe-looking ones too, for RE2', () => {
+    const name = { type: 'string', pattern: '^[a-z]+$' };
+    const digits = { type: 'string', pattern: '^\\d*\\d*x$' };
+    const tag = { pattern: '^(#|@)*x$' };
+    const code = { type: 'string', pattern: '^[A-Z]{3}$' };
+    const optional = { type: 'string', pattern: '^(a|a)*$' };
     const schema: JsonRecord = {
       type: 'object',
-      pattern: '(x+)+',
+      $defs: { Code: code },
       properties: {
         name,
-        safe,
+        digits,
         tags: { type: 'array', items: tag },
-        grid: { items: { items: cell } },
-        'a.b': { properties: { c: { pattern: '(c|d)+' } } },
+        code: { $ref: '#/$defs/Code' },
+        both: { allOf: [{ minLength: 1 }, { pattern: '^b' }] },
+        maybe: { anyOf: [optional, { type: 'null' }] },
       },
     };
-    const { checks, taken } = plan(schema);
-    expect(checks.map(({ path, pattern }) => [path, pattern])).toEqual([
-      [[], '(x+)+'],
-      [['name'], '^([a-z]+)+$'],
-      [['tags', EVERY_ITEM], '^(#|@)*x$'],
-      [['grid', EVERY_ITEM, EVERY_ITEM], '^(\\d+)*$'],
-      [['a.b', 'c'], '(c|d)+'],
-    ]);
-    expect([schema, name, tag, cell].every((node) => taken.has(node))).toBe(true);
-    expect(taken.has(safe)).toBe(false); // linear-safe: the validator runs it, with ECMA-262's meaning
-    expect(taken.size).toBe(5);
-    expect(checks[1]?.re2.matcher('abc').find()).toBe(true);
-    expect(checks[1]?.re2.matcher('ab1').find()).toBe(false);
+    const { root, taken } = plan(schema);
+    expect([name, digits, tag, code, optional].every((node) => taken.has(node))).toBe(true);
+    expect(taken.size).toBe(6);
+    expect(root?.properties.get('name')?.own?.pattern).toBe('^[a-z]+$');
+    expect(root?.properties.get('tags')?.items?.own?.pattern).toBe('^(#|@)*x$');
+    expect(root?.properties.get('code')?.also[0]?.own?.pattern).toBe('^[A-Z]{3}$');
+    expect(root?.properties.get('maybe')?.ifString[0]?.own?.pattern).toBe('^(a|a)*$');
   });
 
-  it('leaves patterns elsewhere with the validator when they are linear-safe', () => {
-    const schema: JsonRecord = {
-      type: 'object',
-      $defs: { Code: { type: 'string', pattern: '^[A-Z]{3}$' } },
-      properties: {
-        a: { anyOf: [{ pattern: '^a' }, { type: 'number' }] },
-        b: { $ref: '#/$defs/Code' },
-        t: { type: 'array', prefixItems: [{ pattern: '^t' }], items: [{ pattern: '^u' }] },
-        look: { pattern: '(?=a)a' }, // RE2 has no look-ahead
-      },
-      patternProperties: { '^x-': { type: 'string' } },
-      additionalProperties: { pattern: '^z' },
-    };
-    const { checks, taken } = plan(schema);
-    expect(checks).toEqual([]);
-    expect(taken.size).toBe(0);
+  it('plans nothing for a schema without patterns, or whose patterns never apply', () => {
+    expect(plan({ type: 'object', properties: { a: { type: 'string' } } }).root).toBeUndefined();
+    const unused = { pattern: '^(a+)+$' };
+    const { root, taken } = plan({ type: 'object', $defs: { unused } });
+    expect(root).toBeUndefined();
+    expect(taken.has(unused)).toBe(true); // dropped from the validator's copy all the same
   });
 
   it.each([
-    ['under anyOf', { properties: { a: { anyOf: [{ pattern: '^(a+)+$' }] } } }, '^(a+)+$'],
-    ['under $defs', { $defs: { S: { pattern: '(x+x+)+y' } } }, '(x+x+)+y'],
-    ['under allOf at the root', { allOf: [{ pattern: '(a|b)*c' }] }, '(a|b)*c'],
-    ['as a patternProperties key', { patternProperties: { '^(a*)*$': {} } }, '^(a*)*$'],
+    ['under not', { properties: { a: { not: { pattern: '^a+' } } } }, 'not'],
+    ['under if', { if: { pattern: '^a+' }, then: {} }, 'if'],
     [
-      'behind a $ref from a property',
-      { $defs: { S: { pattern: '(a*)*' } }, properties: { a: { $ref: '#/$defs/S' } } },
-      '(a*)*',
+      'under an anyOf with two string branches',
+      { properties: { a: { anyOf: [{ pattern: '^a+' }, { maxLength: 2 }] } } },
+      'anyOf',
     ],
     [
-      'on a plain path, when RE2 cannot compile it (a back-reference)',
-      { properties: { a: { pattern: '(a+)\\1' } } },
-      '(a+)\\1',
+      'under additionalProperties beside patternProperties',
+      { patternProperties: { '^x-': {} }, additionalProperties: { pattern: '^a+' } },
+      'additionalProperties',
     ],
-  ])('refuses a risky pattern %s, naming it', (_name, schema, pattern) => {
-    let error: unknown;
-    try {
-      plan({ type: 'object', ...schema });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(SchemaProblem);
-    expect((error as Error).message).toBe(risky(pattern));
+    [
+      'behind a $ref from under oneOf as well as from a property',
+      {
+        $defs: { S: { pattern: '^a+' } },
+        properties: {
+          a: { $ref: '#/$defs/S' },
+          b: { oneOf: [{ $ref: '#/$defs/S' }, { type: 'string' }] },
+        },
+      },
+      'oneOf',
+    ],
+  ])(
+    'refuses a pattern with choices %s, naming it and where patterns are checked',
+    (_name, schema, keyword) => {
+      const message = refusal(schema);
+      expect(message).toMatch(/^pattern "\^a\+" at #\/\S+ sits under "/);
+      expect(message).toContain(
+        `sits under "${keyword}", where it cannot be checked in linear time`,
+      );
+    },
+  );
+
+  it('leaves a pattern without choices with the validator where RE2 cannot take it', () => {
+    const fixed = { pattern: '^[A-Z]{3}-x$' };
+    const schema: JsonRecord = {
+      type: 'object',
+      patternProperties: { '^x-': { type: 'string' } },
+      properties: { a: { not: fixed } },
+    };
+    const { root, taken } = plan(schema);
+    expect(taken.has(fixed)).toBe(false);
+    expect(root).toBeUndefined();
+    const validator = createInputValidator(schema, { serverName: 's', toolName: 't' });
+    expect(validator.safeParse({ a: 'ABC-x' }).success).toBe(false);
+    expect(validator.safeParse({ a: 'abc', 'x-1': 's' }).success).toBe(true);
+    expect(validator.safeParse({ 'x-1': 1 }).success).toBe(false);
+  });
+
+  it('checks additionalProperties, propertyNames and tuples plainly', () => {
+    const schema: JsonRecord = {
+      type: 'object',
+      properties: {
+        a: {},
+        t: { prefixItems: [true, { pattern: '^t+$' }], items: { pattern: '^i+$' } },
+      },
+      additionalProperties: { pattern: '^v+$' },
+      propertyNames: { pattern: '^[a-z]+$' },
+    };
+    expect(
+      problems(schema, { a: 'x', b: 'vv', c: 'x', t: ['x', 'tt', 'ii', 'x'], Bad: 'v' }),
+    ).toEqual([
+      [['Bad'], '"Bad" is not an allowed property name: must match /^[a-z]+$/u; received "Bad"'],
+      [['t', 3], '"t[3]" must match /^i+$/u; received "x"'],
+      [['c'], '"c" must match /^v+$/u; received "x"'],
+    ]);
+  });
+
+  it.each([
+    ['a back-reference', '(a+)\\1', 'a back-reference'],
+    ['a named back-reference', '(?<n>a)\\k<n>', 'a back-reference'],
+    ['a look-ahead', '^(?=.*\\d).{8,}$', 'a look-around'],
+    ['a look-behind', '(?<!a)b', 'a look-around'],
+  ])('refuses a pattern with %s: no linear-time engine runs it', (_name, pattern, reason) => {
+    expect(refusal({ properties: { a: { pattern } } })).toBe(
+      `pattern ${JSON.stringify(pattern)} at #/properties/a cannot be checked in linear time (${reason}), and a backtracking engine could take exponential time on it`,
+    );
+  });
+
+  it('refuses a patternProperties key with choices, which only a backtracking engine would run', () => {
+    expect(refusal({ patternProperties: { '^x-\\d+$': { type: 'string' } } })).toMatch(
+      /^"patternProperties" at # has the key "\^x-\\\\d\+\$", which would run on JavaScript's backtracking engine/,
+    );
+  });
+
+  it('refuses a pattern that is no regular expression', () => {
+    expect(refusal({ properties: { a: { pattern: '(?i)abc' } } })).toBe(
+      '"pattern" at #/properties/a is not a valid regular expression: "(?i)abc"',
+    );
   });
 
   it('does not modify the schema', () => {
@@ -192,21 +204,49 @@ describe('planPatterns', () => {
       properties: {
         s: { type: 'string', pattern: '^(a+)+$' },
         l: { items: { pattern: '(b|c)*' } },
-        o: { oneOf: [{ pattern: '^c' }] },
+        o: { oneOf: [{ pattern: '^c' }, { type: 'number' }] },
       },
-      patternProperties: { '^d': {} },
     };
     const before = structuredClone(schema);
-    const { taken } = plan(schema);
-    expect(taken.size).toBe(2);
+    expect(plan(schema).taken.size).toBe(3);
     expect(schema).toEqual(before);
   });
 
-  it('checks a pattern under a property named "*" (not read as "every item")', () => {
+  it('checks a pattern under a property named "*"', () => {
     expect(problems({ properties: { '*': { pattern: '^(a+)+$' } } }, { '*': 'b' })).toEqual([
       [['*'], '"[\\"*\\"]" must match /^(a+)+$/u; received "b"'],
     ]);
     expect(problems({ properties: { '*': { pattern: '^(a+)+$' } } }, { '*': 'aa' })).toEqual([]);
+  });
+});
+
+describe('catastrophic patterns never reach a backtracking engine', () => {
+  const ids = { serverName: 's', toolName: 't' };
+  // Small inputs: a backtracking engine still answers (it is slow, not stuck),
+  // so without the linear engine this fails on its assertions, not a hang.
+  it.each([
+    ['^(a+)+$', `${'a'.repeat(18)}!`, 'aaa'],
+    ['^(a|a)*$', `${'a'.repeat(18)}!`, 'aaa'],
+    ['(a|ab)*c', 'ab'.repeat(12), 'abc'],
+    ['^(\\w+\\s?)*$', `${'word '.repeat(5)}!`, 'two words'],
+    ['^\\d*\\d*\\d*\\d*\\d*\\d*x$', '1'.repeat(20), '11x'],
+    ['(x+x+)+y', 'x'.repeat(18), 'xxy'],
+    ['^[a-z]+x', 'a'.repeat(200), 'ax'],
+  ])('%j runs on RE2, with the right verdict', async (pattern, bad, good) => {
+    const property = { type: 'string', pattern };
+    const schema = {
+      type: 'object',
+      properties: { s: property, t: { anyOf: [property, { type: 'null' }] } },
+    };
+    expect(plan(schema).taken.has(property)).toBe(true);
+    const validator = createInputValidator(schema, ids);
+    const run = await regExpsRunDuring(() => {
+      expect(validator.safeParse({ s: bad }).success).toBe(false);
+      expect(validator.safeParse({ t: bad }).success).toBe(false);
+      expect(validator.safeParse({ s: good, t: good }).success).toBe(true);
+      expect(validator.safeParse({ t: null }).success).toBe(true);
+    });
+    expect(run).not.toContain(pattern);
   });
 });
 
@@ -223,7 +263,7 @@ describe('patterns as the validator reads them (end to end)', () => {
     expect(accepts('^\\p{L}+$', 'é')).toBe(true);
   });
 
-  it('refuses a pattern JavaScript cannot read, on a plain path too', () => {
+  it('refuses a pattern JavaScript cannot read', () => {
     expect(() =>
       createInputValidator({ type: 'object', properties: { s: { pattern: '(?i)^abc$' } } }, ids),
     ).toThrow(/not a valid regular expression/);

@@ -1,0 +1,144 @@
+/**
+ * A server's `pattern` (ECMA-262, `u` flag) as an RE2 program (`re2js`):
+ * matching takes time linear in the string, whatever the pattern. The
+ * pattern is first rewritten where RE2 reads the same text differently
+ * (`\s`, `.`, `\u` escapes, …), so the verdict is ECMA-262's.
+ */
+import { RE2JS } from 're2js';
+
+/** ECMA-262 WhiteSpace and LineTerminator: what `\s` means (RE2's `\s` is ASCII only). */
+const SPACE =
+  '\\t\\n\\x{b}\\f\\r \\x{a0}\\x{1680}\\x{2000}-\\x{200a}\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}\\x{feff}';
+/** Every code point but {@link SPACE}: `\S`, written as ranges so it also fits inside a class. */
+const NOT_SPACE =
+  '\\x{0}-\\x{8}\\x{e}-\\x{1f}\\x{21}-\\x{9f}\\x{a1}-\\x{167f}\\x{1681}-\\x{1fff}\\x{200b}-\\x{2027}\\x{202a}-\\x{202e}\\x{2030}-\\x{205e}\\x{2060}-\\x{2fff}\\x{3001}-\\x{fefe}\\x{ff00}-\\x{10ffff}';
+/** What `.` matches without the `s` flag: anything but a line terminator (RE2's `.` takes `\r`). */
+const DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
+
+/** A pattern compiled for RE2, or why it cannot be. */
+export type LinearPattern = { readonly re2: RE2JS } | { readonly unsupported: string };
+
+/**
+ * `pattern`, already valid with the `u` flag (see `unicodePattern`), as an
+ * RE2 program with ECMA-262's meaning; `unsupported` says why not (a
+ * back-reference or a look-around, which no linear-time engine has, or a
+ * construct RE2 lacks, such as `\p{Script=…}`).
+ */
+export function compileLinear(pattern: string): LinearPattern {
+  const translated = re2Syntax(pattern);
+  if (typeof translated !== 'string') return translated;
+  try {
+    return { re2: RE2JS.compile(translated) };
+  } catch (error) {
+    return { unsupported: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** `pattern` in RE2's syntax, token by token. */
+function re2Syntax(pattern: string): string | { readonly unsupported: string } {
+  let out = '';
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i] ?? '';
+    if (char === '\\') {
+      const escape = escapeAt(pattern, i, inClass);
+      if (typeof escape.text !== 'string') return { unsupported: escape.text.unsupported };
+      out += escape.text;
+      i = escape.end - 1;
+    } else if (inClass) {
+      if (char === ']') inClass = false;
+      out += char;
+    } else if (char === '[') {
+      // `[]` matches nothing and `[^]` anything; RE2 reads neither.
+      if (pattern.startsWith('[]', i)) {
+        out += '[^\\x{0}-\\x{10ffff}]';
+        i += 1;
+      } else if (pattern.startsWith('[^]', i)) {
+        out += '[\\x{0}-\\x{10ffff}]';
+        i += 2;
+      } else {
+        inClass = true;
+        out += char;
+        if (pattern[i + 1] === '^') out += pattern[++i] ?? '';
+      }
+    } else if (char === '.') {
+      out += DOT;
+    } else if (char === '(' && /^\(\?<?[=!]/.test(pattern.slice(i, i + 4))) {
+      return { unsupported: 'a look-around' };
+    } else out += char;
+  }
+  return out;
+}
+
+/** The escape at `index` in RE2's syntax, and where it ends. */
+function escapeAt(
+  pattern: string,
+  index: number,
+  inClass: boolean,
+): { text: string | { unsupported: string }; end: number } {
+  const next = pattern[index + 1] ?? '';
+  const end = index + 2;
+  const rest = pattern.slice(index);
+  const codePoint = (hex: string, length: number): { text: string; end: number } => ({
+    text: `\\x{${hex}}`,
+    end: index + length,
+  });
+  const braced = /^\\u\{([0-9a-fA-F]+)\}/.exec(rest);
+  if (braced?.[1] !== undefined) return codePoint(braced[1], braced[0].length);
+  const fixed = /^\\u([0-9a-fA-F]{4})/.exec(rest);
+  if (fixed?.[1] !== undefined) return codePoint(fixed[1], 6);
+  const control = /^\\c([A-Za-z])/.exec(rest);
+  if (control?.[1] !== undefined) {
+    return codePoint(((control[1].codePointAt(0) ?? 0) % 32).toString(16), 3);
+  }
+  if (/[1-9k]/.test(next)) return { text: { unsupported: 'a back-reference' }, end };
+  const property = /^\\([pP])\{(?:General_Category=|gc=|Script=|sc=)?([^}]*)\}/.exec(rest);
+  if (property !== null)
+    return { text: `\\${property[1]}{${property[2]}}`, end: property[0].length + index };
+  if (next === 's') return { text: inClass ? SPACE : `[${SPACE}]`, end };
+  if (next === 'S') return { text: inClass ? NOT_SPACE : `[${NOT_SPACE}]`, end };
+  if (next === 'v') return { text: '\\x{b}', end };
+  if (next === '0') return { text: '\\x{0}', end };
+  if (next === 'b' && inClass) return { text: '\\x{8}', end };
+  return { text: `\\${next}`, end };
+}
+
+/** The longest pattern {@link hasNoChoice} accepts: its cost on a backtracking engine grows with it. */
+const MAX_CHOICELESS_LENGTH = 256;
+
+/**
+ * True when a backtracking engine has nothing to backtrack over in
+ * `pattern` (`u`-flag syntax): no quantifier but an exact `{n}`, no
+ * alternation, back-reference or look-around, and at most 256 characters.
+ * It then tries each start once, in time linear in the string (`^x-`,
+ * `^[A-Z]{3}$`); such a pattern may stay where RE2 cannot run it (a
+ * `patternProperties` key, under `not`).
+ */
+export function hasNoChoice(pattern: string): boolean {
+  if (pattern.length > MAX_CHOICELESS_LENGTH) return false;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    const rest = pattern.slice(i);
+    if (char === '\\') {
+      if (/^\\[1-9k]/.test(rest)) return false;
+      const braced = /^\\[pPu]\{[^}]*\}/.exec(rest);
+      i += braced === null ? 1 : braced[0].length - 1;
+    } else if (inClass) {
+      inClass = char !== ']';
+    } else if (char === '[') {
+      inClass = true;
+    } else if (char === '(') {
+      if (/^\(\?<?[=!]/.test(rest)) return false;
+      const opening = /^\(\?(?::|<[^>]*>)/.exec(rest);
+      if (opening !== null) i += opening[0].length - 1;
+    } else if (char === '{') {
+      const exact = /^\{\d+\}/.exec(rest);
+      if (exact === null) return false;
+      i += exact[0].length - 1;
+    } else if (char === '|' || char === '*' || char === '+' || char === '?') {
+      return false;
+    }
+  }
+  return true;
+}

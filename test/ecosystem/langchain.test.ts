@@ -1,0 +1,77 @@
+/**
+ * The LangChain export never hands a server's regular expressions to
+ * LangChain, whose validator (@cfworker/json-schema) would run them on
+ * JavaScript's backtracking engine before `invokeTool`: the schema it holds
+ * has no `pattern` or `patternProperties`, and the call is still checked
+ * (in linear time) by the section's validator.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { McpIntegrationSection, Session } from '../../src/index.js';
+import { toLangChainTools } from '../../src/ecosystem/langchain.js';
+import { rawToolServer } from '../support/mcp-fixtures.js';
+import { regExpsRunDuring } from '../mcp/schema/regexp-spy.js';
+
+const CATASTROPHIC = '^(a+)+$';
+const SCHEMA = {
+  type: 'object',
+  properties: {
+    q: { type: 'string', pattern: CATASTROPHIC, description: 'letters a' },
+    pattern: { type: 'string', description: 'a property named "pattern" is kept' },
+    tags: { type: 'array', items: { type: 'string', pattern: '^#\\w+$' } },
+    label: { $ref: '#/$defs/Label' },
+  },
+  $defs: { Label: { type: 'string', pattern: '^[a-z]+$' } },
+  required: ['q'],
+};
+
+const sections: McpIntegrationSection[] = [];
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section.disconnect()));
+});
+
+async function lookupTool() {
+  const raw = rawToolServer([{ name: 'lookup', description: 'Look up', inputSchema: SCHEMA }]);
+  const session = new Session();
+  const section = new McpIntegrationSection({
+    servers: [{ name: 'h', transport: { type: 'in-memory', server: raw.server } }],
+    session,
+  });
+  sections.push(section);
+  await section.connect();
+  const [tool] = toLangChainTools(section.tools(), { session });
+  return { tool: tool!, raw };
+}
+
+describe('toLangChainTools and server patterns', () => {
+  it('hands LangChain the schema without pattern or patternProperties, at any depth', async () => {
+    const { tool } = await lookupTool();
+    expect(tool.schema).toEqual({
+      type: 'object',
+      properties: {
+        q: { type: 'string', description: 'letters a' },
+        pattern: { type: 'string', description: 'a property named "pattern" is kept' },
+        tags: { type: 'array', items: { type: 'string' } },
+        label: { $ref: '#/$defs/Label' },
+      },
+      $defs: { Label: { type: 'string' } },
+      required: ['q'],
+    });
+  });
+
+  it('still refuses arguments that break a pattern, without LangChain compiling it', async () => {
+    const { tool, raw } = await lookupTool();
+    const bad = { q: `${'a'.repeat(20)}!` };
+    let reply: unknown;
+    const run = await regExpsRunDuring(async () => {
+      reply = await tool.invoke({ id: 'c1', name: tool.name, args: bad, type: 'tool_call' });
+    });
+    expect(run).not.toContain(CATASTROPHIC);
+    expect(reply).toMatchObject({ status: 'error' });
+    expect(String((reply as { content: unknown }).content)).toMatch(
+      /^invalid arguments for tool "h_lookup": q: "q" must match \/\^\(a\+\)\+\$\/u/,
+    );
+    expect(raw.calls).toEqual([]);
+    expect(await tool.invoke({ q: 'aaa', label: 'x' })).not.toMatch(/invalid arguments/);
+    expect(raw.calls).toHaveLength(1);
+  });
+});
