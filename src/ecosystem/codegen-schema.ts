@@ -14,8 +14,12 @@
  *   defaults; a default must not make a missing required field pass);
  * - the root gets `"type": "object"` when it has none (arguments are always
  *   an object).
+ *
+ * A `pattern` a backtracking engine could take more than linear time on is
+ * left out (and reported): the generated code would run it with `RegExp`.
  */
 import { decodePointer, memberOf } from '../core/json.js';
+import { hasNoChoice } from '../mcp/schema/linear-pattern.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -103,6 +107,13 @@ class Walker {
         continue;
       }
       if (ANNOTATIONS.has(keyword) || keyword.startsWith('x-')) continue;
+      if (keyword === 'pattern' && typeof value === 'string' && !hasNoChoice(value)) {
+        // Generated code runs it with RegExp, where `^(a+)+$` can stall the process.
+        this.issues.push(
+          `${pointer}/pattern: left out, as it would run on JavaScript's backtracking engine (the tool's own check runs it in linear time)`,
+        );
+        continue;
+      }
       if (!allowed.has(keyword)) {
         const untyped =
           types === undefined &&

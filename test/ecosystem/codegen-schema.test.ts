@@ -30,6 +30,26 @@ describe('prepareCodegenSchema', () => {
     expect(JSON.stringify(input)).toBe(frozen);
   });
 
+  it('keeps a pattern without choices and leaves out, reported, one a backtracking engine could stall on', () => {
+    expect(
+      prepareCodegenSchema({
+        type: 'object',
+        properties: {
+          sku: { type: 'string', pattern: '^[A-Z]{3}$' },
+          digits: { type: 'string', pattern: '^\\d*\\d*\\d*x$' },
+        },
+      }),
+    ).toEqual({
+      schema: {
+        type: 'object',
+        properties: { sku: { type: 'string', pattern: '^[A-Z]{3}$' }, digits: { type: 'string' } },
+      },
+      issues: [
+        "#/properties/digits/pattern: left out, as it would run on JavaScript's backtracking engine (the tool's own check runs it in linear time)",
+      ],
+    });
+  });
+
   it('reports a root that is not an object', () => {
     expect(prepareCodegenSchema({ type: 'array', items: { type: 'string' } })).toEqual({
       schema: { type: 'array', items: { type: 'string' } },
