@@ -13,6 +13,7 @@ export default tseslint.config(
       '.tmp/**',
       '.bench-scratch/**',
       '.scratch-*',
+      '.review/**',
     ],
   },
   js.configs.recommended,

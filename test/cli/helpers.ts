@@ -4,7 +4,6 @@ import path from 'node:path';
 
 /** The repository root. */
 export const repo = path.resolve(import.meta.dirname, '../..');
-const tsx = path.join(repo, 'node_modules', '.bin', 'tsx');
 const main = path.join(repo, 'src', 'cli', 'main.ts');
 
 /** What a CLI run printed and how it ended. */
@@ -21,12 +20,21 @@ export interface StartedCli {
   readonly done: Promise<CliRun>;
 }
 
-/** Starts `mcp-sections <args>` as its own process (through tsx), stdin closed unless given. */
+/**
+ * Starts `mcp-sections <args>` as its own process (`node --import tsx`),
+ * stdin closed unless given. Not through the `tsx` command: it runs the
+ * CLI in a child and relays signals to it, and when the child is slow to
+ * say it heard one (a loaded machine) it sends the signal again, which the
+ * CLI reads as a second interrupt, "exit now".
+ */
 export function startCliProcess(
   args: readonly string[],
   options: { stdin?: string } = {},
 ): StartedCli {
-  const child = spawn(tsx, [main, ...args], { cwd: repo, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', main, ...args], {
+    cwd: repo,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   const done = new Promise<CliRun>((resolve, reject) => {
     let stdout = '';
     let stderr = '';

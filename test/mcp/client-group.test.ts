@@ -4,12 +4,7 @@
  * whose tools could share bridged names before connecting any.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  McpClientGroup,
-  McpConfigError,
-  McpSectionIsolated,
-  Session,
-} from '../../src/index.js';
+import { McpClientGroup, McpConfigError, McpSectionIsolated, Session } from '../../src/index.js';
 import { rawToolServer, recordEvents } from '../support/mcp-fixtures.js';
 
 const echoSchema = {
