@@ -59,7 +59,9 @@ function findTool(
   name: string,
 ): Tool | string {
   const exact = tools.find((tool) => tool.name === name);
-  const known = knownServerPrefix(servers, name);
+  // Only a name with a separator can name a server's tool.
+  const known =
+    name.includes('.') || name.includes('__') ? knownServerPrefix(servers, name) : undefined;
   if (exact !== undefined) {
     // One server's bridged name may spell another's `server__tool`: two
     // different tools under one name is not a choice to make for the caller.
