@@ -15,7 +15,6 @@ import type {
 import { McpConnectionError } from '../core/errors.js';
 import { SensitivityEscalated } from '../runtime/events.js';
 import { outsideCalls } from '../runtime/call-journal.js';
-import { serverTextLine } from './server-text.js';
 import type { Session } from '../runtime/session.js';
 import { ToolResult } from '../tools/tool-result.js';
 import type { McpTool } from './bridge-tool.js';
@@ -25,6 +24,7 @@ import { McpServerUnavailable, McpToolsChanged } from './events.js';
 import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execute.js';
 import type { UnavailableServer } from './inventory.js';
 import { SecretRedactor } from './redact.js';
+import { serverTextLine } from './server-text.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { routeListener } from './route-listener.js';
 import { failureReason, type Endpoint, type ReconnectPolicy } from './server-connection.js';

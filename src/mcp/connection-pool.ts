@@ -45,8 +45,9 @@ interface Entry {
 /**
  * Connections shared within a session: sections given the same pool open
  * one connection per server (same name, transport, environment, secrets,
- * and handlers of the server's own requests) instead of one each, and native tools reach MCP servers through it:
- * `context.resources.get(McpConnectionPool)?.callTool('github', 'search', args)`.
+ * and handlers of the server's own requests) instead of one each, and
+ * native tools reach MCP servers through it:
+ * `context.resources.get(McpConnectionPool)?.callTool('github', 'search', args, { session })`.
  */
 export class McpConnectionPool {
   readonly #entries = new Map<string, Entry>();
