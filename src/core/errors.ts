@@ -5,7 +5,7 @@
  * This module is pure (its one import, `well-formed.ts`, is too), so the
  * server toolkit can share it with the client side.
  */
-import { sliceSafe } from './well-formed.js';
+import { sliceSafe, toWellFormed } from './well-formed.js';
 
 /** Codes carried by {@link PromptError} and its subclasses. */
 export type PromptErrorCode =
@@ -182,10 +182,13 @@ export const MAX_QUOTED_CHARS = 2_000;
 
 /**
  * `text` cut to {@link MAX_QUOTED_CHARS}, saying how much was left out;
- * never inside a surrogate pair. Cut only text already masked: a cut
- * before masking could leave part of a secret.
+ * never inside a surrogate pair, and well-formed (a lone surrogate becomes
+ * U+FFFD: such text often goes to a model, whose provider refuses it). Cut
+ * only text already masked: a cut before masking could leave part of a
+ * secret.
  */
-export function boundedQuote(text: string): string {
+export function boundedQuote(quoted: string): string {
+  const text = toWellFormed(quoted);
   if (text.length <= MAX_QUOTED_CHARS) return text;
   const kept = sliceSafe(text, 0, MAX_QUOTED_CHARS);
   return `${kept}… (${text.length - kept.length} more characters)`;

@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { toWellFormed } from '../core/well-formed.js';
 import { ToolResult } from '../tools/tool-result.js';
 
 type ContentBlock = CallToolResult['content'][number];
@@ -14,7 +15,8 @@ export interface McpToolValue {
 /**
  * Maps an MCP `tools/call` result to a {@link ToolResult}: `isError` gives a
  * failure whose message is the text content; otherwise success, with every
- * content block (and `structuredContent`) kept in `value`.
+ * content block (and `structuredContent`) kept in `value`. The message is
+ * well-formed (a lone surrogate becomes U+FFFD).
  */
 export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> {
   const { content, structuredContent, _meta } = result;
@@ -22,7 +24,8 @@ export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> 
   if (structuredContent !== undefined) value.structuredContent = structuredContent;
   if (_meta !== undefined) value._meta = _meta;
   Object.freeze(value);
-  const message = describeContent(result);
+  // The message goes to the model: a lone surrogate would make providers refuse the request.
+  const message = toWellFormed(describeContent(result));
   if (result.isError === true) {
     return ToolResult.error(
       message.length > 0 ? message : 'the tool reported an error without a message',

@@ -31,6 +31,10 @@ describe('boundedQuote', () => {
     expect(cut).toBe(`${'a'.repeat(MAX_QUOTED_CHARS - 1)}… (12 more characters)`);
     expect(isWellFormed(cut)).toBe(true);
   });
+
+  it('writes a lone surrogate of the quoted text as U+FFFD', () => {
+    expect(boundedQuote('bad \uDC00 text \uD83D')).toBe('bad \uFFFD text \uFFFD');
+  });
 });
 
 describe('a failing server says a bounded amount', () => {

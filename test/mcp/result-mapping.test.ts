@@ -23,6 +23,16 @@ describe('mapCallResult', () => {
     expect(Object.isFrozen(result.value)).toBe(true);
   });
 
+  it('gives a well-formed message for text with a lone surrogate, keeping the content as sent', () => {
+    const content = [{ type: 'text' as const, text: 'half \uD800 of a pair, and \uDC00' }];
+    const result = mapCallResult({ content });
+    expect(result.message).toBe('half \uFFFD of a pair, and \uFFFD');
+    expect(result.value?.content).toBe(content);
+    expect(mapCallResult({ content: [{ type: 'text', text: 'an emoji 😀' }] }).message).toBe(
+      'an emoji 😀',
+    );
+  });
+
   it('structuredContent and _meta are kept next to the content', () => {
     const raw: CallToolResult = {
       content: [{ type: 'text', text: '{"temperature":73}' }],
