@@ -8,6 +8,9 @@ const TOKEN = /[^\s"'<>`]+/g;
 /** Longer tokens holding an encoded secret are masked whole. */
 const MAX_SEARCHED_TOKEN = 1_024;
 const MIN_SECRET_LENGTH = 3;
+/** A character a reader does not see: format characters and other default-ignorable code points. */
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
 
 /**
  * Removes a server's secrets — `env` values, header values, bearer tokens,
@@ -16,6 +19,8 @@ const MIN_SECRET_LENGTH = 3;
  */
 export class SecretRedactor {
   readonly #secrets: readonly string[];
+  /** Each secret as a pattern that lets invisible characters stand between its characters. */
+  #spread: readonly RegExp[] | undefined;
   #fingerprint: string | undefined;
 
   constructor(secrets: Iterable<string>) {
@@ -56,6 +61,9 @@ export class SecretRedactor {
     for (const secret of this.#secrets) {
       if (out.includes(secret)) out = out.split(secret).join(MASK);
     }
+    // A secret split by characters a reader does not see (a zero-width
+    // space between its letters) reads whole on a screen.
+    if (this.#secrets.length > 0 && INVISIBLE.test(out)) out = this.#maskSpread(out);
     // A secret can also travel encoded, whole or in part: percent-encoded
     // with either case of hex, or form-encoded with `+` for a space.
     if (this.#secrets.length > 0 && /[%+]/.test(out))
@@ -87,6 +95,25 @@ export class SecretRedactor {
     }
     out.push(...pieces.slice(from));
     return out.join('');
+  }
+
+  /** `text` with every secret masked where invisible characters stand between its characters. */
+  #maskSpread(text: string): string {
+    this.#spread ??= this.#secrets
+      .map((secret) => [...secret.replace(INVISIBLE_ALL, '')])
+      .filter((chars) => chars.length >= MIN_SECRET_LENGTH)
+      .map(
+        (chars) =>
+          new RegExp(
+            chars
+              .map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
+              .join(`${INVISIBLE.source}*`),
+            'gu',
+          ),
+      );
+    let out = text;
+    for (const spread of this.#spread) out = out.replace(spread, MASK);
+    return out;
   }
 
   #holdsSecret(encoded: string): boolean {

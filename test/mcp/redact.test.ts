@@ -128,6 +128,20 @@ describe('SecretRedactor', () => {
     });
   });
 
+  it('masks a secret split by invisible characters, which a reader does not see', () => {
+    const secret = 'sk-live-7Hq2(Zp)A9';
+    const redactor = new SecretRedactor([secret, 'a\u200Bb']);
+    const spread = (joiner: string): string => [...secret].join(joiner);
+    for (const joiner of ['\u200B', '\u2060', '\u00AD', '\uFE0F', '\u200B\u200D']) {
+      expect(redactor.redact(`token ${spread(joiner)}!`)).toBe('token ***!');
+    }
+    expect(redactor.message(new Error(`refused ${spread('\u200B')}`))).toBe('refused ***');
+    expect(redactor.redactData({ echoed: spread('\u2060') })).toEqual({ echoed: '***' });
+    // Visible characters between them are another text; a secret of invisible characters is none.
+    expect(redactor.redact(`${spread(' ')} \u200B`)).toBe(`${spread(' ')} \u200B`);
+    expect(redactor.redact('ab \u200B')).toBe('ab \u200B');
+  });
+
   it('masks a secret in the form JSON writes it inside a string', () => {
     const secret = 'C:\\Users\\svc\\pa"ss\nword';
     const written = JSON.stringify({ error: `bad key ${secret}` });
