@@ -1,12 +1,22 @@
 /**
- * The `fetch` the HTTP transports are given: the SDK reads a JSON answer
- * whole (`response.json()`) and buffers an SSE event until it ends, so an
- * answer that never ends would grow the process until it dies, and keeps
- * growing after its call has timed out. Here each JSON body, and each SSE
- * event, is cut off with an error once it passes a size no real message
- * reaches.
+ * The `fetch` the HTTP transports are given. What a server answers is
+ * bounded, and where the client sends is the configured endpoint's:
+ * - each JSON body, and each SSE event, stops with an error once it passes
+ *   a size no real message reaches (the SDK reads a JSON answer whole and
+ *   buffers an SSE event until it ends, so an answer that never ends would
+ *   grow the process until it dies);
+ * - a redirect is never followed, and nothing is sent outside the
+ *   configured URL's directory (an SSE server names where to post): an
+ *   isolated endpoint could otherwise send a call's arguments on to the
+ *   normal deployment behind the same host;
+ * - the server's event stream (GET) is opened again at most four times a
+ *   second, whatever `retry:` it asks for;
+ * - a call's answer stream is closed when the client cancels the call (a
+ *   timeout, an abort): a server that keeps it open would otherwise hold a
+ *   socket per call until the connection ends.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { pause } from '../core/pause.js';
 
 /**
  * The most bytes one message may take on an HTTP transport: a JSON body,
@@ -15,20 +25,89 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
  */
 export const MAX_HTTP_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The server's event stream is opened again at most this often: a
+ * server's `retry:` is respected above it (MCP's conformance suite asks
+ * for 500 ms), and `retry: 0` no longer has the client reopen it some 300
+ * times a second.
+ */
+export const MIN_STREAM_REOPEN_MS = 250;
+
+/** Requests read for their JSON-RPC id (to close a cancelled call's answer) up to this size. */
+const MAX_READ_REQUEST_CHARS = 1_048_576;
+
+/** Answer streams tracked at once; past it the oldest is forgotten (left to the server to end). */
+const MAX_TRACKED_ANSWERS = 10_000;
+
 /** Statuses whose response has no body: left as they are. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-/** A `fetch` whose response bodies stop with an error past `limit` bytes per message. */
-export function boundedFetch(limit: number = MAX_HTTP_MESSAGE_BYTES): FetchLike {
+/** Options of {@link boundedFetch}. */
+export interface BoundedFetchOptions {
+  /** @default {@link MAX_HTTP_MESSAGE_BYTES} */
+  readonly limit?: number;
+  /** The configured URL: requests may go only to its origin, under its directory. */
+  readonly endpoint?: URL;
+}
+
+/** A `fetch` for one endpoint's transport (see the module's note). */
+export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
+  const { limit = MAX_HTTP_MESSAGE_BYTES, endpoint } = options;
+  const directory = endpoint === undefined ? undefined : directoryOf(endpoint);
+  let nextStreamAt = 0;
+  /** Closes the answer stream of a request still being answered, by its JSON-RPC id. */
+  const answering = new Map<string | number, () => void>();
   return async (url, init) => {
-    const response = await fetch(url, init);
+    const target = new URL(url instanceof URL ? url.href : url);
+    if (endpoint !== undefined && directory !== undefined) {
+      if (target.origin !== endpoint.origin || !target.pathname.startsWith(directory)) {
+        throw new Error(
+          `the server named ${target.origin}${target.pathname} to send to, outside ${endpoint.origin}${directory}, where it is configured; nothing is sent there`,
+        );
+      }
+    }
+    const method = (init?.method ?? 'GET').toUpperCase();
+    if (method === 'GET') {
+      // A server that ends its stream with `retry: 0` would have it opened again without pause.
+      const wait = nextStreamAt - Date.now();
+      if (wait > 0) await pause(wait, init?.signal ?? undefined);
+      nextStreamAt = Date.now() + MIN_STREAM_REOPEN_MS;
+    }
+    const sent = readRequest(init?.body);
+    if (sent.cancelled !== undefined) {
+      answering.get(sent.cancelled)?.();
+      answering.delete(sent.cancelled);
+    }
+    const response = await fetch(url, { ...init, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      const location = response.headers.get('location');
+      throw new Error(
+        `the server answered ${response.status}, a redirect${location === null ? '' : ` to ${location}`}, which is not followed: configure the URL it names`,
+      );
+    }
     if (response.body === null || NULL_BODY.has(response.status)) return response;
     const eventStream = response.headers.get('content-type')?.includes('text/event-stream');
     const counter = eventStream === true ? new EventCounter() : new BodyCounter();
+    const id = sent.id;
+    const forget = (): void => {
+      if (id !== undefined) answering.delete(id);
+    };
     const bounded = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
+        start(controller) {
+          if (id === undefined) return;
+          if (answering.size >= MAX_TRACKED_ANSWERS) {
+            const oldest = answering.keys().next();
+            if (oldest.done !== true) answering.delete(oldest.value);
+          }
+          answering.set(id, () => {
+            controller.error(new Error('the call was cancelled: its answer is no longer read'));
+          });
+        },
         transform(chunk, controller) {
           if (counter.add(chunk) > limit) {
+            forget();
             controller.error(
               new Error(
                 `the server's ${eventStream === true ? 'event' : 'answer'} passed ${limit} bytes, the most one message may take; the rest was not read`,
@@ -38,6 +117,7 @@ export function boundedFetch(limit: number = MAX_HTTP_MESSAGE_BYTES): FetchLike 
           }
           controller.enqueue(chunk);
         },
+        flush: forget,
       }),
     );
     return new Response(bounded, {
@@ -46,6 +126,36 @@ export function boundedFetch(limit: number = MAX_HTTP_MESSAGE_BYTES): FetchLike 
       headers: response.headers,
     });
   };
+}
+
+/** The path up to its last `/`: where an endpoint's siblings live. */
+function directoryOf(url: URL): string {
+  return url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
+}
+
+/** The JSON-RPC id a request body asks under, or the id a cancellation names. */
+function readRequest(body: unknown): {
+  readonly id?: string | number;
+  readonly cancelled?: string | number;
+} {
+  if (typeof body !== 'string' || body.length > MAX_READ_REQUEST_CHARS) return {};
+  let message: unknown;
+  try {
+    message = JSON.parse(body);
+  } catch {
+    return {};
+  }
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return {};
+  const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
+  if (method === 'notifications/cancelled') {
+    const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
+    return typeof requestId === 'string' || typeof requestId === 'number'
+      ? { cancelled: requestId }
+      : {};
+  }
+  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')
+    ? { id }
+    : {};
 }
 
 /** Bytes of a whole body. */

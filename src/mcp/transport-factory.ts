@@ -48,19 +48,16 @@ export async function createTransport(
     case 'stdio':
       return stdioTransport(config, options);
     case 'sse':
-      return httpHandle(
-        new SSEClientTransport(new URL(config.url), requestInit(config.headers)),
-        'sse',
-      );
+      return httpHandle(new SSEClientTransport(...httpOptions(config.url, config.headers)), 'sse');
     case 'streamable-http':
       if (options.useSseFallback === true) {
         return httpHandle(
-          new SSEClientTransport(new URL(config.url), requestInit(config.headers)),
+          new SSEClientTransport(...httpOptions(config.url, config.headers)),
           'sse',
         );
       }
       return httpHandle(
-        new StreamableHTTPClientTransport(new URL(config.url), requestInit(config.headers)),
+        new StreamableHTTPClientTransport(...httpOptions(config.url, config.headers)),
         'streamable-http',
       );
     case 'in-memory': {
@@ -139,11 +136,18 @@ function httpHandle(transport: Transport, type: string): TransportHandle {
   };
 }
 
-/** The options both HTTP transports take: the headers, and a fetch that bounds each message. */
-function requestInit(headers: Readonly<Record<string, string>> | undefined): {
-  requestInit?: RequestInit;
-  fetch: FetchLike;
-} {
-  const fetch = boundedFetch();
-  return headers === undefined ? { fetch } : { requestInit: { headers: { ...headers } }, fetch };
+/**
+ * The URL and options both HTTP transports take: the headers, and a fetch
+ * that bounds each message and sends only to the configured endpoint.
+ */
+function httpOptions(
+  url: string,
+  headers: Readonly<Record<string, string>> | undefined,
+): [URL, { requestInit?: RequestInit; fetch: FetchLike }] {
+  const endpoint = new URL(url);
+  const fetch = boundedFetch({ endpoint });
+  return [
+    endpoint,
+    headers === undefined ? { fetch } : { requestInit: { headers: { ...headers } }, fetch },
+  ];
 }

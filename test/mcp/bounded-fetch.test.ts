@@ -138,7 +138,7 @@ describe('boundedFetch', () => {
         res.end();
       });
       hosts.push(host);
-      const response = await boundedFetch(2 * event.length)(host.url('/'));
+      const response = await boundedFetch({ limit: 2 * event.length })(host.url('/'));
       expect((await response.text()).length).toBe(event.length * events);
     },
   );
@@ -150,7 +150,7 @@ describe('boundedFetch', () => {
       await Promise.resolve();
     });
     hosts.push(stream);
-    await expect((await boundedFetch(1000)(stream.url('/'))).text()).rejects.toThrow(
+    await expect((await boundedFetch({ limit: 1000 })(stream.url('/'))).text()).rejects.toThrow(
       'passed 1000 bytes',
     );
     const tooBig = startHttpHost(async (_req, res) => {
@@ -160,7 +160,7 @@ describe('boundedFetch', () => {
     });
     const json = await tooBig;
     hosts.push(json);
-    await expect((await boundedFetch(1000)(json.url('/'))).text()).rejects.toThrow(
+    await expect((await boundedFetch({ limit: 1000 })(json.url('/'))).text()).rejects.toThrow(
       'passed 1000 bytes',
     );
   });

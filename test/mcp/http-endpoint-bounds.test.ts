@@ -1,0 +1,143 @@
+/**
+ * Where an HTTP transport sends, and what a server can make it do: no
+ * redirect is followed and nothing is sent outside the configured URL's
+ * directory (an isolated endpoint could otherwise hand a call's arguments
+ * to the normal deployment behind the same host); the event stream is
+ * opened again at most four times a second, whatever `retry:` the server
+ * asks;
+ * a cancelled call's answer stream is closed.
+ */
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { invokeTool, McpIntegrationSection, Session } from '../../src/index.js';
+import { boundedFetch, MIN_STREAM_REOPEN_MS } from '../../src/mcp/bounded-fetch.js';
+import { startHttpHost, toolNamed, type HttpHost } from '../support/mcp-fixtures.js';
+import { type PathGateway, startPathGateway } from '../support/path-gateway.js';
+
+const open: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const item of open.splice(0).reverse()) await item.close();
+});
+
+async function gateway(paths: readonly string[]): Promise<PathGateway> {
+  const started = await startPathGateway(paths);
+  open.push(started);
+  return started;
+}
+
+function section(session: Session, url: string, extra: object = {}): McpIntegrationSection {
+  const created = new McpIntegrationSection({
+    session,
+    servers: [
+      { name: 'data', transport: { type: 'streamable-http', url, sseFallback: false }, ...extra },
+    ],
+  });
+  open.push({ close: () => created.disconnect() });
+  return created;
+}
+
+const SECRET = 'ssn 078-05-1120';
+
+describe('an HTTP endpoint', () => {
+  it('cannot redirect a call of an isolated session to the normal deployment behind the same host', async () => {
+    const gw = await gateway(['/normal/mcp', '/isolated/mcp']);
+    gw.intercept = (req, res, body) => {
+      if (req.url !== '/isolated/mcp' || !body.includes('tools/call') || !body.includes('store'))
+        return false;
+      res.writeHead(307, { location: '/normal/mcp' }).end();
+      return true;
+    };
+    const session = new Session();
+    const s = section(session, `${gw.base}/normal/mcp`, {
+      isolation: {
+        transport: { type: 'streamable-http', url: `${gw.base}/isolated/mcp`, sseFallback: false },
+      },
+    });
+    await s.connect();
+    expect((await invokeTool(toolNamed(s, 'data_load'), {}, { session })).success).toBe(true);
+    expect(session.privateData.sensitivity).toBe('confidential');
+    const stored = await invokeTool(toolNamed(s, 'data_store'), { note: SECRET }, { session });
+    expect(stored.success).toBe(false);
+    expect(stored.message).toContain('a redirect to /normal/mcp, which is not followed');
+    expect(gw.requests.filter((r) => r.body.includes(SECRET)).map((r) => r.path)).toEqual([
+      '/isolated/mcp',
+    ]);
+  });
+
+  it('sends nothing outside the configured URL’s directory, and follows no redirect', async () => {
+    const host: HttpHost = await startHttpHost(async (req, res) => {
+      res.writeHead(req.url === '/isolated/moved' ? 308 : 200, { location: '/isolated/mcp' });
+      res.end('{}');
+      await Promise.resolve();
+    });
+    open.push(host);
+    const fetch = boundedFetch({ endpoint: new URL(host.url('/isolated/sse')) });
+    // Where an SSE server says to post: only under /isolated/.
+    await expect(
+      fetch(host.url('/normal/messages'), { method: 'POST', body: '{}' }),
+    ).rejects.toThrow(
+      `the server named ${host.url('/normal/messages')} to send to, outside ${host.url('/isolated/')}, where it is configured; nothing is sent there`,
+    );
+    await expect(fetch('http://127.0.0.2:1/isolated/x', { method: 'POST' })).rejects.toThrow(
+      'outside',
+    );
+    expect(host.requests).toEqual([]);
+    await expect(
+      fetch(host.url('/isolated/moved'), { method: 'POST', body: '{}' }),
+    ).rejects.toThrow(
+      'the server answered 308, a redirect to /isolated/mcp, which is not followed',
+    );
+    expect((await fetch(host.url('/isolated/messages?session=1'), { method: 'POST' })).status).toBe(
+      200,
+    );
+  });
+
+  it('opens the server’s event stream again at most every MIN_STREAM_REOPEN_MS, whatever retry it asks', async () => {
+    const gw = await gateway(['/mcp']);
+    const streams: number[] = [];
+    gw.intercept = (req, res) => {
+      if (req.method !== 'GET') return false;
+      streams.push(Date.now());
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('retry: 0\n\n');
+      return true;
+    };
+    const s = section(new Session(), `${gw.base}/mcp`);
+    await s.connect();
+    await new Promise((resolve) => setTimeout(resolve, 4.5 * MIN_STREAM_REOPEN_MS));
+    // The first at once, then one per MIN_STREAM_REOPEN_MS (without the bound, ~300 a second).
+    expect(streams.length).toBeGreaterThanOrEqual(2);
+    expect(streams.length).toBeLessThanOrEqual(6);
+  });
+
+  it('closes the answer stream of a call that timed out or was aborted', async () => {
+    const gw = await gateway(['/mcp']);
+    const answering = new Set<ServerResponse>();
+    gw.intercept = (_req, res, body) => {
+      if (!body.includes('tools/call')) return false;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      answering.add(res);
+      const timer = setInterval(() => res.write(': still here\n\n'), 50);
+      res.on('close', () => {
+        clearInterval(timer);
+        answering.delete(res);
+      });
+      return true;
+    };
+    const session = new Session();
+    const s = section(session, `${gw.base}/mcp`, { timeoutMs: 300 });
+    await s.connect();
+    const store = toolNamed(s, 'data_store');
+    const timedOut = await Promise.all(
+      [1, 2, 3].map(() => invokeTool(store, { note: 'x' }, { session })),
+    );
+    expect(timedOut.every((result) => !result.success)).toBe(true);
+    const aborted = await invokeTool(
+      store,
+      { note: 'x' },
+      { session, signal: AbortSignal.timeout(100) },
+    );
+    expect(aborted.success).toBe(false);
+    await expect.poll(() => answering.size, { timeout: 5_000 }).toBe(0);
+  });
+});
