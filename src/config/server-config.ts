@@ -336,9 +336,56 @@ export const serverConfigSchema = serverFields
         message: `is required for a ${transport.type} server: only stdio servers can be sandboxed`,
       });
     }
+    if (isolation.transport !== undefined && sameDeployment(transport, isolation.transport)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['isolation', 'transport'],
+        message:
+          'reaches the same deployment as transport: calls after the switch would go where they went before; name the isolated deployment',
+      });
+    }
   })
   .readonly()
   .describe('One MCP server plugged into an `McpIntegrationSection`.');
+
+/**
+ * Whether two transports reach the same deployment as written: the same
+ * stdio command line, or HTTP URLs with the same scheme, host, port and
+ * path (credentials, query and fragment aside; `localhost` and the
+ * loopback addresses count as one host). Two names for one machine that
+ * only DNS can tell apart are not seen here.
+ */
+function sameDeployment(
+  a: z.output<typeof transportSchema>,
+  b: z.output<typeof transportSchema>,
+): boolean {
+  if (a.type === 'stdio' || b.type === 'stdio') {
+    return (
+      a.type === 'stdio' &&
+      b.type === 'stdio' &&
+      a.command === b.command &&
+      JSON.stringify(a.args ?? []) === JSON.stringify(b.args ?? []) &&
+      (a.cwd ?? '') === (b.cwd ?? '')
+    );
+  }
+  if (a.type === 'in-memory' || b.type === 'in-memory') {
+    return a.type === 'in-memory' && b.type === 'in-memory' && a.server === b.server;
+  }
+  const where = (url: string): string | undefined => {
+    try {
+      const parsed = new URL(url);
+      const host = LOOPBACK_NAMES.has(parsed.hostname) ? 'loopback' : parsed.hostname;
+      return `${parsed.protocol}//${host}:${parsed.port}${parsed.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      return undefined; // the URL's own rule reports it
+    }
+  };
+  const first = where(a.url);
+  return first !== undefined && first === where(b.url);
+}
+
+/** Names every machine gives itself. */
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** One MCP server as written: what `McpIntegrationSection` and the loaders accept. */
 export type McpServerConfig = z.input<typeof serverConfigSchema>;

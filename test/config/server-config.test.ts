@@ -157,6 +157,36 @@ describe('the server config schema', () => {
     ).toHaveLength(3);
   });
 
+  it('refuses an isolated transport that reaches the same deployment as the normal one', () => {
+    const http = (url: string) => ({ type: 'streamable-http', url }) as const;
+    for (const [normal, isolated] of [
+      [http('http://127.0.0.1:8080/mcp'), http('http://127.0.0.1:8080/mcp')],
+      [http('http://127.0.0.1:8080/mcp'), http('http://localhost:8080/mcp/')],
+      [http('https://a.example/mcp?k=1'), http('https://user:pw@a.example:443/mcp#x')],
+      [stdio, { ...stdio }],
+    ] as const) {
+      const error = configError([
+        { name: 'x', transport: normal, isolation: { transport: isolated } },
+      ]);
+      expect(error.field).toBe('servers[0].isolation.transport');
+      expect(error.message).toContain('reaches the same deployment as transport');
+    }
+    expect(
+      parseServerConfigs([
+        {
+          name: 'x',
+          transport: http('http://127.0.0.1:8080/mcp'),
+          isolation: { transport: http('http://127.0.0.1:8081/mcp') },
+        },
+        {
+          name: 'y',
+          transport: stdio,
+          isolation: { transport: { ...stdio, args: ['--isolated'] } },
+        },
+      ]),
+    ).toHaveLength(2);
+  });
+
   it('reads transport.env as the server env, where the SDK puts it', () => {
     const [server] = parseServerConfigs([
       { name: 'brave', transport: { ...stdio, env: { BRAVE_API_KEY: 'k-1' } } },

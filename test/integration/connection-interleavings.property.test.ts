@@ -46,8 +46,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'health' as const }) },
 );
 
-function stdio(): { type: 'stdio'; command: string; args: string[] } {
-  return { type: 'stdio', command: process.execPath, args: [busyServerPath] };
+/** The busy server; `deployment` names which one (an isolated one must be another command line). */
+function stdio(deployment = 'normal'): { type: 'stdio'; command: string; args: string[] } {
+  return { type: 'stdio', command: process.execPath, args: [busyServerPath, deployment] };
 }
 
 async function run(section: McpIntegrationSection, session: Session, s: Step): Promise<unknown> {
@@ -113,7 +114,7 @@ describe('connections under random interleavings (real stdio servers)', () => {
                 name: 'busy',
                 transport: stdio(),
                 timeoutMs: CALL_TIMEOUT_MS,
-                isolation: { transport: stdio() },
+                isolation: { transport: stdio('isolated') },
               },
             ],
           });
