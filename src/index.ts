@@ -64,7 +64,7 @@ export type { PrivateDataState } from './runtime/private-data.js';
 export { ResourceRegistry } from './runtime/resources.js';
 export type { ResourceKey } from './runtime/resources.js';
 export { Session, SessionSnapshot } from './runtime/session.js';
-export type { SessionOptions, SliceOptions } from './runtime/session.js';
+export type { MirrorEventsOptions, SessionOptions, SliceOptions } from './runtime/session.js';
 export { Slice } from './runtime/slice.js';
 
 // Session stores.

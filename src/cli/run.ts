@@ -33,7 +33,7 @@ Commands:
                                 -o writes a static export that works from file://
   debug --redis <url> --session <id>
                                 Follow a running session through its Redis event
-                                stream (mirrorEvents: true)
+                                stream (a session opened with mirrorEvents)
 
 Modules for overrides seed: compiled .js or .mjs; .ts when the CLI runs under
 tsx (node --import tsx <path to main.js> overrides seed ...).

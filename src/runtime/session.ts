@@ -14,6 +14,7 @@ import { Slice, type SliceHost, type SliceReducer } from './slice.js';
 import { SessionStoreError } from './store/errors.js';
 import { assertJsonValue } from './store/json-value.js';
 import { SessionPersistence } from './store/session-persistence.js';
+import type { EventMask } from './store/event-serialization.js';
 import type { SessionStore } from './store/session-store.js';
 import { isWellFormed } from '../core/well-formed.js';
 
@@ -35,11 +36,25 @@ export interface SessionOptions {
   /**
    * Also append every event of this session to the store's event stream,
    * so other processes can follow it (`RedisSessionStore.subscribeRemote`).
+   * `true` mirrors only who, when and whether a call succeeded
+   * (`serializeEventIdentity`): nothing here knows which values are secret.
+   * Pass `{ mask: traceEventMask({ servers, tools }) }` to mirror events
+   * masked as a trace file is (docs/sessions.md).
    * @default false
    */
-  readonly mirrorEvents?: boolean;
+  readonly mirrorEvents?: boolean | MirrorEventsOptions;
   /** Cancels loading the stored state. */
   readonly signal?: AbortSignal;
+}
+
+/** How {@link SessionOptions.mirrorEvents} writes events to the store's stream. */
+export interface MirrorEventsOptions {
+  /**
+   * Turns each event into the stream's entry: masks secrets and leaves out
+   * private data. `traceEventMask` (`mcp-sections/redis`) masks as a trace does.
+   * @default serializeEventIdentity: who, when and whether a call succeeded
+   */
+  readonly mask?: EventMask;
 }
 
 /** Options of {@link Session.slice}. */
@@ -178,7 +193,8 @@ export class Session {
       this.ready = Promise.resolve();
       return;
     }
-    if (options.mirrorEvents === true && store.appendEvent === undefined) {
+    const mirror = options.mirrorEvents;
+    if (mirror !== undefined && mirror !== false && store.appendEvent === undefined) {
       throw new TypeError('mirrorEvents needs a store with an event stream (RedisSessionStore)');
     }
     const persistence = new SessionPersistence(
@@ -193,7 +209,10 @@ export class Session {
     );
     this.#persistence = persistence;
     this.ready = persistence.ready;
-    if (options.mirrorEvents === true) this.bus.subscribeAll((event) => persistence.mirror(event));
+    if (mirror !== undefined && mirror !== false) {
+      const mask = mirror === true ? undefined : mirror.mask;
+      this.bus.subscribeAll((event) => persistence.mirror(event, mask));
+    }
   }
 
   /**

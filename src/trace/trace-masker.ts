@@ -5,12 +5,15 @@
  * URL credentials; `SecretRedactor`), values under secret-looking names or
  * marked `x-secret`/`writeOnly` in a tool's schema are replaced by `***`
  * (`maskSecretArguments`) and scrubbed from the rest of the record, and long
- * text is cut.
+ * text is cut. A number is scrubbed as its text (`String(n)`) would be: one
+ * whose text holds a secret (an account number in `env`, written back as
+ * JSON's number) becomes the string `***`, since a partly masked number is
+ * no number.
  */
 import type { McpServerConfig } from '../config/server-config.js';
 import { toJsonCopy } from '../core/json-copy.js';
 import { findToolIn, listTools, type ToolLookup } from '../ecosystem/telemetry.js';
-import { maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
+import { SECRET_MASK, maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
 import { SecretRedactor } from '../mcp/redact.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { Tool } from '../tools/tool.js';
@@ -112,6 +115,7 @@ export class TraceMasker {
 
   #strings(value: unknown, secrets: readonly string[]): unknown {
     if (typeof value === 'string') return this.#text(value, secrets);
+    if (typeof value === 'number') return this.#number(value, secrets);
     if (Array.isArray(value)) return value.map((item) => this.#strings(item, secrets));
     if (value === null || typeof value !== 'object') return value;
     // fromEntries defines own properties: a key named `__proto__` stays data.
@@ -121,6 +125,12 @@ export class TraceMasker {
         this.#strings(item, secrets),
       ]),
     );
+  }
+
+  /** `SECRET_MASK` for a number whose text holds a secret; the number otherwise. */
+  #number(value: number, secrets: readonly string[]): number | string {
+    const text = String(value);
+    return this.#text(text, secrets) === text ? value : SECRET_MASK;
   }
 
   #text(text: string, secrets: readonly string[]): string {

@@ -4,7 +4,8 @@
  * the session's data (names, levels, counts, reasons the library wrote) are
  * kept whole; those that can carry it lose those fields. Any other event
  * (an application's own class, or one added later without a place here)
- * keeps only who and when: a trace fails closed rather than open.
+ * keeps only who and when (`EVENT_IDENTITY_FIELDS`, what a session's
+ * mirror keeps of any event without a mask): a trace fails closed rather than open.
  */
 import {
   McpIsolationFailed,
@@ -32,6 +33,7 @@ import {
   SensitivityEscalated,
   ToolInvoked,
 } from '../runtime/events.js';
+import { EVENT_IDENTITY_FIELDS } from '../runtime/store/event-serialization.js';
 
 /** What replaces a result left out because the session held private data. */
 export const WITHHELD_PRIVATE = 'private-data';
@@ -76,9 +78,6 @@ const PRIVATE_FIELDS: ReadonlyMap<string, Readonly<Record<string, string | undef
   [McpServerLog.name, { message: undefined }],
 ]);
 
-/** What an event of a class not sorted here keeps: who and when. */
-const UNSORTED_KEPT = ['sessionId', 'createdAt', 'callId', 'serverName', 'toolName'];
-
 /**
  * @internal An event's fields (by its class name, as recorded, or as read
  * from another process's stream) without what may carry private data, with
@@ -94,7 +93,8 @@ export function withholdPrivate(
   const kept: Record<string, unknown> = {};
   let withheld = false;
   for (const [name, value] of Object.entries(fields)) {
-    const keep = hidden === undefined ? UNSORTED_KEPT.includes(name) : !Object.hasOwn(hidden, name);
+    const keep =
+      hidden === undefined ? EVENT_IDENTITY_FIELDS.includes(name) : !Object.hasOwn(hidden, name);
     if (keep) {
       kept[name] = value;
       continue;

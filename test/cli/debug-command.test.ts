@@ -8,7 +8,7 @@ import { EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { runCli } from '../../src/cli/run.js';
 import { Session, Tool, ToolResult, TraceRecorder, invokeTool } from '../../src/index.js';
-import { RedisSessionStore } from '../../src/redis.js';
+import { RedisSessionStore, traceEventMask } from '../../src/redis.js';
 import type { TraceModel } from '../../src/trace/trace-model.js';
 import { startRedis, type TestRedis } from '../fixtures/sessions/redis.js';
 
@@ -230,7 +230,11 @@ describe('mcp-sections debug --redis', () => {
 
   it('follows a running session through its event stream, results withheld after escalation', async () => {
     await using store = new RedisSessionStore({ url: redis.url });
-    const session = await Session.open({ sessionId: 'live-1', store, mirrorEvents: true });
+    const session = await Session.open({
+      sessionId: 'live-1',
+      store,
+      mirrorEvents: { mask: traceEventMask() },
+    });
     await invokeTool(echo, { text: 'before viewer' }, { session });
     await new Promise((resolve) => setTimeout(resolve, 100));
     const { url, stop } = await serve(['--redis', redis.url, '--session', 'live-1']);

@@ -56,6 +56,33 @@ describe('TraceMasker', () => {
     });
   });
 
+  it('masks a number whose text holds a secret, as the string *** (the JSON stays valid)', () => {
+    const masker = new TraceMasker({
+      servers: [{ ...servers[0]!, env: { ACCOUNT: '987654321' }, secrets: ['4242'] }],
+    });
+    const masked = masker.value({
+      asNumber: 987654321,
+      negative: -987654321,
+      holding: 14242,
+      list: [987654321, 12],
+      other: 98765432,
+      fraction: 0.5,
+    });
+    expect(masked).toEqual({
+      asNumber: '***',
+      negative: '***',
+      holding: '***',
+      list: ['***', 12],
+      other: 98765432,
+      fraction: 0.5,
+    });
+    // A secret-named argument's number is scrubbed from the rest of the record too.
+    const named = masker.event(
+      new Happened({ toolName: 'pay', params: { token: 31337, echo: 31337 }, note: 'n' }),
+    );
+    expect(named.fields['params']).toEqual({ token: '***', echo: '***' });
+  });
+
   it('turns values into JSON data: dates, maps, sets, errors, cycles, a __proto__ key', () => {
     const cyclic: Record<string, unknown> = { name: 'loop' };
     cyclic['self'] = cyclic;

@@ -1,7 +1,11 @@
 import type { PrivateData } from '../private-data.js';
 import { messageOf } from '../../core/errors.js';
 import { SessionStoreError } from './errors.js';
-import { serializeEvent } from './event-serialization.js';
+import {
+  type EventMask,
+  type SerializedSessionEvent,
+  serializeEventIdentity,
+} from './event-serialization.js';
 import type { JsonValue } from './json-value.js';
 import {
   type SessionStore,
@@ -155,13 +159,23 @@ export class SessionPersistence {
     });
   }
 
-  /** Mirrors `event` to the store's event stream; best effort, never throws. */
-  mirror(event: object): void {
-    const { sessionId } = this.#host;
+  /**
+   * Mirrors `event` to the store's event stream as `mask` writes it, told
+   * whether the session holds private data; best effort, never throws (an
+   * event the mask throws on is dropped).
+   */
+  mirror(event: object, mask: EventMask = serializeEventIdentity): void {
+    const { privateData, sessionId } = this.#host;
     const owner = (event as { sessionId?: unknown }).sessionId;
     if (owner !== undefined && owner !== sessionId) return;
     if (this.store.appendEvent === undefined) return;
-    this.store.appendEvent(sessionId, serializeEvent(event)).catch(() => undefined);
+    let entry: SerializedSessionEvent;
+    try {
+      entry = mask(event, { hasPrivateData: privateData.hasPrivateData });
+    } catch {
+      return;
+    }
+    this.store.appendEvent(sessionId, entry).catch(() => undefined);
   }
 
   async #load(signal: AbortSignal | undefined): Promise<void> {

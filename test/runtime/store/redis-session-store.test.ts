@@ -3,6 +3,7 @@ import net from 'node:net';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import type { DataSensitivity } from '../../../src/core/sensitivity.js';
 import { SensitivityEscalated, ToolInvoked } from '../../../src/runtime/events.js';
 import { Session } from '../../../src/runtime/session.js';
@@ -14,6 +15,10 @@ import {
   mergePrivateDataStates,
   privateDataState,
 } from '../../../src/runtime/store/session-store.js';
+import { invokeTool } from '../../../src/tools/invoke-tool.js';
+import { Tool } from '../../../src/tools/tool.js';
+import { ToolResult } from '../../../src/tools/tool-result.js';
+import { traceEventMask } from '../../../src/trace/trace-event-mask.js';
 import { startRedis, type TestRedis } from '../../fixtures/sessions/redis.js';
 import { childPids, expectNoNewChildren, waitFor } from '../../support/processes.js';
 
@@ -271,10 +276,10 @@ describe('RedisSessionStore event stream', () => {
       sensitivity: 'secret',
       dataset: 'hr',
     });
+    // Without a mask: who, when and the outcome; no arguments, no result.
     expect(seen[2]?.fields).toEqual({
       toolName: 'files_read',
-      params: { path: '/a' },
-      result: { message: 'ok', value: { size: 1 }, success: true },
+      result: { success: true },
       source: 'mcp',
       mcpServer: 'files',
       originalName: 'read',
@@ -282,8 +287,68 @@ describe('RedisSessionStore event stream', () => {
       sessionId: id,
       createdAt: '2026-01-02T03:04:05.000Z',
       durationMs: 5,
+      withheld: 'no-mask',
     });
     expect(seen.every((event) => event.sessionId === id)).toBe(true);
+  });
+
+  it('mirrors secrets masked and private results withheld, as a trace file records them', async () => {
+    await using publisher = newStore({ keyPrefix: 'masked' });
+    const servers = [
+      {
+        name: 'vault',
+        transport: { type: 'stdio' as const, command: 'vault-mcp' },
+        env: { VAULT_TOKEN: 'env-token-5a7c1e', ACCOUNT: '987654321' },
+      },
+    ];
+    const login = Tool.create({
+      name: 'login',
+      description: 'Logs in.',
+      params: z.object({ user: z.string(), apiKey: z.string(), password: z.string() }),
+      handler: ({ user }) =>
+        ToolResult.ok({ record: `SSN 123-45-6789 of ${user}`, account: 987654321 }),
+    });
+    const args = { user: 'ann', apiKey: 'sk-live-SECRET123', password: 'hunter2-pw' };
+    for (const [name, mirrorEvents] of [
+      ['default', true],
+      ['trace mask', { mask: traceEventMask({ servers }) }],
+    ] as const) {
+      const id = randomUUID();
+      const session = await Session.open({ sessionId: id, store: publisher, mirrorEvents });
+      await invokeTool(login, { ...args, user: 'env-token-5a7c1e' }, { session });
+      session.privateData.add('patients', 'secret');
+      await session.flush();
+      await invokeTool(login, args, { session });
+      const key = `${publisher.keyPrefix}:{${id}}:events`;
+      let entries: [string, string[]][] = [];
+      await waitFor(
+        async () => {
+          entries = await admin.xrange(key, '-', '+');
+          return entries.length >= 3;
+        },
+        { timeoutMs: 5_000, description: `three mirrored events (${name})` },
+      );
+      const stream = JSON.stringify(entries);
+      for (const secret of ['sk-live-SECRET123', 'hunter2-pw', '987654321']) {
+        expect(stream, `${name}: ${secret}`).not.toContain(secret);
+      }
+      if (name === 'default') {
+        expect(stream).not.toContain('SSN 123-45-6789');
+      } else {
+        expect(stream).not.toContain('env-token-5a7c1e');
+        const calls = entries
+          .filter(([, fields]) => fields[1] === 'ToolInvoked')
+          .map(([, fields]) => JSON.parse(fields[3]!) as Record<string, unknown>);
+        // Before the escalation the result stays, masked; after it, it is withheld.
+        expect(calls[0]?.['params']).toEqual({ user: '***', apiKey: '***', password: '***' });
+        expect(calls[0]?.['result']).toMatchObject({
+          success: true,
+          value: { record: 'SSN 123-45-6789 of ***', account: '***' },
+        });
+        expect(calls[1]?.['params']).toEqual({ user: 'ann', apiKey: '***', password: '***' });
+        expect(calls[1]?.['result']).toEqual({ success: true, withheld: 'private-data' });
+      }
+    }
   });
 
   it('stops the read loop and closes its connection on unsubscribe', async () => {

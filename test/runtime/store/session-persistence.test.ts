@@ -6,9 +6,30 @@ import { SensitivityEscalated } from '../../../src/runtime/events.js';
 import { Session } from '../../../src/runtime/session.js';
 import { SessionStoreError } from '../../../src/runtime/store/errors.js';
 import { FileSessionStore } from '../../../src/runtime/store/file-session-store.js';
-import { privateDataState } from '../../../src/runtime/store/session-store.js';
+import { defineEvent } from '../../../src/runtime/define-event.js';
+import type { SerializedSessionEvent } from '../../../src/runtime/store/event-serialization.js';
+import { type SessionStore, privateDataState } from '../../../src/runtime/store/session-store.js';
 import { ControlledStore } from '../../fixtures/sessions/controlled-store.js';
 import { waitFor } from '../../support/processes.js';
+
+class Noted extends defineEvent<{ readonly sessionId: string; readonly text: string }>() {}
+
+/** `inner` with an event stream that collects the entries it is given. */
+function streamStore(inner: SessionStore, entries: SerializedSessionEvent[]): SessionStore {
+  return {
+    load: (id, options) => inner.load(id, options),
+    readPrivateData: (id, options) => inner.readPrivateData(id, options),
+    version: (id, options) => inner.version(id, options),
+    mergePrivateData: (id, state, options) => inner.mergePrivateData(id, state, options),
+    saveSlices: (id, slices, options) => inner.saveSlices(id, slices, options),
+    delete: (id, options) => inner.delete(id, options),
+    appendEvent: (_id, event) => {
+      entries.push(event);
+      return Promise.resolve();
+    },
+    close: () => inner.close(),
+  };
+}
 
 let directory: string;
 let files: FileSessionStore;
@@ -160,6 +181,47 @@ describe('Session.open with a store', () => {
 
   it('needs a store with an event stream to mirror events', () => {
     expect(() => new Session({ store: files, mirrorEvents: true })).toThrow(/mirrorEvents/);
+    expect(() => new Session({ store: files, mirrorEvents: {} })).toThrow(/mirrorEvents/);
+  });
+
+  it('mirrors through the mask it is given, telling it whether the session holds private data', async () => {
+    const entries: SerializedSessionEvent[] = [];
+    const store = streamStore(files, entries);
+    const seen: boolean[] = [];
+    const session = await Session.open({
+      sessionId: 'masked',
+      store,
+      mirrorEvents: {
+        mask: (event, { hasPrivateData }) => {
+          seen.push(hasPrivateData);
+          if (event instanceof Noted && event.text === 'throw') throw new Error('mask failed');
+          return { type: 'Masked', data: '{}' };
+        },
+      },
+    });
+    session.dispatch(new Noted({ sessionId: 'masked', text: 'a' }));
+    // A mask that throws loses that event only; dispatch goes on.
+    session.dispatch(new Noted({ sessionId: 'masked', text: 'throw' }));
+    session.privateData.add('hr', 'secret');
+    await waitFor(() => entries.length === 2, { timeoutMs: 5_000, description: 'two entries' });
+    expect(entries).toEqual([
+      { type: 'Masked', data: '{}' },
+      { type: 'Masked', data: '{}' },
+    ]);
+    expect(seen).toEqual([false, false, true]);
+  });
+
+  it('mirrors who and when only when no mask is given', async () => {
+    const entries: SerializedSessionEvent[] = [];
+    const session = await Session.open({
+      sessionId: 'plain',
+      store: streamStore(files, entries),
+      mirrorEvents: true,
+    });
+    session.dispatch(new Noted({ sessionId: 'plain', text: 'password hunter2-pw' }));
+    await waitFor(() => entries.length === 1, { timeoutMs: 5_000, description: 'one entry' });
+    expect(entries[0]?.type).toBe('Noted');
+    expect(JSON.parse(entries[0]!.data)).toEqual({ sessionId: 'plain', withheld: 'no-mask' });
   });
 
   it('is a no-op without a store', async () => {
