@@ -15,13 +15,24 @@ export const PRIVATE_FILE_MODE = 0o600;
 /** Permission bits of the private directories this library creates: owner only. */
 export const PRIVATE_DIRECTORY_MODE = 0o700;
 
+/** Options of {@link writeFileAtomic}. */
+export interface WriteFileAtomicOptions {
+  /**
+   * Runs once the content is safe in the temporary file, just before the
+   * rename; when it throws, the temporary file is removed and `file` is left
+   * as it was. A writer under a lock checks here that it still holds it.
+   */
+  readonly beforeRename?: () => Promise<void>;
+}
+
 /**
  * Replaces `file` with `content`: writes a temporary file beside it, fsyncs
  * it, renames it over `file` (atomic on POSIX file systems), then fsyncs the
  * directory so that the rename itself survives a crash.
  *
  * @default mode PRIVATE_FILE_MODE (0600)
- * @throws the underlying `fs` error, after removing the temporary file.
+ * @throws the underlying `fs` error, or what `beforeRename` threw, after
+ *   removing the temporary file.
  *
  * @example
  * ```ts
@@ -32,6 +43,7 @@ export async function writeFileAtomic(
   file: string,
   content: string,
   mode: number = PRIVATE_FILE_MODE,
+  options: WriteFileAtomicOptions = {},
 ): Promise<void> {
   const dir = path.dirname(file);
   const temp = path.join(
@@ -48,6 +60,7 @@ export async function writeFileAtomic(
     } finally {
       await handle.close();
     }
+    await options.beforeRename?.();
     await rename(temp, file);
   } catch (error) {
     await unlink(temp).catch(() => undefined);

@@ -14,8 +14,13 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PRIVATE_DIRECTORY_MODE, writeFileAtomic } from '../core/atomic-file.js';
-import { FileLockTimeoutError, withFileLock } from '../core/file-lock.js';
+import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from '../core/atomic-file.js';
+import {
+  FileLockLostError,
+  FileLockTimeoutError,
+  type HeldFileLock,
+  withFileLock,
+} from '../core/file-lock.js';
 import {
   isDataSensitivity,
   MAX_DATASET_NAME_LENGTH,
@@ -41,7 +46,11 @@ export { MAX_DATASET_NAME_LENGTH };
 
 /** How long an update waits for another process's lock on the state file, in milliseconds. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
-/** A lock file older than this is taken as left by a crashed process and broken, in milliseconds. */
+/**
+ * A lock whose owner cannot be asked (another host, or not written by this
+ * library) is broken once it is this old, in milliseconds. The lock of a
+ * running process of this host is never broken; one of an exited process at once.
+ */
 export const DEFAULT_LOCK_STALE_MS = 30_000;
 
 /** What a session holds; frozen. */
@@ -142,7 +151,7 @@ export class PrivateDataStore {
     checkSensitivity(sensitivity);
     const file = this.filePath(identity);
     await mkdir(path.dirname(file), { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
-    return withStateLock(file, async () => {
+    return withStateLock(file, async (held) => {
       const before = await this.read(identity);
       const after: SessionPrivateData = Object.freeze({
         hasPrivateData: true,
@@ -156,7 +165,9 @@ export class PrivateDataStore {
         private_datasets: after.datasets,
         sensitivity: after.sensitivity,
       };
-      await writeFileAtomic(file, JSON.stringify(onDisk, null, 2) + '\n');
+      await writeFileAtomic(file, JSON.stringify(onDisk, null, 2) + '\n', PRIVATE_FILE_MODE, {
+        beforeRename: () => held.assertHeld(),
+      });
       return after;
     });
   }
@@ -165,9 +176,10 @@ export class PrivateDataStore {
 /**
  * Runs `fn` holding `<file>.lock`.
  *
- * @throws {PrivateDataError} when the lock is not acquired within {@link DEFAULT_LOCK_TIMEOUT_MS}.
+ * @throws {PrivateDataError} when the lock is not acquired within
+ *   {@link DEFAULT_LOCK_TIMEOUT_MS}, or is broken under every attempt.
  */
-async function withStateLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+async function withStateLock<T>(file: string, fn: (held: HeldFileLock) => Promise<T>): Promise<T> {
   try {
     return await withFileLock(
       `${file}.lock`,
@@ -178,6 +190,12 @@ async function withStateLock<T>(file: string, fn: () => Promise<T>): Promise<T> 
     if (error instanceof FileLockTimeoutError) {
       throw new PrivateDataError(
         `could not lock the private-data state within ${DEFAULT_LOCK_TIMEOUT_MS} ms; another process holds it`,
+        { cause: error },
+      );
+    }
+    if (error instanceof FileLockLostError) {
+      throw new PrivateDataError(
+        `the lock on the private-data state was broken by another process during each attempt; nothing was written`,
         { cause: error },
       );
     }

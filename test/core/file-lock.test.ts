@@ -1,8 +1,11 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../src/core/atomic-file.js';
 import { FileLockTimeoutError, withFileLock } from '../../src/core/file-lock.js';
 
 let dir: string;
@@ -18,6 +21,30 @@ afterEach(async () => {
 });
 
 const options = { timeoutMs: 2_000, staleMs: 30_000 };
+
+/** Spawns a node child running `args`; resolves once it printed `line`. */
+async function spawnUntil(args: readonly string[], line: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes(line)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`child exited with ${code} before "${line}"`)));
+  });
+  return child;
+}
+
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) {
+    child.kill('SIGKILL');
+    child.kill('SIGCONT');
+  }
+});
 
 /** A promise and the function that resolves it. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -99,5 +126,68 @@ describe('withFileLock', () => {
       withFileLock(lockPath, options, () => Promise.reject(new Error('boom'))),
     ).rejects.toThrow('boom');
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('withFileLock and a stale lock', () => {
+  const stalled = { timeoutMs: 1_000, staleMs: 50 };
+
+  it('never breaks the lock of a running process of this host, however long it holds it', async () => {
+    const holder = await spawnUntil(
+      ['--import', 'tsx', path.join(import.meta.dirname, 'lock-holder.ts'), lockPath],
+      'held',
+    );
+    const error: unknown = await withFileLock(lockPath, stalled, () => Promise.resolve()).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(FileLockTimeoutError);
+    expect(JSON.parse(await readFile(lockPath, 'utf8'))).toMatchObject({ pid: holder.pid });
+  });
+
+  it.skipIf(!existsSync('/proc/self/stat'))(
+    'breaks at once a lock whose pid now names a process that started later',
+    async () => {
+      const other = await spawnUntil(
+        ['-e', 'console.log("up"); setInterval(() => {}, 1000)'],
+        'up',
+      );
+      const reused = {
+        pid: other.pid,
+        host: hostname(),
+        token: 'reused',
+        createdAt: Date.now(),
+        start: 'an-earlier-boot:1',
+      };
+      await writeFile(lockPath, JSON.stringify(reused));
+      const ran = await withFileLock(lockPath, { timeoutMs: 1_000, staleMs: 60_000 }, () =>
+        Promise.resolve('ran'),
+      );
+      expect(ran).toBe('ran');
+    },
+  );
+
+  it('judges a lock from another host by its age here, not by the clock of that host', async () => {
+    const ahead = { pid: 1, host: 'elsewhere', token: 'ahead', createdAt: Date.now() + 3_600_000 };
+    await writeFile(lockPath, JSON.stringify(ahead));
+    const ran = await withFileLock(lockPath, { timeoutMs: 5_000, staleMs: 50 }, () =>
+      Promise.resolve('ran'),
+    );
+    expect(ran).toBe('ran');
+  });
+
+  it('runs fn again when its lock was broken under it, and nothing of that run lands', async () => {
+    const file = path.join(dir, 'state.json');
+    const runs: number[] = [];
+    await withFileLock(lockPath, options, async (held) => {
+      runs.push(runs.length + 1);
+      // What a process on another host does when it takes this lock for stale.
+      if (runs.length === 1) await unlink(lockPath);
+      await writeFileAtomic(file, `run ${runs.length}`, 0o600, {
+        beforeRename: () => held.assertHeld(),
+      });
+    });
+    expect(runs).toEqual([1, 2]);
+    expect(await readFile(file, 'utf8')).toBe('run 2');
+    expect(await readdir(dir)).toEqual(['state.json']);
   });
 });

@@ -1,11 +1,17 @@
-import { type FileHandle, chmod, mkdir, readFile, realpath, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, readFile, realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { PRIVATE_DIRECTORY_MODE, isErrno, writeFileAtomic } from '../../core/atomic-file.js';
-import { FileLockTimeoutError, withFileLock } from '../../core/file-lock.js';
+import { PRIVATE_FILE_MODE, isErrno, writeFileAtomic } from '../../core/atomic-file.js';
+import {
+  FileLockLostError,
+  FileLockTimeoutError,
+  type HeldFileLock,
+  withFileLock,
+} from '../../core/file-lock.js';
 import type { PrivateDataState } from '../private-data.js';
 import { messageOf } from '../../core/errors.js';
 import { SessionStoreError } from './errors.js';
 import { FileVersionCache } from './file-version-cache.js';
+import { type CheckedDirectory, prepareSessionDirectory } from './session-directory.js';
 import {
   defaultSessionDirectory,
   emptyRecord,
@@ -40,7 +46,10 @@ export const DEFAULT_STALE_LOCK_MS = 30_000;
 export interface FileSessionStoreOptions {
   /**
    * Absolute directory that holds one file per session. Created with mode
-   * 0700 when missing; tightened to 0700 when it exists with wider bits.
+   * 0700 when missing. An existing one must belong to this user with mode
+   * 0700 (it is never chmodded), must not be a symbolic link, and no
+   * directory on the way may be writable by another user (except, like
+   * `/tmp`, with the sticky bit and an entry of root or this user).
    * @default defaultSessionDirectory()
    */
   readonly directory?: string;
@@ -58,9 +67,10 @@ export interface FileSessionStoreOptions {
    */
   readonly lockTimeoutMs?: number;
   /**
-   * A lock older than this is broken even when its owner cannot be checked
-   * (another host, a reused pid), in milliseconds. A lock whose owner process
-   * on this host has exited is broken at once.
+   * A lock whose owner cannot be asked (another host) is broken once it is
+   * this old, measured on this host, in milliseconds. A lock whose owner
+   * process on this host has exited is broken at once; one whose owner still
+   * runs, never.
    * @default DEFAULT_STALE_LOCK_MS
    */
   readonly staleLockMs?: number;
@@ -84,12 +94,13 @@ export class FileSessionStore implements SessionStore {
   readonly #lockTimeoutMs: number;
   readonly #staleLockMs: number;
   readonly #versions = new FileVersionCache();
-  #prepared: Promise<void> | undefined;
+  #checked: Promise<CheckedDirectory> | undefined;
   #closed = false;
 
   /**
    * @throws SessionStoreError `store-config` when `directory` is relative or
-   *   inside one of `workspaceRoots`.
+   *   inside one of `workspaceRoots` (the other checks of the directory come
+   *   with the first call, which rejects with `store-config`).
    */
   constructor(options: FileSessionStoreOptions = {}) {
     const directory = options.directory ?? defaultSessionDirectory();
@@ -178,7 +189,8 @@ export class FileSessionStore implements SessionStore {
 
   async delete(sessionId: string, options: StoreCallOptions = {}): Promise<void> {
     const file = await this.#prepare(sessionId, options);
-    await this.#locked(file, options, async () => {
+    await this.#locked(file, options, async (held) => {
+      await held.assertHeld();
       await unlink(file).catch((error: unknown) => {
         if (!isErrno(error, 'ENOENT')) throw this.#ioError('delete', sessionId, error);
       });
@@ -195,36 +207,34 @@ export class FileSessionStore implements SessionStore {
     await this.close();
   }
 
-  /** Checks the id and the directory; returns the session's file. */
+  /**
+   * Checks the id and that the directory is still the one checked (one
+   * `lstat`); returns the session's file. A directory that was replaced or
+   * removed is checked again from the start, and refused unless it passes.
+   */
   async #prepare(sessionId: string, options: StoreCallOptions): Promise<string> {
     if (this.#closed) {
       throw new SessionStoreError('store-closed', `session store ${this.directory} is closed`);
     }
     options.signal?.throwIfAborted();
     const file = this.pathOf(sessionId);
-    this.#prepared ??= this.#prepareDirectory();
-    await this.#prepared;
+    const checked = (this.#checked ??= this.#checkDirectory());
+    if (await isStill(this.directory, await checked)) return file;
+    if (this.#checked === checked) this.#checked = this.#checkDirectory();
+    await this.#checked;
     return file;
   }
 
-  async #prepareDirectory(): Promise<void> {
+  async #checkDirectory(): Promise<CheckedDirectory> {
     try {
-      await mkdir(this.directory, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
+      const checked = await prepareSessionDirectory(this.directory);
       // Symbolic links must not smuggle the directory into a workspace.
-      const real = await realpath(this.directory);
       for (const root of this.#workspaceRoots) {
-        assertOutside(real, await realpath(root).catch(() => root));
+        assertOutside(checked.realPath, await realpath(root).catch(() => root));
       }
-      const info = await stat(real);
-      if (typeof process.getuid === 'function' && info.uid !== process.getuid()) {
-        throw new SessionStoreError(
-          'store-config',
-          `session directory ${this.directory} belongs to uid ${info.uid}, not to this user; choose a directory of your own`,
-        );
-      }
-      if ((info.mode & 0o077) !== 0) await chmod(real, PRIVATE_DIRECTORY_MODE);
+      return checked;
     } catch (error) {
-      this.#prepared = undefined;
+      this.#checked = undefined;
       if (error instanceof SessionStoreError) throw error;
       throw new SessionStoreError(
         'store-unavailable',
@@ -263,13 +273,18 @@ export class FileSessionStore implements SessionStore {
     options: StoreCallOptions,
     change: (current: SessionRecord | undefined) => SessionRecord | undefined,
   ): Promise<SessionRecord> {
-    return this.#locked(file, options, async () => {
+    return this.#locked(file, options, async (held) => {
       const current = await this.#read(file, sessionId, options.signal);
       const next = change(current);
       if (next === undefined) return current ?? emptyRecord(sessionId);
       try {
-        await writeFileAtomic(file, serializeRecord(next));
+        // A lock broken while this process stalled must not let its stale
+        // record land over a newer one: withFileLock then runs this again.
+        await writeFileAtomic(file, serializeRecord(next), PRIVATE_FILE_MODE, {
+          beforeRename: () => held.assertHeld(),
+        });
       } catch (error) {
+        if (error instanceof FileLockLostError) throw error;
         throw this.#ioError('write', sessionId, error);
       }
       return next;
@@ -282,7 +297,11 @@ export class FileSessionStore implements SessionStore {
    *
    * @throws SessionStoreError `store-lock-timeout` when the lock is not acquired within `lockTimeoutMs`.
    */
-  async #locked<T>(file: string, options: StoreCallOptions, fn: () => Promise<T>): Promise<T> {
+  async #locked<T>(
+    file: string,
+    options: StoreCallOptions,
+    fn: (held: HeldFileLock) => Promise<T>,
+  ): Promise<T> {
     try {
       return await withFileLock(
         `${file}.lock`,
@@ -297,6 +316,13 @@ export class FileSessionStore implements SessionStore {
       if (error instanceof FileLockTimeoutError) {
         throw new SessionStoreError('store-lock-timeout', error.message, { cause: error });
       }
+      if (error instanceof FileLockLostError) {
+        throw new SessionStoreError(
+          'store-unavailable',
+          `${error.message}, three times in a row: other processes keep breaking the lock`,
+          { cause: error },
+        );
+      }
       throw error;
     }
   }
@@ -309,6 +335,12 @@ export class FileSessionStore implements SessionStore {
       { cause: error },
     );
   }
+}
+
+/** Whether `directory` is still, not through a symbolic link, the directory checked. */
+async function isStill(directory: string, checked: CheckedDirectory): Promise<boolean> {
+  const info = await lstat(directory).catch(() => undefined);
+  return info?.isDirectory() === true && info.dev === checked.dev && info.ino === checked.ino;
 }
 
 /** The version at the start of a session file, or in the whole record when it is not there. */

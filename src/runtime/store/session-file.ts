@@ -1,6 +1,7 @@
 /**
- * The session file: where it lives, its name, and its format (JSON,
- * `format` and `version` first so that `version()` reads a few bytes).
+ * The session file: where it lives by default (`session-directory.ts`
+ * checks the directory), its name, and its format (JSON, `format` and `version` first so that
+ * `version()` reads a few bytes).
  */
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';

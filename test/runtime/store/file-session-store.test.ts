@@ -1,6 +1,9 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import {
+  lchown,
   mkdir,
+  rename,
+  utimes,
   mkdtemp,
   readdir,
   readFile,
@@ -70,12 +73,87 @@ describe('FileSessionStore files', () => {
     expect((await stat(directory)).mode & 0o777).toBe(0o700);
   });
 
-  it('tightens an existing directory that others could read', async () => {
+  it('refuses an existing directory that others could read, without changing it', async () => {
     await mkdir(directory, { recursive: true });
     await chmod(directory, 0o755);
     const store = new FileSessionStore({ directory });
-    await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
-    expect((await stat(directory)).mode & 0o777).toBe(0o700);
+    const error = await errorOf(store.mergePrivateData('conv', state('secret', { hr: 'secret' })));
+    expect(error).toMatchObject({
+      code: 'store-config',
+      message: `session directory ${directory} is refused: it has mode 755; expected 700 (nothing for group or others) — run chmod 700 ${directory}`,
+    });
+    expect((await stat(directory)).mode & 0o777).toBe(0o755);
+    expect(await readdir(directory)).toEqual([]);
+  });
+
+  it('refuses a directory that is a symbolic link, and leaves its target alone', async () => {
+    const target = path.join(root, 'target');
+    await mkdir(target, { mode: 0o755 });
+    await chmod(target, 0o755);
+    await mkdir(path.dirname(directory), { recursive: true, mode: 0o700 });
+    await symlink(target, directory);
+    const error = await errorOf(new FileSessionStore({ directory }).load('conv'));
+    expect(error).toMatchObject({
+      code: 'store-config',
+      message: `session directory ${directory} is refused: it is a symbolic link; expected a directory of its own (not a link to one)`,
+    });
+    expect((await stat(target)).mode & 0o777).toBe(0o755);
+  });
+
+  it('refuses a path through a directory other users can write', async () => {
+    const shared = path.join(root, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+    const error = await errorOf(
+      new FileSessionStore({ directory: path.join(shared, 'sessions') }).load('conv'),
+    );
+    expect((error as SessionStoreError).code).toBe('store-config');
+    expect((error as Error).message).toContain(`${shared} on the way has mode 777`);
+  });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root, refuses a link planted by another user in a sticky directory like /tmp',
+    async () => {
+      const sticky = path.join(root, 'sticky');
+      await mkdir(sticky);
+      await chmod(sticky, 0o1777);
+      const victim = path.join(root, 'victim');
+      await mkdir(victim, { mode: 0o755 });
+      await chmod(victim, 0o755);
+      const planted = path.join(sticky, 'sessions');
+      await symlink(victim, planted);
+      await lchown(planted, 65534, 65534); // nobody's link
+      const error = await errorOf(new FileSessionStore({ directory: planted }).load('conv'));
+      expect((error as SessionStoreError).code).toBe('store-config');
+      expect((error as Error).message).toContain('symbolic link');
+      const inside = path.join(planted, 'deeper');
+      const deeper = await errorOf(new FileSessionStore({ directory: inside }).load('conv'));
+      expect((deeper as Error).message).toContain(
+        `${planted} belongs to uid 65534 in the shared directory ${sticky}`,
+      );
+      expect((await stat(victim)).mode & 0o777).toBe(0o755);
+      expect(await readdir(victim)).toEqual([]);
+    },
+  );
+
+  it('does not follow the directory once it was replaced after the check', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('conv', state('internal', { wiki: 'internal' }));
+    const elsewhere = path.join(root, 'elsewhere');
+    await mkdir(elsewhere, { mode: 0o700 });
+    await rename(directory, path.join(root, 'moved'));
+    await symlink(elsewhere, directory);
+    for (const call of [
+      () => store.mergePrivateData('conv', state('secret', { hr: 'secret' })),
+      () => store.load('conv'),
+      () => store.version('conv'),
+    ]) {
+      expect(await errorOf(call())).toMatchObject({
+        code: 'store-config',
+        message: expect.stringContaining('it is a symbolic link') as unknown,
+      });
+    }
+    expect(await readdir(elsewhere)).toEqual([]);
   });
 
   it('cannot be made to write outside its directory by a session id like ../../etc', async () => {
@@ -331,15 +409,89 @@ describe('FileSessionStore lock', () => {
   it('breaks a lock from another host only once it is older than staleLockMs', async () => {
     const store = new FileSessionStore({ directory, staleLockMs: 1_000, lockTimeoutMs: 100 });
     const lock = `${store.pathOf('conv')}.lock`;
-    await mkdir(directory, { recursive: true });
+    await mkdir(directory, { recursive: true, mode: 0o700 });
     const fresh = { pid: 1, host: 'elsewhere', token: 'fresh', createdAt: Date.now() };
     await writeFile(lock, JSON.stringify(fresh));
     expect(
       ((await errorOf(store.mergePrivateData('conv', state('secret')))) as SessionStoreError).code,
     ).toBe('store-lock-timeout');
-    await writeFile(lock, JSON.stringify({ ...fresh, createdAt: Date.now() - 5_000 }));
+    // Its age is measured here (the file's mtime), whatever the owner's clock says.
+    const old = new Date(Date.now() - 5_000);
+    await utimes(lock, old, old);
     expect((await store.mergePrivateData('conv', state('secret'))).privateData.sensitivity).toBe(
       'secret',
+    );
+  });
+
+  it('breaks a lock from a host whose clock runs ahead once it is staleLockMs old here', async () => {
+    const store = new FileSessionStore({ directory, staleLockMs: 50, lockTimeoutMs: 5_000 });
+    await store.load('conv');
+    const ahead = { pid: 1, host: 'elsewhere', token: 'ahead', createdAt: Date.now() + 3_600_000 };
+    await writeFile(`${store.pathOf('conv')}.lock`, JSON.stringify(ahead));
+    expect((await store.mergePrivateData('conv', state('secret'))).privateData.sensitivity).toBe(
+      'secret',
+    );
+  });
+
+  /** Starts a worker that stops itself between reading the session file and renaming the new one. */
+  async function stalledWriter(sessionId: string, staleLockMs: number): Promise<ChildProcess> {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        path.join(import.meta.dirname, 'stalling-writer.ts'),
+        directory,
+        sessionId,
+        String(staleLockMs),
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    workers.push(child);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`worker exited with ${code} before stalling`)));
+    });
+    return child;
+  }
+
+  async function resumeAndWait(child: ChildProcess): Promise<number | null> {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGCONT');
+    return exited;
+  }
+
+  const workers: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of workers.splice(0)) {
+      child.kill('SIGKILL');
+      child.kill('SIGCONT');
+    }
+  });
+
+  it('never breaks the lock of a stalled worker of this host, so its write cannot lower the level', async () => {
+    const store = new FileSessionStore({ directory, staleLockMs: 50, lockTimeoutMs: 1_000 });
+    await store.mergePrivateData('conv', state('internal', { wiki: 'internal' }));
+    const worker = await stalledWriter('conv', 50);
+    const error = await errorOf(store.mergePrivateData('conv', state('secret', { hr: 'secret' })));
+    expect((error as SessionStoreError).code).toBe('store-lock-timeout');
+    expect(await resumeAndWait(worker)).toBe(0);
+    await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
+    expect((await store.readPrivateData('conv')).privateData).toEqual(
+      state('secret', { wiki: 'internal', stalled: 'confidential', hr: 'secret' }),
+    );
+  });
+
+  it('does not let a stalled worker whose lock was broken write its stale record', async () => {
+    const store = new FileSessionStore({ directory, lockTimeoutMs: 5_000 });
+    await store.mergePrivateData('conv', state('internal', { wiki: 'internal' }));
+    const worker = await stalledWriter('conv', 50);
+    // What a process on another host does once it takes the lock for stale.
+    await rm(`${store.pathOf('conv')}.lock`);
+    await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
+    expect(await resumeAndWait(worker)).toBe(0);
+    expect((await store.readPrivateData('conv')).privateData).toEqual(
+      state('secret', { wiki: 'internal', stalled: 'confidential', hr: 'secret' }),
     );
   });
 });
