@@ -142,10 +142,13 @@ export class FileSessionStore implements SessionStore {
 
   /**
    * One `stat` while the session's file is the one this store read last;
-   * otherwise the first bytes of the new file.
+   * otherwise the first bytes of the new file. The directory is not looked
+   * at again here: in a replaced directory the file is another one (another
+   * inode), its version differs, and the read that follows checks the
+   * directory before it trusts anything.
    */
   async version(sessionId: string, options: StoreCallOptions = {}): Promise<number> {
-    const file = await this.#prepare(sessionId, options);
+    const file = await this.#prepare(sessionId, options, false);
     try {
       return await this.#versions.version(file, (handle) => readVersion(handle, file, sessionId));
     } catch (error) {
@@ -209,16 +212,21 @@ export class FileSessionStore implements SessionStore {
 
   /**
    * Checks the id and that the directory is still the one checked (one
-   * `lstat`); returns the session's file. A directory that was replaced or
-   * removed is checked again from the start, and refused unless it passes.
+   * `lstat`, unless `recheck` is false); returns the session's file. A
+   * directory that was replaced or removed is checked again from the start,
+   * and refused unless it passes.
    */
-  async #prepare(sessionId: string, options: StoreCallOptions): Promise<string> {
+  async #prepare(sessionId: string, options: StoreCallOptions, recheck = true): Promise<string> {
     if (this.#closed) {
       throw new SessionStoreError('store-closed', `session store ${this.directory} is closed`);
     }
     options.signal?.throwIfAborted();
     const file = this.pathOf(sessionId);
     const checked = (this.#checked ??= this.#checkDirectory());
+    if (!recheck) {
+      await checked;
+      return file;
+    }
     if (await isStill(this.directory, await checked)) return file;
     if (this.#checked === checked) this.#checked = this.#checkDirectory();
     await this.#checked;
