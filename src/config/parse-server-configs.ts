@@ -87,7 +87,8 @@ export function parseServerConfigs(
  * name), `_`, then its own name. Were one prefix followed by `_` the start
  * of another (`slack` and `slack_admin`), a tool `admin_delete_user` of the
  * first would take the bridged name of the second's `delete_user`: one
- * server could take over another's tool names.
+ * server could take over another's tool names. Nor may one server's name
+ * be another's prefix: `server.tool` names a server by either.
  *
  * @throws McpConfigError naming the second server's prefix and the first.
  */
@@ -112,6 +113,17 @@ function checkPrefixesApart(
         } the prefix "${theirs}_" of server "${them.name}": a tool of one could take the name of a tool of the other; give one of them another toolPrefix`,
       );
     }
+  }
+  // `server.tool` names a server by its name or its prefix: one server's
+  // name may not be another's prefix.
+  for (const [index, config] of configs.entries()) {
+    const other = spelled.findIndex((theirs, at) => at !== index && theirs === config.name);
+    if (other === -1) continue;
+    const field = `${source.server(other)}${suffix(source, other, ['toolPrefix'])}`;
+    throw new McpConfigError(
+      field,
+      `${prefix}${field}: "${config.name}" is the name of server "${config.name}" and the prefix of server "${configs[other]!.name}": "${config.name}.tool" would name either; give it another toolPrefix`,
+    );
   }
 }
 

@@ -147,6 +147,15 @@ describe('the server config schema', () => {
         { name: 'b', transport: stdio, toolPrefix: 'x' },
       ]).message,
     ).toContain('tools of server "b" are named "x_…", which is the prefix "x_" of server "a"');
+    // One server's name as another's prefix: `beta.echo` would name either.
+    const crossed = configError([
+      { name: 'alpha', transport: stdio, toolPrefix: 'beta' },
+      { name: 'beta', transport: stdio, toolPrefix: 'gamma' },
+    ]);
+    expect(crossed.field).toBe('servers[0].toolPrefix');
+    expect(crossed.message).toContain(
+      '"beta" is the name of server "beta" and the prefix of server "alpha"',
+    );
     // Apart: a shared start without the `_` boundary, or a toolPrefix that sets them apart.
     expect(
       parseServerConfigs([
