@@ -404,7 +404,7 @@ export class McpClientGroup {
         ...(roots === undefined ? {} : { roots }),
       },
       session: this.session,
-      normalEndpointRefusal: () => normalEndpointRefusal(this.session),
+      normalEndpointRefusal: (signal) => normalEndpointRefusal(this.session, signal),
       ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
       listener: routeListener({
         session: this.session,
@@ -423,6 +423,9 @@ export class McpClientGroup {
   }
 }
 
+/** How long a server's request waits for the store to say whether the session holds private data. */
+const STORE_CHECK_TIMEOUT_MS = 10_000;
+
 /**
  * Why the application's handlers may not answer a server's normal
  * endpoint now: once the session holds private data (here, or stored by
@@ -430,10 +433,16 @@ export class McpClientGroup {
  * would carry it to a deployment that is not isolated. Fails closed when
  * the store cannot be read. The text goes to the server: it names no data.
  */
-async function normalEndpointRefusal(session: Session): Promise<string | undefined> {
+async function normalEndpointRefusal(
+  session: Session,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   if (!session.privateData.hasPrivateData && session.store !== undefined) {
     try {
-      await session.syncFromStore();
+      // Bounded: a store that never answers must not keep the request waiting.
+      await session.syncFromStore({
+        signal: AbortSignal.any([signal, AbortSignal.timeout(STORE_CHECK_TIMEOUT_MS)]),
+      });
     } catch {
       return 'the session store could not be read to check for private data';
     }

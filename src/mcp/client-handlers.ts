@@ -94,8 +94,12 @@ export interface RunningHandlers {
  * Why the application may not answer a server's requests now (its answer
  * would carry what the session knows to where it may not go), or
  * undefined when it may. The text is sent to the server: it names no data.
+ * `signal` aborts when the server cancels its request or the connection
+ * closes.
  */
-export type ServerRequestRefusal = () => string | undefined | Promise<string | undefined>;
+export type ServerRequestRefusal = (
+  signal: AbortSignal,
+) => string | undefined | Promise<string | undefined>;
 
 /** Options of {@link installClientHandlers}. */
 export interface ClientHandlersOptions {
@@ -122,8 +126,8 @@ export interface ClientHandlersOptions {
 export function installClientHandlers(client: Client, options: ClientHandlersOptions): void {
   const { serverName, endpoint, handlers, notifications, running, refusal } = options;
   const { elicitation, sampling, roots } = handlers;
-  const refuseIfClosed = async (): Promise<void> => {
-    const reason = await refusal?.();
+  const refuseIfClosed = async (signal: AbortSignal): Promise<void> => {
+    const reason = await refusal?.(signal);
     if (reason !== undefined) {
       throw new RpcError(
         ErrorCode.InvalidRequest,
@@ -135,7 +139,7 @@ export function installClientHandlers(client: Client, options: ClientHandlersOpt
     handle: (context: ServerRequestContext) => T | Promise<T>,
     signal: AbortSignal,
   ): Promise<T> => {
-    await refuseIfClosed();
+    // Counted from the start: a refusal that waits (for the store) holds a place too.
     if (running.count >= MAX_RUNNING_HANDLERS) {
       throw new RpcError(
         ErrorCode.InternalError,
@@ -143,14 +147,14 @@ export function installClientHandlers(client: Client, options: ClientHandlersOpt
       );
     }
     running.count += 1;
-    let answered: T;
     try {
-      answered = await handle({ serverName, endpoint, signal });
+      await refuseIfClosed(signal);
+      const answered = await handle({ serverName, endpoint, signal });
+      await refuseIfClosed(signal);
+      return answered;
     } finally {
       running.count -= 1;
     }
-    await refuseIfClosed();
-    return answered;
   };
   if (elicitation !== undefined) {
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>

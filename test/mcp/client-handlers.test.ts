@@ -134,6 +134,43 @@ describe('installClientHandlers', () => {
     ).rejects.toThrow('Client does not support form elicitation');
   });
 
+  it('counts a refusal that waits among the running handlers, and gives it the request’s signal', async () => {
+    const running: RunningHandlers = { count: 0 };
+    let sampled = 0;
+    // A refusal that waits (a store that does not answer) until the server cancels.
+    const refusal: ServerRequestRefusal = (signal) =>
+      new Promise((resolve) => {
+        signal.addEventListener('abort', () => resolve('cancelled'), { once: true });
+      });
+    const { server } = await pair(
+      {
+        sampling: () => {
+          sampled += 1;
+          return { role: 'assistant', model: 'm', content: { type: 'text', text: 'x' } };
+        },
+      },
+      running,
+      refusal,
+    );
+    await server.ping(); // the SDK ignores a cancellation of request id 0
+    const ask = {
+      messages: [{ role: 'user' as const, content: { type: 'text' as const, text: 'hi' } }],
+      maxTokens: 1,
+    };
+    const controllers = Array.from({ length: MAX_RUNNING_HANDLERS }, () => new AbortController());
+    const waiting = controllers.map((controller) =>
+      server.createMessage(ask, { signal: controller.signal }).catch(() => 'cancelled'),
+    );
+    await expect.poll(() => running.count).toBe(MAX_RUNNING_HANDLERS);
+    await expect(server.createMessage(ask)).rejects.toThrow(
+      `already answering ${MAX_RUNNING_HANDLERS} requests`,
+    );
+    for (const controller of controllers) controller.abort('enough');
+    await Promise.all(waiting);
+    await expect.poll(() => running.count).toBe(0);
+    expect(sampled).toBe(0);
+  });
+
   it('aborts the handler’s signal when the server cancels the request', async () => {
     let context: ServerRequestContext | undefined;
     let entered!: () => void;
