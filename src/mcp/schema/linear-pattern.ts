@@ -47,7 +47,8 @@ function re2Syntax(pattern: string): string | { readonly unsupported: string } {
       i = escape.end - 1;
     } else if (inClass) {
       if (char === ']') inClass = false;
-      out += char;
+      // RE2 reads `[:alpha:]` inside a class; ECMA-262 reads a plain `[`.
+      out += char === '[' ? '\\[' : char;
     } else if (char === '[') {
       // `[]` matches nothing and `[^]` anything; RE2 reads neither.
       if (pattern.startsWith('[]', i)) {
@@ -85,6 +86,13 @@ function escapeAt(
   });
   const braced = /^\\u\{([0-9a-fA-F]+)\}/.exec(rest);
   if (braced?.[1] !== undefined) return codePoint(braced[1], braced[0].length);
+  // With the `u` flag an escaped surrogate pair is one code point, as in the text.
+  const pair = /^\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})/i.exec(rest);
+  if (pair?.[1] !== undefined && pair[2] !== undefined) {
+    const high = Number.parseInt(pair[1], 16);
+    const low = Number.parseInt(pair[2], 16);
+    return codePoint((0x10000 + (high - 0xd800) * 0x400 + (low - 0xdc00)).toString(16), 12);
+  }
   const fixed = /^\\u([0-9a-fA-F]{4})/.exec(rest);
   if (fixed?.[1] !== undefined) return codePoint(fixed[1], 6);
   const control = /^\\c([A-Za-z])/.exec(rest);
@@ -108,14 +116,16 @@ const MAX_CHOICELESS_LENGTH = 256;
 
 /**
  * True when a backtracking engine has nothing to backtrack over in
- * `pattern` (`u`-flag syntax): no quantifier but an exact `{n}`, no
- * alternation, back-reference or look-around, and at most 256 characters.
- * It then tries each start once, in time linear in the string (`^x-`,
- * `^[A-Z]{3}$`); such a pattern may stay where RE2 cannot run it (a
- * `patternProperties` key, under `not`).
+ * `pattern` (`u`-flag syntax): anchored at its start (`^`), no quantifier
+ * but an exact `{n}`, no alternation, back-reference or look-around, and
+ * at most 256 characters. It then makes one attempt, in time linear in the
+ * string (`^x-`, `^[A-Z]{3}$`); such a pattern may stay where RE2 cannot
+ * run it (a `patternProperties` key, under `not`). Unanchored, every start
+ * is tried again, which costs the string's length times what the pattern
+ * can consume.
  */
 export function hasNoChoice(pattern: string): boolean {
-  if (pattern.length > MAX_CHOICELESS_LENGTH) return false;
+  if (pattern.length > MAX_CHOICELESS_LENGTH || !pattern.startsWith('^')) return false;
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const char = pattern[i];

@@ -6,8 +6,10 @@
  * that keeps the schema's meaning. Anywhere else (under `not`, `if`, an
  * `anyOf` with several string branches, a `patternProperties` key) only a
  * pattern a backtracking engine has no choice to backtrack over may stay
- * with the validator; any other, or one RE2 cannot run (a back-reference,
- * a look-around), refuses the schema.
+ * with the validator; any other refuses the schema. A pattern RE2 cannot
+ * run (a look-around, a back-reference, a count above 1000) is left
+ * unchecked where that only accepts more (the server remains the
+ * authority, as for `format`), and refuses the schema elsewhere.
  */
 import type { SchemaDraft } from '@cfworker/json-schema';
 import type { PatternNode } from './pattern-check.js';
@@ -48,6 +50,7 @@ export function planPatterns(schema: unknown, patterned: readonly JsonRecord[]):
   if (patterned.length === 0 || !isJsonRecord(schema)) return { root: undefined, taken };
   const index = indexSchema(schema);
   const compiled = new Map<JsonRecord, NonNullable<PatternNode['own']>>();
+  const unchecked = new Map<JsonRecord, { readonly pattern: string; readonly why: string }>();
   for (const node of patterned) {
     const at = index.pointers.get(node) ?? '#';
     const { pattern, patternProperties } = node;
@@ -67,15 +70,20 @@ export function planPatterns(schema: unknown, patterned: readonly JsonRecord[]):
       );
     }
     const linear = compileLinear(usable);
-    if ('unsupported' in linear) {
-      throw new SchemaProblem(
-        `pattern ${JSON.stringify(pattern)} at ${at} cannot be checked in linear time (${linear.unsupported}), and a backtracking engine could take exponential time on it`,
-      );
-    }
-    compiled.set(node, { pattern, re2: linear.re2 });
+    // RE2 cannot run it (a look-around, a back-reference, a count above 1000):
+    // where leaving it out only accepts more, it is not checked (the server
+    // remains the authority, as for `format`); elsewhere the schema is refused.
+    if ('unsupported' in linear) unchecked.set(node, { pattern, why: linear.unsupported });
+    else compiled.set(node, { pattern, re2: linear.re2 });
     taken.add(node);
   }
   const reach = reachFrom(schema, index);
+  for (const [node, { pattern, why }] of unchecked) {
+    if (!reach.unresolved && ((reach.how.get(node) ?? 0) & OTHER) === 0) continue;
+    throw new SchemaProblem(
+      `pattern ${JSON.stringify(pattern)} at ${index.pointers.get(node) ?? '#'} cannot be checked in linear time (${why}), and it sits where leaving it out would change what the schema refuses`,
+    );
+  }
   for (const [node, own] of compiled) {
     const how = reach.how.get(node) ?? 0;
     const at = index.pointers.get(node) ?? '#';

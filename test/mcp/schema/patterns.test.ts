@@ -180,10 +180,27 @@ describe('planPatterns', () => {
     ['a named back-reference', '(?<n>a)\\k<n>', 'a back-reference'],
     ['a look-ahead', '^(?=.*\\d).{8,}$', 'a look-around'],
     ['a look-behind', '(?<!a)b', 'a look-around'],
-  ])('refuses a pattern with %s: no linear-time engine runs it', (_name, pattern, reason) => {
-    expect(refusal({ properties: { a: { pattern } } })).toBe(
-      `pattern ${JSON.stringify(pattern)} at #/properties/a cannot be checked in linear time (${reason}), and a backtracking engine could take exponential time on it`,
+  ])(
+    'leaves a pattern with %s unchecked where that only accepts more, and refuses it under not',
+    (_name, pattern, reason) => {
+      const property: JsonRecord = { pattern };
+      const schema: JsonRecord = { type: 'object', properties: { a: property } };
+      // Out of the validator's copy, and not checked: the server remains the authority.
+      expect(plan(schema).taken.has(property)).toBe(true);
+      expect(problems(schema, { a: 'anything' })).toEqual([]);
+      expect(refusal({ properties: { a: { not: { pattern } } } })).toBe(
+        `pattern ${JSON.stringify(pattern)} at #/properties/a/not cannot be checked in linear time (${reason}), and it sits where leaving it out would change what the schema refuses`,
+      );
+    },
+  );
+
+  it('refuses a choice-free pattern that is not anchored where RE2 cannot take it: every start would be tried', () => {
+    expect(refusal({ properties: { a: { not: { pattern: '[^!]{200}!' } } } })).toMatch(
+      /sits under "not"/,
     );
+    expect(() =>
+      plan({ type: 'object', properties: { a: { not: { pattern: '^[^!]{200}!' } } } }),
+    ).not.toThrow();
   });
 
   it('refuses a patternProperties key with choices, which only a backtracking engine would run', () => {

@@ -1,0 +1,90 @@
+/**
+ * Pins `compileLinear`: a pattern run on RE2 gives ECMA-262's verdict (the
+ * `u` flag), where the two engines read the same text differently — `\s`,
+ * `.`, escapes, an escaped surrogate pair, `[` inside a class — and
+ * `hasNoChoice`: only an anchored pattern without choices stays with a
+ * backtracking engine.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileLinear, hasNoChoice } from '../../../src/mcp/schema/linear-pattern.js';
+
+function re2Verdict(pattern: string, text: string): boolean {
+  const compiled = compileLinear(pattern);
+  if (!('re2' in compiled)) throw new Error(`${pattern}: ${compiled.unsupported}`);
+  return compiled.re2.matcher(text).find();
+}
+
+describe('compileLinear', () => {
+  it.each([
+    ['^\\s$', ['\u00a0', '\u2028', '\ufeff', ' ', 'x']],
+    ['^.$', ['\n', '\r', '\u2028', 'a', '😀']],
+    ['^\\uD83D\\uDE00$', ['😀', '\uD83D', 'x']],
+    ['^[\\uD83D\\uDE00-\\uD83D\\uDE4F]$', ['😃', '🙏', '😀', 'a']],
+    ['^[^\\uD83D\\uDE00]$', ['😀', 'a', '😃']],
+    ['^[[:digit:][x]$', ['5', '[x', ':x', 'dx']],
+    ['^[[:alpha:][]', ['a', '[', ':']],
+    ['^\\u{1F600}$', ['😀']],
+    ['^\\cJ\\0$', ['\n\0']],
+    ['^[]$|^[^]$', ['', 'a', '😀']],
+  ])('gives ECMA-262’s verdict for %s', (pattern, texts) => {
+    for (const text of texts) {
+      expect([text, re2Verdict(pattern, text)]).toEqual([
+        text,
+        new RegExp(pattern, 'u').test(text),
+      ]);
+    }
+  });
+
+  it('agrees with ECMA-262 on generated patterns of escapes, classes and pairs', () => {
+    const atom = fc.constantFrom(
+      'a',
+      '.',
+      '\\s',
+      '\\S',
+      '\\d',
+      '\\w',
+      '\\uD83D\\uDE00',
+      '[\\uD83D\\uDE00-\\uD83D\\uDE4F]',
+      '[^a]',
+      '[[:x]',
+      '\\u00a0',
+      '[^\\s]',
+      '(?:a|b)',
+      'x*',
+      '[a-z]+',
+    );
+    const text = fc.array(
+      fc.constantFrom('a', 'b', 'x', ' ', '\u00a0', '😀', '😃', '[', ':', '\n', '5'),
+      { maxLength: 6 },
+    );
+    fc.assert(
+      fc.property(
+        fc.array(atom, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        text,
+        (atoms, anchored, chars) => {
+          const pattern = `${anchored ? '^' : ''}${atoms.join('')}`;
+          const sample = chars.join('');
+          expect(re2Verdict(pattern, sample)).toBe(new RegExp(pattern, 'u').test(sample));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('says why it cannot compile a back-reference or a look-around', () => {
+    expect(compileLinear('(a)\\1')).toEqual({ unsupported: 'a back-reference' });
+    expect(compileLinear('^(?=a)')).toEqual({ unsupported: 'a look-around' });
+  });
+});
+
+describe('hasNoChoice', () => {
+  it('accepts only an anchored pattern without choices', () => {
+    expect(hasNoChoice('^x-')).toBe(true);
+    expect(hasNoChoice('^[A-Z]{3}$')).toBe(true);
+    expect(hasNoChoice('x-')).toBe(false);
+    expect(hasNoChoice('^a+')).toBe(false);
+    expect(hasNoChoice('^(a|b)')).toBe(false);
+  });
+});
