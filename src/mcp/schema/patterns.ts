@@ -98,7 +98,10 @@ export function planPatterns(schema: unknown, patterned: readonly JsonRecord[]):
       );
     }
     const checked = reach.nodes.get(node);
-    if (checked !== undefined) checked.own = own;
+    // Drafts 4 to 7 ignore a pattern beside a $ref, and so does the check.
+    const besideRef =
+      (index.draft === '4' || index.draft === '7') && typeof node['$ref'] === 'string';
+    if (checked !== undefined && !besideRef) checked.own = own;
     // A pattern reached by nothing never applies (the validator would not read it either).
   }
   return { root: pruned(reach.nodes, reach.nodes.get(schema)), taken };

@@ -203,6 +203,18 @@ describe('planPatterns', () => {
     ).not.toThrow();
   });
 
+  it('ignores a pattern beside a $ref in draft 7, as the validator does', () => {
+    const schema: JsonRecord = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      properties: { a: { $ref: '#/definitions/s', pattern: '^x+$' } },
+      definitions: { s: { type: 'string' } },
+    };
+    expect(problems(schema, { a: 'y' })).toEqual([]);
+    const { $schema: _draft, ...latest } = schema;
+    expect(problems(latest, { a: 'y' })).toHaveLength(1);
+  });
+
   it('refuses a patternProperties key with choices, which only a backtracking engine would run', () => {
     expect(refusal({ patternProperties: { '^x-\\d+$': { type: 'string' } } })).toMatch(
       /^"patternProperties" at # has the key "\^x-\\\\d\+\$", which would run on JavaScript's backtracking engine/,
