@@ -3,19 +3,35 @@
  * names, descriptions, schemas, messages and results, and a config's
  * values, can hold control sequences that a terminal obeys rather than
  * shows (ESC[8m hides text, OSC 52 writes the clipboard, cursor movement
- * erases a line and forges another) and bidi controls that show text in
- * another order than it is. Each of them is written out visibly instead
- * (`\x1b`, `\u202e`), so a person sees that it was there.
+ * erases a line and forges another), bidi controls that show text in
+ * another order than it is, and invisible characters that carry text a
+ * person does not see. Each of them is written out visibly instead
+ * (`\x1b`, `\u202e`, `\u{e0041}`), so a person sees that it was there.
  *
  * Only text mode needs this: `--json` output is JSON, whose strings escape
  * every C0 control.
  */
 
-/** Control characters (C0, DEL, C1), and the bidi marks, embeddings, overrides and isolates. */
-const UNSAFE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+/**
+ * What a terminal does not show: format characters (bidi marks and
+ * overrides, zero-width characters, tag characters) and other
+ * default-ignorable code points, which can carry text a model reads and a
+ * person at the terminal does not see. An emoji's own joiners stay: a
+ * zero-width joiner between two pictographs (👨‍👩‍👧) and one variation
+ * selector right after a pictograph (❤️).
+ */
+const INVISIBLE = [
+  '(?<!\\p{Extended_Pictographic}\\uFE0F?)\\u200D',
+  '\\u200D(?!\\p{Extended_Pictographic})',
+  '(?<!\\p{Extended_Pictographic})(?:\\uFE0E|\\uFE0F)',
+  '(?!\\u200D|\\uFE0E|\\uFE0F)[\\p{Cf}\\p{Default_Ignorable_Code_Point}]',
+].join('|');
+
+/** Control characters (C0, DEL, C1), line and paragraph separators, and the invisible. */
+const UNSAFE = new RegExp(`[\\p{Cc}\\p{Zl}\\p{Zp}]|${INVISIBLE}`, 'gu');
 
 /** The same, except the line feed and the tab. */
-const UNSAFE_KEEPING_LINES = /(?![\n\t])[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+const UNSAFE_KEEPING_LINES = new RegExp(`(?![\\n\\t])[\\p{Cc}\\p{Zl}\\p{Zp}]|${INVISIBLE}`, 'gu');
 
 /**
  * `text` for one line of the terminal: every control character (line
@@ -38,8 +54,7 @@ export function terminalLines(text: string): string {
 }
 
 function visible(character: string): string {
-  const code = character.charCodeAt(0);
-  return code <= 0xff
-    ? `\\x${code.toString(16).padStart(2, '0')}`
-    : `\\u${code.toString(16).padStart(4, '0')}`;
+  const code = character.codePointAt(0) ?? 0;
+  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
 }

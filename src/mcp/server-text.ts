@@ -29,12 +29,13 @@ const CONTROL_OR_SEPARATOR = /[\p{Cc}\p{Zl}\p{Zp}]/gu;
  * other default-ignorable code point (variation selectors, the combining
  * grapheme joiner, Hangul fillers), which can carry text a model reads and
  * a person reviewing the prompt does not see. One exception: a single
- * VS15 or VS16 right after an emoji character stays, as it only chooses
- * text or emoji presentation (`❤️`); a second one, or one anywhere else,
- * goes.
+ * VS15 or VS16 right after a pictograph stays, as it only chooses text or
+ * emoji presentation (`❤️`); a second one, or one anywhere else, goes
+ * (after a digit, `#` or `*` too, which `\p{Emoji}` counts: a selector
+ * after each digit could carry text).
  */
 const INVISIBLE =
-  /(?<!\p{Emoji})[\uFE0E\uFE0F]|(?![\uFE0E\uFE0F])[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+  /(?<!\p{Extended_Pictographic})[\uFE0E\uFE0F]|(?![\uFE0E\uFE0F])[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
 
 /**
  * `text` on one line, without control or invisible characters, white

@@ -79,6 +79,15 @@ describe('terminalLine and terminalLines', () => {
     );
   });
 
+  it('write what a terminal does not show as its escape, keeping an emoji’s own joiners', () => {
+    // Tag characters (ASCII smuggling), zero-width characters, separators, selectors after digits.
+    expect(terminalLine('ok\u{E0041}\u{E0042}\u200B\u2060\u2028x\u20291\uFE0F')).toBe(
+      'ok\\u{e0041}\\u{e0042}\\u200b\\u2060\\u2028x\\u20291\\ufe0f',
+    );
+    expect(terminalLines('a\u200Db\n')).toBe('a\\u200db\n');
+    expect(terminalLine('👨\u200D👩\u200D👧 and ❤\uFE0F')).toBe('👨\u200D👩\u200D👧 and ❤\uFE0F');
+  });
+
   it('keep line feeds and tabs of text that spans lines, a CRLF as one line feed', () => {
     expect(terminalLines(`a\r\n\tb\rc${ESC}[1A\n`)).toBe('a\n\tb\\x0dc\\x1b[1A\n');
   });

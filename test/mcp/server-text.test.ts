@@ -35,6 +35,10 @@ describe('serverTextLine', () => {
     expect(serverTextLine('ad\u202Emin\u2066x\u2069\u200By\u200Dz\uFEFF!', 100)).toBe('adminxyz!');
   });
 
+  it('keeps a variation selector only right after a pictograph, not after a digit', () => {
+    expect(serverTextLine('❤\uFE0F 1\uFE0F2\uFE0E#\uFE0F', 100)).toBe('❤\uFE0F 12#');
+  });
+
   it('trims and collapses other white space, including no-break and ideographic spaces', () => {
     expect(serverTextLine('  \t a \u00A0\u3000 b \t ', 100)).toBe('a b');
   });
