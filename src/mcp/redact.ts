@@ -8,9 +8,14 @@ const TOKEN = /[^\s"'<>`]+/g;
 /** Longer tokens holding an encoded secret are masked whole. */
 const MAX_SEARCHED_TOKEN = 1_024;
 const MIN_SECRET_LENGTH = 3;
-/** A character a reader does not see: format characters and other default-ignorable code points. */
-const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
-const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
+/**
+ * What may stand between a secret's characters and still let a reader
+ * join them up: characters a reader does not see (format characters and
+ * other default-ignorable code points), and line breaks and other
+ * controls, which cleaning turns into one space or a reader skips.
+ */
+const BETWEEN = /[\p{Cc}\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
+const BETWEEN_ALL = new RegExp(BETWEEN.source, 'gu');
 
 /**
  * Removes a server's secrets — `env` values, header values, bearer tokens,
@@ -19,8 +24,8 @@ const INVISIBLE_ALL = new RegExp(INVISIBLE.source, 'gu');
  */
 export class SecretRedactor {
   readonly #secrets: readonly string[];
-  /** Each secret as a pattern that lets invisible characters stand between its characters. */
-  #spread: readonly RegExp[] | undefined;
+  /** Each secret as a pattern that lets {@link BETWEEN} characters stand between its characters. */
+  #spread: readonly { readonly first: string; readonly pattern: RegExp }[] | undefined;
   #fingerprint: string | undefined;
 
   constructor(secrets: Iterable<string>) {
@@ -62,8 +67,8 @@ export class SecretRedactor {
       if (out.includes(secret)) out = out.split(secret).join(MASK);
     }
     // A secret split by characters a reader does not see (a zero-width
-    // space between its letters) reads whole on a screen.
-    if (this.#secrets.length > 0 && INVISIBLE.test(out)) out = this.#maskSpread(out);
+    // space between its letters) or by a line break reads whole on a screen.
+    if (this.#secrets.length > 0 && BETWEEN.test(out)) out = this.#maskSpread(out);
     // A secret can also travel encoded, whole or in part: percent-encoded
     // with either case of hex, or form-encoded with `+` for a space.
     if (this.#secrets.length > 0 && /[%+]/.test(out))
@@ -97,22 +102,24 @@ export class SecretRedactor {
     return out.join('');
   }
 
-  /** `text` with every secret masked where invisible characters stand between its characters. */
+  /** `text` with every secret masked where {@link BETWEEN} characters stand between its characters. */
   #maskSpread(text: string): string {
     this.#spread ??= this.#secrets
-      .map((secret) => [...secret.replace(INVISIBLE_ALL, '')])
+      .map((secret) => [...secret.replace(BETWEEN_ALL, '')])
       .filter((chars) => chars.length >= MIN_SECRET_LENGTH)
-      .map(
-        (chars) =>
-          new RegExp(
-            chars
-              .map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
-              .join(`${INVISIBLE.source}*`),
-            'gu',
-          ),
-      );
+      .map((chars) => ({
+        first: chars[0]!,
+        pattern: new RegExp(
+          chars
+            .map((char) => char.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&'))
+            .join(`${BETWEEN.source}*`),
+          'gu',
+        ),
+      }));
     let out = text;
-    for (const spread of this.#spread) out = out.replace(spread, MASK);
+    for (const { first, pattern } of this.#spread) {
+      if (out.includes(first)) out = out.replace(pattern, MASK);
+    }
     return out;
   }
 

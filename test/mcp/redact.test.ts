@@ -136,6 +136,10 @@ describe('SecretRedactor', () => {
       expect(redactor.redact(`token ${spread(joiner)}!`)).toBe('token ***!');
     }
     expect(redactor.message(new Error(`refused ${spread('\u200B')}`))).toBe('refused ***');
+    // A line break or another control between its characters: a reader joins those up too.
+    for (const joiner of ['\n', '\r\n', '\t', '\u0085', '\u2028']) {
+      expect(redactor.redact(`token ${spread(joiner)}!`)).toBe('token ***!');
+    }
     expect(redactor.redactData({ echoed: spread('\u2060') })).toEqual({ echoed: '***' });
     // Visible characters between them are another text; a secret of invisible characters is none.
     expect(redactor.redact(`${spread(' ')} \u200B`)).toBe(`${spread(' ')} \u200B`);
