@@ -20,6 +20,7 @@
  */
 import { decodePointer, memberOf } from '../core/json.js';
 import { hasNoChoice } from '../mcp/schema/linear-pattern.js';
+import { unicodePattern } from '../mcp/schema/patterns.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -107,12 +108,21 @@ class Walker {
         continue;
       }
       if (ANNOTATIONS.has(keyword) || keyword.startsWith('x-')) continue;
-      if (keyword === 'pattern' && typeof value === 'string' && !hasNoChoice(value)) {
-        // Generated code runs it with RegExp, where `^(a+)+$` can stall the process.
-        this.issues.push(
-          `${pointer}/pattern: left out, as it would run on JavaScript's backtracking engine (the tool's own check runs it in linear time)`,
-        );
-        continue;
+      if (keyword === 'pattern' && typeof value === 'string') {
+        // Generated code runs it with RegExp and the `u` flag, as the run time reads it.
+        const usable = unicodePattern(value);
+        if (usable === undefined || !hasNoChoice(usable)) {
+          this.issues.push(
+            usable === undefined
+              ? `${pointer}/pattern: left out, as it is no regular expression with the u flag`
+              : `${pointer}/pattern: left out, as it would run on JavaScript's backtracking engine (the tool's own check runs it in linear time)`,
+          );
+          continue;
+        }
+        if (allowed.has(keyword)) {
+          out[keyword] = usable;
+          continue;
+        }
       }
       if (!allowed.has(keyword)) {
         const untyped =

@@ -72,11 +72,13 @@ export function generateToolBindings(
     let issues = prepared.issues;
     if (issues.length === 0) {
       try {
-        expression = jsonSchemaToZod(prepared.schema, {
-          zodVersion: 4,
-          module: 'none',
-          withoutDefaults: true,
-        });
+        expression = withUnicodeRegExps(
+          jsonSchemaToZod(prepared.schema, {
+            zodVersion: 4,
+            module: 'none',
+            withoutDefaults: true,
+          }),
+        );
       } catch (error) {
         issues = [`#: the converter failed: ${messageOf(error)}`];
         expression = LOOSE;
@@ -92,6 +94,15 @@ export function generateToolBindings(
 }
 
 const LOOSE = 'z.record(z.string(), z.unknown())';
+
+/**
+ * The converter writes `new RegExp("…")` without flags; the run time reads
+ * a pattern with the `u` flag (`\u{41}`, `\p{Lu}`, `.` over an emoji),
+ * so the generated code does too.
+ */
+function withUnicodeRegExps(expression: string): string {
+  return expression.replace(/new RegExp\(("(?:[^"\\]|\\.)*")\)/g, 'new RegExp($1, "u")');
+}
 
 function toolBlock(
   tool: Tool,

@@ -160,6 +160,24 @@ describe('prepareCodegenSchema', () => {
   });
 });
 
+describe('generated patterns', () => {
+  it('run with the u flag, as the run time reads them', () => {
+    const schema = {
+      type: 'object',
+      properties: { c: { type: 'string', pattern: '^\\u{41}\\p{Lu}$' } },
+    };
+    const letter = {
+      name: 'letter',
+      description: 'Takes one letter',
+      inputSchema: schema,
+      origin: { kind: 'native' },
+    };
+    const { source, tools } = generateToolBindings([letter as unknown as Tool]);
+    expect(tools[0]?.exact).toBe(true);
+    expect(source).toContain('new RegExp("^\\\\u{41}\\\\p{Lu}$", "u")');
+  });
+});
+
 describe('generateToolBindings', () => {
   const before = childPids();
   const session = new Session();
