@@ -336,6 +336,14 @@ export const serverConfigSchema = serverFields
         message: `is required for a ${transport.type} server: only stdio servers can be sandboxed`,
       });
     }
+    if (isolation.transport !== undefined && postsWhereTold(isolation.transport, transport)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['isolation', 'transport'],
+        message:
+          'may speak SSE on the origin of transport, and an SSE server names where to post: it could name the normal deployment; give it a host or port of its own, or use streamable-http with sseFallback: false',
+      });
+    }
     if (isolation.transport !== undefined && sameDeployment(transport, isolation.transport)) {
       ctx.addIssue({
         code: 'custom',
@@ -382,6 +390,26 @@ function sameDeployment(
   };
   const first = where(a.url);
   return first !== undefined && first === where(b.url);
+}
+
+/**
+ * Whether `isolated` may speak legacy SSE (itself, or by falling back) on
+ * the origin of `normal`: its server would name the path it is sent to,
+ * and could name one of the normal deployment.
+ */
+function postsWhereTold(
+  isolated: z.output<typeof transportSchema>,
+  normal: z.output<typeof transportSchema>,
+): boolean {
+  const sse =
+    isolated.type === 'sse' ||
+    (isolated.type === 'streamable-http' && isolated.sseFallback !== false);
+  if (!sse || (normal.type !== 'sse' && normal.type !== 'streamable-http')) return false;
+  try {
+    return new URL(isolated.url).origin === new URL(normal.url).origin;
+  } catch {
+    return false; // the URL's own rule reports it
+  }
 }
 
 /** Names every machine gives itself. */

@@ -5,10 +5,11 @@
  *   a size no real message reaches (the SDK reads a JSON answer whole and
  *   buffers an SSE event until it ends, so an answer that never ends would
  *   grow the process until it dies);
- * - a redirect is never followed, and nothing is sent outside the
- *   configured URL's directory (an SSE server names where to post): an
- *   isolated endpoint could otherwise send a call's arguments on to the
- *   normal deployment behind the same host;
+ * - a redirect is never followed, and nothing is sent but to the
+ *   configured URL (streamable HTTP) or under its directory (an SSE server
+ *   names where to post; no encoded separator or `;` there): an isolated
+ *   endpoint could otherwise send a call's arguments on to the normal
+ *   deployment behind the same host;
  * - the server's event stream (GET) is opened again at most four times a
  *   second, whatever `retry:` it asks for;
  * - a call's answer stream is closed when the client cancels the call (a
@@ -46,23 +47,41 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 export interface BoundedFetchOptions {
   /** @default {@link MAX_HTTP_MESSAGE_BYTES} */
   readonly limit?: number;
-  /** The configured URL: requests may go only to its origin, under its directory. */
+  /** The configured URL: requests may go only to its origin, and to `paths` of it. */
   readonly endpoint?: URL;
+  /**
+   * `exact`: only the endpoint's own path (streamable HTTP sends nowhere
+   * else); `directory`: under its directory, where an SSE server names the
+   * path to post to. @default 'directory'
+   */
+  readonly paths?: 'exact' | 'directory';
 }
+
+/** Encoded separators and dot segments, which a proxy in front of a server may decode into another path. */
+const AMBIGUOUS_PATH = /%2e|%2f|%5c|;/i;
 
 /** A `fetch` for one endpoint's transport (see the module's note). */
 export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
-  const { limit = MAX_HTTP_MESSAGE_BYTES, endpoint } = options;
-  const directory = endpoint === undefined ? undefined : directoryOf(endpoint);
+  const { limit = MAX_HTTP_MESSAGE_BYTES, endpoint, paths = 'directory' } = options;
+  const allowed =
+    endpoint === undefined
+      ? undefined
+      : paths === 'exact'
+        ? (path: string) => path === endpoint.pathname
+        : (path: string) => path.startsWith(directoryOf(endpoint));
   let nextStreamAt = 0;
   /** Closes the answer stream of a request still being answered, by its JSON-RPC id. */
   const answering = new Map<string | number, () => void>();
   return async (url, init) => {
     const target = new URL(url instanceof URL ? url.href : url);
-    if (endpoint !== undefined && directory !== undefined) {
-      if (target.origin !== endpoint.origin || !target.pathname.startsWith(directory)) {
+    if (endpoint !== undefined && allowed !== undefined) {
+      const { pathname } = target;
+      const mine = target.origin === endpoint.origin && allowed(pathname);
+      if (!mine || (pathname !== endpoint.pathname && AMBIGUOUS_PATH.test(pathname))) {
         throw new Error(
-          `the server named ${target.origin}${target.pathname} to send to, outside ${endpoint.origin}${directory}, where it is configured; nothing is sent there`,
+          `the server named ${target.origin}${pathname} to send to, outside ${endpoint.origin}${
+            paths === 'exact' ? endpoint.pathname : directoryOf(endpoint)
+          }, where it is configured; nothing is sent there`,
         );
       }
     }

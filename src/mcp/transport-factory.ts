@@ -48,16 +48,19 @@ export async function createTransport(
     case 'stdio':
       return stdioTransport(config, options);
     case 'sse':
-      return httpHandle(new SSEClientTransport(...httpOptions(config.url, config.headers)), 'sse');
+      return httpHandle(
+        new SSEClientTransport(...httpOptions(config.url, config.headers, 'directory')),
+        'sse',
+      );
     case 'streamable-http':
       if (options.useSseFallback === true) {
         return httpHandle(
-          new SSEClientTransport(...httpOptions(config.url, config.headers)),
+          new SSEClientTransport(...httpOptions(config.url, config.headers, 'directory')),
           'sse',
         );
       }
       return httpHandle(
-        new StreamableHTTPClientTransport(...httpOptions(config.url, config.headers)),
+        new StreamableHTTPClientTransport(...httpOptions(config.url, config.headers, 'exact')),
         'streamable-http',
       );
     case 'in-memory': {
@@ -143,9 +146,10 @@ function httpHandle(transport: Transport, type: string): TransportHandle {
 function httpOptions(
   url: string,
   headers: Readonly<Record<string, string>> | undefined,
+  paths: 'exact' | 'directory',
 ): [URL, { requestInit?: RequestInit; fetch: FetchLike }] {
   const endpoint = new URL(url);
-  const fetch = boundedFetch({ endpoint });
+  const fetch = boundedFetch({ endpoint, paths });
   return [
     endpoint,
     headers === undefined ? { fetch } : { requestInit: { headers: { ...headers } }, fetch },

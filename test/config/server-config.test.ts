@@ -167,7 +167,7 @@ describe('the server config schema', () => {
   });
 
   it('refuses an isolated transport that reaches the same deployment as the normal one', () => {
-    const http = (url: string) => ({ type: 'streamable-http', url }) as const;
+    const http = (url: string) => ({ type: 'streamable-http', url, sseFallback: false }) as const;
     for (const [normal, isolated] of [
       [http('http://127.0.0.1:8080/mcp'), http('http://127.0.0.1:8080/mcp')],
       [http('http://127.0.0.1:8080/mcp'), http('http://localhost:8080/mcp/')],
@@ -191,6 +191,40 @@ describe('the server config schema', () => {
           name: 'y',
           transport: stdio,
           isolation: { transport: { ...stdio, args: ['--isolated'] } },
+        },
+      ]),
+    ).toHaveLength(2);
+  });
+
+  it('refuses an isolated transport that may speak SSE on the normal one’s origin: its server names where to post', () => {
+    const normal = { type: 'streamable-http', url: 'http://gw:8080/normal/mcp' } as const;
+    for (const isolated of [
+      { type: 'sse', url: 'http://gw:8080/isolated/sse' },
+      { type: 'streamable-http', url: 'http://gw:8080/isolated/mcp' },
+    ] as const) {
+      const error = configError([
+        { name: 'x', transport: normal, isolation: { transport: isolated } },
+      ]);
+      expect(error.field).toBe('servers[0].isolation.transport');
+      expect(error.message).toContain('may speak SSE on the origin of transport');
+    }
+    expect(
+      parseServerConfigs([
+        {
+          name: 'x',
+          transport: normal,
+          isolation: {
+            transport: {
+              type: 'streamable-http',
+              url: 'http://gw:8080/isolated/mcp',
+              sseFallback: false,
+            },
+          },
+        },
+        {
+          name: 'y',
+          transport: normal,
+          isolation: { transport: { type: 'sse', url: 'http://isolated-gw:8080/sse' } },
         },
       ]),
     ).toHaveLength(2);

@@ -90,6 +90,25 @@ describe('an HTTP endpoint', () => {
     expect((await fetch(host.url('/isolated/messages?session=1'), { method: 'POST' })).status).toBe(
       200,
     );
+    // Encoded separators and `;`, which a proxy may read as another path.
+    for (const sneaky of [
+      '/isolated/..%2Fnormal/mcp',
+      '/isolated/%2e%2e/normal',
+      '/isolated/..;/normal',
+    ]) {
+      await expect(fetch(host.url(sneaky), { method: 'POST' })).rejects.toThrow(
+        'nothing is sent there',
+      );
+    }
+    // Streamable HTTP sends only to its own path.
+    const exact = boundedFetch({ endpoint: new URL(host.url('/isolated/mcp')), paths: 'exact' });
+    await expect(exact(host.url('/isolated/other'), { method: 'POST' })).rejects.toThrow(
+      `outside ${host.url('/isolated/mcp')}, where it is configured`,
+    );
+    expect(host.requests.map((r) => r.url)).toEqual([
+      '/isolated/moved',
+      '/isolated/messages?session=1',
+    ]);
   });
 
   it('opens the server’s event stream again at most every MIN_STREAM_REOPEN_MS, whatever retry it asks', async () => {
