@@ -5,17 +5,20 @@
  * a file, or come back from Redis as the same text.
  */
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+/** ES2024's string methods, which Node 20 has and the ES2023 library does not declare. */
+interface WellFormedString {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
 
 /** True when `text` has no lone surrogate. */
 export function isWellFormed(text: string): boolean {
-  return !LONE_SURROGATE.test(text);
+  return (text as unknown as WellFormedString).isWellFormed();
 }
 
 /** `text` with each lone surrogate replaced by U+FFFD, as its UTF-8 form reads back. */
 export function toWellFormed(text: string): string {
-  return isWellFormed(text) ? text : text.replace(LONE_SURROGATES, '\uFFFD');
+  return (text as unknown as WellFormedString).toWellFormed();
 }
 
 /** `slice` that never splits a UTF-16 surrogate pair (it drops the half instead). */
