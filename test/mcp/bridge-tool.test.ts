@@ -15,6 +15,7 @@ import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
 import { FileSessionStore } from '../../src/runtime/store/file-session-store.js';
 import { ServerRoute } from '../../src/mcp/server-route.js';
 import { rawToolServer, type RawTool } from '../support/mcp-fixtures.js';
+import { quietRouteListener } from '../support/quiet-route-listener.js';
 
 const routes: ServerRoute[] = [];
 afterEach(async () => {
@@ -35,14 +36,7 @@ async function bridged(
     redactor: new SecretRedactor([]),
     handlers: {},
     session: {},
-    listener: {
-      connection: () => ({}),
-      isolated: () => undefined,
-      isolationFailed: () => undefined,
-      isolationRecovered: () => undefined,
-      networkDenied: () => undefined,
-      closed: () => undefined,
-    },
+    listener: quietRouteListener(),
   });
   routes.push(route);
   await route.connect();

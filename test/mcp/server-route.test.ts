@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import type { DataSensitivity } from '../../src/core/sensitivity.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
-import type { RouteListener } from '../../src/mcp/route-listener.js';
 import { ServerRoute, type IsolationPhase } from '../../src/mcp/server-route.js';
+import { quietRouteListener } from '../support/quiet-route-listener.js';
 
 interface Recorded {
   isolated: string[];
@@ -36,14 +36,10 @@ afterEach(async () => {
 
 function route(options: { isolated?: McpServer; at?: DataSensitivity } = {}) {
   const recorded: Recorded = { isolated: [], failed: [] };
-  const listener: RouteListener = {
-    connection: () => ({}),
+  const listener = quietRouteListener({
     isolated: (mode) => recorded.isolated.push(mode),
     isolationFailed: (reason) => recorded.failed.push(reason),
-    isolationRecovered: () => undefined,
-    networkDenied: () => undefined,
-    closed: () => undefined,
-  };
+  });
   const [config] = parseServerConfigs([
     {
       name: 'data',
@@ -90,14 +86,7 @@ describe('ServerRoute', () => {
       redactor: new SecretRedactor([]),
       handlers: {},
       session: {},
-      listener: {
-        connection: () => ({}),
-        isolated: () => undefined,
-        isolationFailed: (reason) => failed.push(reason),
-        isolationRecovered: () => undefined,
-        networkDenied: () => undefined,
-        closed: () => undefined,
-      },
+      listener: quietRouteListener({ isolationFailed: (reason) => failed.push(reason) }),
     });
     await closed.close();
     // A tool kept from before the disconnect, called once the session escalated.

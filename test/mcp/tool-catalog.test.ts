@@ -12,6 +12,7 @@ import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
 import { ServerRoute } from '../../src/mcp/server-route.js';
 import { originalName, ToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { rawToolServer, type RawTool } from '../support/mcp-fixtures.js';
+import { quietRouteListener } from '../support/quiet-route-listener.js';
 
 const routes: ServerRoute[] = [];
 afterEach(async () => {
@@ -31,14 +32,7 @@ async function routeOf(name: string, tools: readonly RawTool[], toolPrefix?: str
     redactor: new SecretRedactor([]),
     handlers: {},
     session: {},
-    listener: {
-      connection: () => ({}),
-      isolated: () => undefined,
-      isolationFailed: () => undefined,
-      isolationRecovered: () => undefined,
-      networkDenied: () => undefined,
-      closed: () => undefined,
-    },
+    listener: quietRouteListener(),
   });
   routes.push(route);
   await route.connect();
