@@ -124,9 +124,11 @@ export class SecretRedactor {
   }
 
   #holdsSecret(encoded: string): boolean {
-    return decodings(encoded).some((decoded) =>
-      this.#secrets.some((secret) => decoded.includes(secret)),
-    );
+    return decodings(encoded).some((decoded) => {
+      // Decoded, a secret may turn out split by invisible characters or breaks too.
+      const joined = BETWEEN.test(decoded) ? decoded.replace(BETWEEN_ALL, '') : decoded;
+      return this.#secrets.some((secret) => decoded.includes(secret) || joined.includes(secret));
+    });
   }
 
   /** The error's message, masked, then cut to a bounded length (see `boundedQuote`). */

@@ -136,6 +136,8 @@ describe('SecretRedactor', () => {
       expect(redactor.redact(`token ${spread(joiner)}!`)).toBe('token ***!');
     }
     expect(redactor.message(new Error(`refused ${spread('\u200B')}`))).toBe('refused ***');
+    // Percent-encoded after it was split.
+    expect(redactor.redact(`u=${encodeURIComponent(spread('\u200B'))}&x=1`)).toBe('u=***&x=1');
     // A line break or another control between its characters: a reader joins those up too.
     for (const joiner of ['\n', '\r\n', '\t', '\u0085', '\u2028']) {
       expect(redactor.redact(`token ${spread(joiner)}!`)).toBe('token ***!');
