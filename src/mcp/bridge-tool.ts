@@ -17,7 +17,6 @@ import {
 } from '../isolation/permissions.js';
 import type { ToolPermission } from '../config/server-config.js';
 import { ownValue } from '../core/own-value.js';
-import { outsideCalls } from '../runtime/call-journal.js';
 import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
@@ -324,7 +323,7 @@ class BridgedCall {
         sensitivity: MALFORMED_MARKER_SENSITIVITY,
         createdAt: new Date(),
       });
-      outsideCalls(() => session.dispatch(malformed));
+      session.dispatchOutsideCalls(malformed);
     }
     const { outputSchema } = this.#description;
     const violation =

@@ -6,7 +6,6 @@
  */
 import { ErrorCode, McpError as RpcError } from '@modelcontextprotocol/sdk/types.js';
 import { McpConnectionError, McpTimeoutError, messageOf } from '../core/errors.js';
-import { outsideCalls } from '../runtime/call-journal.js';
 import type { Session } from '../runtime/session.js';
 import { cancellationReason } from '../tools/cancellation.js';
 import { ToolResult } from '../tools/tool-result.js';
@@ -36,7 +35,7 @@ export function callFailure(error: unknown, context: FailureContext): ToolResult
       timeoutMs: error.timeoutMs,
       createdAt: new Date(),
     });
-    outsideCalls(() => session.dispatch(event));
+    session.dispatchOutsideCalls(event);
     return ToolResult.error(error.message);
   }
   if (context.signal.aborted) {

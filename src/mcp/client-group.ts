@@ -14,7 +14,6 @@ import type {
 } from '../config/server-config.js';
 import { McpConnectionError } from '../core/errors.js';
 import { SensitivityEscalated } from '../runtime/events.js';
-import { outsideCalls } from '../runtime/call-journal.js';
 import type { Session } from '../runtime/session.js';
 import { ToolResult } from '../tools/tool-result.js';
 import type { McpTool } from './bridge-tool.js';
@@ -338,7 +337,7 @@ export class McpClientGroup {
     // One line, masked after it is cleaned: invisible characters can split a secret.
     const reason = serverTextLine(failureReason(error), Number.POSITIVE_INFINITY, route);
     this.#unavailable.set(route.name, reason);
-    this.#publish(
+    this.session.dispatchOutsideCalls(
       new McpServerUnavailable({
         sessionId: this.session.sessionId,
         serverName: route.name,
@@ -376,7 +375,7 @@ export class McpClientGroup {
 
   #toolsChanged(server: string, before: ReadonlySet<string>, tools: readonly McpTool[]): void {
     const after = tools.map((tool) => tool.name);
-    this.#publish(
+    this.session.dispatchOutsideCalls(
       new McpToolsChanged({
         sessionId: this.session.sessionId,
         serverName: server,
@@ -386,11 +385,6 @@ export class McpClientGroup {
         createdAt: new Date(),
       }),
     );
-  }
-
-  /** What happens to a server is no call's write, even while a call runs (its rollback keeps it). */
-  #publish(event: object): void {
-    outsideCalls(() => this.session.dispatch(event));
   }
 
   #createRoute(config: ResolvedServerConfig): ServerRoute {

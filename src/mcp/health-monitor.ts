@@ -10,7 +10,6 @@
  */
 import { abortReason, untilAborted, withDeadline } from '../core/deadline.js';
 import { McpConfigError, McpTimeoutError } from '../core/errors.js';
-import { outsideCalls } from '../runtime/call-journal.js';
 import { defineEvent } from '../runtime/define-event.js';
 import type { McpClientGroup } from './client-group.js';
 import type { McpIntegrationSection } from './section.js';
@@ -360,7 +359,7 @@ export class McpHealthMonitor {
       toolCount,
       createdAt: new Date(),
     });
-    outsideCalls(() => session.dispatch(changed));
+    session.dispatchOutsideCalls(changed);
   }
 }
 

@@ -5,7 +5,6 @@
  */
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
-import { outsideCalls } from '../runtime/call-journal.js';
 import type { Session } from '../runtime/session.js';
 import {
   McpIsolationFailed,
@@ -53,26 +52,28 @@ export interface RouteListenerOptions {
   readonly isolating: () => void;
 }
 
-/** A route listener that publishes what happens to one server on the session's bus. */
+/**
+ * A route listener that publishes what happens to one server on the
+ * session's bus, outside any call: it is never a call's write, even when
+ * it happens while one runs.
+ */
 export function routeListener(options: RouteListenerOptions): RouteListener {
   const { session, config, sectionKey } = options;
   const base = { sessionId: session.sessionId, serverName: config.name };
-  // What a server does is never a call's write, even when it happens while one runs.
-  const publish = (event: object): void => {
-    outsideCalls(() => session.dispatch(event));
-  };
   // One rate for the server, whichever of its connections (normal, isolated) logs.
   const logRate = new EventRate<LoggingMessageNotification['params']>(
     MAX_LOG_EVENTS_PER_SECOND,
     (message, dropped) => {
-      publish(serverLogEvent(message, options.route().redactor, base, dropped));
+      session.dispatchOutsideCalls(
+        serverLogEvent(message, options.route().redactor, base, dropped),
+      );
     },
   );
   // A sandboxed server may ask again and again: the refusals hold, the events are bounded.
   const denialRate = new EventRate<Denial>(MAX_DENIAL_EVENTS_PER_SECOND, (denial, dropped) => {
     // The host is what the sandboxed server asked for: its text, masked.
     const route = options.route();
-    publish(
+    session.dispatchOutsideCalls(
       new McpNetworkDenied({
         ...base,
         host: route.redact(denial.host),
@@ -86,13 +87,17 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
   return {
     connection: (endpoint): ConnectionListener => ({
       connected: (info) => {
-        publish(new McpServerConnected({ ...base, endpoint, ...info, createdAt: new Date() }));
+        session.dispatchOutsideCalls(
+          new McpServerConnected({ ...base, endpoint, ...info, createdAt: new Date() }),
+        );
       },
       disconnected: (info) => {
-        publish(new McpServerDisconnected({ ...base, endpoint, ...info, createdAt: new Date() }));
+        session.dispatchOutsideCalls(
+          new McpServerDisconnected({ ...base, endpoint, ...info, createdAt: new Date() }),
+        );
       },
       failed: (info) => {
-        publish(
+        session.dispatchOutsideCalls(
           new McpServerUnavailable({
             ...base,
             transport: config.transport.type,
@@ -110,7 +115,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
       options.isolating();
       // Calls go to the isolated side now: what it lists is what the model is offered.
       options.toolsChanged('isolated');
-      publish(
+      session.dispatchOutsideCalls(
         new McpSectionIsolated({
           ...base,
           sectionKey,
@@ -124,7 +129,9 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
     isolationRecovered: () => options.toolsChanged('isolated'),
     isolationFailed: (reason) => {
       options.isolating();
-      publish(new McpIsolationFailed({ ...base, sectionKey, reason, createdAt: new Date() }));
+      session.dispatchOutsideCalls(
+        new McpIsolationFailed({ ...base, sectionKey, reason, createdAt: new Date() }),
+      );
     },
     closed: () => {
       logRate.flush();

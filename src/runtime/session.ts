@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Draft, enablePatches, Immer, type Objectish, type Patch } from 'immer';
-import { type CallInfo, CallJournal, type CallScope } from './call-journal.js';
+import { type CallInfo, CallJournal, type CallScope, outsideCalls } from './call-journal.js';
 import {
   type DispatchResult,
   type EventBus,
@@ -373,6 +373,16 @@ export class Session {
   /** True when a reducer is registered for events of exactly `eventClass`. */
   hasReducers(eventClass: EventClass<object>): boolean {
     return (this.#reducers.get(eventClass)?.length ?? 0) > 0;
+  }
+
+  /**
+   * {@link dispatch} as code outside any call: what the reducers write
+   * belongs to no call, so no call's rollback undoes it. For what happens to
+   * the session while a call runs but is not the call's doing (a server's
+   * log, a changed tool list, a timeout, a malformed marker).
+   */
+  dispatchOutsideCalls(event: object): DispatchResult {
+    return outsideCalls(() => this.dispatch(event));
   }
 
   /**
