@@ -92,10 +92,10 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       if (wait > 0) await pause(wait, init?.signal ?? undefined);
       nextStreamAt = Date.now() + MIN_STREAM_REOPEN_MS;
     }
-    const sent = readRequest(init?.body);
-    if (sent.cancelled !== undefined) {
-      answering.get(sent.cancelled)?.();
-      answering.delete(sent.cancelled);
+    const cancelled = cancelledRequest(init?.body);
+    if (cancelled !== undefined) {
+      answering.get(cancelled)?.();
+      answering.delete(cancelled);
     }
     const response = await fetch(url, { ...init, redirect: 'manual' });
     if (response.status >= 300 && response.status < 400) {
@@ -108,7 +108,8 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     if (response.body === null || NULL_BODY.has(response.status)) return response;
     const eventStream = response.headers.get('content-type')?.includes('text/event-stream');
     const counter = eventStream === true ? new EventCounter() : new BodyCounter();
-    const id = sent.id;
+    // Only a streamed answer can be left open: only then is the request read for its id.
+    const id = eventStream === true ? requestId(init?.body) : undefined;
     const forget = (): void => {
       if (id !== undefined) answering.delete(id);
     };
@@ -152,29 +153,37 @@ function directoryOf(url: URL): string {
   return url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
 }
 
-/** The JSON-RPC id a request body asks under, or the id a cancellation names. */
-function readRequest(body: unknown): {
-  readonly id?: string | number;
-  readonly cancelled?: string | number;
-} {
-  if (typeof body !== 'string' || body.length > MAX_READ_REQUEST_CHARS) return {};
-  let message: unknown;
+/** The request a cancellation (`notifications/cancelled`) names, if `body` is one. */
+function cancelledRequest(body: unknown): string | number | undefined {
+  // Cheap first: a call's own body is not parsed again here.
+  if (typeof body !== 'string' || !body.includes('"notifications/cancelled"')) return undefined;
+  const message = parseMessage(body) as
+    { method?: unknown; params?: { requestId?: unknown } } | undefined;
+  const requestId =
+    message?.method === 'notifications/cancelled' ? message.params?.requestId : undefined;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
+}
+
+/** The JSON-RPC id `body`, a request, asks under. */
+function requestId(body: unknown): string | number | undefined {
+  const message = parseMessage(body) as { id?: unknown; method?: unknown } | undefined;
+  const id = message?.id;
+  return typeof message?.method === 'string' && (typeof id === 'string' || typeof id === 'number')
+    ? id
+    : undefined;
+}
+
+/** `body` as one JSON-RPC message object, when it is one and not too large to read. */
+function parseMessage(body: unknown): object | undefined {
+  if (typeof body !== 'string' || body.length > MAX_READ_REQUEST_CHARS) return undefined;
   try {
-    message = JSON.parse(body);
+    const message: unknown = JSON.parse(body);
+    return typeof message === 'object' && message !== null && !Array.isArray(message)
+      ? message
+      : undefined;
   } catch {
-    return {};
+    return undefined;
   }
-  if (typeof message !== 'object' || message === null || Array.isArray(message)) return {};
-  const { id, method, params } = message as { id?: unknown; method?: unknown; params?: unknown };
-  if (method === 'notifications/cancelled') {
-    const requestId = (params as { requestId?: unknown } | undefined)?.requestId;
-    return typeof requestId === 'string' || typeof requestId === 'number'
-      ? { cancelled: requestId }
-      : {};
-  }
-  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')
-    ? { id }
-    : {};
 }
 
 /** Bytes of a whole body. */
