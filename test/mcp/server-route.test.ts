@@ -72,6 +72,26 @@ async function whoAnswers(target: ServerRoute, level: DataSensitivity): Promise<
 }
 
 describe('ServerRoute', () => {
+  it('tells its listener it closed, after its connections are released, so held events are published', async () => {
+    const told: string[] = [];
+    const [config] = parseServerConfigs([
+      { name: 'data', transport: { type: 'in-memory', server: server('normal').mcp } },
+    ]);
+    const created = new ServerRoute({
+      config: config!,
+      redactor: new SecretRedactor([]),
+      handlers: {},
+      session: {},
+      listener: quietRouteListener({
+        connection: () => ({ disconnected: () => told.push('disconnected') }),
+        closed: () => told.push('closed'),
+      }),
+    });
+    await created.connect();
+    await created.close();
+    expect(told).toEqual(['disconnected', 'closed']);
+  });
+
   it('starts no sandbox for a route already closed: it fails closed at once', async () => {
     const [config] = parseServerConfigs([
       {
