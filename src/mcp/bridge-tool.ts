@@ -86,6 +86,8 @@ export function bridgeTool(
     // The name is the server's identifier, as sent: lookups (the pool, policies) use it.
     origin: { kind: 'mcp', server: serverName, originalName: description.name },
     handler: (args, tool) => call.send(args, tool),
+    // The call's only writes of its own are its progress reports' reducers.
+    writesInCall: () => call.reportsProgress(),
   });
 }
 
@@ -381,18 +383,31 @@ class BridgedCall {
   }
 
   /**
-   * Progress costs every request a token, and the SDK and the server work
-   * for it: it is asked for only when something sees it, or when the
-   * server's config says progress may keep a call alive past its timeout.
-   * Then the call's reports are published at a bounded rate (the server
-   * sends them as fast as it likes; past the rate they still keep the call
+   * Whether a call starting now asks for progress: progress costs every
+   * request a token, and the SDK and the server work for it, so it is
+   * asked for only when something sees it, or when the server's config
+   * says progress may keep a call alive past its timeout. Its reports are
+   * the only session writes a bridged call makes in its own context (the
+   * reducers of `McpToolProgress`): a call that asks for none runs in no
+   * call scope (`ToolOptions.writesInCall`).
+   */
+  reportsProgress(): boolean {
+    const { route, session } = this.#context;
+    return route.config.maxTotalTimeoutMs !== undefined || isObserved(session, McpToolProgress);
+  }
+
+  /**
+   * The call's progress reports, when it asks for them: only a call that
+   * runs in its own scope does (decided as it started, by
+   * {@link reportsProgress}: something that starts observing progress
+   * while the call waits does not change it), so its reducers' writes are
+   * the call's. They are published at a bounded rate (the server sends
+   * them as fast as it likes; past the rate they still keep the call
    * alive), the last one held back published before the call's result.
    */
   #progressRate(tool: ToolContext): EventRate<Progress> | undefined {
     const { route, session } = this.#context;
-    if (route.config.maxTotalTimeoutMs === undefined && !isObserved(session, McpToolProgress)) {
-      return undefined;
-    }
+    if (!this.reportsProgress() || session.currentCall()?.callId !== tool.callId) return undefined;
     // Progress arrives on the transport's own callback; running it in the call's
     // async context makes the reducers it runs part of this call, so a failure
     // undoes them with the call.

@@ -261,6 +261,11 @@ export class CallJournal {
   }
 
   /** The innermost running call of this session on the current async stack. */
+  current(): CallScope | undefined {
+    return this.#writer();
+  }
+
+  /** The innermost running call of this session on the current async stack. */
   #writer(): Writer {
     for (let scope = currentScope.getStore(); scope !== undefined; scope = scope.parent) {
       if (scope.journal === this && scope.active) return scope;

@@ -370,6 +370,14 @@ export class Session {
     return this.#journal.begin(info);
   }
 
+  /**
+   * The innermost call of this session running on the current async stack
+   * (begun with {@link beginCall} and inside its `run`), if any.
+   */
+  currentCall(): CallInfo | undefined {
+    return this.#journal.current()?.info;
+  }
+
   /** True when a reducer is registered for events of exactly `eventClass`. */
   hasReducers(eventClass: EventClass<object>): boolean {
     return (this.#reducers.get(eventClass)?.length ?? 0) > 0;

@@ -50,7 +50,8 @@ export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
  * 1. parse `rawArgs` with the tool's schema — on failure, an error result
  *    naming each bad field, and the handler is not called;
  * 2. open a call scope: every slice write the handler makes (directly, in
- *    reducers, in work it awaits) is recorded as the call's own;
+ *    reducers, in work it awaits) is recorded as the call's own (a bridged
+ *    MCP call that can write nothing, with no policies, needs none);
  * 3. check `options.policies` (docs/policies.md): a denial, or an `ask`
  *    the approval handler does not approve, is an error result naming the
  *    policy and the reason, and the handler is not called;
@@ -97,7 +98,12 @@ export async function invokeTool<S extends z.ZodType, R>(
     result = ToolResult.error(notStartedMessage(tool.name, options.signal));
   } else {
     params = parsed.data;
-    const scope = session.beginCall({ callId, toolName: tool.name });
+    // A call that can write nothing of its own needs no scope (see ToolOptions.writesInCall).
+    const hasPolicies = policies !== undefined && policies.length > 0;
+    const scope =
+      hasPolicies || tool.writesInCall()
+        ? session.beginCall({ callId, toolName: tool.name })
+        : undefined;
     const timer = deadline === undefined ? undefined : deadlineSignal(deadline, options.signal);
     const signal = timer?.signal ?? options.signal ?? NEVER_ABORTED;
     const base = { session, signal, resources: options.resources ?? session.resources, callId };
@@ -109,12 +115,12 @@ export async function invokeTool<S extends z.ZodType, R>(
             ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
             ...(deadline === undefined ? {} : { deadline }),
           };
+    const handle = (): ToolResult<R> | Promise<ToolResult<R | null>> =>
+      hasPolicies
+        ? runWithPolicies(tool, parsed.data, context, policies, options.approval)
+        : tool.handler(parsed.data, context);
     try {
-      result = await scope.run(() =>
-        policies === undefined || policies.length === 0
-          ? tool.handler(parsed.data, context)
-          : runWithPolicies(tool, parsed.data, context, policies, options.approval),
-      );
+      result = await (scope === undefined ? handle() : scope.run(handle));
       if (!ToolResult.is(result)) {
         result = ToolResult.error(
           `tool "${tool.name}" returned ${describeValue(result)}, not a ToolResult`,
@@ -127,8 +133,8 @@ export async function invokeTool<S extends z.ZodType, R>(
       timer?.clear();
     }
     if (result.success) {
-      scope.commit();
-    } else {
+      scope?.commit();
+    } else if (scope !== undefined) {
       const conflicts = scope.rollback();
       if (conflicts.length > 0) {
         session.dispatch(

@@ -61,9 +61,21 @@ export interface ToolOptions<S extends z.ZodType, R> {
    * assignable across schemas. @default none
    */
   readonly examples?: readonly ToolExample[];
+  /**
+   * @internal Whether a call, about to start, may write session state in
+   * its own async context (directly, through reducers of the events it
+   * dispatches, or in work it awaits). `invokeTool` runs such a call in a
+   * scope of its own (`AsyncLocalStorage`), so that a failure undoes its
+   * writes; a call that cannot write runs without one, and a process whose
+   * calls need none never pays for async context on every promise (Node 20
+   * tracks it with promise hooks). Only a tool that knows its handler's
+   * every write may say no (bridged MCP tools). @default always
+   */
+  readonly writesInCall?: () => boolean;
 }
 
 const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
+const ALWAYS = (): boolean => true;
 
 /**
  * A callable tool with validated arguments. Run it with `invokeTool`, which
@@ -85,6 +97,8 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly origin: ToolOrigin;
   /** Representative calls, frozen, with trimmed descriptions. */
   readonly examples: readonly ToolExample[];
+  /** @internal See {@link ToolOptions.writesInCall}. */
+  readonly writesInCall: () => boolean;
   #inputSchema: JsonSchema | undefined;
   #params: S | undefined;
   #paramsFactory: (() => S) | undefined;
@@ -102,6 +116,7 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
     this.annotations = Object.freeze({ ...options.annotations });
     this.origin = options.origin ?? NATIVE;
     this.examples = examples;
+    this.writesInCall = options.writesInCall ?? ALWAYS;
     this.#inputSchema = options.inputSchema;
     Object.freeze(this);
   }

@@ -201,6 +201,71 @@ describe('bridgeTool asks for progress only when something observes it', () => {
   });
 });
 
+describe('bridgeTool and the call scope', () => {
+  /** A tool whose in-process handler reports the call running in the client's async context. */
+  function scopeProbe(session: Session, seen: (string | undefined)[], tokens: unknown[]): RawTool {
+    return {
+      name: 'probe',
+      inputSchema: { type: 'object' },
+      annotations: { openWorldHint: false },
+      handler: async (_args, extra) => {
+        seen.push(session.currentCall()?.callId);
+        tokens.push(extra._meta?.progressToken);
+        if (extra._meta?.progressToken !== undefined) {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: extra._meta.progressToken, progress: 1 },
+          });
+        }
+        return { content: [{ type: 'text', text: 'probed' }] };
+      },
+    };
+  }
+
+  it('runs a call that asks for no progress in no scope: it writes nothing of its own', async () => {
+    const session = new Session();
+    const seen: (string | undefined)[] = [];
+    const tokens: unknown[] = [];
+    const { tool } = await bridged([scopeProbe(session, seen, tokens)], {}, session);
+    const result = await invokeTool(tool('probe'), {}, { session });
+    expect(result.success).toBe(true);
+    expect(seen).toEqual([undefined]);
+    expect(tokens).toEqual([undefined]);
+  });
+
+  it('runs a call whose progress is observed in its own scope, and its progress reducers are its writes', async () => {
+    const session = new Session();
+    const seen: (string | undefined)[] = [];
+    const tokens: unknown[] = [];
+    const { tool } = await bridged([scopeProbe(session, seen, tokens)], {}, session);
+    const ticks = session.slice('ticks', { initial: { n: 0 } });
+    ticks.on(McpToolProgress, (draft) => void (draft.n += 1));
+    const callIds: string[] = [];
+    session.bus.subscribe(ToolInvoked, (event) => callIds.push(event.callId));
+    expect((await invokeTool(tool('probe'), {}, { session })).success).toBe(true);
+    expect(seen).toEqual(callIds);
+    expect(tokens[0]).toBeDefined();
+    expect(ticks.get().n).toBe(1);
+  });
+
+  it('asks for no progress when observing began after the call started without a scope', async () => {
+    const session = new Session();
+    const seen: (string | undefined)[] = [];
+    const tokens: unknown[] = [];
+    const { tool, route } = await bridged([scopeProbe(session, seen, tokens)], {}, session);
+    // The call starts with nothing observing progress, then waits for a reconnect.
+    const reconnecting = route.active.reconnect();
+    const calling = invokeTool(tool('probe'), {}, { session });
+    const ticks = session.slice('ticks', { initial: { n: 0 } });
+    ticks.on(McpToolProgress, (draft) => void (draft.n += 1));
+    await reconnecting;
+    expect((await calling).success).toBe(true);
+    expect(seen).toEqual([undefined]);
+    expect(tokens).toEqual([undefined]);
+    expect(ticks.get().n).toBe(0);
+  });
+});
+
 describe('bridgeTool with a deadline', () => {
   it('makes the MCP call no longer than the time left, however long the server timeout', async () => {
     const { session, tool } = await bridged(

@@ -335,7 +335,8 @@ export class OverridesApplier {
 
 /**
  * The same tool with another description: name, schema, handler,
- * annotations, origin and examples (checked already) are its own.
+ * annotations, origin, examples (checked already) and what its calls
+ * write are its own.
  */
 function withDescription(tool: Tool, description: string): Tool {
   return Tool.trusted({
@@ -347,5 +348,6 @@ function withDescription(tool: Tool, description: string): Tool {
     origin: tool.origin,
     handler: tool.handler,
     examples: tool.examples,
+    writesInCall: tool.writesInCall,
   });
 }
