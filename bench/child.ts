@@ -24,6 +24,7 @@ export const COMPARISONS: Readonly<Record<string, () => Promise<Comparison>>> = 
   },
   'per-call-parts': async () => (await import('./per-call-parts.js')).perCallParts,
   'per-call-swept': async () => (await import('./per-call-swept.js')).perCallSwept,
+  'per-call-alone': async () => (await import('./per-call-alone.js')).perCallAlone,
   'own-cpu': async () => (await import('./own-cpu.js')).ownCpu,
   allocation: async () => (await import('./allocation.js')).allocation,
   'connect-many': async () => (await import('./connect-many.js')).connectMany,

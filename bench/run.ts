@@ -35,6 +35,7 @@ const PLAN: readonly Step[] = [
   { name: 'per-call-stdio', timeoutMs: 180_000 },
   { name: 'per-call-parts', timeoutMs: 120_000 },
   { name: 'per-call-swept', timeoutMs: 120_000 },
+  { name: 'per-call-alone', timeoutMs: 120_000 },
   // Every collection on the main thread, in the block whose allocations caused it:
   // process.cpuUsage() counts helper threads too, and a helper's marking would
   // otherwise land on whichever contender's block runs next.
