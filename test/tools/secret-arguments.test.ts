@@ -1,9 +1,27 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  Session,
+  Tool,
+  ToolResult,
+  invokeTool,
+  requireApproval,
+  type ApprovalRequest,
+} from '../../src/index.js';
 import {
   isSecretArgumentName,
+  isSecretSchema,
   maskSecretArguments,
   scrubSecrets,
 } from '../../src/tools/secret-arguments.js';
+
+/** The input JSON Schema zod 4 writes for `params`, as tools publish it. */
+function schemaOf(params: z.ZodObject): Tool['inputSchema'] {
+  return Tool.create({ name: 't', description: 'd', params, handler: () => ToolResult.ok(1) })
+    .inputSchema;
+}
+
+const secret = (): z.ZodString => z.string().meta({ 'x-secret': true });
 
 describe('secret arguments', () => {
   it.each([
@@ -78,5 +96,135 @@ describe('secret arguments', () => {
     expect(
       scrubSecrets('login hunter22 failed for hunter2 ok', ['hunter2', 'hunter22', 'ok']),
     ).toBe('login *** failed for *** ok');
+  });
+
+  describe('inside anyOf, oneOf and allOf', () => {
+    it('reads a schema as secret when any branch, at any depth, is', () => {
+      expect(
+        isSecretSchema({ anyOf: [{ type: 'string', 'x-secret': true }, { type: 'null' }] }),
+      ).toBe(true);
+      expect(isSecretSchema({ oneOf: [{ allOf: [{ writeOnly: true }] }, { type: 'null' }] })).toBe(
+        true,
+      );
+      expect(isSecretSchema({ anyOf: [{ type: 'string' }, { type: 'null' }] })).toBe(false);
+    });
+
+    it.each<[string, z.ZodType, unknown, unknown]>([
+      ['.nullable()', secret().nullable(), '4111-1111', '***'],
+      ['.optional().nullable()', secret().optional().nullable(), '4111-1111', '***'],
+      [
+        'a union of an object and a string',
+        z.union([z.object({ pin: secret() }), z.string()]),
+        { pin: '4111-1111' },
+        { pin: '***' },
+      ],
+      [
+        'a nullable object',
+        z.object({ pin: secret(), note: z.string() }).nullable(),
+        { pin: '4111-1111', note: 'kept' },
+        { pin: '***', note: 'kept' },
+      ],
+      [
+        'an intersection',
+        z.intersection(z.object({ pin: secret() }), z.object({ note: z.string() })),
+        { pin: '4111-1111', note: 'kept' },
+        { pin: '***', note: 'kept' },
+      ],
+      [
+        'a list of nullable objects',
+        z.array(z.object({ pin: secret() }).nullable()),
+        [{ pin: '4111-1111' }, null],
+        [{ pin: '***' }, null],
+      ],
+      [
+        'a tuple (prefixItems)',
+        z.tuple([z.string(), secret()]),
+        ['kept', '4111-1111'],
+        ['kept', '***'],
+      ],
+      ['a list of secrets', z.array(secret()), ['4111-1111'], ['***']],
+      [
+        'a discriminated union',
+        z.discriminatedUnion('kind', [
+          z.object({ kind: z.literal('card'), number: secret() }),
+          z.object({ kind: z.literal('iban'), iban: z.string() }),
+        ]),
+        { kind: 'card', number: '4111-1111' },
+        { kind: 'card', number: '***' },
+      ],
+    ])('withholds a secret inside %s', (_label, card, value, expected) => {
+      const schema = schemaOf(z.object({ card, amount: z.number() }));
+      const { masked, secrets } = maskSecretArguments({ card: value, amount: 5 }, schema);
+      expect(masked).toEqual({ card: expected, amount: 5 });
+      expect(secrets).toEqual(['4111-1111']);
+    });
+
+    it("merges the branches of a schema written by hand (an MCP server's), allOf and oneOf included", () => {
+      const schema = {
+        type: 'object',
+        properties: {
+          login: {
+            allOf: [
+              { type: 'object', properties: { user: { type: 'string' } } },
+              {
+                oneOf: [
+                  { type: 'object', properties: { pin: { type: 'string', writeOnly: true } } },
+                  // Under this branch every property it does not name is secret, `user` too.
+                  { type: 'object', additionalProperties: { 'x-secret': true } },
+                ],
+              },
+            ],
+          },
+        },
+      };
+      const { masked } = maskSecretArguments(
+        { login: { user: 'ada', pin: '4321', otp: '99887' } },
+        schema,
+      );
+      expect(masked).toEqual({ login: { user: '***', pin: '***', otp: '***' } });
+      // A branch that names `user` as plain keeps it out of that branch's secrets.
+      const named = maskSecretArguments(
+        { login: { user: 'ada', otp: '99887' } },
+        {
+          type: 'object',
+          properties: {
+            login: {
+              oneOf: [
+                { type: 'object', properties: { user: { type: 'string' } } },
+                {
+                  type: 'object',
+                  properties: { user: { type: 'string' } },
+                  additionalProperties: { 'x-secret': true },
+                },
+              ],
+            },
+          },
+        },
+      );
+      expect(named.masked).toEqual({ login: { user: 'ada', otp: '***' } });
+    });
+
+    it('shows the approval handler a nullable secret masked', async () => {
+      const asked: ApprovalRequest[] = [];
+      const pay = Tool.create({
+        name: 'pay',
+        description: 'Pays with a card',
+        params: z.object({ amount: z.number(), cardNumber: secret().nullable() }),
+        handler: () => ToolResult.ok('paid'),
+      });
+      await invokeTool(
+        pay,
+        { amount: 5, cardNumber: '4111111111111111' },
+        {
+          session: new Session(),
+          policies: [requireApproval()],
+          approval: (request) => {
+            asked.push(request);
+            return 'deny';
+          },
+        },
+      );
+      expect(asked[0]?.params).toEqual({ amount: 5, cardNumber: '***' });
+    });
   });
 });
