@@ -16,6 +16,12 @@ const MIN_SECRET_LENGTH = 3;
  */
 const BETWEEN = /[\p{Cc}\p{Zl}\p{Zp}\p{Cf}\p{Default_Ignorable_Code_Point}]/u;
 const BETWEEN_ALL = new RegExp(BETWEEN.source, 'gu');
+/**
+ * Secrets this long or longer are also masked base64-encoded: the encoded
+ * core of a shorter one is too short to be specific (it could turn up in
+ * any long identifier or hash).
+ */
+const MIN_BASE64_SECRET = 8;
 
 /**
  * Removes a server's secrets — `env` values, header values, bearer tokens,
@@ -24,21 +30,35 @@ const BETWEEN_ALL = new RegExp(BETWEEN.source, 'gu');
  */
 export class SecretRedactor {
   readonly #secrets: readonly string[];
+  /**
+   * The stable middle of each long enough secret's base64 encoding, at each
+   * of the three byte alignments, in both alphabets (see {@link base64Cores}).
+   */
+  readonly #base64: readonly string[];
+  /** The length of the shortest of {@link #base64}: a shorter text (a name, a level) holds none. */
+  readonly #shortestCore: number;
   /** Each secret as a pattern that lets {@link BETWEEN} characters stand between its characters. */
   #spread: readonly { readonly first: string; readonly pattern: RegExp }[] | undefined;
   #fingerprint: string | undefined;
 
   constructor(secrets: Iterable<string>) {
     const unique = new Set<string>();
+    const cores = new Set<string>();
     for (const secret of secrets) {
       if (secret.length < MIN_SECRET_LENGTH) continue;
       unique.add(secret);
       // As JSON writes it inside a string (a log line, a result written out):
-      // a secret with a quote, a backslash or a newline reads differently there.
-      unique.add(JSON.stringify(secret).slice(1, -1));
+      // a secret with a quote, a backslash, a newline, a `/` or a non-ASCII
+      // character reads differently there.
+      for (const form of jsonForms(secret)) unique.add(form);
+      // An HTTP Basic header, a token a server wraps: base64 of bytes that hold it.
+      if (secret.length >= MIN_BASE64_SECRET)
+        for (const core of base64Cores(secret)) cores.add(core);
     }
     // Longest first, so a secret that contains another is masked whole.
     this.#secrets = [...unique].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    this.#base64 = [...cores];
+    this.#shortestCore = Math.min(...this.#base64.map((core) => core.length));
   }
 
   /**
@@ -63,6 +83,10 @@ export class SecretRedactor {
   /** `text` with every secret replaced by `***`. */
   redact(text: string): string {
     let out = text;
+    // First, while every base64 run is whole: a shorter secret masked inside
+    // a run first would cut the encoded copy of a longer one apart.
+    // Math.min of no cores is Infinity: a redactor without long secrets never searches.
+    if (out.length >= this.#shortestCore) out = this.#maskBase64(out);
     for (const secret of this.#secrets) {
       if (out.includes(secret)) out = out.split(secret).join(MASK);
     }
@@ -102,6 +126,32 @@ export class SecretRedactor {
     return out.join('');
   }
 
+  /**
+   * `text` with every base64 run that holds a secret's encoded core masked
+   * whole: the characters next to the core mix the secret's bits with its
+   * neighbours', and the rest of the run is the same token.
+   */
+  #maskBase64(text: string): string {
+    // A search per core, not a scan of the text's runs: the engine's
+    // substring search skips through text much faster than a loop that
+    // reads each character, and most text holds no core.
+    let out = text;
+    for (const core of this.#base64) {
+      let at = out.indexOf(core);
+      while (at !== -1) {
+        let start = at;
+        while (start > 0 && isBase64Char(out.charCodeAt(start - 1))) start -= 1;
+        let end = at + core.length;
+        while (end < out.length && isBase64Char(out.charCodeAt(end))) end += 1;
+        // Its padding, at most two `=`.
+        for (let pad = 0; pad < 2 && out[end] === '='; pad += 1) end += 1;
+        out = `${out.slice(0, start)}${MASK}${out.slice(end)}`;
+        at = out.indexOf(core, start + MASK.length);
+      }
+    }
+    return out;
+  }
+
   /** `text` with every secret masked where {@link BETWEEN} characters stand between its characters. */
   #maskSpread(text: string): string {
     this.#spread ??= this.#secrets
@@ -127,7 +177,11 @@ export class SecretRedactor {
     return decodings(encoded).some((decoded) => {
       // Decoded, a secret may turn out split by invisible characters or breaks too.
       const joined = BETWEEN.test(decoded) ? decoded.replace(BETWEEN_ALL, '') : decoded;
-      return this.#secrets.some((secret) => decoded.includes(secret) || joined.includes(secret));
+      return (
+        this.#secrets.some((secret) => decoded.includes(secret) || joined.includes(secret)) ||
+        // Base64 in a URL has its `+`, `/` and `=` percent-encoded.
+        this.#base64.some((core) => decoded.includes(core))
+      );
     });
   }
 
@@ -230,6 +284,65 @@ export function urlSecrets(url: URL): string[] {
   }
   for (const value of url.searchParams.values()) secrets.push(value);
   return secrets;
+}
+
+/**
+ * The forms JSON writers give `secret` inside a string, besides the raw
+ * text: `JSON.stringify`'s, with `/` written `\/` (PHP's `json_encode`),
+ * and either with every non-ASCII UTF-16 unit written `\uXXXX` in lower-
+ * or upper-case hex (Python's `json.dumps`, PHP's, Java writers). Those
+ * equal to another come out once in the caller's set.
+ */
+function jsonForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const forms = [json, json.replace(/\//g, '\\/')];
+  for (const form of forms.slice()) {
+    // Without the `u` flag the class matches UTF-16 units: an astral
+    // character becomes its surrogate pair, as those writers write it.
+    for (const upper of [false, true]) {
+      forms.push(
+        form.replace(/[\u0080-\uffff]/g, (unit) => {
+          const hex = unit.charCodeAt(0).toString(16).padStart(4, '0');
+          return `\\u${upper ? hex.toUpperCase() : hex}`;
+        }),
+      );
+    }
+  }
+  return forms;
+}
+
+/**
+ * The parts of `secret`'s base64 (of its UTF-8 bytes) that do not depend
+ * on what stands around it, for each of the three alignments it can have
+ * inside a longer encoded text (0, 1 or 2 bytes before it in its first
+ * 3-byte group), in the standard and the URL-safe alphabet. Each core is
+ * the run of characters whose 6 bits all come from the secret's bytes.
+ */
+function base64Cores(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const cores: string[] = [];
+  for (let before = 0; before < 3; before += 1) {
+    const encoded = Buffer.concat([Buffer.alloc(before), bytes]).toString('base64');
+    const core = encoded.slice(
+      Math.ceil((8 * before) / 6),
+      Math.floor((8 * (before + bytes.length)) / 6),
+    );
+    cores.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...new Set(cores)];
+}
+
+/** Whether the UTF-16 unit is a character of either base64 alphabet (`=` padding aside). */
+function isBase64Char(unit: number): boolean {
+  return (
+    (unit >= 0x61 && unit <= 0x7a) || // a-z
+    (unit >= 0x41 && unit <= 0x5a) || // A-Z
+    (unit >= 0x30 && unit <= 0x39) || // 0-9
+    unit === 0x2b || // +
+    unit === 0x2f || // /
+    unit === 0x2d || // -
+    unit === 0x5f // _
+  );
 }
 
 /** The texts an encoded token may stand for: percent-decoded, and form-decoded. */

@@ -1,0 +1,108 @@
+/**
+ * SecretRedactor: a secret is masked in the encodings a server produces
+ * by accident, besides raw, JSON, percent- and form-encoded: base64 (an
+ * HTTP Basic header, a token wrapped in a longer encoded text, either
+ * alphabet, any byte offset) and the JSON escapes other writers use
+ * (`\/`, `\uXXXX` in either hex case).
+ */
+import { describe, expect, it } from 'vitest';
+import type { McpServerConfig } from '../../src/index.js';
+import { SecretRedactor } from '../../src/mcp/redact.js';
+
+const base64 = (text: string | Buffer): string => Buffer.from(text).toString('base64');
+const base64url = (text: string | Buffer): string => Buffer.from(text).toString('base64url');
+
+describe('SecretRedactor: base64', () => {
+  it('masks an HTTP Basic header built from two env values, whole', () => {
+    const config: McpServerConfig = {
+      name: 'x',
+      transport: { type: 'stdio', command: 'node' },
+      env: { API_USER: 'svc-bot', API_PASS: 'Tr0ub4dor-99' },
+    };
+    const redactor = SecretRedactor.forServer(config);
+    const header = `Basic ${base64('svc-bot:Tr0ub4dor-99')}`;
+    expect(redactor.redact(`401 with Authorization: ${header}`)).toBe(
+      '401 with Authorization: Basic ***',
+    );
+    // In a JSON log line, as a server writes its request out.
+    expect(redactor.redact(JSON.stringify({ headers: { authorization: header } }))).toBe(
+      '{"headers":{"authorization":"Basic ***"}}',
+    );
+  });
+
+  it('masks the base64 run that holds a secret at any byte offset, in both alphabets', () => {
+    const secret = 'k9Zq/7wX+Lm2Pp8Q';
+    const redactor = new SecretRedactor([secret]);
+    for (let before = 0; before < 6; before += 1) {
+      for (let after = 0; after < 4; after += 1) {
+        const bytes = Buffer.concat([
+          Buffer.from('{"session":"'.slice(0, before)),
+          Buffer.from(secret),
+          Buffer.from('"}\n\xff'.slice(0, after), 'latin1'),
+        ]);
+        for (const encoded of [base64(bytes), base64url(bytes)]) {
+          expect(redactor.redact(`blob ${encoded} end`)).toBe('blob *** end');
+          expect(redactor.redact(`"${encoded}"`)).toBe('"***"');
+        }
+      }
+    }
+  });
+
+  it('masks the base64 of a non-ASCII secret (its UTF-8 bytes), and a percent-encoded one', () => {
+    const secret = 'pässwörd-42';
+    const redactor = new SecretRedactor([secret]);
+    const token = base64(`user:${secret}`);
+    expect(redactor.redact(`token=${token};`)).toBe('token=***;');
+    // Base64 in a URL: its `+`, `/` and `=` percent-encoded.
+    const plus = 'ab>c?d~>key-with+/chars';
+    const inUrl = new SecretRedactor([plus]);
+    const encoded = base64(`x${plus}`);
+    expect(encoded).toMatch(/[+/]/);
+    expect(inUrl.redact(`GET /cb?state=${encodeURIComponent(encoded)}&x=1`)).toBe(
+      'GET /cb?state=***&x=1',
+    );
+  });
+
+  it('leaves base64 that holds no secret, and the base64 of a secret shorter than 8 characters', () => {
+    const redactor = new SecretRedactor(['short77', 'Tr0ub4dor-99']);
+    const other = base64('an ordinary payload, nothing secret in it');
+    expect(redactor.redact(`data ${other}`)).toBe(`data ${other}`);
+    // Seven characters encode to a core too short to be specific.
+    const short = base64('short77');
+    expect(redactor.redact(`data ${short}`)).toBe(`data ${short}`);
+  });
+
+  it('masks every occurrence, and the raw secret next to an encoded one', () => {
+    const secret = 'Tr0ub4dor-99';
+    const redactor = new SecretRedactor([secret]);
+    const a = base64(`a:${secret}`);
+    const b = base64url(`bb${secret}!`);
+    expect(redactor.redact(`${a} ${b} ${secret} ${a}`)).toBe('*** *** *** ***');
+  });
+});
+
+describe('SecretRedactor: JSON escapes', () => {
+  it('masks a secret with `/` written `\\/`, as PHP json_encode writes it', () => {
+    const secret = 'k9Zq/7wX+Lm2Pp8Q';
+    const redactor = new SecretRedactor([secret]);
+    expect(redactor.redact(`{"token":"${secret.replace(/\//g, '\\/')}"}`)).toBe('{"token":"***"}');
+  });
+
+  it('masks a non-ASCII secret written with \\uXXXX escapes, in either hex case', () => {
+    const secret = 'pässwörd-42/😀';
+    const redactor = new SecretRedactor([secret]);
+    const escape = (upper: boolean, slash: boolean): string => {
+      const json = JSON.stringify({ db: secret }).replace(/[\u0080-\uffff]/g, (unit) => {
+        const hex = unit.charCodeAt(0).toString(16).padStart(4, '0');
+        return `\\u${upper ? hex.toUpperCase() : hex}`;
+      });
+      return slash ? json.replace(/\//g, '\\/') : json;
+    };
+    for (const upper of [false, true]) {
+      for (const slash of [false, true]) {
+        // Python's json.dumps (lower case, no `\/`); PHP's json_encode (both).
+        expect(redactor.redact(escape(upper, slash))).toBe('{"db":"***"}');
+      }
+    }
+  });
+});
