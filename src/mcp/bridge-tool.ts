@@ -21,13 +21,16 @@ import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
+import { declaresSecretArguments, maskSecretArguments } from '../tools/secret-arguments.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { callFailure } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
 import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
+import { callSecretsSent } from './in-flight-secrets.js';
 import { outputSchemaViolation } from './output-check.js';
+import { SecretRedactor } from './redact.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue, withMaskedText } from './result-mapping.js';
@@ -61,7 +64,8 @@ export interface BridgeContext {
  * schema is kept unchanged for `toolDefinitions()`. The server's own
  * secrets are masked in its description and title, in messages that name
  * it, and in what its validator says; its name and schema are identifiers
- * and data, kept as sent.
+ * and data, kept as sent. A call's secret arguments (`secret-arguments.ts`)
+ * are masked in its progress messages, and in its server's log while it runs.
  */
 export function bridgeTool(
   description: McpToolDescription,
@@ -111,6 +115,12 @@ class BridgedCall {
   /** What the server lists for the tool now, never looser than as bridged (see {@link #listedNow}). */
   #listed: ListedNow;
   readonly #sensitiveLevel: DataSensitivity | undefined;
+  /**
+   * Whether the tool's schema names or marks an argument secret: decided
+   * on the first call (connect walks every schema once already), so that
+   * a call of a tool without one does no work for them.
+   */
+  #hasSecretArguments: boolean | undefined;
 
   constructor(
     description: McpToolDescription,
@@ -196,19 +206,26 @@ class BridgedCall {
     // A connection that is (re)connecting would send later, unchecked: wait, then start over.
     if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
     const { route } = this.#context;
-    const progress = this.#progressRate(tool);
+    // The server may echo the call's secret arguments in its progress and its log.
+    this.#hasSecretArguments ??= declaresSecretArguments(this.#description.inputSchema);
+    const secrets = this.#hasSecretArguments ? this.#secretValues(args) : undefined;
+    const progress = this.#progressRate(tool, secrets);
     const options = this.#callOptions(tool, progress);
     let sent: Promise<CallToolResult>;
     route.callStarted(); // a sandbox restart waits for calls in flight
+    // Until the call settles, the server's log is masked for them too.
+    const unregister = secrets === undefined ? undefined : callSecretsSent(connection, secrets);
     try {
       sent = connection.callTool(this.#original, args, options);
     } catch (error) {
       route.callSettled();
+      unregister?.();
       return Promise.resolve(this.#failed(error, args, tool, retried));
     }
     return sent.then(
       (raw) => {
         route.callSettled();
+        unregister?.();
         progress?.flush(); // the last report held back by the rate, before the result
         try {
           return this.#answer(raw, tool);
@@ -218,10 +235,20 @@ class BridgedCall {
       },
       (error: unknown) => {
         route.callSettled();
+        unregister?.();
         progress?.flush();
         return this.#failed(error, args, tool, retried);
       },
     );
+  }
+
+  /**
+   * The values of the call's secret arguments (as `secret-arguments.ts`
+   * finds them with the tool's schema), or undefined when it has none.
+   */
+  #secretValues(args: Record<string, unknown>): readonly string[] | undefined {
+    const { secrets } = maskSecretArguments(args, this.#description.inputSchema);
+    return secrets.length === 0 ? undefined : secrets;
   }
 
   /**
@@ -405,9 +432,22 @@ class BridgedCall {
    * them as fast as it likes; past the rate they still keep the call
    * alive), the last one held back published before the call's result.
    */
-  #progressRate(tool: ToolContext): EventRate<Progress> | undefined {
+  #progressRate(
+    tool: ToolContext,
+    secrets: readonly string[] | undefined,
+  ): EventRate<Progress> | undefined {
     const { route, session } = this.#context;
     if (!this.reportsProgress() || session.currentCall()?.callId !== tool.callId) return undefined;
+    // Made on the first report with a message: most calls send none.
+    let callSecrets: SecretRedactor | undefined;
+    const masked = (message: string): string => {
+      if (secrets !== undefined) {
+        callSecrets ??= new SecretRedactor(secrets);
+        message = callSecrets.redact(message);
+      }
+      // Masked before the cut, which could leave a piece of a secret unrecognised.
+      return boundedQuote(route.redact(message));
+    };
     // Progress arrives on the transport's own callback; running it in the call's
     // async context makes the reducers it runs part of this call, so a failure
     // undoes them with the call.
@@ -423,9 +463,7 @@ class BridgedCall {
             callId: tool.callId,
             progress: progress.progress,
             ...(progress.total === undefined ? {} : { total: progress.total }),
-            ...(progress.message === undefined
-              ? {}
-              : { message: boundedQuote(route.redact(progress.message)) }),
+            ...(progress.message === undefined ? {} : { message: masked(progress.message) }),
             createdAt: new Date(),
           }),
         ),

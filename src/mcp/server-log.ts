@@ -23,7 +23,8 @@ export function isLogged(level: LoggingLevel, threshold: LoggingLevel): boolean 
   return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
 }
 
-function logText(data: unknown): string {
+/** A log message's data as text: a string as it is, anything else as JSON. */
+export function logText(data: unknown): string {
   if (typeof data === 'string') return data;
   try {
     return JSON.stringify(data) ?? String(data);

@@ -127,6 +127,14 @@ export class ServerRoute {
     return this.#options.redactor;
   }
 
+  /**
+   * The connection of `endpoint` (the isolated one: the second deployment
+   * or the sandbox, once made), whose log a listener of that endpoint hears.
+   */
+  connectionAt(endpoint: Endpoint): McpServerConnection | undefined {
+    return endpoint === 'normal' ? this.#normal : this.#isolated;
+  }
+
   /** The connection calls use now. */
   get active(): McpServerConnection {
     return this.#phase !== 'normal' && this.#isolated !== undefined ? this.#isolated : this.#normal;

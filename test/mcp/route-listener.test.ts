@@ -21,9 +21,10 @@ import {
   MAX_DENIAL_EVENTS_PER_SECOND,
   MAX_LOG_EVENTS_PER_SECOND,
 } from '../../src/mcp/event-rate.js';
+import { callSecretsSent } from '../../src/mcp/in-flight-secrets.js';
 import { routeListener } from '../../src/mcp/route-listener.js';
 import type { ServerRoute } from '../../src/mcp/server-route.js';
-import type { Endpoint } from '../../src/mcp/server-connection.js';
+import type { Endpoint, McpServerConnection } from '../../src/mcp/server-connection.js';
 import { Session } from '../../src/runtime/session.js';
 
 function setup() {
@@ -35,7 +36,16 @@ function setup() {
   ]);
   const calls: string[] = [];
   const redactor = new SecretRedactor(['hunter2']);
-  const route = { redact: (text: string) => redactor.redact(text), redactor };
+  // Stand-ins for the route's connections: in-flight call secrets are kept by connection.
+  const connections = { normal: {}, isolated: {} } as unknown as Record<
+    Endpoint,
+    McpServerConnection
+  >;
+  const route = {
+    redact: (text: string) => redactor.redact(text),
+    redactor,
+    connectionAt: (endpoint: Endpoint) => connections[endpoint],
+  };
   const listener = routeListener({
     session,
     config: config!,
@@ -45,7 +55,7 @@ function setup() {
     toolsChanged: (endpoint: Endpoint) => calls.push(`toolsChanged:${endpoint}`),
     isolating: () => calls.push(`isolating(after ${events.length} events)`),
   });
-  return { session, events, calls, listener };
+  return { session, events, calls, listener, connections };
 }
 
 /** The event's own fields, with createdAt checked to be a Date and left out. */
@@ -130,6 +140,49 @@ describe('routeListener', () => {
       level: 'error',
       message: '{"password":"***"}',
     });
+  });
+
+  it('masks the secret arguments of calls in flight on the logging connection, until they settle', () => {
+    const { events, listener, connections } = setup();
+    const log = listener.connection('normal').log!;
+    const settleFirst = callSecretsSent(connections.normal, ['pw-1234', '90210']);
+    const settleSecond = callSecretsSent(connections.normal, ['pw-1234-longer']);
+    // Another connection's call (the isolated endpoint) is not this log's.
+    const settleOther = callSecretsSent(connections.isolated, ['elsewhere']);
+    log({ level: 'warning', logger: 'auth pw-1234', data: 'login with pw-1234-longer, pw-1234' });
+    // Structured data: a number is masked as its text, a quoted secret as JSON escapes it.
+    log({ level: 'warning', data: { pin: 90210, note: 'elsewhere' } });
+    settleFirst();
+    settleSecond();
+    log({ level: 'warning', data: 'after: pw-1234' });
+    settleOther();
+    const messages = events.map((event) => fields(event));
+    expect(messages.map((event) => [event['logger'], event['message']])).toEqual([
+      ['auth ***', 'login with ***, ***'],
+      [undefined, '{"pin":***,"note":"elsewhere"}'],
+      [undefined, 'after: pw-1234'],
+    ]);
+  });
+
+  it('masks a call secret in a log message the rate held back, published after the call settled', () => {
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => 5_000);
+    try {
+      const { events, listener, connections } = setup();
+      const log = listener.connection('normal').log!;
+      const settle = callSecretsSent(connections.normal, ['pw-1234']);
+      for (let i = 0; i <= MAX_LOG_EVENTS_PER_SECOND; i += 1) {
+        log({ level: 'warning', data: `attempt ${String(i)} with pw-1234` });
+      }
+      settle();
+      listener.closed(); // publishes the one held back
+      expect(events).toHaveLength(MAX_LOG_EVENTS_PER_SECOND + 1);
+      expect(fields(events.at(-1))).toMatchObject({
+        message: `attempt ${String(MAX_LOG_EVENTS_PER_SECOND)} with ***`,
+      });
+      expect(JSON.stringify(events)).not.toContain('pw-1234');
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('calls isolating, then offers the isolated side’s tools, before dispatching McpSectionIsolated with the session’s sensitivity', () => {

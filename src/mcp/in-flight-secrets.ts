@@ -1,0 +1,81 @@
+/**
+ * The secret argument values (as `tools/secret-arguments.ts` finds them)
+ * of the calls in flight on each connection. A server may echo a call's
+ * arguments in its log (`login ada with hunter2`), which says nothing of
+ * the call it belongs to: while a call is in flight, its secrets are
+ * masked in every log message of its connection. Kept by connection, not
+ * by route: a pooled connection is shared by sections (and sessions), and
+ * its log reaches the listener of each.
+ */
+import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { SecretRedactor } from './redact.js';
+import type { McpServerConnection } from './server-connection.js';
+import { logText } from './server-log.js';
+
+/** The calls in flight on one connection that have secret arguments. */
+class InFlightSecrets {
+  readonly #calls = new Set<{ readonly secrets: readonly string[] }>();
+  /** One redactor for all of them, made when first needed after a change. */
+  #redactor: SecretRedactor | undefined;
+
+  add(secrets: readonly string[]): () => void {
+    const call = { secrets };
+    this.#calls.add(call);
+    this.#redactor = undefined;
+    return () => {
+      if (this.#calls.delete(call)) this.#redactor = undefined;
+    };
+  }
+
+  /** What masks the secrets of every call in flight; undefined without any. */
+  get redactor(): SecretRedactor | undefined {
+    if (this.#calls.size === 0) return undefined;
+    // One redactor over all calls' secrets, so that a longer one is masked
+    // whole before a shorter one inside it (each call's alone would not know).
+    this.#redactor ??= new SecretRedactor([...this.#calls].flatMap((call) => call.secrets));
+    return this.#redactor;
+  }
+}
+
+const byConnection = new WeakMap<McpServerConnection, InFlightSecrets>();
+
+/**
+ * Records that a call with secret argument values `secrets` was sent on
+ * `connection`: until the returned function is called (when the call
+ * settles), they are masked in the log messages of that connection.
+ * Only for calls of a tool with secret arguments: a call without any
+ * registers nothing, and a log message with none in flight is not searched.
+ */
+export function callSecretsSent(
+  connection: McpServerConnection,
+  secrets: readonly string[],
+): () => void {
+  let inFlight = byConnection.get(connection);
+  if (inFlight === undefined) {
+    inFlight = new InFlightSecrets();
+    byConnection.set(connection, inFlight);
+  }
+  return inFlight.add(secrets);
+}
+
+/** What masks the secret arguments of the calls in flight on `connection`, if any. */
+export function callSecretsOf(connection: McpServerConnection): SecretRedactor | undefined {
+  return byConnection.get(connection)?.redactor;
+}
+
+/**
+ * `message` with the secrets `calls` masks masked in its logger and its
+ * data. The data is made text here as `server-log.ts` writes it: a number
+ * (a PIN) is masked as its text, and a secret that JSON escapes as it is
+ * escaped.
+ */
+export function withoutCallSecrets(
+  message: LoggingMessageNotification['params'],
+  calls: SecretRedactor,
+): LoggingMessageNotification['params'] {
+  return {
+    ...message,
+    ...(message.logger === undefined ? {} : { logger: calls.redact(message.logger) }),
+    data: calls.redact(logText(message.data)),
+  };
+}

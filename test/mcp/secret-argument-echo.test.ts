@@ -1,0 +1,138 @@
+/**
+ * A server that echoes a call's secret arguments (named like a secret, or
+ * marked `x-secret`) in its progress messages and its log: the values are
+ * masked in `McpToolProgress.message` and in `McpServerLog` (message and
+ * logger) while the call is in flight, also through a section that shares
+ * the connection. A tool without secret arguments is left alone.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  McpServerLog,
+  McpToolProgress,
+  Session,
+  type McpServerConfig,
+} from '../../src/index.js';
+import { recordEvents, toolNamed } from '../support/mcp-fixtures.js';
+
+const PASSWORD = 'hunter2-Xyz';
+const PIN = '90210-77';
+const NESTED = 'nested-key-4242';
+
+/** A server whose tools echo every argument in a progress report and a log message. */
+function echoServer(): Server {
+  const server = new Server(
+    { name: 'auth', version: '1.0.0' },
+    { capabilities: { tools: {}, logging: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: [
+      {
+        name: 'login',
+        annotations: { openWorldHint: false },
+        inputSchema: {
+          type: 'object',
+          properties: {
+            user: { type: 'string' },
+            password: { type: 'string' },
+            pin: { type: 'string', 'x-secret': true },
+            options: {
+              type: 'object',
+              properties: { key: { type: 'string', writeOnly: true } },
+            },
+          },
+        },
+      },
+      {
+        name: 'greet',
+        annotations: { openWorldHint: false },
+        inputSchema: { type: 'object', properties: { user: { type: 'string' } } },
+      },
+    ],
+  }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const echoed = JSON.stringify(request.params.arguments);
+    await server.sendLoggingMessage({ level: 'info', logger: `as ${echoed}`, data: echoed });
+    await server.sendLoggingMessage({ level: 'info', data: { args: request.params.arguments } });
+    const token = request.params._meta?.progressToken;
+    if (token !== undefined) {
+      await extra.sendNotification({
+        method: 'notifications/progress',
+        params: { progressToken: token, progress: 1, message: `checking ${echoed}` },
+      });
+    }
+    return { content: [{ type: 'text', text: 'ok' }] };
+  });
+  return server;
+}
+
+const sections: McpIntegrationSection[] = [];
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section[Symbol.asyncDispose]()));
+});
+
+async function connected(session: Session, servers: McpServerConfig[]) {
+  const section = new McpIntegrationSection({ servers, session, serverLogLevel: 'debug' });
+  sections.push(section);
+  await section.connect();
+  return section;
+}
+
+/** Log messages arrive on their own: wait until `count` of them have. */
+async function logsSeen(events: ReturnType<typeof recordEvents>, count: number): Promise<void> {
+  for (let i = 0; i < 100 && events.of(McpServerLog).length < count; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe('secret arguments a server echoes', () => {
+  it('are masked in its progress messages and log messages, by name, x-secret and writeOnly', async () => {
+    const session = new Session();
+    const events = recordEvents(session);
+    const section = await connected(session, [
+      { name: 'auth', transport: { type: 'in-memory', server: echoServer() } },
+    ]);
+    const result = await invokeTool(
+      toolNamed(section, 'auth_login'),
+      { user: 'ada', password: PASSWORD, pin: PIN, options: { key: NESTED } },
+      { session },
+    );
+    expect(result.success).toBe(true);
+    await logsSeen(events, 2);
+    const progress = events.of(McpToolProgress);
+    const logs = events.of(McpServerLog);
+    expect(progress).toHaveLength(1);
+    expect(logs).toHaveLength(2);
+    const published = JSON.stringify([...progress, ...logs]);
+    for (const secret of [PASSWORD, PIN, NESTED]) expect(published).not.toContain(secret);
+    // The rest of the text is kept: only the secret values are masked.
+    expect(progress[0]!.message).toBe(
+      'checking {"user":"ada","password":"***","pin":"***","options":{"key":"***"}}',
+    );
+    expect(logs[0]!.logger).toContain('"user":"ada","password":"***"');
+    expect(logs[1]!.message).toContain('"password":"***"');
+  });
+
+  it('are masked in the log of a connection another section shares, and only while the call runs', async () => {
+    const session = new Session();
+    const events = recordEvents(session);
+    const server = echoServer();
+    const servers: McpServerConfig[] = [{ name: 'auth', transport: { type: 'in-memory', server } }];
+    // Two sections of one session share the connection (the session's pool):
+    // the server's log reaches both listeners, the call is sent through one.
+    const first = await connected(session, servers);
+    await connected(session, servers);
+    await invokeTool(toolNamed(first, 'auth_login'), { password: PASSWORD }, { session });
+    await logsSeen(events, 4);
+    const logs = events.of(McpServerLog);
+    expect(logs).toHaveLength(4);
+    expect(JSON.stringify(logs)).not.toContain(PASSWORD);
+    // A tool without secret arguments registers nothing: its echo is the server's text.
+    await invokeTool(toolNamed(first, 'auth_greet'), { user: PASSWORD }, { session });
+    await logsSeen(events, 8);
+    expect(JSON.stringify(events.of(McpServerLog).slice(4))).toContain(PASSWORD);
+  });
+});
