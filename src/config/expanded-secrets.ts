@@ -13,18 +13,34 @@ export interface TakenValue {
 }
 
 /**
- * The secrets among `taken` that are not secrets already (an `env` value
- * is one whatever its source): every value that went into `args` or into
- * a header (a whole header value is a secret already, but not a token
- * expanded into part of one: `Cookie: theme=dark; sid=${SID}`); of a URL,
- * what lies beyond its origin. A host or a port is not a secret (masked, it
- * would hide where a failed connection went); of a whole URL from the
- * environment, the path of the URL it made is.
+ * Fields whose expanded values are secrets, as expansion names them:
+ * `mcp_servers.gh.args[2]`, `mcpServers.db.env.DATABASE_URL`,
+ * `mcp_servers.k8s.transport.env.KUBE_AUTH`, `mcpServers.web.headers.Cookie`,
+ * `mcp_servers.k8s.transport.bearer_token`. The root key and the server's
+ * key come first, so `env` and `headers` must follow at least one more
+ * component: a server named `env` does not make its command a secret. (An
+ * `.mcp.json` key holding `.env.` itself can: that only masks more.)
+ */
+const SECRET_FIELD: readonly RegExp[] = [
+  /\.args(\[\d+\])?$/,
+  /^[^.]+\..+\.(env|headers)\./,
+  /\.bearer_token$/,
+];
+
+/**
+ * The secrets among `taken`: every value that went into `args`, into
+ * `env` (TARSy's `transport.env` too) or into a header or bearer token.
+ * A whole `env` or header value is masked already, but not a token
+ * expanded into part of one (`DATABASE_URL: postgres://app:${DB_PASSWORD}@db/app`,
+ * `Cookie: theme=dark; sid=${SID}`): a server echoing only the token would
+ * show it. Of a URL, what lies beyond its origin: a host or a port is not
+ * a secret (masked, it would hide where a failed connection went); of a
+ * whole URL from the environment, the path of the URL it made is.
  */
 export function expandedSecrets(taken: readonly TakenValue[], urls: readonly string[]): string[] {
   const secrets: string[] = [];
   for (const { value, field } of taken) {
-    if (/\.args(\[\d+\])?$/.test(field) || /\.headers\./.test(field)) {
+    if (SECRET_FIELD.some((pattern) => pattern.test(field))) {
       secrets.push(value);
       continue;
     }

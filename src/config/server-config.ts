@@ -289,7 +289,7 @@ const serverFields = z.strictObject(
       .readonly()
       .optional()
       .describe(
-        "More values masked wherever this server's text goes (errors, events, the prompt), as its env values are: a token passed in `args` or in a URL's path. The config files fill it with every value `${VAR}` expansion took from the environment. Never logged.",
+        "More values masked wherever this server's text goes (errors, events, the prompt), as its env values are: a token passed in `args`, in a URL's path or in part of an env or header value. The config files fill it with every value `${VAR}` expansion took from the environment for `args`, `env`, headers, a bearer token or a URL's path (not a command, a cwd, a host or a port). Never logged.",
       ),
     inheritEnv: z
       .boolean({ error: rule((input) => `${quote(input)} must be true or false`) })

@@ -62,6 +62,21 @@ describe('expandedSecrets', () => {
     ).toEqual(['sid-9f8e7d6c', 'hunter2-pass']);
   });
 
+  it('takes what went into env, whole or as part of a value, in every form', () => {
+    expect(
+      expandedSecrets(
+        [
+          { value: 'pw-json-5678', field: 'mcpServers.db.env.DATABASE_URL' },
+          { value: 'pw-yaml-5678', field: 'mcp_servers.db.env.DATABASE_URL' },
+          { value: 'kube-9999', field: 'mcp_servers.k8s.transport.env.KUBE_AUTH' },
+          { value: 'tok-bearer-1', field: 'mcp_servers.k8s.transport.bearer_token' },
+          { value: '/usr/bin/node', field: 'mcp_servers.env.command' },
+        ],
+        [],
+      ),
+    ).toEqual(['pw-json-5678', 'pw-yaml-5678', 'kube-9999', 'tok-bearer-1']);
+  });
+
   it('takes the path of a whole URL from the environment, not its origin', () => {
     const url = 'https://mcp.example.test/api/sk-PATH-123/sse';
     expect(expandedSecrets([{ value: url, field: 'mcpServers.zap.url' }], [url])).toEqual([
@@ -163,4 +178,59 @@ describe('a token expanded into part of a header, end to end', () => {
       await dir[Symbol.asyncDispose]();
     }
   });
+});
+
+describe('a token expanded into part of an env value, end to end', () => {
+  let dir: TempDir;
+  beforeAll(async () => {
+    dir = await tempDir('env-secrets');
+  });
+  afterAll(async () => {
+    await dir[Symbol.asyncDispose]();
+  });
+
+  it.each([
+    ['.mcp.json', 'env'],
+    ['config.yaml', 'env'],
+    ['config.yaml', 'transport.env'],
+  ])(
+    'is recorded and masked in the reason, the prompt and the events (%s %s)',
+    async (name, at) => {
+      const password = 'hunter2-s3cr3t-value';
+      const databaseUrl = 'postgres://app:${DB_PASSWORD}@db.internal/app';
+      // A server that names the password it failed with, as database drivers do, and dies.
+      const script =
+        'console.error("fatal: auth failed for password " + new URL(process.env.DATABASE_URL).password); process.exit(3)';
+      const args = ['-e', script];
+      const env = { DATABASE_URL: databaseUrl };
+      const text =
+        name === '.mcp.json'
+          ? JSON.stringify({ mcpServers: { db: { command: process.execPath, args, env } } })
+          : at === 'env'
+            ? `mcp_servers:\n  db:\n    command: ${JSON.stringify(process.execPath)}\n    args: ${JSON.stringify(args)}\n    env: ${JSON.stringify(env)}\n`
+            : `mcp_servers:\n  db:\n    transport: { type: stdio, command: ${JSON.stringify(process.execPath)}, args: ${JSON.stringify(args)}, env: ${JSON.stringify(env)} }\n`;
+      const file = path.join(dir.path, `${at}-${name}`);
+      await writeFile(file, text);
+      const servers = await loadServerConfigs(file, { env: { DB_PASSWORD: password } });
+      expect(servers[0]?.env).toEqual({
+        DATABASE_URL: `postgres://app:${password}@db.internal/app`,
+      });
+      expect(servers[0]?.secrets).toEqual([password]);
+
+      const { section, session, events } = reportingSection(servers);
+      try {
+        await section.connect();
+        const [unavailable] = section.unavailableServers;
+        expect(unavailable?.reason).toContain('auth failed for password ***');
+        const prompt = new Prompt(
+          PromptTemplate.create({ ns: 't', key: 'k', sections: [section] }),
+        ).render({ session }).text;
+        const seen = JSON.stringify({ unavailable, prompt, events });
+        expect(events.some((event) => event instanceof McpServerUnavailable)).toBe(true);
+        expect(seen).not.toContain(password);
+      } finally {
+        await section.disconnect();
+      }
+    },
+  );
 });

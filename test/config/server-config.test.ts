@@ -359,6 +359,8 @@ mcp_servers:
         name: 'kubernetes',
         transport: { type: 'stdio', command: 'npx', args: ['-y', 'kubernetes-mcp-server'] },
         env: { KUBECONFIG: '/etc/kube' },
+        // Every value expansion put into env or a bearer token is a secret of its own.
+        secrets: ['/etc/kube'],
       },
       {
         name: 'github',
@@ -367,6 +369,7 @@ mcp_servers:
           url: 'https://api.example.com/mcp',
           headers: { Authorization: 'Bearer ghp-secret' },
         },
+        secrets: ['ghp-secret'],
         timeoutMs: 90_000,
       },
     ]);
