@@ -3,11 +3,12 @@
  * `<dir>/<ns>/<key>/<tag>.json` (or `.yaml`, `.yml`), meant to be edited by
  * hand and committed beside the code.
  */
-import { mkdir, readFile, unlink } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { isErrno, writeFileAtomic } from '../../core/atomic-file.js';
-import { PromptOverridesError, messageOf } from '../../core/errors.js';
+import { PromptOverridesError } from '../../core/errors.js';
 import {
   checkOverridesRef,
   overridesDocument,
@@ -42,8 +43,11 @@ export interface FilePromptOverridesStoreOptions {
 /**
  * Keeps each prompt's overrides in `<dir>/<ns>/<key>/<tag>.json` (or
  * `.yaml`/`.yml`). Names are checked against the key rule before they
- * become a path, so no name leaves `dir`; writes replace a file atomically;
- * a file that does not parse is an error naming the file and the field.
+ * become a path, so no name leaves `dir`; below `dir`, a symbolic link (a
+ * directory or a file) is refused, so no link committed beside the
+ * overrides leads a read or a write out of `dir` either (`dir` itself may
+ * be one). Writes replace a file atomically; a file that does not parse is
+ * an error naming the file and the field, never quoting its text.
  *
  * @example
  * const store = new FilePromptOverridesStore({ dir: 'prompts/overrides' });
@@ -74,8 +78,9 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
 
   /**
    * The file holding the overrides of `ref`, or `undefined` when there is none.
-   * @throws PromptOverridesError for a bad name, or when two files (say
-   *   `latest.json` and `latest.yaml`) hold the same tag.
+   * @throws PromptOverridesError for a bad name, a symbolic link below
+   *   `dir`, or when two files (say `latest.json` and `latest.yaml`) hold
+   *   the same tag.
    */
   async locate(
     ref: PromptOverridesRef,
@@ -115,13 +120,18 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
       ? stringify(document, { lineWidth: 0 })
       : `${JSON.stringify(document, null, 2)}\n`;
     options.signal?.throwIfAborted();
-    await mkdir(path.dirname(file), { recursive: true });
+    await this.#makeDirectories(checked);
+    // A temporary file opened exclusively, then renamed over `file`: a link
+    // at either name is replaced, never written through.
     await writeFileAtomic(file, text, OVERRIDES_FILE_MODE);
   }
 
   async delete(ref: PromptOverridesRef, options: OverridesStoreCallOptions = {}): Promise<boolean> {
+    const files = this.#candidates(ref);
+    // Through a linked directory, unlink would remove a file outside `dir`.
+    if (!(await this.#directoriesExist(ref))) return false;
     let removed = false;
-    for (const file of this.#candidates(ref)) {
+    for (const file of files) {
       options.signal?.throwIfAborted();
       try {
         await unlink(file);
@@ -138,23 +148,12 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
     ref: PromptOverridesRef,
     options: OverridesStoreCallOptions,
   ): Promise<{ readonly file: string; readonly text: string } | undefined> {
+    const files = this.#candidates(ref);
+    if (!(await this.#directoriesExist(ref))) return undefined;
     const found: { file: string; text: string }[] = [];
-    for (const file of this.#candidates(ref)) {
-      try {
-        const text = await readFile(file, {
-          encoding: 'utf8',
-          ...(options.signal === undefined ? {} : { signal: options.signal }),
-        });
-        found.push({ file, text });
-      } catch (error) {
-        if (isErrno(error, 'ENOENT')) continue;
-        if (isErrno(error, 'EISDIR')) {
-          throw new PromptOverridesError(`overrides file ${JSON.stringify(file)} is a directory`, {
-            cause: error,
-          });
-        }
-        throw error;
-      }
+    for (const file of files) {
+      const text = await readRegularFile(file, options.signal);
+      if (text !== undefined) found.push({ file, text });
     }
     if (found.length > 1) {
       throw new PromptOverridesError(
@@ -163,6 +162,60 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
       );
     }
     return found[0];
+  }
+
+  /**
+   * Whether `<dir>/<ns>` and `<dir>/<ns>/<key>` both exist, checked without
+   * following links: false as soon as one does not.
+   * @throws PromptOverridesError for a symbolic link or a non-directory among them.
+   */
+  async #directoriesExist(ref: PromptOverridesRef): Promise<boolean> {
+    for (const directory of this.#directories(ref)) {
+      let stats: Stats;
+      try {
+        stats = await lstat(directory);
+      } catch (error) {
+        if (isErrno(error, 'ENOENT')) return false;
+        throw error;
+      }
+      this.#checkDirectory(directory, stats);
+    }
+    return true;
+  }
+
+  /** Creates `dir`, then `<ns>` and `<key>` one at a time, refusing a link or a file in their place. */
+  async #makeDirectories(ref: PromptOverridesRef): Promise<void> {
+    // `dir` is the caller's to choose, links and all.
+    await mkdir(this.dir, { recursive: true });
+    for (const directory of this.#directories(ref)) {
+      try {
+        // Not recursive: mkdir on an existing link fails with EEXIST, never follows it.
+        await mkdir(directory);
+      } catch (error) {
+        if (!isErrno(error, 'EEXIST')) throw error;
+      }
+      this.#checkDirectory(directory, await lstat(directory));
+    }
+  }
+
+  #checkDirectory(directory: string, stats: Stats): void {
+    if (stats.isSymbolicLink()) {
+      throw new PromptOverridesError(
+        `overrides directory ${JSON.stringify(directory)} is a symbolic link; ` +
+          `the store reads and writes only real directories below ${JSON.stringify(this.dir)}: ` +
+          `replace the link with a directory`,
+      );
+    }
+    if (!stats.isDirectory()) {
+      throw new PromptOverridesError(
+        `overrides directory ${JSON.stringify(directory)} is not a directory`,
+      );
+    }
+  }
+
+  /** `<dir>/<ns>` and `<dir>/<ns>/<key>`, for a ref checked by {@link #candidates}. */
+  #directories(ref: PromptOverridesRef): string[] {
+    return [path.join(this.dir, ref.ns), path.join(this.dir, ref.ns, ref.key)];
   }
 
   /** Where the overrides of `ref` may be, in the given format or in any. */
@@ -187,15 +240,79 @@ function isYaml(file: string): boolean {
   return EXTENSIONS.yaml.includes(path.extname(file));
 }
 
-/** The data in an overrides file. @throws PromptOverridesError naming the file and the syntax error. */
+/**
+ * The text of `file`, or `undefined` when there is none. Opened without
+ * following a link (`O_NOFOLLOW`), so a link in the file's place cannot
+ * lead the read out of the store's directory, and checked to be a regular
+ * file (a FIFO would block the read).
+ * @throws PromptOverridesError for a link, a directory or another special file.
+ */
+async function readRegularFile(
+  file: string,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  signal?.throwIfAborted();
+  let stats: Stats;
+  try {
+    stats = await lstat(file);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  checkRegularFile(file, stats);
+  let handle;
+  try {
+    // O_NOFOLLOW is not defined on Windows, where the lstat above is the check.
+    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    // Swapped for a link since the lstat: ELOOP from O_NOFOLLOW.
+    if (isErrno(error, 'ELOOP')) throw linkError(file, error);
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
+  }
+  try {
+    checkRegularFile(file, await handle.stat());
+    return await handle.readFile({ encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
+  } finally {
+    await handle.close();
+  }
+}
+
+function checkRegularFile(file: string, stats: Stats): void {
+  if (stats.isSymbolicLink()) throw linkError(file);
+  if (stats.isDirectory()) {
+    throw new PromptOverridesError(`overrides file ${JSON.stringify(file)} is a directory`);
+  }
+  if (!stats.isFile()) {
+    throw new PromptOverridesError(`overrides file ${JSON.stringify(file)} is not a regular file`);
+  }
+}
+
+function linkError(file: string, cause?: unknown): PromptOverridesError {
+  return new PromptOverridesError(
+    `overrides file ${JSON.stringify(file)} is a symbolic link; ` +
+      `the store reads only regular files: replace the link with the file itself`,
+    cause === undefined ? {} : { cause },
+  );
+}
+
+/**
+ * The data in an overrides file.
+ * @throws PromptOverridesError naming the file and where the syntax error is.
+ *   The parsers' own messages quote the text around the error, which may be
+ *   anything a link or a mistake put there (a credential): only the line,
+ *   the column and YAML's error code are given, and the parser's error is
+ *   not kept as the cause.
+ */
 function parseText(file: string, text: string): unknown {
   if (isYaml(file)) {
     const document = parseDocument(text);
     const [error] = document.errors;
     if (error !== undefined) {
+      const where = error.linePos?.[0];
+      const at = where === undefined ? '' : ` at line ${where.line}, column ${where.col}`;
       throw new PromptOverridesError(
-        `overrides file ${JSON.stringify(file)} is not valid YAML: ${error.message}`,
-        { cause: error },
+        `overrides file ${JSON.stringify(file)} is not valid YAML${at}: ${error.code}`,
       );
     }
     return document.toJS();
@@ -203,9 +320,17 @@ function parseText(file: string, text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new PromptOverridesError(
-      `overrides file ${JSON.stringify(file)} is not valid JSON: ${messageOf(error)}`,
-      { cause: error },
-    );
+    // V8 gives a position only for some errors ("… in JSON at position 12").
+    const message = error instanceof Error ? error.message : '';
+    const position = message.startsWith('Unexpected end of JSON input')
+      ? text.length
+      : /position (\d+)/.exec(message)?.[1];
+    const at = position === undefined ? '' : ` at ${lineAndColumn(text, Number(position))}`;
+    throw new PromptOverridesError(`overrides file ${JSON.stringify(file)} is not valid JSON${at}`);
   }
+}
+
+function lineAndColumn(text: string, offset: number): string {
+  const lines = text.slice(0, offset).split('\n');
+  return `line ${lines.length}, column ${(lines.at(-1)?.length ?? 0) + 1}`;
 }

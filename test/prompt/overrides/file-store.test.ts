@@ -3,7 +3,7 @@
  * formats, atomic replacement, names that would leave the directory, and
  * files that do not parse.
  */
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -145,7 +145,7 @@ describe('FilePromptOverridesStore', () => {
     const header = { version: 1, ns: 'demo', key: 'welcome', tag: 'stable' };
 
     it.each([
-      ['not JSON', '{"version": 1,', 'is not valid JSON:'],
+      ['not JSON', '{"version": 1,', 'is not valid JSON at line 1, column 15'],
       [
         'an array',
         '[]',
@@ -213,8 +213,38 @@ describe('FilePromptOverridesStore', () => {
     it('not YAML', async () => {
       const file = await write('stable.yaml', 'version: 1\nns: [demo\n');
       await expect(store.resolve(ref)).rejects.toThrow(
-        `overrides file ${JSON.stringify(file)} is not valid YAML:`,
+        `overrides file ${JSON.stringify(file)} is not valid YAML at line 3, column 1: `,
       );
+    });
+
+    // The parsers quote the text around the error: a credentials file
+    // (linked there, or pasted by mistake) would be shown in the error.
+    it.each([
+      [
+        'stable.yaml',
+        '[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n  bad: {indent\n',
+        /is not valid YAML at line \d+, column \d+: [A-Z_]+$/,
+      ],
+      [
+        'stable.yaml',
+        'sections:\n  task: {expectedHash: x, body: "DB_PASSWORD=wJalrXUtnFEMI/K7MDENG" : oops}\n',
+        /is not valid YAML at line \d+, column \d+: [A-Z_]+$/,
+      ],
+      ['stable.json', 'STRIPE_KEY=wJalrXUtnFEMI/K7MDENG\n', /is not valid JSON$/],
+      [
+        'stable.json',
+        '{"key": "wJalrXUtnFEMI/K7MDENG" x}',
+        /is not valid JSON at line 1, column 33$/,
+      ],
+    ])('a syntax error in %s says where, never what the file holds', async (name, text, says) => {
+      await write(name, text);
+      const error = await store.resolve(ref).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PromptOverridesError);
+      const { message, cause } = error as PromptOverridesError;
+      expect(message).toMatch(says);
+      expect(message).not.toContain('wJalrXUtnFEMI');
+      expect(message).not.toContain('K7MDENG');
+      expect(cause).toBeUndefined();
     });
 
     it('two files for one tag', async () => {
@@ -231,6 +261,72 @@ describe('FilePromptOverridesStore', () => {
       await expect(store.resolve(ref)).rejects.toThrow(
         `overrides file ${JSON.stringify(fileOf('stable.json'))} is a directory`,
       );
+    });
+  });
+
+  describe('a symbolic link below dir is refused: nothing is read or written through it', () => {
+    let outside: TempDir;
+    beforeEach(async () => {
+      outside = await tempDir('overrides-outside');
+    });
+    afterEach(async () => {
+      await outside[Symbol.asyncDispose]();
+    });
+
+    it.each([
+      ['<ns>', ['demo']],
+      ['<ns>/<key>', ['demo', 'welcome']],
+    ])('a linked %s directory', async (_what, parts) => {
+      const link = path.join(dir.path, ...parts);
+      await mkdir(path.dirname(link), { recursive: true });
+      await symlink(outside.path, link);
+      const secret = path.join(outside.path, ...(parts.length === 1 ? ['welcome'] : []));
+      await mkdir(secret, { recursive: true });
+      await writeFile(path.join(secret, 'stable.json'), JSON.stringify(sample()));
+      const says = `overrides directory ${JSON.stringify(link)} is a symbolic link`;
+
+      await expect(store.upsert(sample('latest'))).rejects.toThrow(says);
+      await expect(store.upsert(sample('latest'))).rejects.toThrow(
+        'replace the link with a directory',
+      );
+      await expect(store.resolve(ref)).rejects.toThrow(says);
+      await expect(store.locate(ref)).rejects.toThrow(says);
+      await expect(store.delete(ref)).rejects.toThrow(says);
+      // Nothing written, nothing removed outside dir.
+      expect((await readdir(secret)).sort()).toEqual(['stable.json']);
+    });
+
+    it('a linked file, to a file outside dir', async () => {
+      const secret = path.join(outside.path, 'credentials');
+      await writeFile(secret, '[default]\naws_secret_access_key = wJalrXUtnFEMI/K7MDENG\n');
+      await mkdir(path.dirname(fileOf('stable.yaml')), { recursive: true });
+      await symlink(secret, fileOf('stable.yaml'));
+      const says = `overrides file ${JSON.stringify(fileOf('stable.yaml'))} is a symbolic link`;
+
+      const error = await store.resolve(ref).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PromptOverridesError);
+      expect((error as Error).message).toContain(says);
+      expect((error as Error).message).not.toContain('wJalrXUtnFEMI');
+      await expect(store.upsert(sample())).rejects.toThrow(says);
+      expect(await readFile(secret, 'utf8')).toContain('wJalrXUtnFEMI');
+    });
+
+    it('a dangling link in the place of the file', async () => {
+      await mkdir(path.dirname(fileOf('stable.json')), { recursive: true });
+      await symlink(path.join(outside.path, 'planted.json'), fileOf('stable.json'));
+      await expect(store.resolve(ref)).rejects.toThrow('is a symbolic link');
+      await expect(store.upsert(sample())).rejects.toThrow('is a symbolic link');
+      expect(await readdir(outside.path)).toEqual([]);
+    });
+
+    it("dir itself may be a link: it is the caller's to choose", async () => {
+      const linked = path.join(outside.path, 'linked-overrides');
+      await symlink(dir.path, linked);
+      const viaLink = new FilePromptOverridesStore({ dir: linked });
+      await viaLink.upsert(sample());
+      expect(await viaLink.resolve(ref)).toEqual(sample());
+      expect(await readdir(path.join(dir.path, 'demo', 'welcome'))).toEqual(['stable.json']);
+      expect(await viaLink.delete(ref)).toBe(true);
     });
   });
 
