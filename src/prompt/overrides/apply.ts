@@ -62,8 +62,19 @@ interface ToolDecision {
   readonly tool: Tool;
 }
 
+/**
+ * Characters an override's text may not hold: controls other than a line
+ * break and a tab (C0, DEL, C1: ESC starts terminal sequences), bidi
+ * controls, format characters and other default-ignorable code points
+ * (Unicode tag characters, zero-width characters, variation selectors).
+ * A reviewer reading the overrides file does not see them; the model does,
+ * so they could carry instructions no one reviewed. This refuses also the
+ * zero-width joiner and variation selectors some emoji are written with.
+ */
+const INVISIBLE = /(?![\n\t])[\p{Cc}\p{Cf}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}]/u;
+
 /** Invisible or line-breaking characters, which a one-line MCP description may not hold. */
-const NOT_ONE_LINE = /[\p{Cc}\p{Cf}\u2028\u2029]/u;
+const NOT_ONE_LINE = /[\p{Cc}\p{Cf}\p{Bidi_Control}\p{Default_Ignorable_Code_Point}\u2028\u2029]/u;
 
 /** @internal The overrides of one `Prompt`, decided against its template. */
 export class OverridesApplier {
@@ -83,7 +94,8 @@ export class OverridesApplier {
    * @throws PromptOverridesError for overrides of another prompt, a section
    *   path two sections share, or a replacement that breaks the rules of
    *   what it replaces (a placeholder that names no params field, a native
-   *   tool description over 200 characters).
+   *   tool description over 200 characters) or holds a control or invisible
+   *   character (see {@link INVISIBLE}).
    */
   constructor(template: PromptTemplate<unknown>, overrides: PromptOverrides) {
     const checked = parsePromptOverrides(overrides);
@@ -259,6 +271,13 @@ export class OverridesApplier {
     if (actualHash !== entry.expectedHash) {
       return { outcome: staleOutcome(where, entry.expectedHash, actualHash) };
     }
+    const bad = INVISIBLE.exec(entry.body);
+    if (bad !== null) {
+      throw this.#error(
+        `section "${path}": body must hold no control or invisible characters ` +
+          `(line breaks and tabs only); found ${codePoint(bad)}`,
+      );
+    }
     let render: SectionBodyRenderer;
     try {
       render = section.compileBody(entry.body);
@@ -313,13 +332,22 @@ export class OverridesApplier {
           `got ${description.length}`,
       );
     }
-    const bad = tool.origin.kind === 'mcp' ? NOT_ONE_LINE.exec(description) : null;
-    if (bad !== null) {
-      const code = bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-      throw this.#error(
-        `tool "${tool.name}": description of an MCP tool must be one line without control or ` +
-          `invisible characters; found U+${code} at offset ${bad.index}`,
-      );
+    if (tool.origin.kind === 'mcp') {
+      const bad = NOT_ONE_LINE.exec(description);
+      if (bad !== null) {
+        throw this.#error(
+          `tool "${tool.name}": description of an MCP tool must be one line without control or ` +
+            `invisible characters; found ${codePoint(bad)}`,
+        );
+      }
+    } else {
+      const bad = INVISIBLE.exec(description);
+      if (bad !== null) {
+        throw this.#error(
+          `tool "${tool.name}": description must hold no control or invisible characters ` +
+            `(line breaks and tabs only); found ${codePoint(bad)}`,
+        );
+      }
     }
     return description;
   }
@@ -331,6 +359,12 @@ export class OverridesApplier {
       cause === undefined ? {} : { cause },
     );
   }
+}
+
+/** A character a check found, for a message: `U+202E at offset 12` (an offset in UTF-16 units). */
+function codePoint(match: RegExpExecArray): string {
+  const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+  return `U+${code} at offset ${match.index}`;
 }
 
 /**
