@@ -21,18 +21,65 @@ export type ReadSectionRenderer = (
   walk: DisclosureWalk,
 ) => string;
 
+/** Most keys one `open_sections` call may name: more than any prompt summarizes. */
+const MAX_OPEN_SECTION_KEYS = 64;
+/** Longest section key the tools take: room for a dotted path four keys deep at the key rule's 64 characters each. */
+const MAX_SECTION_KEY_LENGTH = 256;
+/** Longest `reason` `open_sections` takes. */
+const MAX_OPEN_REASON_LENGTH = 1_000;
+
+/*
+ * The bounds keep what a model sends, and the error result that quotes its
+ * keys back, small. String lengths are checked by refinements, not
+ * `.max()`: `maxLength` would make the schemas unfit for OpenAI's strict
+ * mode. The count is checked first and stops the rest (`abort`), so a call
+ * with 200,000 keys gets one issue, not one per key.
+ */
+
+/** A string of at most `max` characters, refused with the count, never with the text. */
+function boundedString(max: number, what: string): z.ZodString {
+  return z.string().check((ctx) => {
+    if (ctx.value.length <= max) return;
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      message: `${what} must be at most ${max} characters, received ${ctx.value.length}`,
+    });
+  });
+}
+
 const OpenSectionsParams = z.strictObject({
   section_keys: z
     .array(z.string())
-    .min(1)
+    .min(1, { error: 'name at least one section key' })
+    .max(MAX_OPEN_SECTION_KEYS, {
+      error: (issue) =>
+        `name at most ${MAX_OPEN_SECTION_KEYS} section keys in one call, received ${(issue.input as unknown[]).length}`,
+      abort: true,
+    })
+    .check((ctx) => {
+      // One issue for the first key too long, not one per key.
+      const index = ctx.value.findIndex((key) => key.length > MAX_SECTION_KEY_LENGTH);
+      if (index === -1) return;
+      ctx.issues.push({
+        code: 'custom',
+        input: ctx.value,
+        path: [index],
+        message: `a section key must be at most ${MAX_SECTION_KEY_LENGTH} characters, received ${ctx.value[index]!.length}`,
+      });
+    })
     .describe(
-      'Keys of summarized sections, as shown in their hints (dotted paths such as "parent.child"), or of one part of a section.',
+      `Keys of summarized sections, as shown in their hints (dotted paths such as "parent.child"), or of one part of a section. At most ${MAX_OPEN_SECTION_KEYS}.`,
     ),
-  reason: z.string().describe('Why you need these sections; recorded with the call.'),
+  reason: boundedString(MAX_OPEN_REASON_LENGTH, 'the reason').describe(
+    `Why you need these sections, in at most ${MAX_OPEN_REASON_LENGTH} characters; recorded with the call.`,
+  ),
 });
 
 const ReadSectionParams = z.strictObject({
-  section_key: z.string().describe('Key of a summarized section, as shown in its hint.'),
+  section_key: boundedString(MAX_SECTION_KEY_LENGTH, 'a section key').describe(
+    'Key of a summarized section, as shown in its hint.',
+  ),
 });
 
 /** The value of a successful `open_sections` call. */

@@ -245,6 +245,41 @@ describe('open_sections', () => {
     );
   });
 
+  it('bounds the number of keys and the length of a key and of the reason, with one issue each', async () => {
+    const session = new Session();
+    const open = named(newPrompt().render({ session }), 'open_sections');
+    const call = (args: unknown) => invokeTool(open, args, { session });
+
+    // 200,000 keys once came back as a 12 MB error quoting each of them.
+    const many = Array.from({ length: 200_000 }, (_, index) => `k${index}`.padEnd(300, 'x'));
+    const tooMany = await call({ section_keys: many, reason: 'x' });
+    expect(tooMany.success).toBe(false);
+    expect(tooMany.message).toBe(
+      'invalid arguments for tool "open_sections": section_keys: ' +
+        `name at most 64 section keys in one call, received 200000`,
+    );
+
+    const tooLong = await call({
+      section_keys: ['math', 'a'.repeat(257), 'b'.repeat(400)],
+      reason: 'r'.repeat(1_001),
+    });
+    expect(tooLong.message).toBe(
+      'invalid arguments for tool "open_sections": ' +
+        'section_keys.1: a section key must be at most 256 characters, received 257; ' +
+        'reason: the reason must be at most 1000 characters, received 1001',
+    );
+
+    const atTheBounds = await call({
+      section_keys: [...Array.from({ length: 63 }, () => 'math'), 'c'.repeat(256)],
+      reason: 'r'.repeat(1_000),
+    });
+    expect(atTheBounds.success).toBe(false); // an unknown key, past the bounds
+    expect(atTheBounds.message).toMatch(/^unknown section key "c{256}"/);
+    expect(opened(session)).toEqual({});
+    const ok = await call({ section_keys: Array.from({ length: 64 }, () => 'math'), reason: 'x' });
+    expect(ok.value).toEqual({ opened: ['math'], alreadyOpen: [] });
+  });
+
   it('is rolled back with the call that opened it when that call fails', async () => {
     const session = new Session();
     const prompt = newPrompt();
@@ -360,6 +395,17 @@ describe('read_section', () => {
       expect(result.success).toBe(false);
       expect(result.message).toBe('unknown section key "nope"; keys that can be read: "style"');
     });
+  });
+
+  it('refuses a key over 256 characters, saying how long it was, without quoting it', async () => {
+    const session = new Session();
+    const read = named(newPrompt().render({ session }), 'read_section');
+    const result = await invokeTool(read, { section_key: 'k'.repeat(100_000) }, { session });
+    expect(result.success).toBe(false);
+    expect(result.message).toBe(
+      'invalid arguments for tool "read_section": section_key: ' +
+        `a section key must be at most 256 characters, received 100000`,
+    );
   });
 
   it('answers for the latest render: a section opened since is no longer summarized', async () => {
