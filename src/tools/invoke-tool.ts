@@ -245,15 +245,24 @@ function invalidArguments(toolName: string, error: unknown): ParsedArguments<nev
   };
 }
 
+/**
+ * Most problems an error result names: enough for a model to fix its
+ * call, few enough that arguments with thousands of bad fields do not make
+ * an error of megabytes (in the conversation, events and traces).
+ */
+const MAX_DESCRIBED_ISSUES = 20;
+
 function describeIssues(
   toolName: string,
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
 ): string {
-  const parts = issues.map((issue) => {
+  const parts = issues.slice(0, MAX_DESCRIBED_ISSUES).map((issue) => {
     const path = issue.path.length === 0 ? '(arguments)' : issue.path.map(String).join('.');
     return `${path}: ${issue.message}`;
   });
-  return `invalid arguments for tool "${toolName}": ${parts.join('; ')}`;
+  const more = issues.length - parts.length;
+  const rest = more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : '';
+  return `invalid arguments for tool "${toolName}": ${parts.join('; ')}${rest}`;
 }
 
 /** A signal that aborts at `deadline` (or when `caller` does), and the end of its timer. */

@@ -53,6 +53,22 @@ function writer(
 
 describe('invokeTool', () => {
   describe('argument validation', () => {
+    it('names at most 20 problems, and counts the rest', async () => {
+      const { session } = fixture();
+      const tool = Tool.create({
+        name: 'many',
+        description: 'Takes numbers',
+        params: z.record(z.string(), z.number()),
+        handler: () => ToolResult.ok(null),
+      });
+      const args = Object.fromEntries(Array.from({ length: 5_000 }, (_, i) => [`k${i}`, 'x']));
+      const result = await invokeTool(tool, args, { session });
+      expect(result.message).toMatch(
+        /^invalid arguments for tool "many": k0: .*; k19: [^;]*; and 4980 more problems$/,
+      );
+      expect(result.message.length).toBeLessThan(2_000);
+    });
+
     it('returns an error result naming the bad field, without calling the handler', async () => {
       const { session, ledger, events } = fixture();
       let called = false;
