@@ -10,7 +10,7 @@ import type {
   SerializedSessionEvent,
 } from '../runtime/store/event-serialization.js';
 import { TraceMasker, type TraceMaskerOptions } from './trace-masker.js';
-import { withholdPrivate } from './withhold-private.js';
+import { configuredDatasets, withholdPrivate } from './withhold-private.js';
 
 /** Options of {@link traceEventMask}: those of a `TraceRecorder` that decide what a record holds. */
 export interface TraceEventMaskOptions extends TraceMaskerOptions {
@@ -37,9 +37,11 @@ export interface TraceEventMaskOptions extends TraceMaskerOptions {
 export function traceEventMask(options: TraceEventMaskOptions = {}): EventMask {
   const masker = new TraceMasker(options);
   const keepPrivate = options.includePrivateResults ?? false;
+  const datasets = configuredDatasets(options.servers);
   return function maskAsTrace(event: object, context: EventMaskContext): SerializedSessionEvent {
     const { type, fields } = masker.event(event);
-    const kept = context.hasPrivateData && !keepPrivate ? withholdPrivate(type, fields) : fields;
+    const kept =
+      context.hasPrivateData && !keepPrivate ? withholdPrivate(type, fields, { datasets }) : fields;
     return Object.freeze({ type, data: JSON.stringify(kept) });
   };
 }

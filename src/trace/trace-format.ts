@@ -62,12 +62,18 @@ export interface TraceToolsRecord {
   readonly seq: number;
   readonly at: string;
   readonly tools: readonly TraceToolInfo[];
+  /**
+   * `private-data` when the tools' descriptions were left out: the list
+   * was recorded while the session held private data.
+   */
+  readonly withheld?: 'private-data';
 }
 
 /** One tool of a {@link TraceToolsRecord}. */
 export interface TraceToolInfo {
   readonly name: string;
-  readonly description: string;
+  /** Absent when the session held private data (a server may write it into a description). */
+  readonly description?: string;
   /** MCP server name, for MCP tools. */
   readonly server?: string;
   /** The tool's name on its server, for MCP tools. */

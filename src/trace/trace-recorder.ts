@@ -24,7 +24,7 @@ import {
   type TraceToolInfo,
 } from './trace-format.js';
 import { TraceMasker } from './trace-masker.js';
-import { withholdPrivate } from './withhold-private.js';
+import { WITHHELD_PRIVATE, configuredDatasets, withholdPrivate } from './withhold-private.js';
 
 /** Options of {@link TraceRecorder}. */
 export interface TraceRecorderOptions {
@@ -74,6 +74,8 @@ export class TraceRecorder {
   readonly #masker: TraceMasker;
   readonly #file: RotatingTraceFile;
   readonly #privateResults: boolean;
+  /** Dataset names the servers' config gives: kept while private. */
+  readonly #datasets: ReadonlySet<string>;
   readonly #snapshots: boolean;
   readonly #unsubscribe: Unsubscribe;
   /** Slice values as last written (or `WITHHELD`), by name; references of the session's state. */
@@ -96,6 +98,7 @@ export class TraceRecorder {
     this.#session = session;
     this.#masker = new TraceMasker(options);
     this.#privateResults = options.includePrivateResults ?? false;
+    this.#datasets = configuredDatasets(options.servers);
     this.#snapshots = options.snapshots ?? true;
     this.#file = new RotatingTraceFile({
       path: options.path,
@@ -178,7 +181,9 @@ export class TraceRecorder {
     const createdAt = (event as { readonly createdAt?: unknown }).createdAt;
     const at =
       createdAt instanceof Date && !Number.isNaN(createdAt.getTime()) ? createdAt : new Date();
-    const kept = this.#hidesPrivate() ? withholdPrivate(type, fields) : fields;
+    const kept = this.#hidesPrivate()
+      ? withholdPrivate(type, fields, { datasets: this.#datasets })
+      : fields;
     this.#write({ kind: 'event', seq: this.#next(), at: at.toISOString(), type, fields: kept });
     if (event instanceof ToolInvoked && this.#snapshots) {
       this.snapshot(`after ${event.toolName}`, event.callId);
@@ -190,9 +195,12 @@ export class TraceRecorder {
     // A section hands out the same frozen list while its tools do not change.
     if (tools === undefined || tools === this.#lastTools) return;
     this.#lastTools = tools;
+    // A server that holds private data can write it into a description (a
+    // tools/list_changed after the escalation): names only while private.
+    const hide = this.#hidesPrivate();
     const list: TraceToolInfo[] = tools.map((tool) => ({
       name: tool.name,
-      description: this.#masker.text(tool.description),
+      ...(hide ? {} : { description: this.#masker.text(tool.description) }),
       ...(tool.origin.kind === 'mcp'
         ? { server: tool.origin.server, originalName: tool.origin.originalName }
         : {}),
@@ -200,7 +208,13 @@ export class TraceRecorder {
     const key = JSON.stringify(list);
     if (key === this.#toolsKey) return;
     this.#toolsKey = key;
-    this.#write({ kind: 'tools', seq: this.#next(), at: new Date().toISOString(), tools: list });
+    this.#write({
+      kind: 'tools',
+      seq: this.#next(),
+      at: new Date().toISOString(),
+      tools: list,
+      ...(hide ? { withheld: WITHHELD_PRIVATE } : {}),
+    });
   }
 
   #hidesPrivate(): boolean {

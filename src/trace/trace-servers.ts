@@ -71,7 +71,7 @@ export function buildServers(
     for (const info of record.tools) {
       if (info.server === undefined) continue;
       const entry = tool(server(info.server), info.name);
-      entry.description = info.description;
+      if (info.description !== undefined) entry.description = info.description;
       if (info.originalName !== undefined) entry.originalName = info.originalName;
     }
   }

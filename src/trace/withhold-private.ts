@@ -1,11 +1,13 @@
 /**
  * What a trace leaves out of an event once the session holds private data.
  * The library's events are sorted one by one: those that carry nothing of
- * the session's data (names, levels, counts, reasons the library wrote) are
- * kept whole; those that can carry it lose those fields. Any other event
- * (an application's own class, or one added later without a place here)
- * keeps only who and when (`EVENT_IDENTITY_FIELDS`, what a session's
- * mirror keeps of any event without a mask): a trace fails closed rather than open.
+ * the session's data and no server's text (ids, names, levels, counts) are
+ * kept whole; those that can carry either lose those fields: a server that
+ * holds the data may write it into any text it sends (an error, a log's
+ * logger, a marker, a dataset name, its stderr). Any other event (an
+ * application's own class, or one added later without a place here) keeps
+ * only who and when (`EVENT_IDENTITY_FIELDS`, what a session's mirror
+ * keeps of any event without a mask): a trace fails closed rather than open.
  */
 import {
   McpIsolationFailed,
@@ -33,6 +35,7 @@ import {
   SensitivityEscalated,
   ToolInvoked,
 } from '../runtime/events.js';
+import type { McpServerConfig } from '../config/server-config.js';
 import { EVENT_IDENTITY_FIELDS } from '../runtime/store/event-serialization.js';
 
 /** What replaces a result left out because the session held private data. */
@@ -42,31 +45,33 @@ export const WITHHELD_PRIVATE = 'private-data';
 const WITHHELD_PROMPT_TEXT =
   '[left out: the session held private data when this prompt was rendered; record with includePrivateResults: true to keep it]';
 
-/** Events with nothing of the session's data in them: kept whole. */
+/**
+ * What a trace shows for a server's text (an error, a reason, a dataset
+ * name) written while the session held private data: the server that holds
+ * the data writes it, so any of its words may carry the data.
+ */
+export const WITHHELD_SERVER_TEXT =
+  "[left out: the server's text, written while the session held private data; record with includePrivateResults: true to keep it]";
+
+/** Events with nothing of the session's data or a server's text in them: kept whole. */
 const KEPT_WHOLE: ReadonlySet<string> = new Set(
   [
-    SensitivityEscalated,
     RollbackConflict,
     PromptOverrideApplied,
     PromptOverrideRefused,
     PromptOverrideSkipped,
-    McpServerHealthChanged,
     McpServerConnected,
-    McpServerDisconnected,
-    McpServerUnavailable,
+    // Bridged tool names only (made of the server's names, cleaned): names stay.
     McpToolsChanged,
     McpToolTimedOut,
     McpSectionIsolated,
-    McpIsolationFailed,
-    PrivateDataMarkerMalformed,
-    // The refused host is what a debugger needs to see of an attempt to leave.
-    McpNetworkDenied,
   ].map((eventClass) => eventClass.name),
 );
 
 /**
  * Events whose other fields are kept, and the fields that can carry the
- * session's data: each left out, or replaced by a note when it has one.
+ * session's data or a server's words: each left out, or replaced by a note
+ * when it has one.
  */
 const PRIVATE_FIELDS: ReadonlyMap<string, Readonly<Record<string, string | undefined>>> = new Map([
   // Its sections may show session state.
@@ -75,8 +80,46 @@ const PRIVATE_FIELDS: ReadonlyMap<string, Readonly<Record<string, string | undef
   [PromptExecuted.name, { text: undefined, output: undefined }],
   // The server's own words, written while it held the data.
   [McpToolProgress.name, { message: undefined }],
-  [McpServerLog.name, { message: undefined }],
+  [McpServerLog.name, { message: undefined, logger: undefined }],
+  // A dataset name is the server's marker text (or the application's): either may
+  // name the data. Those the configuration gives are kept (`WithholdContext`).
+  [SensitivityEscalated.name, { dataset: WITHHELD_SERVER_TEXT }],
+  // The reason quotes the marker the server sent.
+  [PrivateDataMarkerMalformed.name, { reason: WITHHELD_SERVER_TEXT }],
+  // Connection reasons carry the server's stderr, its error responses and
+  // HTTP bodies, which cannot be told from the library's own words.
+  [McpServerDisconnected.name, { reason: WITHHELD_SERVER_TEXT }],
+  [McpServerUnavailable.name, { reason: WITHHELD_SERVER_TEXT }],
+  [McpServerHealthChanged.name, { reason: WITHHELD_SERVER_TEXT }],
+  [McpIsolationFailed.name, { reason: WITHHELD_SERVER_TEXT }],
+  // The host is what the sandboxed server asked for (a name it chose), and the reason quotes it.
+  [McpNetworkDenied.name, { host: WITHHELD_SERVER_TEXT, reason: WITHHELD_SERVER_TEXT }],
 ]);
+
+/** What the application configured, which {@link withholdPrivate} may keep. */
+export interface WithholdContext {
+  /**
+   * Dataset names the configuration gives (`<server>.<tool>` of each
+   * server's `sensitiveTools`): the library's words, not a server's.
+   */
+  readonly datasets?: ReadonlySet<string>;
+}
+
+/**
+ * @internal The dataset names `servers` give through `sensitiveTools`, as
+ * a bridged tool names them when its call raises the session.
+ */
+export function configuredDatasets(
+  servers: readonly McpServerConfig[] | undefined,
+): ReadonlySet<string> {
+  const datasets = new Set<string>();
+  for (const server of servers ?? []) {
+    for (const tool of Object.keys(server.sensitiveTools ?? {})) {
+      datasets.add(`${server.name}.${tool}`);
+    }
+  }
+  return datasets;
+}
 
 /**
  * @internal An event's fields (by its class name, as recorded, or as read
@@ -86,38 +129,106 @@ const PRIVATE_FIELDS: ReadonlyMap<string, Readonly<Record<string, string | undef
 export function withholdPrivate(
   type: string,
   fields: Readonly<Record<string, unknown>>,
+  context: WithholdContext = {},
 ): Readonly<Record<string, unknown>> {
   if (KEPT_WHOLE.has(type)) return fields;
   if (type === ToolInvoked.name) return withholdResult(fields);
+  const dataset = fields['dataset'];
+  if (
+    type === SensitivityEscalated.name &&
+    typeof dataset === 'string' &&
+    context.datasets?.has(dataset) === true
+  ) {
+    return fields; // a configured sensitive tool raised it: the config's names
+  }
   const hidden = PRIVATE_FIELDS.get(type);
   const kept: Record<string, unknown> = {};
   let withheld = false;
   for (const [name, value] of Object.entries(fields)) {
     const keep =
       hidden === undefined ? EVENT_IDENTITY_FIELDS.includes(name) : !Object.hasOwn(hidden, name);
-    if (keep) {
+    const note = hidden?.[name];
+    // A field already replaced by its note (a stream masked as it was written) is kept as it is.
+    if (keep || (note !== undefined && value === note)) {
       kept[name] = value;
       continue;
     }
     withheld = true;
-    const note = hidden?.[name];
     if (note !== undefined) kept[name] = note;
   }
   return withheld ? { ...kept, withheld: WITHHELD_PRIVATE } : fields;
 }
 
-/** A `ToolInvoked`'s fields with the result's value (and a success's message) left out. */
+/**
+ * A `ToolInvoked`'s fields with the result's value (and a success's
+ * message) left out. A failure's message is the reason a debugger needs,
+ * and is kept, except the server's own words: a bridged tool's failure is
+ * kept only when it is one of the library's refusals, timeouts or
+ * cancellations, told by its wording and the call's own names.
+ */
 function withholdResult(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const result = fields['result'];
-  const success =
-    typeof result === 'object' && result !== null && (result as { success?: unknown }).success;
-  // A failure's message is the reason (a refusal, an error): kept, it is what a debugger needs.
-  const message =
-    success === false && typeof (result as { message?: unknown }).message === 'string'
-      ? { message: (result as { message: string }).message }
-      : {};
-  return {
-    ...fields,
-    result: { success: success === true, ...message, withheld: WITHHELD_PRIVATE },
-  };
+  const record =
+    typeof result === 'object' && result !== null ? (result as Record<string, unknown>) : {};
+  const success = record['success'] === true;
+  const text = record['message'];
+  let message: { message?: string } = {};
+  if (!success && typeof text === 'string') {
+    const judged = record['withheld'] === WITHHELD_PRIVATE; // masked once already, as written
+    message = {
+      message:
+        judged || !isServerCall(fields) || isLibraryFailure(text, record, fields)
+          ? text
+          : WITHHELD_SERVER_TEXT,
+    };
+  }
+  return { ...fields, result: { success, ...message, withheld: WITHHELD_PRIVATE } };
+}
+
+/** A call to an MCP server's tool: its failure may be the server's text. */
+function isServerCall(fields: Readonly<Record<string, unknown>>): boolean {
+  return fields['source'] === 'mcp' || typeof fields['mcpServer'] === 'string';
+}
+
+/**
+ * Whether a bridged call's failure is one the library wrote without the
+ * server's words: a policy's denial, or a refusal, timeout, cancellation
+ * or lost connection worded by the library about this call's tool and
+ * server. Such a result carries no value; a server's `isError` answer
+ * carries its content, and its JSON-RPC errors, transport errors and
+ * output-schema violations quote its text: all withheld. The names must
+ * be the call's own, without quotes, so a server cannot name a tool to
+ * make its error read like a refusal.
+ */
+function isLibraryFailure(
+  message: string,
+  result: Readonly<Record<string, unknown>>,
+  fields: Readonly<Record<string, unknown>>,
+): boolean {
+  if (fields['denial'] !== undefined && fields['denial'] !== null) return true;
+  if (result['value'] !== null) return false;
+  const names = [fields['toolName'], fields['originalName'], fields['mcpServer']];
+  if (!names.every((name) => typeof name === 'string' && !name.includes('"'))) return false;
+  const [bridged, original, server] = names as [string, string, string];
+  const tool = (name: string): string => `tool ${JSON.stringify(name)}`;
+  const ofServer = `${tool(original)} of server ${JSON.stringify(server)}`;
+  // Prefixes the library writes before its own reasons (see `invokeTool`,
+  // `callRefusal`, `callFailure` and the bridged tools' store checks).
+  const prefixes = [
+    `invalid arguments for ${tool(bridged)}`,
+    `${tool(bridged)} was not started: `,
+    `${tool(bridged)} is blocked: `,
+    `${ofServer} was not called: `,
+    `${ofServer} was cancelled: `,
+  ];
+  if (prefixes.some((prefix) => message.startsWith(prefix))) return true;
+  // Timeouts and a closed connection: whole messages, with the retry note the call may add.
+  const whole = new RegExp(
+    `^(?:${escapeRegExp(ofServer)} (?:timed out after \\d+ ms(?: \\(its progress was not asked for[^()]*\\))?|reported progress but did not finish within maxTotalTimeoutMs \\(\\d+ ms\\)|reached the call's deadline [0-9TZ:.-]+ \\(timed out after \\d+ ms\\)|lost its connection: Connection closed)|server ${escapeRegExp(JSON.stringify(server))} was not connected again within \\d+ ms)(?:; [a-z ,.-]+)?$`,
+  );
+  return whole.test(message);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

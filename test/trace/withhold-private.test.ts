@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import {
+  McpNetworkDenied,
+  McpServerDisconnected,
   McpServerLog,
+  McpServerUnavailable,
   McpToolProgress,
+  McpToolsChanged,
+  McpToolTimedOut,
+  PrivateDataMarkerMalformed,
   PromptExecuted,
   PromptRendered,
   SensitivityEscalated,
   ToolInvoked,
 } from '../../src/index.js';
-import { WITHHELD_PRIVATE, withholdPrivate } from '../../src/trace/withhold-private.js';
+import {
+  WITHHELD_PRIVATE,
+  WITHHELD_SERVER_TEXT,
+  configuredDatasets,
+  withholdPrivate,
+} from '../../src/trace/withhold-private.js';
 
 const at = new Date(0);
 
@@ -79,8 +90,188 @@ describe('withholdPrivate', () => {
     expect(kept).toEqual({ sessionId: 's', callId: 'c', createdAt: at, withheld: 'private-data' });
   });
 
-  it('keeps whole the events the library writes from names, levels and reasons', () => {
-    const fields = { sessionId: 's', previous: 'public', sensitivity: 'secret', dataset: 'hr' };
-    expect(withholdPrivate(SensitivityEscalated.name, fields)).toBe(fields);
+  it('keeps whole the events the library writes from names, levels and counts', () => {
+    const fields = { sessionId: 's', serverName: 'crm', timeoutMs: 5, callId: 'c' };
+    expect(withholdPrivate(McpToolTimedOut.name, fields)).toBe(fields);
+    const changed = { serverName: 'crm', added: ['crm_b'], removed: [], toolNames: ['crm_b'] };
+    expect(withholdPrivate(McpToolsChanged.name, changed)).toBe(changed);
+  });
+
+  it("replaces the server's words in reasons, dataset names and a log's logger", () => {
+    expect(
+      withholdPrivate(SensitivityEscalated.name, {
+        previous: 'confidential',
+        sensitivity: 'secret',
+        dataset: 'SSN-1',
+      }),
+    ).toEqual({
+      previous: 'confidential',
+      sensitivity: 'secret',
+      dataset: WITHHELD_SERVER_TEXT,
+      withheld: 'private-data',
+    });
+    expect(
+      withholdPrivate(PrivateDataMarkerMalformed.name, {
+        serverName: 'crm',
+        callId: 'c',
+        reason: 'the marker is "SSN-1", not an object',
+        sensitivity: 'confidential',
+      }),
+    ).toEqual({
+      serverName: 'crm',
+      callId: 'c',
+      reason: WITHHELD_SERVER_TEXT,
+      sensitivity: 'confidential',
+      withheld: 'private-data',
+    });
+    expect(
+      withholdPrivate(McpServerLog.name, {
+        serverName: 'crm',
+        level: 'warning',
+        logger: 'SSN-1',
+        message: 'x',
+      }),
+    ).toEqual({ serverName: 'crm', level: 'warning', withheld: 'private-data' });
+    for (const type of [McpServerUnavailable.name, McpServerDisconnected.name]) {
+      expect(
+        withholdPrivate(type, { serverName: 'crm', reason: 'exited (server stderr: SSN-1)' }),
+      ).toEqual({ serverName: 'crm', reason: WITHHELD_SERVER_TEXT, withheld: 'private-data' });
+    }
+    expect(
+      withholdPrivate(McpNetworkDenied.name, {
+        serverName: 'crm',
+        host: 'ssn-1.example',
+        port: 443,
+        reason: 'ssn-1.example:443 is not on the allow-list of this sandbox (empty)',
+      }),
+    ).toEqual({
+      serverName: 'crm',
+      host: WITHHELD_SERVER_TEXT,
+      port: 443,
+      reason: WITHHELD_SERVER_TEXT,
+      withheld: 'private-data',
+    });
+  });
+
+  it("keeps a dataset the configuration names (a server's sensitiveTools)", () => {
+    const datasets = configuredDatasets([
+      {
+        name: 'crm',
+        transport: { type: 'stdio', command: 'crm' },
+        sensitiveTools: { get: 'confidential' },
+      },
+    ]);
+    expect([...datasets]).toEqual(['crm.get']);
+    const fields = { previous: 'public', sensitivity: 'confidential', dataset: 'crm.get' };
+    expect(withholdPrivate(SensitivityEscalated.name, fields, { datasets })).toBe(fields);
+    expect(
+      withholdPrivate(SensitivityEscalated.name, { ...fields, dataset: 'SSN-1' }, { datasets })[
+        'dataset'
+      ],
+    ).toBe(WITHHELD_SERVER_TEXT);
+  });
+
+  it('gives the same fields for fields it has withheld already (a stream masked as written)', () => {
+    const once = withholdPrivate(SensitivityEscalated.name, {
+      sensitivity: 'secret',
+      dataset: 'x',
+    });
+    expect(withholdPrivate(SensitivityEscalated.name, once)).toEqual(once);
+    const call = withholdPrivate(
+      ToolInvoked.name,
+      failedCall('tool "get" of server "crm" was cancelled: stop'),
+    );
+    expect(withholdPrivate(ToolInvoked.name, call)).toEqual(call);
+  });
+});
+
+/** A bridged call to `crm_get` (`get` on server `crm`) that failed with `message`. */
+function failedCall(
+  message: string,
+  value: unknown = null,
+  names: { toolName?: string; originalName?: string } = {},
+): Record<string, unknown> {
+  return {
+    toolName: names.toolName ?? 'crm_get',
+    originalName: names.originalName ?? 'get',
+    mcpServer: 'crm',
+    source: 'mcp',
+    callId: 'c',
+    result: { success: false, message, value },
+  };
+}
+
+function keptMessage(fields: Record<string, unknown>): unknown {
+  return (withholdPrivate(ToolInvoked.name, fields)['result'] as { message?: unknown }).message;
+}
+
+describe("withholdPrivate: a bridged call's failure", () => {
+  it("withholds the server's isError text, keeping the outcome", () => {
+    const fields = failedCall('lookup failed near SSN-1', {
+      content: [{ type: 'text', text: 'x' }],
+    });
+    expect(withholdPrivate(ToolInvoked.name, fields)['result']).toEqual({
+      success: false,
+      message: WITHHELD_SERVER_TEXT,
+      withheld: 'private-data',
+    });
+  });
+
+  it('withholds what quotes the server: JSON-RPC errors, transport errors, output violations', () => {
+    for (const message of [
+      'server "crm" refused tool "get" (JSON-RPC error -32603): SSN-1',
+      'tool "get" of server "crm" failed: HTTP 500: SSN-1',
+      'server "crm" (stdio): cannot connect: exited (server stderr: SSN-1)',
+      'tool "get" of server "crm" returned structuredContent that does not match its outputSchema: id: SSN-1',
+    ]) {
+      expect(keptMessage(failedCall(message))).toBe(WITHHELD_SERVER_TEXT);
+    }
+  });
+
+  it("keeps the library's own refusals, timeouts and cancellations", () => {
+    for (const message of [
+      'invalid arguments for tool "crm_get": id: expected string',
+      'tool "crm_get" was not started: the call\'s deadline passed',
+      'tool "crm_get" is blocked: the session holds private data, its server has no isolation',
+      'tool "get" of server "crm" was not called: the session store could not be read',
+      'tool "get" of server "crm" was cancelled: the user stopped',
+      'tool "get" of server "crm" timed out after 5000 ms',
+      'tool "get" of server "crm" timed out after 5000 ms (its progress was not asked for, as nothing observes McpToolProgress: set maxTotalTimeoutMs to let progress reports extend the timeout)',
+      'tool "get" of server "crm" reported progress but did not finish within maxTotalTimeoutMs (9000 ms)',
+      'tool "get" of server "crm" lost its connection: Connection closed; retried once',
+      'server "crm" was not connected again within 300 ms',
+    ]) {
+      expect(keptMessage(failedCall(message))).toBe(message);
+    }
+    const denied = {
+      ...failedCall('approval refused: SSN-1 looks private'),
+      denial: { policy: 'p', reason: 'r' },
+    };
+    expect(keptMessage(denied)).toBe('approval refused: SSN-1 looks private');
+  });
+
+  it('does not let a server make its words read like a refusal', () => {
+    // As an isError answer: it carries its content.
+    const answered = failedCall('tool "crm_get" is blocked: SSN-1', { content: [] });
+    expect(keptMessage(answered)).toBe(WITHHELD_SERVER_TEXT);
+    // Through a tool name with quotes, in a transport error's wording.
+    const original = 'get" of server "crm" timed out after 5 ms';
+    const named = failedCall(`tool "${original}" of server "crm" failed: SSN-1`, null, {
+      originalName: original,
+    });
+    expect(keptMessage(named)).toBe(WITHHELD_SERVER_TEXT);
+    // A timeout's wording with more after it.
+    expect(keptMessage(failedCall('tool "get" of server "crm" timed out after 5 ms: SSN-1'))).toBe(
+      WITHHELD_SERVER_TEXT,
+    );
+  });
+
+  it("keeps a native tool's failure: the application wrote it", () => {
+    const fields = {
+      toolName: 'note',
+      source: 'native',
+      result: { success: false, message: 'failed', value: null },
+    };
+    expect(keptMessage(fields)).toBe('failed');
   });
 });

@@ -9,7 +9,7 @@ import type { RemoteSessionEvent } from '../../runtime/store/event-serialization
 import { TRACE_FORMAT_VERSION, type TraceRecord } from '../trace-format.js';
 import { TraceMasker, type TraceMaskerOptions } from '../trace-masker.js';
 import type { LoadedTrace } from '../trace-reader.js';
-import { withholdPrivate } from '../withhold-private.js';
+import { configuredDatasets, withholdPrivate } from '../withhold-private.js';
 
 /** Options of {@link RemoteTrace}. */
 export interface RemoteTraceOptions extends TraceMaskerOptions {
@@ -25,6 +25,8 @@ export class RemoteTrace {
   readonly #masker: TraceMasker;
   readonly #records: TraceRecord[];
   readonly #privateResults: boolean;
+  /** Dataset names the servers' config gives: kept while private. */
+  readonly #datasets: ReadonlySet<string>;
   readonly #name: string;
   #level: DataSensitivity;
   #seq = 0;
@@ -32,6 +34,7 @@ export class RemoteTrace {
   constructor(options: RemoteTraceOptions) {
     this.#masker = new TraceMasker(options);
     this.#privateResults = options.includePrivateResults ?? false;
+    this.#datasets = configuredDatasets(options.servers);
     this.#level = options.sensitivity ?? 'public';
     this.#name = `redis:${options.sessionId}`;
     this.#records = [
@@ -60,7 +63,7 @@ export class RemoteTrace {
     }
     let fields = this.#masker.fields(event.fields);
     if (!this.#privateResults && this.#level !== 'public') {
-      fields = withholdPrivate(event.type, fields);
+      fields = withholdPrivate(event.type, fields, { datasets: this.#datasets });
     }
     const createdAt = fields['createdAt'];
     const at =
