@@ -5,9 +5,10 @@
  * with fresh start lines. Lines are queued synchronously, so the order of
  * records is the order of events, and written in batches.
  */
-import { mkdir, open, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, open, readdir, rename, rm, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE } from '../core/atomic-file.js';
+import { PRIVATE_FILE_MODE, isErrno } from '../core/atomic-file.js';
 import { TraceError } from './errors.js';
 import { messageOf } from '../core/errors.js';
 
@@ -209,13 +210,58 @@ export class RotatingTraceFile {
 /**
  * A trace holds arguments, failure reasons and (opted in) private results:
  * its files are the owner's alone (0600), like the viewer that shows them,
- * which other users of the machine cannot open without its token. An
- * existing file is narrowed too, since `open` keeps the mode it had.
+ * which other users of the machine cannot open without its token.
+ *
+ * Always a file this process creates (`O_CREAT | O_EXCL | O_NOFOLLOW`):
+ * in a directory another user can write, a file they made in its place
+ * (readable by them, whatever mode it is given later) or a symbolic link
+ * (to a file of ours, which opening for writing would overwrite) must not
+ * be written. An earlier file of ours is unlinked first, never truncated
+ * in place: a hard link to another file is only unlinked. Anything else
+ * there is left alone and recording stops with the reason.
  */
 async function openPrivate(file: string): Promise<FileHandle> {
-  const handle = await open(file, 'w', PRIVATE_FILE_MODE);
-  await handle.chmod(PRIVATE_FILE_MODE);
+  let handle: FileHandle;
+  try {
+    handle = await openExclusive(file);
+  } catch (error) {
+    if (!isErrno(error, 'EEXIST')) throw error;
+    checkOwnFile(file, await lstat(file));
+    await unlink(file);
+    // Another process may put something in its place meanwhile: EEXIST again, thrown.
+    handle = await openExclusive(file);
+  }
+  try {
+    const stats = await handle.stat();
+    checkOwnFile(file, stats);
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    throw error;
+  }
   return handle;
+}
+
+function openExclusive(file: string): Promise<FileHandle> {
+  // O_NOFOLLOW is not defined on Windows, where O_EXCL alone refuses a link.
+  const flags =
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+  return open(file, flags, PRIVATE_FILE_MODE);
+}
+
+/** Throws unless `stats` are those of a regular file owned by this process's user. */
+function checkOwnFile(file: string, stats: Stats): void {
+  const shown = JSON.stringify(file);
+  if (stats.isSymbolicLink()) {
+    throw new Error(`${shown} is a symbolic link: a trace is never written through one`);
+  }
+  if (!stats.isFile()) throw new Error(`${shown} is not a regular file`);
+  // geteuid is not defined on Windows, where files have no numeric owner.
+  const uid = process.geteuid?.();
+  if (uid !== undefined && stats.uid !== uid) {
+    throw new Error(
+      `${shown} belongs to another user (uid ${String(stats.uid)}): a trace is written only to a file of its own`,
+    );
+  }
 }
 
 function escapeRegExp(text: string): string {

@@ -1,4 +1,14 @@
-import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chown,
+  link,
+  mkdtemp,
+  readFile,
+  readdir,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -99,6 +109,64 @@ describe('RotatingTraceFile', () => {
     for (const name of names) {
       expect(((await stat(path.join(dir, name))).mode & 0o777).toString(8)).toBe('600');
     }
+  });
+
+  it('never writes through a symbolic link in its place, and says why', async () => {
+    const victim = path.join(dir, 'victim.conf');
+    await writeFile(victim, 'must not change\n', { mode: 0o644 });
+    const file = path.join(dir, 'linked.jsonl');
+    await symlink(victim, file);
+    const out = new RotatingTraceFile({
+      path: file,
+      maxBytes: 4_096,
+      maxFiles: 2,
+      startLines: () => ['start'],
+    });
+    out.append('private line');
+    await expect(out.close()).rejects.toThrow(
+      `${JSON.stringify(file)} is a symbolic link: a trace is never written through one`,
+    );
+    expect(await readFile(victim, 'utf8')).toBe('must not change\n');
+    expect((await stat(victim)).mode & 0o777).toBe(0o644);
+  });
+
+  it.runIf(process.geteuid?.() === 0)(
+    'never writes into a file another user made in its place (the trace would be theirs to read)',
+    async () => {
+      const file = path.join(dir, 'planted.jsonl');
+      await writeFile(file, '', { mode: 0o666 });
+      await chown(file, 65_534, 65_534);
+      const out = new RotatingTraceFile({
+        path: file,
+        maxBytes: 4_096,
+        maxFiles: 2,
+        startLines: () => ['start'],
+      });
+      out.append('private line');
+      await expect(out.close()).rejects.toThrow(/belongs to another user \(uid 65534\)/);
+      expect(await readFile(file, 'utf8')).toBe('');
+      expect((await stat(file)).uid).toBe(65_534);
+    },
+  );
+
+  it('replaces an earlier file of its own with a new one, never writing into the old', async () => {
+    const file = path.join(dir, 'again.jsonl');
+    await writeFile(file, 'an older recording\n');
+    // A hard link elsewhere to the old file (another file's name, for all the recorder knows).
+    const other = path.join(dir, 'other.txt');
+    await link(file, other);
+    const before = (await stat(file)).ino;
+    const out = new RotatingTraceFile({
+      path: file,
+      maxBytes: 4_096,
+      maxFiles: 2,
+      startLines: () => ['start'],
+    });
+    out.append('new line');
+    await out.close();
+    expect(await readFile(file, 'utf8')).toBe('start\nnew line\n');
+    expect((await stat(file)).ino).not.toBe(before);
+    expect(await readFile(other, 'utf8')).toBe('an older recording\n');
   });
 
   it('with maxFiles 1 keeps only the current part', async () => {
