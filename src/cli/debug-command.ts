@@ -4,6 +4,12 @@
  * a token, until interrupted; or writes a static export with `--output`.
  */
 import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PRIVATE_FILE_MODE } from '../core/atomic-file.js';
+import { messageOf } from '../core/errors.js';
 import { TraceError } from '../trace/errors.js';
 import { RemoteTrace } from '../trace/viewer/remote-trace.js';
 import { exportTraceViewer } from '../trace/viewer/static-export.js';
@@ -51,6 +57,7 @@ export async function debugCommand(
     }
     const source =
       options.redis === undefined ? await fileSource(options) : await redisSource(options);
+    let opened: OpenedPage | undefined;
     const viewer = await startTraceViewer(source, {
       ...(options.host === undefined ? {} : { host: options.host }),
       ...(port === undefined ? {} : { port }),
@@ -58,13 +65,17 @@ export async function debugCommand(
     try {
       io.stdout.write(`${viewer.url}\n`);
       io.stderr.write('trace viewer running (read-only, this machine only); Ctrl-C stops it\n');
-      if (options.open === true) openBrowser(viewer.url, io.stderr);
+      if (options.open === true) opened = await openBrowser(viewer.url, io.stderr);
       await new Promise<void>((resolve) => {
         if (context.signal.aborted) resolve();
         else context.signal.addEventListener('abort', () => resolve(), { once: true });
       });
     } finally {
-      await viewer.close();
+      try {
+        await viewer.close();
+      } finally {
+        await opened?.remove();
+      }
     }
     return EXIT_CODES.ok;
   } catch (error) {
@@ -144,14 +155,47 @@ function parsePort(text: string | undefined): number | undefined {
   return port;
 }
 
-/** Hands the URL to the desktop's opener; a failure is reported, not fatal. */
-function openBrowser(url: string, stderr: { write(text: string): unknown }): void {
+/** The page handed to the browser, removed when the viewer stops. */
+interface OpenedPage {
+  remove(): Promise<void>;
+}
+
+/**
+ * Opens the viewer in the desktop's browser; a failure is reported, not
+ * fatal. The token URL is never put on a command line: the opener's and
+ * the browser's arguments are readable by every user of the machine (`ps`,
+ * `/proc/<pid>/cmdline`), and the token is all that guards the viewer. The
+ * browser gets a `file://` page instead, which only this user can read
+ * (0600, created exclusively in a fresh 0700 directory) and which sends it
+ * on to the URL.
+ */
+async function openBrowser(
+  url: string,
+  stderr: { write(text: string): unknown },
+): Promise<OpenedPage | undefined> {
+  let dir: string;
+  try {
+    dir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-debug-')); // mode 0700
+  } catch (error) {
+    stderr.write(`could not open a browser (${messageOf(error)}); open the URL above\n`);
+    return undefined;
+  }
+  const remove = (): Promise<void> => rm(dir, { recursive: true, force: true });
+  const page = path.join(dir, 'open-trace-viewer.html');
+  try {
+    await writeFile(page, redirectPage(url), { mode: PRIVATE_FILE_MODE, flag: 'wx' });
+  } catch (error) {
+    await remove();
+    stderr.write(`could not open a browser (${messageOf(error)}); open the URL above\n`);
+    return undefined;
+  }
+  const target = pathToFileURL(page).href;
   const [command, args] =
     process.platform === 'darwin'
-      ? ['open', [url]]
+      ? ['open', [target]]
       : process.platform === 'win32'
-        ? ['cmd', ['/c', 'start', '""', url]]
-        : ['xdg-open', [url]];
+        ? ['cmd', ['/c', 'start', '""', target]]
+        : ['xdg-open', [target]];
   try {
     const child = spawn(command, args, { stdio: 'ignore', detached: true });
     child.once('error', () =>
@@ -161,4 +205,23 @@ function openBrowser(url: string, stderr: { write(text: string): unknown }): voi
   } catch {
     stderr.write(`could not open a browser (${command}); open the URL above\n`);
   }
+  return { remove };
+}
+
+/** A page that sends the browser on to `url` at once, without a referrer. */
+function redirectPage(url: string): string {
+  const href = escapeHtml(url);
+  return [
+    '<!doctype html>',
+    '<meta charset="utf-8">',
+    '<meta name="referrer" content="no-referrer">',
+    `<meta http-equiv="refresh" content="0;url=${href}">`,
+    '<title>mcp-sections debug</title>',
+    `<p><a href="${href}">Open the trace viewer</a></p>`,
+    '',
+  ].join('\n');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => `&#${String(char.charCodeAt(0))};`);
 }

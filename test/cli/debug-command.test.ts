@@ -1,7 +1,8 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EXIT_CODES } from '../../src/cli/exit-codes.js';
@@ -268,4 +269,52 @@ describe('mcp-sections debug --redis', () => {
       expect(await stop()).toBe(EXIT_CODES.ok);
     }
   });
+});
+
+describe('mcp-sections debug --open', () => {
+  it.runIf(process.platform === 'linux')(
+    '--open hands the browser a private file, never the token URL on a command line',
+    async () => {
+      const file = path.join(dir, 'opened.jsonl');
+      await recordTrace(file, ['hello']);
+      // A stand-in opener that records its command line and the page it was given.
+      const bin = path.join(dir, 'bin');
+      const seen = path.join(dir, 'seen');
+      await mkdir(bin);
+      await writeFile(
+        path.join(bin, 'xdg-open'),
+        [
+          '#!/bin/sh',
+          `printf '%s\\n' "$@" > '${seen}.argv'`,
+          'page="${1#file://}"',
+          `stat -c '%a' "$page" "$(dirname "$page")" > '${seen}.modes'`,
+          `cat "$page" > '${seen}.page'`,
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      const savedPath = process.env['PATH'];
+      process.env['PATH'] = `${bin}${path.delimiter}${savedPath ?? ''}`;
+      let served: Awaited<ReturnType<typeof serve>>;
+      try {
+        served = await serve([file, '--open']);
+      } finally {
+        process.env['PATH'] = savedPath;
+      }
+      const { url, stop } = served;
+      await expect.poll(() => readFile(`${seen}.page`, 'utf8').catch(() => '')).toContain(url);
+      const argv = (await readFile(`${seen}.argv`, 'utf8')).trim();
+      const token = new URL(url).pathname.split('/')[1] ?? '';
+      expect(token.length).toBeGreaterThan(40);
+      expect(argv).not.toContain(token);
+      expect(argv).toMatch(/^file:\/\/\/.+\.html$/);
+      expect((await readFile(`${seen}.modes`, 'utf8')).trim().split('\n')).toEqual(['600', '700']);
+      const page = fileURLToPath(argv);
+      expect(await readFile(page, 'utf8')).toContain(
+        `<meta http-equiv="refresh" content="0;url=${url}">`,
+      );
+      expect(await stop()).toBe(EXIT_CODES.ok);
+      await expect(stat(path.dirname(page))).rejects.toThrow(/ENOENT/);
+    },
+  );
 });
