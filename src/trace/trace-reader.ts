@@ -8,10 +8,19 @@ import { TraceError } from './errors.js';
 import { tracePartPath } from './trace-file.js';
 import type { TraceHeaderRecord, TraceRecord } from './trace-format.js';
 import { messageOf } from '../core/errors.js';
+import { DEFAULT_JSON_COPY_DEPTH } from '../core/json-copy.js';
 
 /** Most rotated parts looked for beside a trace file. */
 const MAX_PARTS = 1_000;
 const KINDS = new Set(['header', 'event', 'snapshot', 'tools']);
+/**
+ * Deepest nesting of objects and arrays a record may have. A recorder
+ * cuts every value at `DEFAULT_JSON_COPY_DEPTH` (the masker's copy) and
+ * wraps it in a few levels of its own (record, fields, slice name); a line
+ * nested deeper was not written by one, and would overflow the stack of
+ * every recursive walk after this (`JSON.stringify` of the viewer's model).
+ */
+export const MAX_TRACE_RECORD_DEPTH = DEFAULT_JSON_COPY_DEPTH + 8;
 
 /** A trace as read from disk (or from another source, such as a Redis stream). */
 export interface LoadedTrace {
@@ -89,7 +98,7 @@ export function parseTraceLines(text: string): {
       skipped += 1;
       continue;
     }
-    if (isRecord(value)) records.push(value);
+    if (isRecord(value) && !nestedDeeperThan(value, MAX_TRACE_RECORD_DEPTH)) records.push(value);
     else skipped += 1;
   }
   return { records, skipped };
@@ -102,6 +111,24 @@ function isRecord(value: unknown): value is TraceRecord {
   if (kind === 'header') return (value as { trace?: unknown }).trace === 'mcp-sections';
   const record = value as { seq?: unknown; at?: unknown };
   return typeof record.seq === 'number' && typeof record.at === 'string';
+}
+
+/**
+ * Whether `value` holds objects or arrays nested more than `limit` deep.
+ * Walked with a list, not recursion: the value may be nested far deeper
+ * than the stack (`JSON.parse` builds it without recursion).
+ */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const member of Object.values(item)) {
+      if (typeof member === 'object' && member !== null) pending.push([member, depth + 1]);
+    }
+  }
+  return false;
 }
 
 /** A trace file found in a directory. */

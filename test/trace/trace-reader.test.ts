@@ -2,7 +2,8 @@ import { mkdtemp, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readTrace } from '../../src/index.js';
+import { Session, TraceRecorder, readTrace } from '../../src/index.js';
+import { buildTraceModel } from '../../src/trace/trace-model.js';
 import { listTraceFiles, parseTraceLines } from '../../src/trace/trace-reader.js';
 
 let dir: string;
@@ -47,6 +48,36 @@ describe('readTrace', () => {
     const trace = await readTrace(path.join(dir, 'long.jsonl'));
     expect(trace.records).toHaveLength(200_001);
     expect(trace.records.at(-1)).toMatchObject({ kind: 'event', seq: 200_000 });
+  });
+
+  it('skips and counts a record nested deeper than a recorder writes (JSON.stringify would overflow)', async () => {
+    const depth = 200_000;
+    const deep = `{"kind":"event","seq":1,"at":"2026-01-01T00:00:00.000Z","type":"X","fields":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    await writeFile(path.join(dir, 'deep.jsonl'), `${header(0)}\n${deep}\n${event(2)}\n`);
+    const trace = await readTrace(path.join(dir, 'deep.jsonl'));
+    expect(trace.skippedLines).toBe(1);
+    expect(trace.records.map((record) => record.kind)).toEqual(['header', 'event']);
+    expect(() => JSON.stringify(buildTraceModel(trace))).not.toThrow();
+  });
+
+  it('keeps the deepest records a recorder writes', async () => {
+    const session = new Session();
+    const slice = session.slice('tree', { initial: { root: {} } });
+    const file = path.join(dir, 'recorded.jsonl');
+    const recorder = new TraceRecorder(session, { path: file });
+    let nested: Record<string, unknown> = {};
+    for (let level = 0; level < 200; level += 1) nested = { child: [nested] };
+    slice.update((draft) => {
+      draft.root = nested;
+    });
+    recorder.snapshot('deep');
+    await recorder.close();
+    const trace = await readTrace(file);
+    expect(trace.skippedLines).toBe(0);
+    const labels = trace.records.flatMap((record) =>
+      record.kind === 'snapshot' ? [record.label] : [],
+    );
+    expect(labels).toContain('deep');
   });
 
   it('names a file it cannot read', async () => {
