@@ -23,13 +23,26 @@ export interface TakenValue {
  */
 const SECRET_FIELD: readonly RegExp[] = [
   /\.args(\[\d+\])?$/,
-  /^[^.]+\..+\.(env|headers)\./,
+  /^[^.]+\..+\.headers\./,
   /\.bearer_token$/,
 ];
 
+/** An `env` field (`.mcp.json`, config.yaml, TARSy's `transport.env`): see {@link envSecret}. */
+const ENV_FIELD = /^[^.]+\..+\.env\./;
+
 /**
- * The secrets among `taken`: every value that went into `args`, into
- * `env` (TARSy's `transport.env` too) or into a header or bearer token.
+ * Shorter than this, a piece expanded into part of an `env` value is not
+ * taken for a secret (unless it is a URL's password): masked wherever it
+ * appears, `app` or `5432` would cut words and numbers apart in every
+ * message, and no token is that short. A whole `env` value is masked
+ * whatever its length.
+ */
+const MIN_ENV_PIECE = 6;
+
+/**
+ * The secrets among `taken`: every value that went into `args`, a header
+ * or a bearer token, and into `env` (TARSy's `transport.env` too) as
+ * {@link envSecret} says.
  * A whole `env` or header value is masked already, but not a token
  * expanded into part of one (`DATABASE_URL: postgres://app:${DB_PASSWORD}@db/app`,
  * `Cookie: theme=dark; sid=${SID}`): a server echoing only the token would
@@ -37,11 +50,19 @@ const SECRET_FIELD: readonly RegExp[] = [
  * a secret (masked, it would hide where a failed connection went); of a
  * whole URL from the environment, the path of the URL it made is.
  */
-export function expandedSecrets(taken: readonly TakenValue[], urls: readonly string[]): string[] {
+export function expandedSecrets(
+  taken: readonly TakenValue[],
+  urls: readonly string[],
+  envValues: readonly string[] = [],
+): string[] {
   const secrets: string[] = [];
   for (const { value, field } of taken) {
     if (SECRET_FIELD.some((pattern) => pattern.test(field))) {
       secrets.push(value);
+      continue;
+    }
+    if (ENV_FIELD.test(field)) {
+      if (envSecret(value, envValues)) secrets.push(value);
       continue;
     }
     // `url`, TARSy's `transport.url`, config.yaml's `url_isolated`; command, cwd, timeouts: not secrets.
@@ -59,6 +80,28 @@ export function expandedSecrets(taken: readonly TakenValue[], urls: readonly str
 }
 
 /**
+ * Whether `value`, expanded into an `env` value, is a secret of its own:
+ * never when it is a whole env value (masked as one already); always when
+ * it is the URL's password of a URL-shaped value that holds it; never when
+ * it lies in such a URL's host, port or user name (`postgres://app:${PW}@${HOST}:${PORT}/db`:
+ * where a failed connection went, not a key); otherwise when it has at
+ * least {@link MIN_ENV_PIECE} characters.
+ */
+function envSecret(value: string, envValues: readonly string[]): boolean {
+  // A whole env value is masked wherever it appears already.
+  if (envValues.includes(value)) return false;
+  for (const text of envValues) {
+    if (!text.includes(value) || !text.includes('://')) continue;
+    const url = parsed(text);
+    if (url === undefined) continue;
+    if (url.password !== '' && decoded(url.password).includes(value)) return true;
+    const where = [url.hostname, url.port, decoded(url.username)];
+    if (where.some((part) => part !== '' && part.includes(value))) return false;
+  }
+  return value.length >= MIN_ENV_PIECE;
+}
+
+/**
  * Adds to a loader's server config (programmatic shape, not yet checked)
  * the secrets among the values expansion took for it, as `secrets`.
  */
@@ -67,9 +110,15 @@ export function addExpandedSecrets(
   taken: readonly TakenValue[],
 ): void {
   const urls = [urlOf(config['transport']), urlOf(memberOf(config['isolation'], 'transport'))];
+  const envValues = [config['env'], memberOf(config['transport'], 'env')].flatMap((env) =>
+    typeof env === 'object' && env !== null
+      ? Object.values(env).filter((item): item is string => typeof item === 'string')
+      : [],
+  );
   const secrets = expandedSecrets(
     taken,
     urls.filter((url): url is string => url !== undefined),
+    envValues,
   );
   if (secrets.length > 0) config['secrets'] = secrets;
 }
@@ -84,5 +133,14 @@ function parsed(text: string): URL | undefined {
     return new URL(text);
   } catch {
     return undefined;
+  }
+}
+
+/** A URL component percent-decoded, or as it is when it does not decode. */
+function decoded(component: string): string {
+  try {
+    return decodeURIComponent(component);
+  } catch {
+    return component;
   }
 }

@@ -62,7 +62,7 @@ describe('expandedSecrets', () => {
     ).toEqual(['sid-9f8e7d6c', 'hunter2-pass']);
   });
 
-  it('takes what went into env, whole or as part of a value, in every form', () => {
+  it('takes what went into part of an env value, in every form', () => {
     expect(
       expandedSecrets(
         [
@@ -75,6 +75,26 @@ describe('expandedSecrets', () => {
         [],
       ),
     ).toEqual(['pw-json-5678', 'pw-yaml-5678', 'kube-9999', 'tok-bearer-1']);
+  });
+
+  it('takes of a URL in env its password, not its host, port or user name, nor a piece too short to be a key', () => {
+    const url = 'postgres://app:hunter2-s3cr3t@localhost:5432/app?sslmode=require&key=k3y-abcdef';
+    expect(
+      expandedSecrets(
+        [
+          { value: 'hunter2-s3cr3t', field: 'mcpServers.db.env.DATABASE_URL' },
+          { value: 'localhost', field: 'mcpServers.db.env.DATABASE_URL' },
+          { value: '5432', field: 'mcpServers.db.env.DATABASE_URL' },
+          { value: 'app', field: 'mcpServers.db.env.DATABASE_URL' },
+          { value: 'k3y-abcdef', field: 'mcpServers.db.env.DATABASE_URL' },
+          { value: 'pw', field: 'mcpServers.other.env.PIN_URL' },
+          // A whole env value is masked as one already.
+          { value: 'whole-value-123', field: 'mcpServers.db.env.TOKEN' },
+        ],
+        [],
+        [url, 'https://u:pw@example.com/', 'whole-value-123'],
+      ),
+    ).toEqual(['hunter2-s3cr3t', 'k3y-abcdef', 'pw']);
   });
 
   it('takes the path of a whole URL from the environment, not its origin', () => {

@@ -59,8 +59,6 @@ describe('loadMcpJson', () => {
           cwd: '/srv',
         },
         env: { API_KEY: 'k-1', LEVEL: '3' },
-        // What expansion put into env is a secret of its own (it may be part of a value).
-        secrets: ['k-1'],
       },
       {
         name: 'remote',

@@ -359,8 +359,6 @@ mcp_servers:
         name: 'kubernetes',
         transport: { type: 'stdio', command: 'npx', args: ['-y', 'kubernetes-mcp-server'] },
         env: { KUBECONFIG: '/etc/kube' },
-        // Every value expansion put into env or a bearer token is a secret of its own.
-        secrets: ['/etc/kube'],
       },
       {
         name: 'github',
