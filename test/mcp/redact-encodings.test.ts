@@ -30,6 +30,16 @@ describe('SecretRedactor: base64', () => {
     );
   });
 
+  it('masks many copies in one pass: apart, each alone; run together, as one run', () => {
+    const secret = 'Tr0ub4dor-99-long';
+    const redactor = new SecretRedactor([secret]);
+    const encoded = base64(secret);
+    const apart = Array.from({ length: 20_000 }, () => encoded).join(' ');
+    expect(redactor.redact(apart)).toBe(Array.from({ length: 20_000 }, () => '***').join(' '));
+    // Base64 of the secret twice over is one run that holds the core at two offsets.
+    expect(redactor.redact(`a ${base64(secret + secret)} b`)).toBe('a *** b');
+  });
+
   it('masks the base64 run that holds a secret at any byte offset, in both alphabets', () => {
     const secret = 'k9Zq/7wX+Lm2Pp8Q';
     const redactor = new SecretRedactor([secret]);
