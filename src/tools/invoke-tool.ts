@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { FATAL_PREFIX, McpFatalToolError, messageOf } from '../core/errors.js';
+import { boundedQuote, FATAL_PREFIX, McpFatalToolError, messageOf } from '../core/errors.js';
+import { sliceSafe } from '../core/well-formed.js';
 import { isObserved } from '../runtime/event-bus.js';
 import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
@@ -252,17 +253,29 @@ function invalidArguments(toolName: string, error: unknown): ParsedArguments<nev
  */
 const MAX_DESCRIBED_ISSUES = 20;
 
+/**
+ * Longest description of one problem: a key of a million characters is
+ * repeated in its path and quoted again in its message (zod names every
+ * unknown key in one issue), and the whole error is bounded too.
+ */
+const MAX_ISSUE_CHARS = 300;
+
 function describeIssues(
   toolName: string,
   issues: readonly { readonly path: readonly PropertyKey[]; readonly message: string }[],
 ): string {
   const parts = issues.slice(0, MAX_DESCRIBED_ISSUES).map((issue) => {
     const path = issue.path.length === 0 ? '(arguments)' : issue.path.map(String).join('.');
-    return `${path}: ${issue.message}`;
+    return cutIssue(`${path}: ${issue.message}`);
   });
   const more = issues.length - parts.length;
   const rest = more > 0 ? `; and ${more} more problem${more === 1 ? '' : 's'}` : '';
-  return `invalid arguments for tool "${toolName}": ${parts.join('; ')}${rest}`;
+  return boundedQuote(`invalid arguments for tool "${toolName}": ${parts.join('; ')}${rest}`);
+}
+
+function cutIssue(text: string): string {
+  if (text.length <= MAX_ISSUE_CHARS) return text;
+  return `${sliceSafe(text, 0, MAX_ISSUE_CHARS)}… (${text.length - MAX_ISSUE_CHARS} more characters)`;
 }
 
 /** A signal that aborts at `deadline` (or when `caller` does), and the end of its timer. */

@@ -69,6 +69,23 @@ describe('invokeTool', () => {
       expect(result.message.length).toBeLessThan(2_000);
     });
 
+    it('bounds each problem and the whole message, whatever the keys', async () => {
+      const { session } = fixture();
+      const strict = Tool.create({
+        name: 'strict',
+        description: 'Takes nothing',
+        params: z.strictObject({}),
+        handler: () => ToolResult.ok(null),
+      });
+      const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`key${i}`, 1]));
+      const long = { ['k'.repeat(1_000_000)]: 1 };
+      for (const args of [many, long]) {
+        const result = await invokeTool(strict, args, { session });
+        expect(result.message).toMatch(/^invalid arguments for tool "strict": /);
+        expect(result.message.length).toBeLessThan(2_100);
+      }
+    });
+
     it('returns an error result naming the bad field, without calling the handler', async () => {
       const { session, ledger, events } = fixture();
       let called = false;
