@@ -50,9 +50,11 @@ export async function runToolCalls(
     calls.map(async (call): Promise<ToolCallOutcome> => {
       const result = await runOne(call, options, signal).catch((error: unknown) => {
         // Anything else thrown is a fault of the run: the others stop, and it is rethrown once they settled.
+        // The fatal call's message is the server's text: the others' results (and traces)
+        // name the call, and its own result carries the message.
         const reason =
           error instanceof McpFatalToolError
-            ? `another tool call of this turn failed fatally: ${error.message}`
+            ? `another tool call of this turn (${call.name}) failed fatally`
             : `another tool call of this turn threw: ${messageOf(error)}`;
         turn.abort(new Error(reason));
         if (!(error instanceof McpFatalToolError)) throw error;

@@ -119,7 +119,7 @@ describe('runToolCalls', () => {
     expect(invoked.sort()).toEqual(['doom', 'writer']);
     expect(log()).toEqual([]);
     expect(outcomes.map((o) => o.result.message)).toEqual([
-      'cancelled: another tool call of this turn failed fatally: backend gone',
+      'cancelled: another tool call of this turn (doom) failed fatally',
       'doom failed fatally: backend gone',
     ]);
   });
@@ -174,7 +174,7 @@ describe('runToolCalls', () => {
     expect(fatal?.message).toBe('backend gone');
     expect(log.get().lines).toEqual([]);
     expect(outcomes[0]?.result.message).toBe(
-      'tool "writer" was not started: cancelled: another tool call of this turn failed fatally: backend gone',
+      'tool "writer" was not started: cancelled: another tool call of this turn (doom) failed fatally',
     );
   });
 });
