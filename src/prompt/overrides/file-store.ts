@@ -4,7 +4,7 @@
  * hand and committed beside the code.
  */
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { isErrno, writeFileAtomic } from '../../core/atomic-file.js';
@@ -170,14 +170,13 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
    * @throws PromptOverridesError for a symbolic link or a non-directory among them.
    */
   async #directoriesExist(ref: PromptOverridesRef): Promise<boolean> {
+    // `dir` may be the caller's link: what it leads to must be no other user's.
+    const root = await statOrMissing(this.dir, stat);
+    if (root === undefined) return false;
+    this.#checkOwner(this.dir, root);
     for (const directory of this.#directories(ref)) {
-      let stats: Stats;
-      try {
-        stats = await lstat(directory);
-      } catch (error) {
-        if (isErrno(error, 'ENOENT')) return false;
-        throw error;
-      }
+      const stats = await statOrMissing(directory, lstat);
+      if (stats === undefined) return false;
       this.#checkDirectory(directory, stats);
     }
     return true;
@@ -185,8 +184,9 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
 
   /** Creates `dir`, then `<ns>` and `<key>` one at a time, refusing a link or a file in their place. */
   async #makeDirectories(ref: PromptOverridesRef): Promise<void> {
-    // `dir` is the caller's to choose, links and all.
+    // `dir` is the caller's to choose, links and all; no other user may change it.
     await mkdir(this.dir, { recursive: true });
+    this.#checkOwner(this.dir, await stat(this.dir));
     for (const directory of this.#directories(ref)) {
       try {
         // Not recursive: mkdir on an existing link fails with EEXIST, never follows it.
@@ -199,6 +199,7 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
   }
 
   #checkDirectory(directory: string, stats: Stats): void {
+    this.#checkOwner(directory, stats);
     if (stats.isSymbolicLink()) {
       throw new PromptOverridesError(
         `overrides directory ${JSON.stringify(directory)} is a symbolic link; ` +
@@ -209,6 +210,32 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
     if (!stats.isDirectory()) {
       throw new PromptOverridesError(
         `overrides directory ${JSON.stringify(directory)} is not a directory`,
+      );
+    }
+  }
+
+  /**
+   * Refuses a directory another user could change: owned by someone other
+   * than this user or root, or writable by others without the sticky bit.
+   * Such a user could put a link in place of `<ns>` or `<key>` between
+   * the check above and the write (the store runs as root in a repository
+   * another user can write), and the write would land outside `dir`. A
+   * group-writable directory is let be (user private groups make it the
+   * common case). Where there are no uids (Windows), nothing is checked.
+   */
+  #checkOwner(directory: string, stats: Stats): void {
+    const uid = typeof process.geteuid === 'function' ? process.geteuid() : undefined;
+    if (uid === undefined || stats.isSymbolicLink()) return;
+    if (stats.uid !== uid && stats.uid !== 0) {
+      throw new PromptOverridesError(
+        `overrides directory ${JSON.stringify(directory)} belongs to another user (uid ${stats.uid}); ` +
+          `the store reads and writes only directories of this user or root`,
+      );
+    }
+    if ((stats.mode & 0o002) !== 0 && (stats.mode & 0o1000) === 0) {
+      throw new PromptOverridesError(
+        `overrides directory ${JSON.stringify(directory)} is writable by other users ` +
+          `(mode ${(stats.mode & 0o7777).toString(8)}); make it 755 or narrower`,
       );
     }
   }
@@ -233,6 +260,19 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
       }
       return file;
     });
+  }
+}
+
+/** `read(file)`'s stats, or undefined when there is nothing there. */
+async function statOrMissing(
+  file: string,
+  read: (file: string) => Promise<Stats>,
+): Promise<Stats | undefined> {
+  try {
+    return await read(file);
+  } catch (error) {
+    if (isErrno(error, 'ENOENT')) return undefined;
+    throw error;
   }
 }
 

@@ -3,7 +3,7 @@
  * formats, atomic replacement, names that would leave the directory, and
  * files that do not parse.
  */
-import { mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -327,6 +327,29 @@ describe('FilePromptOverridesStore', () => {
       expect(await viaLink.resolve(ref)).toEqual(sample());
       expect(await readdir(path.join(dir.path, 'demo', 'welcome'))).toEqual(['stable.json']);
       expect(await viaLink.delete(ref)).toBe(true);
+    });
+  });
+
+  describe('a directory another user could change is refused (they could swap in a link after the check)', () => {
+    it('writable by others, without the sticky bit', async () => {
+      await mkdir(path.join(dir.path, 'demo'), { recursive: true });
+      await chmod(path.join(dir.path, 'demo'), 0o777);
+      const says = `overrides directory ${JSON.stringify(path.join(dir.path, 'demo'))} is writable by other users (mode 777)`;
+      await expect(store.upsert(sample())).rejects.toThrow(says);
+      await expect(store.resolve(ref)).rejects.toThrow(says);
+      await expect(store.delete(ref)).rejects.toThrow(says);
+      await chmod(dir.path, 0o1777); // the sticky bit, as /tmp: others cannot swap entries of ours
+      await chmod(path.join(dir.path, 'demo'), 0o755);
+      await store.upsert(sample());
+      expect(await store.resolve(ref)).toEqual(sample());
+    });
+
+    it.runIf(process.geteuid?.() === 0)('owned by another user (as root)', async () => {
+      await mkdir(path.join(dir.path, 'demo', 'welcome'), { recursive: true });
+      await chown(path.join(dir.path, 'demo'), 65_534, 65_534);
+      const says = `overrides directory ${JSON.stringify(path.join(dir.path, 'demo'))} belongs to another user (uid 65534)`;
+      await expect(store.upsert(sample())).rejects.toThrow(says);
+      await expect(store.resolve(ref)).rejects.toThrow(says);
     });
   });
 
