@@ -5,11 +5,19 @@
  * the arguments they pass (`section.execute`, `invokeTool`) and a pre-flight
  * check that agrees with the run-time validators.
  */
-import { jsonSchemaToZod } from 'json-schema-to-zod';
+import {
+  jsonSchemaToZod,
+  parseSchema,
+  type JsonSchema,
+  type JsonSchemaObject,
+  type Refs,
+  type Serializable,
+} from 'json-schema-to-zod';
 import type { Tool } from '../tools/tool.js';
 import { prepareCodegenSchema } from './codegen-schema.js';
 import { toolsOf, type ToolSource } from './tool-source.js';
 import { messageOf } from '../core/errors.js';
+import { serverTextLine } from '../mcp/server-text.js';
 
 /** Options of {@link generateToolBindings}. */
 export interface GenerateToolBindingsOptions {
@@ -28,7 +36,11 @@ export interface GeneratedToolBinding {
   readonly typeName: string;
   /** False when the schema is outside what the converter keeps exactly; the binding is then `Record<string, unknown>`. */
   readonly exact: boolean;
-  /** Why it is not exact (JSON Pointers into the input schema). */
+  /**
+   * Why it is not exact (JSON Pointers into the input schema). They hold
+   * the server's property names as they are; the generated comment and the
+   * CLI clean them, other callers should too before showing them.
+   */
   readonly issues: readonly string[];
 }
 
@@ -52,6 +64,11 @@ export interface GeneratedBindings {
  * binding is `z.record(z.string(), z.unknown())`, listed in `inexactTools`
  * with the reasons in a comment.
  *
+ * Server text is data in the generated file: in comments it is cleaned as
+ * in the prompt (one line per line, no control or invisible characters),
+ * and in string literals those characters are written as `\uXXXX`
+ * escapes.
+ *
  * @example
  * const { source } = generateToolBindings(rendered, { header: ['from .mcp.json'] });
  * await writeFile('tools.ts', source);
@@ -72,13 +89,16 @@ export function generateToolBindings(
     let issues = prepared.issues;
     if (issues.length === 0) {
       try {
-        expression = withUnicodeRegExps(
-          jsonSchemaToZod(prepared.schema, {
-            zodVersion: 4,
-            module: 'none',
-            withoutDefaults: true,
-          }),
-        );
+        expression = jsonSchemaToZod(prepared.schema, {
+          zodVersion: 4,
+          module: 'none',
+          withoutDefaults: true,
+          parserOverride: writeServerText,
+        });
+        // Every piece of server text should have gone through `literal`.
+        if (UNSAFE_IN_CODE.test(expression)) {
+          throw new Error('its output holds a control or invisible character');
+        }
       } catch (error) {
         issues = [`#: the converter failed: ${messageOf(error)}`];
         expression = LOOSE;
@@ -94,14 +114,85 @@ export function generateToolBindings(
 }
 
 const LOOSE = 'z.record(z.string(), z.unknown())';
+/** Longest issue line in a comment: a pointer can hold long property names. */
+const MAX_ISSUE_LINE = 500;
 
 /**
- * The converter writes `new RegExp("…")` without flags; the run time reads
- * a pattern with the `u` flag (`\u{41}`, `\p{Lu}`, `.` over an emoji),
- * so the generated code does too.
+ * Characters that JSON.stringify leaves raw and a reader of the file
+ * cannot see or that a terminal acts on: controls (DEL, C1), line and
+ * paragraph separators, format characters (bidi controls, zero-width
+ * characters) and every other default-ignorable code point.
  */
-function withUnicodeRegExps(expression: string): string {
-  return expression.replace(/new RegExp\(("(?:[^"\\]|\\.)*")\)/g, 'new RegExp($1, "u")');
+const UNSAFE_IN_LITERAL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
+const UNSAFE_IN_CODE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+
+/** `value` as a JavaScript literal whose text holds no unsafe character (they become `\uXXXX`). */
+function literal(value: Serializable): string {
+  return JSON.stringify(value).replace(UNSAFE_IN_LITERAL, (character) =>
+    Array.from(
+      { length: character.length },
+      (_, index) => `\\u${character.charCodeAt(index).toString(16).toUpperCase().padStart(4, '0')}`,
+    ).join(''),
+  );
+}
+
+/**
+ * The converter's `parserOverride`: writes, in its place, the parts of a
+ * schema that hold server text (descriptions, property names, `enum` and
+ * `const` values, patterns), so that text reaches the code only through
+ * {@link literal}. The converter writes the rest and calls back here for
+ * each sub-schema. Only the subset `prepareCodegenSchema` lets through
+ * needs handling, written as the converter would.
+ */
+function writeServerText(schema: JsonSchemaObject, refs: Refs): string | undefined {
+  if (typeof schema.description === 'string') {
+    const { description, ...rest } = schema;
+    return `${parseSchema(rest, refs)}.describe(${literal(description)})`;
+  }
+  // The converter reads `enum` before `const` and both before `type`
+  // (`anyOf`, which it reads first, never stands beside them here).
+  if (schema.enum !== undefined) return enumExpression(schema.enum);
+  if (schema.const !== undefined) return `z.literal(${literal(schema.const)})`;
+  if (schema.type === 'string' && typeof schema.pattern === 'string') {
+    // The run time reads a pattern with the `u` flag (`\u{41}`, `\p{Lu}`,
+    // `.` over an emoji), so the generated code does too.
+    const { pattern, ...rest } = schema;
+    return `${parseSchema(rest, refs)}.regex(new RegExp(${literal(pattern)}, "u"))`;
+  }
+  if (schema.type === 'object' && schema.properties !== undefined) {
+    return objectExpression(schema, schema.properties, refs);
+  }
+  return undefined;
+}
+
+function enumExpression(values: readonly Serializable[]): string {
+  if (values.length === 0) return 'z.never()';
+  if (values.length === 1) return `z.literal(${literal(values[0]!)})`;
+  if (values.every((value) => typeof value === 'string')) {
+    return `z.enum([${values.map(literal).join(', ')}])`;
+  }
+  return `z.union([${values.map((value) => `z.literal(${literal(value)})`).join(', ')}])`;
+}
+
+/** An object with `properties` (and `required`, `additionalProperties`), as the converter writes it. */
+function objectExpression(
+  schema: JsonSchemaObject,
+  properties: Readonly<Record<string, JsonSchema>>,
+  refs: Refs,
+): string {
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const fields = Object.entries(properties).map(([name, property]) => {
+    const value = parseSchema(property, { ...refs, path: [...refs.path, 'properties', name] });
+    const field = `${literal(name)}: ${value}`;
+    return required.includes(name) ? field : `${field}.optional()`;
+  });
+  const shape = fields.length === 0 ? 'z.object({})' : `z.object({ ${fields.join(', ')} })`;
+  if (schema.additionalProperties === undefined) return shape;
+  const others = parseSchema(schema.additionalProperties, {
+    ...refs,
+    path: [...refs.path, 'additionalProperties'],
+  });
+  return others === 'z.never()' ? `${shape}.strict()` : `${shape}.catchall(${others})`;
 }
 
 function toolBlock(
@@ -121,7 +212,7 @@ function toolBlock(
       : [
           '',
           '@remarks Not exact: the input schema uses what the generated zod cannot express',
-          ...issues.map((issue) => `- ${issue}`),
+          ...issues.map((issue) => serverTextLine(`- ${issue}`, MAX_ISSUE_LINE)),
           'The section still validates these arguments exactly at call time.',
         ];
   return [
@@ -142,14 +233,14 @@ function moduleText(
     ...(options.header ?? []),
   ];
   const entries = bindings.map(
-    (binding) => `  ${JSON.stringify(binding.toolName)}: ${binding.schemaName},`,
+    (binding) => `  ${literal(binding.toolName)}: ${binding.schemaName},`,
   );
   const inexact = bindings
     .filter((binding) => !binding.exact)
-    .map((binding) => JSON.stringify(binding.toolName));
+    .map((binding) => literal(binding.toolName));
   return [
-    ...header.map((line) => `// ${line.replace(/[\r\n\u2028\u2029]+/g, ' ')}`),
-    `import { z } from ${JSON.stringify(options.zodModule ?? 'zod')};`,
+    ...header.map((line) => `// ${commentLine(line)}`),
+    `import { z } from ${literal(options.zodModule ?? 'zod')};`,
     '',
     ...blocks.flatMap((block) => [block, '']),
     "/** Every tool's argument schema, by tool name. */",
@@ -169,11 +260,27 @@ function moduleText(
   ].join('\n');
 }
 
+/**
+ * A doc comment of `lines`, each split at its line breaks and cleaned as
+ * server text is (tool names, descriptions and property names come from
+ * the server, and would otherwise reach the file and a terminal showing
+ * it with escape sequences, bidi controls and invisible characters).
+ */
 function docComment(lines: readonly string[]): string {
   const body = lines
-    .flatMap((line) => line.split(/\r?\n/))
+    .flatMap((line) => line.split(/\r\n|[\n\r\u2028\u2029]/))
+    .map(commentLine)
     .map((line) => (line === '' ? ' *' : ` * ${line.replace(/\*\//g, '*\\/')}`));
   return ['/**', ...body, ' */'].join('\n');
+}
+
+/**
+ * `text` on one line without control or invisible characters. Cleaning
+ * comes before `*\/` is escaped: removing an invisible character can join
+ * a `*` and a `/`.
+ */
+function commentLine(text: string): string {
+  return serverTextLine(text, Number.POSITIVE_INFINITY);
 }
 
 /** `everything_get-sum` → `everythingGetSum`; a leading digit gets a `t` before it. */

@@ -5,7 +5,29 @@
  * and that the input is never changed.
  */
 import { describe, expect, it } from 'vitest';
-import { prepareCodegenSchema } from '../../src/ecosystem/codegen-schema.js';
+import {
+  MAX_ISSUES,
+  MAX_NODES,
+  MAX_TEXT,
+  prepareCodegenSchema,
+} from '../../src/ecosystem/codegen-schema.js';
+
+/**
+ * A schema of a few KB whose `$defs` each refer twice to the next: inlined,
+ * it has 2^levels copies of the last one.
+ */
+function doublingSchema(
+  levels: number,
+  last: unknown = { type: 'string' },
+): Record<string, unknown> {
+  const $defs: Record<string, unknown> = {};
+  for (let level = 0; level < levels; level += 1) {
+    const next = { $ref: `#/$defs/d${level + 1}` };
+    $defs[`d${level}`] = { type: 'object', properties: { a: next, b: next } };
+  }
+  $defs[`d${levels}`] = last;
+  return { type: 'object', $defs, properties: { x: { $ref: '#/$defs/d0' } } };
+}
 
 /** Wraps `property` as the one property `p` of an object root. */
 function under(property: unknown): Record<string, unknown> {
@@ -191,5 +213,106 @@ describe('prepareCodegenSchema', () => {
       $defs: { '50%': { type: 'string' } },
     });
     expect(issues).toEqual([]);
+  });
+
+  describe('bounds what inlining $refs copies', () => {
+    // 2^16 copies here; 24 levels ran out of memory before the budget.
+    it('stops a doubling $ref chain past the node budget', () => {
+      const { issues } = prepareCodegenSchema(doublingSchema(16));
+      expect(issues).toEqual([
+        `#: too large to convert, over ${MAX_NODES} schema nodes with its "$ref"s inlined`,
+      ]);
+    });
+
+    it('stops past the text budget when few nodes copy long descriptions', () => {
+      // 2^8 copies of a 2 KB description: 512 KB, in fewer than 600 nodes.
+      const { issues } = prepareCodegenSchema(
+        doublingSchema(8, { type: 'string', description: 'd'.repeat(2048) }),
+      );
+      expect(issues).toEqual([
+        `#: too large to convert, over ${MAX_TEXT} characters of names, descriptions and values with its "$ref"s inlined`,
+      ]);
+    });
+
+    it('still inlines a doubling chain that stays within the budgets', () => {
+      const { schema, issues } = prepareCodegenSchema(doublingSchema(8));
+      expect(issues).toEqual([]);
+      expect(JSON.stringify(schema).match(/"string"/g)).toHaveLength(2 ** 8);
+    });
+
+    it(`keeps at most ${MAX_ISSUES} issues and counts the rest`, () => {
+      const properties = Object.fromEntries(
+        Array.from({ length: MAX_ISSUES + 50 }, (_, index) => [`p${index}`, { not: {} }]),
+      );
+      const { issues } = prepareCodegenSchema({ type: 'object', properties });
+      expect(issues).toHaveLength(MAX_ISSUES + 1);
+      expect(issues[0]).toBe('#/properties/p0: "not" is not converted exactly');
+      expect(issues.at(-1)).toBe('#: 50 more issues left out');
+    });
+  });
+
+  describe('forms the converter reads differently from the run time', () => {
+    it.each<[Record<string, unknown>, Record<string, unknown>]>([
+      [
+        { type: 'number', minimum: 0, exclusiveMinimum: 10 },
+        { type: 'number', exclusiveMinimum: 10 },
+      ],
+      [
+        { type: 'number', minimum: 10, exclusiveMinimum: 0 },
+        { type: 'number', minimum: 10 },
+      ],
+      [
+        { type: 'integer', minimum: 3, exclusiveMinimum: 3 },
+        { type: 'integer', exclusiveMinimum: 3 },
+      ],
+      [
+        { type: 'number', maximum: 100, exclusiveMaximum: 10 },
+        { type: 'number', exclusiveMaximum: 10 },
+      ],
+      [
+        { type: 'number', maximum: 10, exclusiveMaximum: 100 },
+        { type: 'number', maximum: 10 },
+      ],
+      [
+        { type: 'array', items: false, maxItems: 3 },
+        { type: 'array', maxItems: 0 },
+      ],
+      [
+        { type: 'array', items: { $ref: '#/$defs/never' } },
+        { type: 'array', maxItems: 0 },
+      ],
+    ])('rewrites %j to the stricter %j', (property, prepared) => {
+      expect(prepareCodegenSchema({ ...under(property), $defs: { never: false } })).toEqual({
+        schema: under(prepared),
+        issues: [],
+      });
+    });
+
+    it.each<[unknown, string]>([
+      [
+        { type: 'string', enum: ['a', 'bbbbbb'], minLength: 5 },
+        '#/properties/p: "enum" beside minLength',
+      ],
+      [
+        { type: 'string', enum: ['safe', 'rm-rf'], const: 'safe' },
+        '#/properties/p: "enum" beside const',
+      ],
+      [{ type: 'string', const: 'x', pattern: '^y$' }, '#/properties/p: "const" beside pattern'],
+      [{ type: 'number', enum: [1, 2], minimum: 2 }, '#/properties/p: "enum" beside minimum'],
+      [{ type: 'string', minLength: '1' }, '#/properties/p/minLength: not a non-negative integer'],
+      [{ type: 'array', maxItems: 1.5 }, '#/properties/p/maxItems: not a non-negative integer'],
+      [{ type: 'number', minimum: '0' }, '#/properties/p/minimum: not a number'],
+      [{ type: 'number', multipleOf: 0 }, '#/properties/p/multipleOf: not a positive number'],
+    ])('reports %j', (property, issue) => {
+      expect(prepareCodegenSchema(under(property)).issues).toEqual([issue]);
+    });
+
+    it('keeps enum and const beside "type" and a description', () => {
+      expect(
+        prepareCodegenSchema(
+          under({ type: ['string', 'null'], enum: ['a', null], description: 'd' }),
+        ).issues,
+      ).toEqual([]);
+    });
   });
 });
