@@ -14,8 +14,11 @@
  * of `anyOf`, `oneOf` and `allOf` (how zod 4 writes `.nullable()`, unions
  * and intersections): a property is secret when any branch marks it, and a
  * value's properties and items are looked up in every branch at once. A
- * `$ref` is not followed, so mark such a property by name or on the
- * property itself.
+ * local `$ref` (`#`, `#/$defs/Creds`, any JSON Pointer into the tool's
+ * schema, how Pydantic and zod write nested models) is followed like a
+ * branch, each schema once so that cycles end. Fail closed: a value whose
+ * schemas cannot all be known — a `$ref` to another document or to nothing,
+ * or more schemas than a lookup takes in — is withheld whole.
  */
 import type { JsonSchema } from './tool.js';
 
@@ -60,35 +63,51 @@ export function isSecretArgumentName(name: string): boolean {
 
 /**
  * Whether a property schema marks its value secret (`x-secret` or
- * `writeOnly`), on itself or on any branch of its `anyOf`, `oneOf` or
- * `allOf`, at any depth: a value that may be secret is treated as secret.
+ * `writeOnly`), on itself or on any schema that applies to the same value:
+ * a branch of its `anyOf`, `oneOf` or `allOf`, or the target of a `$ref`
+ * into `schema` (taken as the root), at any depth. A value that may be
+ * secret is treated as secret: so is one behind a `$ref` that does not
+ * resolve, or behind more schemas than are looked at.
  */
 export function isSecretSchema(schema: unknown): boolean {
-  return branchesOf(schema).some(
-    (branch) => branch['x-secret'] === true || branch['writeOnly'] === true,
-  );
+  return new SchemaReader(schema).applicable([schema]).secret;
 }
 
 /**
  * Whether `schema` may make any argument secret by these rules: some
- * subschema, anywhere, is secret to {@link isSecretSchema}, or some
- * `properties` has a name secret to {@link isSecretArgumentName}. Every
- * subschema is looked at, not only those masking follows: a schema wrongly
- * taken to have secrets costs a search that finds none, the other way
- * round would publish them. A property the schema does not declare is not
- * seen: a schema that mentions no secret is taken to have none.
+ * subschema, anywhere, is marked `x-secret` or `writeOnly`, or some
+ * `properties` has a name secret to {@link isSecretArgumentName}, or some
+ * `$ref` does not resolve inside `schema` (masking then withholds the
+ * value). Every subschema is looked at, not only those masking follows, so
+ * a `$ref` target is seen where it is written: a schema wrongly taken to
+ * have secrets costs a search that finds none, the other way round would
+ * publish them. A schema too deep or too large to look at in full is taken
+ * to have secrets; that bound is also what lets masking never give up on a
+ * schema this function passes. A property the schema does not declare is
+ * not seen: a schema that mentions no secret is taken to have none.
  */
-export function declaresSecretArguments(schema: unknown, depth = 0): boolean {
-  // Deeper than any real schema: taken to have secrets rather than looked at further.
-  if (depth > 2 * MAX_DEPTH) return true;
-  if (typeof schema !== 'object' || schema === null) return false;
-  if (Array.isArray(schema)) {
-    return schema.some((item) => declaresSecretArguments(item, depth + 1));
-  }
-  if (isSecretSchema(schema)) return true;
-  const { properties } = schema as Record<string, unknown>;
-  if (isObject(properties) && Object.keys(properties).some(isSecretArgumentName)) return true;
-  return Object.values(schema).some((value) => declaresSecretArguments(value, depth + 1));
+export function declaresSecretArguments(schema: unknown): boolean {
+  const reader = new SchemaReader(schema);
+  // Each masking lookup reaches at most as many schemas as the schema has
+  // JSON values; half the step bound leaves room to spare.
+  let budget = MAX_SCHEMA_STEPS / 2;
+  const declares = (node: unknown, depth: number): boolean => {
+    budget -= 1;
+    // Deeper or larger than any real schema: taken to have secrets rather than looked at further.
+    if (budget < 0 || depth > 2 * MAX_DEPTH) return true;
+    if (typeof node !== 'object' || node === null) return false;
+    if (Array.isArray(node)) return node.some((item) => declares(item, depth + 1));
+    const object = node as Record<string, unknown>;
+    if (marksSecret(object)) return true;
+    const { properties } = object;
+    if (isObject(properties) && Object.keys(properties).some(isSecretArgumentName)) return true;
+    const unresolved = REF_KEYWORDS.some(
+      (keyword) => Object.hasOwn(object, keyword) && reader.resolve(object[keyword]) === UNRESOLVED,
+    );
+    if (unresolved) return true;
+    return Object.values(object).some((value) => declares(value, depth + 1));
+  };
+  return declares(schema, 0);
 }
 
 /** Arguments with every secret withheld, and the withheld values (for scrubbing text). */
@@ -98,10 +117,23 @@ export interface MaskedArguments {
   readonly secrets: readonly string[];
 }
 
-/** Replaces every secret argument's value by `***`; the input is not changed. */
+/**
+ * Replaces every secret argument's value by `***`; the input is not changed.
+ * `$ref`s in `schema` are resolved against `schema` itself. Where the
+ * schemas of a value cannot be known (a `$ref` that does not resolve, more
+ * schemas than are looked at), its properties and items are all withheld.
+ */
 export function maskSecretArguments(args: unknown, schema?: JsonSchema): MaskedArguments {
   const secrets: string[] = [];
-  const masked = mask(args, schema, secrets, 0);
+  const reader = new SchemaReader(schema);
+  const root = reader.applicable(schema === undefined ? [] : [schema]);
+  // Below the root an unknown schema withholds each property and item;
+  // a bare value at the root is withheld here.
+  if (root.unknown && (typeof args !== 'object' || args === null)) {
+    collect(args, secrets, 0);
+    return { masked: SECRET_MASK, secrets };
+  }
+  const masked = mask(args, root, reader, secrets, 0);
   return { masked, secrets };
 }
 
@@ -119,56 +151,216 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
 
 const MAX_DEPTH = 64;
 
+/**
+ * Most schemas one lookup may take in (each `anyOf`, `oneOf` or `allOf`
+ * branch, each `$ref` target, counted as reached, repeats included); past
+ * it the value counts as secret. A schema of at most half as many JSON
+ * values never reaches it (see {@link declaresSecretArguments}), so only a
+ * huge or hostile schema pays for this bound, in masked values.
+ */
+const MAX_SCHEMA_STEPS = 20_000;
+
 /** Combinators whose branches all describe the same value. */
 const BRANCH_KEYWORDS = ['anyOf', 'oneOf', 'allOf'] as const;
 
-function mask(value: unknown, schema: unknown, secrets: string[], depth: number): unknown {
+/** Keywords that apply another schema, found by URI, to the same value. */
+const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'] as const;
+
+/** What {@link SchemaReader.resolve} answers for a reference it cannot follow. */
+const UNRESOLVED = Symbol('unresolved');
+
+/** A JSON array index as RFC 6901 writes it: no sign, no leading zero. */
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+/** The schemas that apply to one value, and whether some could not be known. */
+interface Applicable {
+  /** `anyOf`, `oneOf`, `allOf` branches and `$ref` targets, each schema object once. */
+  readonly branches: readonly Record<string, unknown>[];
+  /**
+   * A `$ref` did not resolve, or the step bound was hit: which schemas
+   * apply is not known, so the value counts as secret.
+   */
+  readonly unknown: boolean;
+  /** Some branch marks the value secret, or {@link unknown}: the value is withheld. */
+  readonly secret: boolean;
+  /** How many leading items the branches describe one by one (tuples). */
+  readonly tuple: number;
+  /** Lookups made below this value, by property or item key (items past the tuples share one). */
+  readonly below: Map<string, Applicable>;
+}
+
+/** Reads one tool schema: resolves its local `$ref`s and finds the schemas that apply to a value. */
+class SchemaReader {
+  readonly #root: unknown;
+  readonly #targets = new Map<string, unknown>();
+  /**
+   * Lookups made from one schema, by that schema: every property that only
+   * `additionalProperties` describes, every value behind one `$ref`, shares one.
+   */
+  readonly #single = new Map<unknown, Applicable>();
+
+  constructor(root: unknown) {
+    this.#root = root;
+  }
+
+  /**
+   * The schema a reference names: a JSON Pointer fragment (`#`,
+   * `#/$defs/Creds`, `#/definitions/a~1b`, percent-encoded or not) into the
+   * root schema. Anything else (another document, an `#anchor`, a pointer
+   * to nothing or to a value that is no schema) is {@link UNRESOLVED}: no
+   * base URI is known here, and a `$id` inside the schema is not honoured.
+   */
+  resolve(ref: unknown): unknown {
+    if (typeof ref !== 'string' || !ref.startsWith('#')) return UNRESOLVED;
+    // One lookup per reference and schema, however many values it applies to.
+    if (this.#targets.has(ref)) return this.#targets.get(ref);
+    const target = this.#walk(ref);
+    this.#targets.set(ref, target);
+    return target;
+  }
+
+  #walk(ref: string): unknown {
+    let pointer: string;
+    try {
+      // RFC 6901 §6: the fragment is percent-decoded first, then split.
+      pointer = decodeURIComponent(ref.slice(1));
+    } catch {
+      return UNRESOLVED;
+    }
+    if (pointer !== '' && !pointer.startsWith('/')) return UNRESOLVED;
+    let node = this.#root;
+    if (pointer !== '') {
+      for (const raw of pointer.slice(1).split('/')) {
+        const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+        if (Array.isArray(node)) {
+          if (!ARRAY_INDEX.test(segment) || Number(segment) >= node.length) return UNRESOLVED;
+          node = node[Number(segment)];
+        } else if (isObject(node) && Object.hasOwn(node, segment)) {
+          node = node[segment];
+        } else return UNRESOLVED;
+      }
+    }
+    return isObject(node) || typeof node === 'boolean' ? node : UNRESOLVED;
+  }
+
+  /**
+   * The schemas that apply to a value described by `schemas`: themselves,
+   * their `anyOf`, `oneOf` and `allOf` branches and `$ref` targets, at any
+   * depth; each schema object once, so a cycle ends and a diamond costs
+   * once. At most {@link MAX_SCHEMA_STEPS} schemas are reached.
+   */
+  applicable(schemas: readonly unknown[]): Applicable {
+    if (schemas.length > 1) return this.#lookUp(schemas);
+    const [schema] = schemas;
+    let known = this.#single.get(schema);
+    if (known === undefined) {
+      known = this.#lookUp(schemas);
+      this.#single.set(schema, known);
+    }
+    return known;
+  }
+
+  #lookUp(schemas: readonly unknown[]): Applicable {
+    const found: Record<string, unknown>[] = [];
+    const seen = new Set<object>();
+    const queue: unknown[] = [];
+    const below = new Map<string, Applicable>();
+    let unknown = false;
+    const reach = (schema: unknown): void => {
+      if (queue.length >= MAX_SCHEMA_STEPS) unknown = true;
+      else queue.push(schema);
+    };
+    for (const schema of schemas) reach(schema);
+    // `queue` only grows: its length counts the steps, repeats included.
+    for (let next = 0; next < queue.length && !unknown; next += 1) {
+      const node = queue[next];
+      // A boolean schema marks nothing; another value is no schema.
+      if (!isObject(node) || seen.has(node)) continue;
+      seen.add(node);
+      found.push(node);
+      for (const keyword of BRANCH_KEYWORDS) {
+        const list = node[keyword];
+        if (!Array.isArray(list)) continue;
+        for (const branch of list) {
+          reach(branch);
+          if (unknown) break;
+        }
+      }
+      for (const keyword of REF_KEYWORDS) {
+        if (!Object.hasOwn(node, keyword)) continue;
+        const target = this.resolve(node[keyword]);
+        if (target === UNRESOLVED) unknown = true;
+        else reach(target);
+      }
+    }
+    const tuple = found.reduce((most, branch) => Math.max(most, tupleLength(branch)), 0);
+    const secret = unknown || found.some(marksSecret);
+    return { branches: found, unknown, secret, tuple, below };
+  }
+
+  /** What applies to property `key` of a value that `parent` applies to. */
+  property(parent: Applicable, key: string): Applicable {
+    return this.#below(parent, `p${key}`, () => propertySchemas(parent.branches, key));
+  }
+
+  /** What applies to item `index` of a list that `parent` applies to. */
+  item(parent: Applicable, index: number): Applicable {
+    // Items past every tuple all have the same schemas: one lookup serves them all.
+    const key = index < parent.tuple ? `i${index}` : 'i*';
+    return this.#below(parent, key, () => itemSchemas(parent.branches, index));
+  }
+
+  #below(parent: Applicable, key: string, schemas: () => unknown[]): Applicable {
+    let found = parent.below.get(key);
+    if (found === undefined) {
+      // Under a value whose schemas are not known, nothing below is known either.
+      found = parent.unknown
+        ? { branches: [], unknown: true, secret: true, tuple: 0, below: new Map() }
+        : this.applicable(schemas());
+      parent.below.set(key, found);
+    }
+    return found;
+  }
+}
+
+/** Whether the schema itself (not its branches) says `x-secret` or `writeOnly`. */
+function marksSecret(schema: Record<string, unknown>): boolean {
+  return schema['x-secret'] === true || schema['writeOnly'] === true;
+}
+
+function mask(
+  value: unknown,
+  applicable: Applicable,
+  reader: SchemaReader,
+  secrets: string[],
+  depth: number,
+): unknown {
   if (depth > MAX_DEPTH) return SECRET_MASK;
   // Which branch a value matches is not decided here: every branch's marks apply.
-  const branches = branchesOf(schema);
+  const withhold = (item: unknown): string => {
+    collect(item, secrets, 0);
+    return SECRET_MASK;
+  };
   if (Array.isArray(value)) {
     return value.map((item: unknown, index) => {
-      const sub = itemSchema(branches, index);
+      const sub = reader.item(applicable, index);
       // An item marked secret (a tuple's, or every item's) is withheld like a property.
-      if (!isSecretSchema(sub)) return mask(item, sub, secrets, depth + 1);
-      collect(item, secrets, 0);
-      return SECRET_MASK;
+      return sub.secret ? withhold(item) : mask(item, sub, reader, secrets, depth + 1);
     });
   }
   if (!isObject(value)) return value;
   // fromEntries defines own properties: an argument named `__proto__` stays data.
   return Object.fromEntries(
     Object.entries(value).map(([key, item]): [string, unknown] => {
-      const sub = propertySchema(branches, key);
-      if (isSecretArgumentName(key) || isSecretSchema(sub)) {
-        collect(item, secrets, 0);
-        return [key, SECRET_MASK];
-      }
-      return [key, mask(item, sub, secrets, depth + 1)];
+      const sub = reader.property(applicable, key);
+      if (isSecretArgumentName(key) || sub.secret) return [key, withhold(item)];
+      return [key, mask(item, sub, reader, secrets, depth + 1)];
     }),
   );
 }
 
-/**
- * `schema` and the schemas of its `anyOf`, `oneOf` and `allOf` branches, at
- * any depth up to {@link MAX_DEPTH}; objects only.
- */
-function branchesOf(schema: unknown): Record<string, unknown>[] {
-  const found: Record<string, unknown>[] = [];
-  const visit = (node: unknown, depth: number): void => {
-    if (!isObject(node) || depth > MAX_DEPTH) return;
-    found.push(node);
-    for (const keyword of BRANCH_KEYWORDS) {
-      const list = node[keyword];
-      if (Array.isArray(list)) for (const branch of list) visit(branch, depth + 1);
-    }
-  };
-  visit(schema, 0);
-  return found;
-}
-
-/** The schema of property `key` in each branch that has one (its own, else `additionalProperties`), as one. */
-function propertySchema(branches: readonly Record<string, unknown>[], key: string): unknown {
+/** The schemas of property `key` in each branch that has one (its own, else `additionalProperties`). */
+function propertySchemas(branches: readonly Record<string, unknown>[], key: string): unknown[] {
   const found: unknown[] = [];
   for (const branch of branches) {
     const properties = branch['properties'];
@@ -177,15 +369,24 @@ function propertySchema(branches: readonly Record<string, unknown>[], key: strin
       found.push(branch['additionalProperties']);
     }
   }
-  return oneSchema(found);
+  return found;
+}
+
+/** How many items a branch describes one by one (`prefixItems`, or an `items` array). */
+function tupleLength(branch: Record<string, unknown>): number {
+  const { prefixItems, items } = branch;
+  return Math.max(
+    Array.isArray(prefixItems) ? prefixItems.length : 0,
+    Array.isArray(items) ? items.length : 0,
+  );
 }
 
 /**
- * The schema of item `index` in each branch that has one, as one: from a
- * tuple (`prefixItems`, or an `items` array as before JSON Schema 2020-12),
- * else the schema of the other items (`items`, `additionalItems`).
+ * The schema of item `index` in each branch that has one: from a tuple
+ * (`prefixItems`, or an `items` array as before JSON Schema 2020-12), else
+ * the schema of the other items (`items`, `additionalItems`).
  */
-function itemSchema(branches: readonly Record<string, unknown>[], index: number): unknown {
+function itemSchemas(branches: readonly Record<string, unknown>[], index: number): unknown[] {
   const found: unknown[] = [];
   for (const branch of branches) {
     const { prefixItems, items, additionalItems } = branch;
@@ -194,13 +395,7 @@ function itemSchema(branches: readonly Record<string, unknown>[], index: number)
       found.push(index < items.length ? items[index] : additionalItems);
     } else found.push(items);
   }
-  return oneSchema(found.filter((schema) => schema !== undefined));
-}
-
-/** Several schemas of one value as one: their `anyOf`, which {@link branchesOf} opens again. */
-function oneSchema(schemas: readonly unknown[]): unknown {
-  if (schemas.length <= 1) return schemas[0];
-  return { anyOf: schemas };
+  return found.filter((schema) => schema !== undefined);
 }
 
 function collect(value: unknown, secrets: string[], depth: number): void {
