@@ -7,11 +7,14 @@
  * The rules follow OpenAI's "Supported schemas" list: every object has
  * `additionalProperties: false` and lists all its properties in `required`
  * (optional fields are written as a `null` type instead); only the keywords
- * below appear; `anyOf` is not the root; `$ref` is local; at most 10 levels
- * of nesting, 5,000 properties and 1,000 enum values. Keywords outside the
- * list (`default`, `minLength`, `oneOf`, `allOf`, `not`, `if`, ...) make a
- * schema ineligible, even where OpenAI might ignore them, because strict
- * mode would then promise something the schema does not say.
+ * below appear; `anyOf` is not the root; `$ref` is `#` or names an entry
+ * of the root's `$defs` or `definitions` (the places checked as schemas of
+ * their own); `additionalProperties`, wherever it appears, is `false`; at
+ * most 10 levels of nesting, 5,000 properties and 1,000 enum values.
+ * Keywords outside the list (`default`, `minLength`, `oneOf`, `allOf`,
+ * `not`, `if`, ...) make a schema ineligible, even where OpenAI might
+ * ignore them, because strict mode would then promise something the schema
+ * does not say.
  */
 
 const TYPE_NAMES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
@@ -75,12 +78,14 @@ class StrictCheck {
   readonly issues: string[] = [];
   #properties = 0;
   #enumValues = 0;
+  #root: JsonObject = {};
 
   root(schema: unknown): void {
     if (!isObject(schema)) {
       this.add('#', 'the schema must be a JSON object');
       return;
     }
+    this.#root = schema;
     if (schema['type'] !== 'object') this.add('#', 'the root must have "type": "object"');
     if (schema['anyOf'] !== undefined) this.add('#', 'the root must not be "anyOf"');
     this.node(schema, '#', 1, true);
@@ -127,6 +132,13 @@ class StrictCheck {
     if (ref !== undefined) {
       if (typeof ref !== 'string' || !(ref === '#' || ref.startsWith('#/'))) {
         this.add(pointer, '"$ref" must point inside the schema');
+      } else if (!this.isDefinition(ref)) {
+        // Only the root and the definitions are checked as schemas in their own right: a
+        // pointer elsewhere (into `enum` data, or inside a schema) may reach keywords unchecked.
+        this.add(
+          pointer,
+          '"$ref" must be "#" or name an entry of the root "$defs" or "definitions"',
+        );
       }
       const siblings = Object.keys(node).filter(
         (key) => key !== '$ref' && key !== 'description' && key !== 'title',
@@ -146,8 +158,21 @@ class StrictCheck {
     const enumValues = node['enum'];
     if (Array.isArray(enumValues)) this.#enumValues += enumValues.length;
 
-    if (types.includes('object') || node['properties'] !== undefined)
+    const additional = node['additionalProperties'];
+    if (types.includes('object') || node['properties'] !== undefined) {
       this.object(node, pointer, depth);
+    } else if (
+      additional !== undefined &&
+      additional !== false &&
+      allowed.has('additionalProperties')
+    ) {
+      // An untyped node still constrains object values: strict mode allows no extra properties.
+      this.add(pointer, '"additionalProperties" must be false');
+    }
+    // Refused already, but what it holds is checked too, so every issue is listed.
+    if (isObject(additional)) {
+      this.node(additional, `${pointer}/additionalProperties`, depth + 1);
+    }
     if (node['items'] !== undefined) {
       if (Array.isArray(node['items']))
         this.add(pointer, 'tuple "items" (an array) is not supported');
@@ -170,6 +195,28 @@ class StrictCheck {
         this.node(sub, `${pointer}/${key}/${escape(name)}`, depth);
       }
     }
+  }
+
+  /**
+   * Whether `ref` is `#` or `#/$defs/<name>` / `#/definitions/<name>` (a
+   * JSON Pointer, percent-encoded or not) naming an entry of the root that
+   * is a schema object: those, and only those, {@link node} checks.
+   */
+  private isDefinition(ref: string): boolean {
+    if (ref === '#') return true;
+    let pointer: string;
+    try {
+      pointer = decodeURIComponent(ref.slice(1));
+    } catch {
+      return false;
+    }
+    const segments = pointer.split('/');
+    if (segments.length !== 3 || segments[0] !== '') return false;
+    const [, key = '', raw = ''] = segments;
+    if (key !== '$defs' && key !== 'definitions') return false;
+    const defs = this.#root[key];
+    const name = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    return isObject(defs) && Object.hasOwn(defs, name) && isObject(defs[name]);
   }
 
   private types(node: JsonObject, pointer: string): string[] {
