@@ -12,7 +12,14 @@ import { SecretRedactor } from './redact.js';
 import type { McpServerConnection } from './server-connection.js';
 import { logText } from './server-log.js';
 
-/** The calls in flight on one connection that have secret arguments. */
+/**
+ * How long a call's secrets stay masked in its connection's log after the
+ * call settled: a server may write its log after its answer (a logger
+ * that flushes on a timer, a request logged once it is done).
+ */
+export const ECHO_GRACE_MS = 10_000;
+
+/** The calls in flight on one connection (or settled within the grace) that have secret arguments. */
 class InFlightSecrets {
   readonly #calls = new Set<{ readonly secrets: readonly string[] }>();
   /** One redactor for all of them, made when first needed after a change. */
@@ -23,7 +30,11 @@ class InFlightSecrets {
     this.#calls.add(call);
     this.#redactor = undefined;
     return () => {
-      if (this.#calls.delete(call)) this.#redactor = undefined;
+      const forget = (): void => {
+        if (this.#calls.delete(call)) this.#redactor = undefined;
+      };
+      // Unref'd: a process may end before the grace does.
+      setTimeout(forget, ECHO_GRACE_MS).unref();
     };
   }
 
@@ -41,8 +52,9 @@ const byConnection = new WeakMap<McpServerConnection, InFlightSecrets>();
 
 /**
  * Records that a call with secret argument values `secrets` was sent on
- * `connection`: until the returned function is called (when the call
- * settles), they are masked in the log messages of that connection.
+ * `connection`: until {@link ECHO_GRACE_MS} after the returned function is
+ * called (when the call settles), they are masked in the log messages of
+ * that connection.
  * Only for calls of a tool with secret arguments: a call without any
  * registers nothing, and a log message with none in flight is not searched.
  */

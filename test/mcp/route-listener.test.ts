@@ -5,7 +5,7 @@
  * messages are filtered by level and redacted through the route, and that
  * isolation reports call `isolating` before the event is dispatched.
  */
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import {
   McpIsolationFailed,
@@ -21,7 +21,7 @@ import {
   MAX_DENIAL_EVENTS_PER_SECOND,
   MAX_LOG_EVENTS_PER_SECOND,
 } from '../../src/mcp/event-rate.js';
-import { callSecretsSent } from '../../src/mcp/in-flight-secrets.js';
+import { callSecretsSent, ECHO_GRACE_MS } from '../../src/mcp/in-flight-secrets.js';
 import { routeListener } from '../../src/mcp/route-listener.js';
 import type { ServerRoute } from '../../src/mcp/server-route.js';
 import type { Endpoint, McpServerConnection } from '../../src/mcp/server-connection.js';
@@ -142,7 +142,9 @@ describe('routeListener', () => {
     });
   });
 
-  it('masks the secret arguments of calls in flight on the logging connection, until they settle', () => {
+  it('masks the secret arguments of calls in flight on the logging connection, until a grace after they settle', () => {
+    vi.useFakeTimers();
+    onTestFinished(() => void vi.useRealTimers());
     const { events, listener, connections } = setup();
     const log = listener.connection('normal').log!;
     const settleFirst = callSecretsSent(connections.normal, ['pw-1234', '90210']);
@@ -154,13 +156,17 @@ describe('routeListener', () => {
     log({ level: 'warning', data: { pin: 90210, note: 'elsewhere' } });
     settleFirst();
     settleSecond();
-    log({ level: 'warning', data: 'after: pw-1234' });
+    // A server may log a request once it is done: still masked within the grace.
+    log({ level: 'warning', data: 'just after: pw-1234' });
+    vi.advanceTimersByTime(ECHO_GRACE_MS);
+    log({ level: 'warning', data: 'long after: pw-1234' });
     settleOther();
     const messages = events.map((event) => fields(event));
     expect(messages.map((event) => [event['logger'], event['message']])).toEqual([
       ['auth ***', 'login with ***, ***'],
       [undefined, '{"pin":***,"note":"elsewhere"}'],
-      [undefined, 'after: pw-1234'],
+      [undefined, 'just after: ***'],
+      [undefined, 'long after: pw-1234'],
     ]);
   });
 
