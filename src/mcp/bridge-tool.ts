@@ -21,7 +21,11 @@ import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
-import { declaresSecretArguments, maskSecretArguments } from '../tools/secret-arguments.js';
+import {
+  declaresSecretArguments,
+  maskSecretArguments,
+  namesSecretArgument,
+} from '../tools/secret-arguments.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { callFailure } from './call-failure.js';
@@ -208,7 +212,8 @@ class BridgedCall {
     const { route } = this.#context;
     // The server may echo the call's secret arguments in its progress and its log.
     this.#hasSecretArguments ??= declaresSecretArguments(this.#description.inputSchema);
-    const secrets = this.#hasSecretArguments ? this.#secretValues(args) : undefined;
+    const secrets =
+      this.#hasSecretArguments || namesSecretArgument(args) ? this.#secretValues(args) : undefined;
     const progress = this.#progressRate(tool, secrets);
     const options = this.#callOptions(tool, progress);
     let sent: Promise<CallToolResult>;

@@ -73,6 +73,39 @@ export function isSecretSchema(schema: unknown): boolean {
   return new SchemaReader(schema).applicable([schema]).secret;
 }
 
+/** Most names {@link namesSecretArgument} remembers: a model may send keys without end. */
+const MAX_REMEMBERED_NAMES = 4_096;
+const secretNames = new Map<string, boolean>();
+
+/**
+ * Whether `args` has, at any depth (up to the masking's), a key secret to
+ * {@link isSecretArgumentName}: an open map (`headers`) may carry an
+ * `Authorization` its schema never names. Cheap for the common call: each
+ * key's verdict is remembered.
+ */
+export function namesSecretArgument(args: unknown): boolean {
+  const pending: [unknown, number][] = [[args, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) continue;
+    if (Array.isArray(value)) {
+      for (const item of value as unknown[]) pending.push([item, depth + 1]);
+      continue;
+    }
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      let secret = secretNames.get(key);
+      if (secret === undefined) {
+        secret = isSecretArgumentName(key);
+        if (secretNames.size < MAX_REMEMBERED_NAMES) secretNames.set(key, secret);
+      }
+      if (secret) return true;
+      pending.push([(value as Record<string, unknown>)[key], depth + 1]);
+    }
+  }
+  return false;
+}
+
 /**
  * Whether `schema` may make any argument secret by these rules: some
  * subschema, anywhere, is marked `x-secret` or `writeOnly`, or some

@@ -51,6 +51,18 @@ function echoServer(): Server {
         annotations: { openWorldHint: false },
         inputSchema: { type: 'object', properties: { user: { type: 'string' } } },
       },
+      {
+        // An open map: the schema names no secret, the call's key does.
+        name: 'fetch',
+        annotations: { openWorldHint: false },
+        inputSchema: {
+          type: 'object',
+          properties: {
+            url: { type: 'string' },
+            headers: { type: 'object', additionalProperties: { type: 'string' } },
+          },
+        },
+      },
     ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -89,6 +101,25 @@ async function logsSeen(events: ReturnType<typeof recordEvents>, count: number):
 }
 
 describe('secret arguments a server echoes', () => {
+  it('are masked when a key of an open map names them, though the schema does not', async () => {
+    const session = new Session();
+    const events = recordEvents(session);
+    const section = await connected(session, [
+      { name: 'auth', transport: { type: 'in-memory', server: echoServer() } },
+    ]);
+    const token = 'Bearer sk-ABCDEF123456';
+    const result = await invokeTool(
+      toolNamed(section, 'auth_fetch'),
+      { url: 'https://api.example/v1', headers: { Authorization: token } },
+      { session },
+    );
+    expect(result.success).toBe(true);
+    await logsSeen(events, 2);
+    const published = JSON.stringify(events.of(McpServerLog));
+    expect(published).toContain('https://api.example/v1');
+    expect(published).not.toContain('sk-ABCDEF123456');
+  });
+
   it('are masked in its progress messages and log messages, by name, x-secret and writeOnly', async () => {
     const session = new Session();
     const events = recordEvents(session);
