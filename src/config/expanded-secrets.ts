@@ -83,9 +83,10 @@ export function expandedSecrets(
  * Whether `value`, expanded into an `env` value, is a secret of its own:
  * never when it is a whole env value (masked as one already); always when
  * it is the URL's password of a URL-shaped value that holds it; never when
- * it lies in such a URL's host, port or user name (`postgres://app:${PW}@${HOST}:${PORT}/db`:
- * where a failed connection went, not a key); otherwise when it has at
- * least {@link MIN_ENV_PIECE} characters.
+ * it lies in such a URL's host or port (`postgres://app:${PW}@${HOST}:${PORT}/db`:
+ * where a failed connection went, not a key); otherwise (a user name
+ * too, which may be the token) when it has at least {@link MIN_ENV_PIECE}
+ * characters.
  */
 function envSecret(value: string, envValues: readonly string[]): boolean {
   // A whole env value is masked wherever it appears already.
@@ -95,8 +96,11 @@ function envSecret(value: string, envValues: readonly string[]): boolean {
     const url = parsed(text);
     if (url === undefined) continue;
     if (url.password !== '' && decoded(url.password).includes(value)) return true;
-    const where = [url.hostname, url.port, decoded(url.username)];
-    if (where.some((part) => part !== '' && part.includes(value))) return false;
+    // A user name may be the credential itself (`https://${GH_TOKEN}@github.com/...`,
+    // a Sentry DSN's key): only the host and the port say where, not who.
+    if ([url.hostname, url.port].some((part) => part !== '' && part.includes(value))) {
+      return false;
+    }
   }
   return value.length >= MIN_ENV_PIECE;
 }

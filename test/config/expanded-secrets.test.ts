@@ -77,7 +77,7 @@ describe('expandedSecrets', () => {
     ).toEqual(['pw-json-5678', 'pw-yaml-5678', 'kube-9999', 'tok-bearer-1']);
   });
 
-  it('takes of a URL in env its password, not its host, port or user name, nor a piece too short to be a key', () => {
+  it('takes of a URL in env its password and a user name that is a token, not its host or port, nor a piece too short to be a key', () => {
     const url = 'postgres://app:hunter2-s3cr3t@localhost:5432/app?sslmode=require&key=k3y-abcdef';
     expect(
       expandedSecrets(
@@ -90,11 +90,18 @@ describe('expandedSecrets', () => {
           { value: 'pw', field: 'mcpServers.other.env.PIN_URL' },
           // A whole env value is masked as one already.
           { value: 'whole-value-123', field: 'mcpServers.db.env.TOKEN' },
+          // A user name that is the token (GitHub's documented form).
+          { value: 'ghp_R5cUserNameToken0123', field: 'mcpServers.git.env.REPO_URL' },
         ],
         [],
-        [url, 'https://u:pw@example.com/', 'whole-value-123'],
+        [
+          url,
+          'https://u:pw@example.com/',
+          'whole-value-123',
+          'https://ghp_R5cUserNameToken0123@github.com/org/repo.git',
+        ],
       ),
-    ).toEqual(['hunter2-s3cr3t', 'k3y-abcdef', 'pw']);
+    ).toEqual(['hunter2-s3cr3t', 'k3y-abcdef', 'pw', 'ghp_R5cUserNameToken0123']);
   });
 
   it('takes the path of a whole URL from the environment, not its origin', () => {
