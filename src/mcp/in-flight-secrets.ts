@@ -19,31 +19,52 @@ import { logText } from './server-log.js';
  */
 export const ECHO_GRACE_MS = 10_000;
 
-/** The calls in flight on one connection (or settled within the grace) that have secret arguments. */
+/**
+ * Most settled calls whose secrets are kept for the grace: a busy shared
+ * connection settles hundreds a second, and every log line is searched
+ * for all of them.
+ */
+export const MAX_SETTLED_CALLS = 64;
+
+interface CallSecrets {
+  readonly secrets: readonly string[];
+}
+
+/** The calls in flight on one connection, and the last ones settled within the grace, that have secret arguments. */
 class InFlightSecrets {
-  readonly #calls = new Set<{ readonly secrets: readonly string[] }>();
+  readonly #inFlight = new Set<CallSecrets>();
+  /** Oldest first (a Set keeps the order things were added in). */
+  readonly #settled = new Set<CallSecrets>();
   /** One redactor for all of them, made when first needed after a change. */
   #redactor: SecretRedactor | undefined;
 
   add(secrets: readonly string[]): () => void {
-    const call = { secrets };
-    this.#calls.add(call);
+    const call: CallSecrets = { secrets };
+    this.#inFlight.add(call);
     this.#redactor = undefined;
     return () => {
-      const forget = (): void => {
-        if (this.#calls.delete(call)) this.#redactor = undefined;
-      };
+      if (!this.#inFlight.delete(call)) return;
+      this.#settled.add(call);
+      if (this.#settled.size > MAX_SETTLED_CALLS) {
+        const oldest = this.#settled.values().next().value;
+        if (oldest !== undefined) this.#settled.delete(oldest);
+        this.#redactor = undefined;
+      }
       // Unref'd: a process may end before the grace does.
-      setTimeout(forget, ECHO_GRACE_MS).unref();
+      setTimeout(() => {
+        if (this.#settled.delete(call)) this.#redactor = undefined;
+      }, ECHO_GRACE_MS).unref();
     };
   }
 
-  /** What masks the secrets of every call in flight; undefined without any. */
+  /** What masks the secrets of every call in flight or settled within the grace; undefined without any. */
   get redactor(): SecretRedactor | undefined {
-    if (this.#calls.size === 0) return undefined;
+    if (this.#inFlight.size === 0 && this.#settled.size === 0) return undefined;
     // One redactor over all calls' secrets, so that a longer one is masked
     // whole before a shorter one inside it (each call's alone would not know).
-    this.#redactor ??= new SecretRedactor([...this.#calls].flatMap((call) => call.secrets));
+    this.#redactor ??= new SecretRedactor(
+      new Set([...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets)),
+    );
     return this.#redactor;
   }
 }

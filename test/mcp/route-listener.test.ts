@@ -21,7 +21,11 @@ import {
   MAX_DENIAL_EVENTS_PER_SECOND,
   MAX_LOG_EVENTS_PER_SECOND,
 } from '../../src/mcp/event-rate.js';
-import { callSecretsSent, ECHO_GRACE_MS } from '../../src/mcp/in-flight-secrets.js';
+import {
+  callSecretsSent,
+  ECHO_GRACE_MS,
+  MAX_SETTLED_CALLS,
+} from '../../src/mcp/in-flight-secrets.js';
 import { routeListener } from '../../src/mcp/route-listener.js';
 import type { ServerRoute } from '../../src/mcp/server-route.js';
 import type { Endpoint, McpServerConnection } from '../../src/mcp/server-connection.js';
@@ -168,6 +172,21 @@ describe('routeListener', () => {
       [undefined, 'just after: ***'],
       [undefined, 'long after: pw-1234'],
     ]);
+  });
+
+  it('keeps the secrets of at most MAX_SETTLED_CALLS settled calls for the grace, the newest', () => {
+    vi.useFakeTimers();
+    onTestFinished(() => void vi.useRealTimers());
+    const { events, listener, connections } = setup();
+    const log = listener.connection('normal').log!;
+    for (let i = 0; i <= MAX_SETTLED_CALLS; i += 1) {
+      callSecretsSent(connections.normal, [`secret-${String(i).padStart(3, '0')}`])();
+    }
+    log({
+      level: 'warning',
+      data: `secret-000 secret-001 secret-${String(MAX_SETTLED_CALLS).padStart(3, '0')}`,
+    });
+    expect(fields(events.at(-1))).toMatchObject({ message: 'secret-000 *** ***' });
   });
 
   it('masks a call secret in a log message the rate held back, published after the call settled', () => {
