@@ -16,7 +16,10 @@
  * value's properties and items are looked up in every branch at once. A
  * local `$ref` (`#`, `#/$defs/Creds`, any JSON Pointer into the tool's
  * schema, how Pydantic and zod write nested models) is followed like a
- * branch, each schema once so that cycles end. Fail closed: a value whose
+ * branch, each schema once so that cycles end; so are `if`, `then`,
+ * `else`, `dependentSchemas` and `dependencies`, and every
+ * `patternProperties` schema applies to every property (whether a pattern
+ * matches is not decided here). Fail closed: a value whose
  * schemas cannot all be known — a `$ref` to another document or to nothing,
  * or more schemas than a lookup takes in — is withheld whole.
  */
@@ -196,6 +199,15 @@ const MAX_SCHEMA_STEPS = 20_000;
 /** Combinators whose branches all describe the same value. */
 const BRANCH_KEYWORDS = ['anyOf', 'oneOf', 'allOf'] as const;
 
+/**
+ * Keywords whose schema may apply to the same value, on a condition this
+ * does not decide (`if`/`then`/`else`), or when a property is present
+ * (`dependentSchemas`, and `dependencies` where a value is a schema):
+ * their marks apply as a branch's do.
+ */
+const CONDITIONAL_KEYWORDS = ['if', 'then', 'else'] as const;
+const DEPENDENT_KEYWORDS = ['dependentSchemas', 'dependencies'] as const;
+
 /** Keywords that apply another schema, found by URI, to the same value. */
 const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'] as const;
 
@@ -319,6 +331,15 @@ class SchemaReader {
           if (unknown) break;
         }
       }
+      for (const keyword of CONDITIONAL_KEYWORDS) {
+        if (Object.hasOwn(node, keyword)) reach(node[keyword]);
+      }
+      for (const keyword of DEPENDENT_KEYWORDS) {
+        const map = node[keyword];
+        if (!isObject(map)) continue;
+        // `dependencies` also takes lists of names, which are no schemas and mark nothing.
+        for (const name in map) if (Object.hasOwn(map, name)) reach(map[name]);
+      }
       for (const keyword of REF_KEYWORDS) {
         if (!Object.hasOwn(node, keyword)) continue;
         const target = this.resolve(node[keyword]);
@@ -392,7 +413,13 @@ function mask(
   );
 }
 
-/** The schemas of property `key` in each branch that has one (its own, else `additionalProperties`). */
+/**
+ * The schemas of property `key` in each branch that has one (its own, else
+ * `additionalProperties`), and every `patternProperties` schema of the
+ * branch: whether a server's pattern matches the key is not decided here
+ * (running it is the validator's business, on a linear engine), so each
+ * one's marks apply, which withholds more rather than less.
+ */
 function propertySchemas(branches: readonly Record<string, unknown>[], key: string): unknown[] {
   const found: unknown[] = [];
   for (const branch of branches) {
@@ -400,6 +427,11 @@ function propertySchemas(branches: readonly Record<string, unknown>[], key: stri
     if (isObject(properties) && Object.hasOwn(properties, key)) found.push(properties[key]);
     else if (branch['additionalProperties'] !== undefined) {
       found.push(branch['additionalProperties']);
+    }
+    const patterns = branch['patternProperties'];
+    if (isObject(patterns)) {
+      for (const pattern in patterns)
+        if (Object.hasOwn(patterns, pattern)) found.push(patterns[pattern]);
     }
   }
   return found;

@@ -287,3 +287,47 @@ describe('secret arguments behind $ref', () => {
     expect(asked[0]?.params).toEqual({ creds: { user: 'bob', pass: '***' } });
   });
 });
+
+describe('secrets under conditional, dependent and pattern keywords', () => {
+  it.each([
+    [
+      'patternProperties',
+      {
+        type: 'object',
+        properties: {
+          env: {
+            type: 'object',
+            patternProperties: { '^[A-Z_]+$': { type: 'string', writeOnly: true } },
+          },
+        },
+      },
+      { env: { DATABASE_URL: 'hunter2-pp-secret' } },
+      { env: { DATABASE_URL: '***' } },
+    ],
+    [
+      'then',
+      {
+        type: 'object',
+        properties: { mode: { type: 'string' } },
+        if: { properties: { mode: { const: 'basic' } } },
+        then: { properties: { pass: { type: 'string', 'x-secret': true } } },
+      },
+      { mode: 'basic', pass: 'hunter2-then-secret' },
+      { mode: 'basic', pass: '***' },
+    ],
+    [
+      'dependentSchemas',
+      {
+        type: 'object',
+        properties: { user: { type: 'string' } },
+        dependentSchemas: { user: { properties: { pin: { type: 'string', writeOnly: true } } } },
+      },
+      { user: 'ada', pin: 'hunter2-dep-secret' },
+      { user: 'ada', pin: '***' },
+    ],
+  ])('%s', (_keyword, schema, args, expected) => {
+    const { masked, secrets } = maskSecretArguments(args, schema);
+    expect(masked).toEqual(expected);
+    expect(secrets).toHaveLength(1);
+  });
+});
