@@ -173,7 +173,11 @@ export function maskSecretArguments(args: unknown, schema?: JsonSchema): MaskedA
   return { masked, secrets };
 }
 
-/** `text` with every secret (at least 3 characters long) replaced by `***`, longest first. */
+/**
+ * `text` with every secret (at least 3 characters long) replaced by `***`,
+ * longest first; and, of a long secret, a start of it cut short (a
+ * validator quotes the first 40 characters of a value it refuses).
+ */
 export function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   const sorted = [...new Set(secrets)]
@@ -182,7 +186,30 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   for (const secret of sorted) {
     if (out.includes(secret)) out = out.split(secret).join(SECRET_MASK);
   }
+  for (const secret of sorted) {
+    if (secret.length > MIN_SCRUBBED_START) out = scrubStarts(out, secret);
+  }
   return out;
+}
+
+/** A start this long of a longer secret is as good as the secret: shorter ones are common text. */
+const MIN_SCRUBBED_START = 16;
+
+/** `text` with every run that begins `secret` (at least {@link MIN_SCRUBBED_START} characters of it) masked. */
+function scrubStarts(text: string, secret: string): string {
+  const head = secret.slice(0, MIN_SCRUBBED_START);
+  const parts: string[] = [];
+  let from = 0;
+  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, from)) {
+    let end = at + head.length;
+    while (end < text.length && end - at < secret.length && text[end] === secret[end - at])
+      end += 1;
+    parts.push(text.slice(from, at), SECRET_MASK);
+    from = end;
+  }
+  if (parts.length === 0) return text;
+  parts.push(text.slice(from));
+  return parts.join('');
 }
 
 const MAX_DEPTH = 64;

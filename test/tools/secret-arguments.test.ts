@@ -98,6 +98,14 @@ describe('secret arguments', () => {
     ).toBe('login *** failed for *** ok');
   });
 
+  it('scrubs the start of a long secret that a message cut short, and not a short common start', () => {
+    const key = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzABCD';
+    expect(scrubSecrets(`api_key: must match "^sk-", received "${key.slice(0, 40)}…"`, [key])).toBe(
+      'api_key: must match "^sk-", received "***…"',
+    );
+    expect(scrubSecrets('ghp_0123 is short', [key])).toBe('ghp_0123 is short');
+  });
+
   describe('inside anyOf, oneOf and allOf', () => {
     it('reads a schema as secret when any branch, at any depth, is', () => {
       expect(
