@@ -4,7 +4,7 @@
  * hand and committed beside the code.
  */
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { isErrno, writeFileAtomic } from '../../core/atomic-file.js';
@@ -173,6 +173,7 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
     // `dir` may be the caller's link: what it leads to must be no other user's.
     const root = await statOrMissing(this.dir, stat);
     if (root === undefined) return false;
+    await this.#checkAncestors();
     this.#checkOwner(this.dir, root);
     for (const directory of this.#directories(ref)) {
       const stats = await statOrMissing(directory, lstat);
@@ -186,6 +187,7 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
   async #makeDirectories(ref: PromptOverridesRef): Promise<void> {
     // `dir` is the caller's to choose, links and all; no other user may change it.
     await mkdir(this.dir, { recursive: true });
+    await this.#checkAncestors();
     this.#checkOwner(this.dir, await stat(this.dir));
     for (const directory of this.#directories(ref)) {
       try {
@@ -237,6 +239,39 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
         `overrides directory ${JSON.stringify(directory)} is writable by other users ` +
           `(mode ${(stats.mode & 0o7777).toString(8)}); make it 755 or narrower`,
       );
+    }
+  }
+
+  /**
+   * Refuses a `dir` that another user could replace: one of the
+   * directories that hold it (its real path's) belongs to someone other
+   * than this user or root, or is writable by others without the sticky
+   * bit, or has it (as `/tmp`) while the entry on the way belongs to
+   * another user. Such a user could swap `dir`, or a directory above it,
+   * for a link between the checks and a write.
+   */
+  async #checkAncestors(): Promise<void> {
+    const uid = typeof process.geteuid === 'function' ? process.geteuid() : undefined;
+    if (uid === undefined) return;
+    const real = await realpath(this.dir);
+    let holder = path.parse(real).root;
+    let holderStats = await stat(holder);
+    for (const name of real.split(path.sep).filter((part) => part !== '')) {
+      const entry = path.join(holder, name);
+      const entryStats = await lstat(entry);
+      const mine = (stats: Stats): boolean => stats.uid === uid || stats.uid === 0;
+      const othersWrite = (holderStats.mode & 0o002) !== 0;
+      const sticky = (holderStats.mode & 0o1000) !== 0;
+      if (!mine(holderStats) || (othersWrite && (!sticky || !mine(entryStats)))) {
+        throw new PromptOverridesError(
+          `overrides directory ${JSON.stringify(this.dir)}: ${JSON.stringify(holder)} on the way ` +
+            `(uid ${holderStats.uid}, mode ${(holderStats.mode & 0o7777).toString(8)}) lets another user ` +
+            `replace ${JSON.stringify(entry)}; expected every directory on the way to belong to ` +
+            `root or this user, and writable by others only with the sticky bit`,
+        );
+      }
+      holder = entry;
+      holderStats = entryStats;
     }
   }
 

@@ -344,6 +344,31 @@ describe('FilePromptOverridesStore', () => {
       expect(await store.resolve(ref)).toEqual(sample());
     });
 
+    it('a directory above dir that others can write, without the sticky bit', async () => {
+      const checkout = path.join(dir.path, 'checkout');
+      await mkdir(path.join(checkout, 'overrides'), { recursive: true });
+      await chmod(checkout, 0o777);
+      const above = new FilePromptOverridesStore({ dir: path.join(checkout, 'overrides') });
+      const says = `${JSON.stringify(checkout)} on the way (uid ${process.geteuid?.()}, mode 777) lets another user replace`;
+      await expect(above.upsert(sample())).rejects.toThrow(says);
+      await expect(above.resolve(ref)).rejects.toThrow(says);
+      await chmod(checkout, 0o755);
+      await above.upsert(sample());
+    });
+
+    it.runIf(process.geteuid?.() === 0)(
+      'a directory above dir owned by another user (as root)',
+      async () => {
+        const checkout = path.join(dir.path, 'checkout');
+        await mkdir(path.join(checkout, 'overrides'), { recursive: true });
+        await chown(checkout, 65_534, 65_534);
+        const above = new FilePromptOverridesStore({ dir: path.join(checkout, 'overrides') });
+        await expect(above.upsert(sample())).rejects.toThrow(
+          `${JSON.stringify(checkout)} on the way (uid 65534, mode 755) lets another user replace`,
+        );
+      },
+    );
+
     it.runIf(process.geteuid?.() === 0)('owned by another user (as root)', async () => {
       await mkdir(path.join(dir.path, 'demo', 'welcome'), { recursive: true });
       await chown(path.join(dir.path, 'demo'), 65_534, 65_534);
