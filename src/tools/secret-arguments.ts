@@ -86,27 +86,28 @@ const secretNames = new Map<string, boolean>();
  * `Authorization` its schema never names. Cheap for the common call: each
  * key's verdict is remembered.
  */
-export function namesSecretArgument(args: unknown): boolean {
-  const pending: [unknown, number][] = [[args, 0]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [value, depth] = next;
-    if (typeof value !== 'object' || value === null || depth > MAX_DEPTH) continue;
-    if (Array.isArray(value)) {
-      for (const item of value as unknown[]) pending.push([item, depth + 1]);
-      continue;
-    }
-    for (const key in value) {
-      if (!Object.hasOwn(value, key)) continue;
-      let secret = secretNames.get(key);
-      if (secret === undefined) {
-        secret = isSecretArgumentName(key);
-        if (secretNames.size < MAX_REMEMBERED_NAMES) secretNames.set(key, secret);
-      }
-      if (secret) return true;
-      pending.push([(value as Record<string, unknown>)[key], depth + 1]);
+export function namesSecretArgument(args: unknown, depth = 0): boolean {
+  // Recursive (bounded by the masking's depth), so the common flat call allocates nothing.
+  if (typeof args !== 'object' || args === null || depth > MAX_DEPTH) return false;
+  if (Array.isArray(args)) return args.some((item) => namesSecretArgument(item, depth + 1));
+  for (const key in args) {
+    if (!Object.hasOwn(args, key)) continue;
+    if (isRememberedSecretName(key)) return true;
+    const value = (args as Record<string, unknown>)[key];
+    if (typeof value === 'object' && value !== null && namesSecretArgument(value, depth + 1)) {
+      return true;
     }
   }
   return false;
+}
+
+function isRememberedSecretName(key: string): boolean {
+  let secret = secretNames.get(key);
+  if (secret === undefined) {
+    secret = isSecretArgumentName(key);
+    if (secretNames.size < MAX_REMEMBERED_NAMES) secretNames.set(key, secret);
+  }
+  return secret;
 }
 
 /**
