@@ -25,6 +25,7 @@ import {
   declaresSecretArguments,
   maskSecretArguments,
   namesSecretArgument,
+  scrubSecretStarts,
 } from '../tools/secret-arguments.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
@@ -448,7 +449,8 @@ class BridgedCall {
     const masked = (message: string): string => {
       if (secrets !== undefined) {
         callSecrets ??= new SecretRedactor(secrets);
-        message = callSecrets.redact(message);
+        // A server may quote a value cut short, as a validator does.
+        message = scrubSecretStarts(callSecrets.redact(message), secrets);
       }
       // Masked before the cut, which could leave a piece of a secret unrecognised.
       return boundedQuote(route.redact(message));

@@ -8,6 +8,7 @@
  * its log reaches the listener of each.
  */
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { scrubSecretStarts } from '../tools/secret-arguments.js';
 import { SecretRedactor } from './redact.js';
 import type { McpServerConnection } from './server-connection.js';
 import { logText } from './server-log.js';
@@ -35,37 +36,42 @@ class InFlightSecrets {
   readonly #inFlight = new Set<CallSecrets>();
   /** Oldest first (a Set keeps the order things were added in). */
   readonly #settled = new Set<CallSecrets>();
-  /** One redactor for all of them, made when first needed after a change. */
-  #redactor: SecretRedactor | undefined;
+  /** One masker for all of them, made when first needed after a change. */
+  #mask: ((text: string) => string) | undefined;
 
   add(secrets: readonly string[]): () => void {
     const call: CallSecrets = { secrets };
     this.#inFlight.add(call);
-    this.#redactor = undefined;
+    this.#mask = undefined;
     return () => {
       if (!this.#inFlight.delete(call)) return;
       this.#settled.add(call);
       if (this.#settled.size > MAX_SETTLED_CALLS) {
         const oldest = this.#settled.values().next().value;
         if (oldest !== undefined) this.#settled.delete(oldest);
-        this.#redactor = undefined;
+        this.#mask = undefined;
       }
       // Unref'd: a process may end before the grace does.
       setTimeout(() => {
-        if (this.#settled.delete(call)) this.#redactor = undefined;
+        if (this.#settled.delete(call)) this.#mask = undefined;
       }, ECHO_GRACE_MS).unref();
     };
   }
 
   /** What masks the secrets of every call in flight or settled within the grace; undefined without any. */
-  get redactor(): SecretRedactor | undefined {
+  get mask(): ((text: string) => string) | undefined {
     if (this.#inFlight.size === 0 && this.#settled.size === 0) return undefined;
-    // One redactor over all calls' secrets, so that a longer one is masked
-    // whole before a shorter one inside it (each call's alone would not know).
-    this.#redactor ??= new SecretRedactor(
-      new Set([...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets)),
-    );
-    return this.#redactor;
+    if (this.#mask === undefined) {
+      // One redactor over all calls' secrets, so that a longer one is masked
+      // whole before a shorter one inside it (each call's alone would not know).
+      const secrets = new Set(
+        [...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets),
+      );
+      const redactor = new SecretRedactor(secrets);
+      // A server's log may quote a value cut short, as a validator does.
+      this.#mask = (text) => scrubSecretStarts(redactor.redact(text), secrets);
+    }
+    return this.#mask;
   }
 }
 
@@ -92,8 +98,10 @@ export function callSecretsSent(
 }
 
 /** What masks the secret arguments of the calls in flight on `connection`, if any. */
-export function callSecretsOf(connection: McpServerConnection): SecretRedactor | undefined {
-  return byConnection.get(connection)?.redactor;
+export function callSecretsOf(
+  connection: McpServerConnection,
+): ((text: string) => string) | undefined {
+  return byConnection.get(connection)?.mask;
 }
 
 /**
@@ -104,11 +112,11 @@ export function callSecretsOf(connection: McpServerConnection): SecretRedactor |
  */
 export function withoutCallSecrets(
   message: LoggingMessageNotification['params'],
-  calls: SecretRedactor,
+  mask: (text: string) => string,
 ): LoggingMessageNotification['params'] {
   return {
     ...message,
-    ...(message.logger === undefined ? {} : { logger: calls.redact(message.logger) }),
-    data: calls.redact(logText(message.data)),
+    ...(message.logger === undefined ? {} : { logger: mask(message.logger) }),
+    data: mask(logText(message.data)),
   };
 }

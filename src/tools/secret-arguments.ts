@@ -49,10 +49,15 @@ const SECRET_PAIRS = new Set(['api key', 'private key', 'access key']);
 /** Secret values shorter than this are not scrubbed from free text (they would mangle it). */
 const MIN_SCRUBBED_LENGTH = 3;
 
+/** Longest part of an argument name read: no real name is longer, and a model's key may be. */
+const MAX_NAME_READ = 256;
+
 /** Whether an argument name reads as a secret (see the module comment for the rule). */
 export function isSecretArgumentName(name: string): boolean {
+  // Lookahead, not a run of capitals then one more: that backtracked on a key of 40,000 capitals.
   const words = name
-    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .slice(0, MAX_NAME_READ)
+    .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
     .split(/[^a-z0-9]+/)
@@ -187,24 +192,42 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   for (const secret of sorted) {
     if (out.includes(secret)) out = out.split(secret).join(SECRET_MASK);
   }
-  for (const secret of sorted) {
+  return scrubSecretStarts(out, sorted);
+}
+
+/**
+ * How long a cut-short start of a secret must be to be masked: a quoted
+ * value cut by a validator keeps 40 characters; shorter starts (a URL's
+ * scheme and host inside a withheld credentials object) are common text.
+ */
+const MIN_SCRUBBED_START = 24;
+
+/** What may end a cut-short quote: an ellipsis, a closing quote, the end of the text. */
+const CUT_END = /^(?:…|\.\.\.|["'`]|$)/;
+
+/**
+ * `text` with every start of `secret` (at least {@link MIN_SCRUBBED_START}
+ * characters of it) masked where the text cuts it short: the run stops
+ * where the secret goes on, at an ellipsis, a closing quote or the end.
+ */
+export function scrubSecretStarts(text: string, secrets: Iterable<string>): string {
+  let out = text;
+  for (const secret of secrets) {
     if (secret.length > MIN_SCRUBBED_START) out = scrubStarts(out, secret);
   }
   return out;
 }
 
-/** A start this long of a longer secret is as good as the secret: shorter ones are common text. */
-const MIN_SCRUBBED_START = 16;
-
-/** `text` with every run that begins `secret` (at least {@link MIN_SCRUBBED_START} characters of it) masked. */
 function scrubStarts(text: string, secret: string): string {
   const head = secret.slice(0, MIN_SCRUBBED_START);
   const parts: string[] = [];
   let from = 0;
-  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, from)) {
+  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, at + 1)) {
+    if (at < from) continue;
     let end = at + head.length;
     while (end < text.length && end - at < secret.length && text[end] === secret[end - at])
       end += 1;
+    if (!CUT_END.test(text.slice(end, end + 3))) continue;
     parts.push(text.slice(from, at), SECRET_MASK);
     from = end;
   }

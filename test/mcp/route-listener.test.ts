@@ -174,6 +174,16 @@ describe('routeListener', () => {
     ]);
   });
 
+  it('masks a call secret the server quotes cut short', () => {
+    const { events, listener, connections } = setup();
+    const log = listener.connection('normal').log!;
+    const key = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzABCD';
+    const settle = callSecretsSent(connections.normal, [key]);
+    log({ level: 'warning', data: `rejected api_key "${key.slice(0, 40)}…": expired` });
+    settle();
+    expect(fields(events.at(-1))).toMatchObject({ message: 'rejected api_key "***…": expired' });
+  });
+
   it('keeps the secrets of at most MAX_SETTLED_CALLS settled calls for the grace, the newest', () => {
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());

@@ -104,6 +104,17 @@ describe('secret arguments', () => {
       'api_key: must match "^sk-", received "***…"',
     );
     expect(scrubSecrets('ghp_0123 is short', [key])).toBe('ghp_0123 is short');
+    // A start shared with text that goes on is not a cut-short quote: left alone.
+    const credentials = 'https://accounts.google.com/o/oauth2/auth';
+    expect(scrubSecrets('see https://accounts.google.com/signin; done', [credentials])).toBe(
+      'see https://accounts.google.com/signin; done',
+    );
+  });
+
+  it('reads a long key of capitals in linear time, and only its start', () => {
+    expect(isSecretArgumentName(`${'A'.repeat(200_000)}b`)).toBe(false);
+    expect(isSecretArgumentName('XMLHttpRequestAPIKey')).toBe(true);
+    expect(isSecretArgumentName(`${'x'.repeat(300)}_password`)).toBe(false);
   });
 
   describe('inside anyOf, oneOf and allOf', () => {
