@@ -244,7 +244,8 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
 
   /**
    * Refuses a `dir` that another user could replace: one of the
-   * directories that hold it (its real path's) belongs to someone other
+   * directories that hold it (on its path as given and on its real path)
+   * belongs to someone other
    * than this user or root, or is writable by others without the sticky
    * bit, or has it (as `/tmp`) while the entry on the way belongs to
    * another user. Such a user could swap `dir`, or a directory above it,
@@ -253,25 +254,30 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
   async #checkAncestors(): Promise<void> {
     const uid = typeof process.geteuid === 'function' ? process.geteuid() : undefined;
     if (uid === undefined) return;
-    const real = await realpath(this.dir);
-    let holder = path.parse(real).root;
-    let holderStats = await stat(holder);
-    for (const name of real.split(path.sep).filter((part) => part !== '')) {
-      const entry = path.join(holder, name);
-      const entryStats = await lstat(entry);
-      const mine = (stats: Stats): boolean => stats.uid === uid || stats.uid === 0;
-      const othersWrite = (holderStats.mode & 0o002) !== 0;
-      const sticky = (holderStats.mode & 0o1000) !== 0;
-      if (!mine(holderStats) || (othersWrite && (!sticky || !mine(entryStats)))) {
-        throw new PromptOverridesError(
-          `overrides directory ${JSON.stringify(this.dir)}: ${JSON.stringify(holder)} on the way ` +
-            `(uid ${holderStats.uid}, mode ${(holderStats.mode & 0o7777).toString(8)}) lets another user ` +
-            `replace ${JSON.stringify(entry)}; expected every directory on the way to belong to ` +
-            `root or this user, and writable by others only with the sticky bit`,
-        );
+    const mine = (stats: Stats): boolean => stats.uid === uid || stats.uid === 0;
+    // The path as given (a link on it may be re-pointed by whoever holds
+    // the link) and the real path (where the link leads): every directory
+    // holding an entry of either must be no other user's to change.
+    for (const way of [path.resolve(this.dir), await realpath(this.dir)]) {
+      let holder = path.parse(way).root;
+      let holderStats = await stat(holder);
+      for (const name of way.split(path.sep).filter((part) => part !== '')) {
+        const entry = path.join(holder, name);
+        const entryStats = await lstat(entry);
+        const othersWrite = (holderStats.mode & 0o002) !== 0;
+        const sticky = (holderStats.mode & 0o1000) !== 0;
+        if (!mine(holderStats) || (othersWrite && (!sticky || !mine(entryStats)))) {
+          throw new PromptOverridesError(
+            `overrides directory ${JSON.stringify(this.dir)}: ${JSON.stringify(holder)} on the way ` +
+              `(uid ${holderStats.uid}, mode ${(holderStats.mode & 0o7777).toString(8)}) lets another user ` +
+              `replace ${JSON.stringify(entry)}; expected every directory on the way to belong to ` +
+              `root or this user, and writable by others only with the sticky bit`,
+          );
+        }
+        holder = entry;
+        // Through a link, on to what it leads to.
+        holderStats = entryStats.isSymbolicLink() ? await stat(entry) : entryStats;
       }
-      holder = entry;
-      holderStats = entryStats;
     }
   }
 

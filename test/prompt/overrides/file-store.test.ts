@@ -356,6 +356,20 @@ describe('FilePromptOverridesStore', () => {
       await above.upsert(sample());
     });
 
+    it('dir as a link that others could re-point: the directory holding the link is checked', async () => {
+      const shared = path.join(dir.path, 'shared');
+      const safe = path.join(dir.path, 'safe');
+      await mkdir(shared);
+      await mkdir(safe);
+      await symlink(safe, path.join(shared, 'prompts'));
+      await chmod(shared, 0o777);
+      const linked = new FilePromptOverridesStore({ dir: path.join(shared, 'prompts') });
+      await expect(linked.upsert(sample())).rejects.toThrow(
+        `${JSON.stringify(shared)} on the way (uid ${process.geteuid?.()}, mode 777) lets another user replace`,
+      );
+      await expect(readdir(safe)).resolves.toEqual([]);
+    });
+
     it.runIf(process.geteuid?.() === 0)(
       'a directory above dir owned by another user (as root)',
       async () => {
