@@ -268,10 +268,21 @@ export async function serveHttp(
   ): Promise<void> {
     const request = req as IncomingMessage & { auth?: AuthInfo };
     request.auth = auth;
-    res.once('close', () => {
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
       const session = lookup();
       if (session !== undefined) markIdle(session);
-    });
+    };
+    // The client may have gone while its token was checked: the response
+    // closed before anyone listened, and would never say so again (the
+    // session would count the request as running for ever, and never idle).
+    if (res.destroyed || res.socket === null || res.socket.destroyed) {
+      end();
+      return;
+    }
+    res.once('close', end);
     await transport.handleRequest(request, res, body);
   }
 

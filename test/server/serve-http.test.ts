@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -356,6 +357,59 @@ describe('serveHttp options and lifecycle', () => {
       }
     } finally {
       await single.close();
+    }
+  });
+
+  it('a request whose client went while its token was checked still lets the session go idle', async () => {
+    const http = await serveHttp(identityServer({ runs: 0 }), {
+      port: 0,
+      auth: { secret: SECRET },
+      sessionIdleTimeoutMs: 100,
+    });
+    try {
+      const token = await tokenFor('mallory', 'm1');
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const opened = await fetch(http.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      });
+      const sessionId = opened.headers.get('mcp-session-id') ?? '';
+      await opened.text();
+      expect(http.sessionCount).toBe(1);
+      // A call sent on a raw socket, reset at once: the response closes before it is handled.
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+      const { port } = new URL(http.url);
+      await new Promise<void>((resolve) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => {
+          socket.write(
+            `POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nMcp-Session-Id: ${sessionId}\r\n` +
+              `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+              `Content-Length: ${body.length}\r\n\r\n${body}`,
+            () =>
+              setImmediate(() => {
+                socket.resetAndDestroy();
+                resolve();
+              }),
+          );
+        });
+      });
+      await vi.waitFor(() => expect(http.sessionCount).toBe(0), { timeout: 3_000, interval: 50 });
+    } finally {
+      await http.close();
     }
   });
 
