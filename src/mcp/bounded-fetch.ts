@@ -72,6 +72,8 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
   let nextStreamAt = 0;
   /** Closes the answer stream of a request still being answered, by its JSON-RPC id. */
   const answering = new Map<string | number, () => void>();
+  /** Requests cancelled before their answer began: closed when it does. */
+  const cancelledEarly = new Set<string | number>();
   return async (url, init) => {
     const target = new URL(url instanceof URL ? url.href : url);
     if (endpoint !== undefined && allowed !== undefined) {
@@ -94,8 +96,18 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     }
     const cancelled = cancelledRequest(init?.body);
     if (cancelled !== undefined) {
-      answering.get(cancelled)?.();
+      const close = answering.get(cancelled);
       answering.delete(cancelled);
+      if (close !== undefined) close();
+      else {
+        // Cancelled before its answer began (a call that timed out on a slow
+        // server): the answer is closed as soon as it starts.
+        if (cancelledEarly.size >= MAX_TRACKED_ANSWERS) {
+          const oldest = cancelledEarly.values().next();
+          if (oldest.done !== true) cancelledEarly.delete(oldest.value);
+        }
+        cancelledEarly.add(cancelled);
+      }
     }
     const response = await fetch(url, { ...init, redirect: 'manual' });
     if (response.status >= 300 && response.status < 400) {
@@ -117,6 +129,10 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       new TransformStream<Uint8Array, Uint8Array>({
         start(controller) {
           if (id === undefined) return;
+          if (cancelledEarly.delete(id)) {
+            controller.error(new Error('the call was cancelled: its answer is no longer read'));
+            return;
+          }
           if (answering.size >= MAX_TRACKED_ANSWERS) {
             const oldest = answering.keys().next();
             if (oldest.done !== true) answering.delete(oldest.value);

@@ -159,4 +159,33 @@ describe('an HTTP endpoint', () => {
     expect(aborted.success).toBe(false);
     await expect.poll(() => answering.size, { timeout: 5_000 }).toBe(0);
   });
+
+  it('closes the answer stream of a call cancelled before its answer began', async () => {
+    const gw = await gateway(['/mcp']);
+    const answering = new Set<ServerResponse>();
+    let started = 0;
+    gw.intercept = (_req, res, body) => {
+      if (!body.includes('tools/call')) return false;
+      // The answer starts only after the call has timed out and been cancelled.
+      setTimeout(() => {
+        if (res.destroyed) return;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        started += 1;
+        answering.add(res);
+        const timer = setInterval(() => res.write(': still here\n\n'), 50);
+        res.on('close', () => {
+          clearInterval(timer);
+          answering.delete(res);
+        });
+      }, 600);
+      return true;
+    };
+    const session = new Session();
+    const s = section(session, `${gw.base}/mcp`, { timeoutMs: 200 });
+    await s.connect();
+    const result = await invokeTool(toolNamed(s, 'data_store'), { note: 'x' }, { session });
+    expect(result.success).toBe(false);
+    await expect.poll(() => started, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => answering.size, { timeout: 5_000 }).toBe(0);
+  });
 });
