@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import {
   lchown,
   mkdir,
@@ -16,7 +17,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DataSensitivity } from '../../../src/core/sensitivity.js';
 import {
   FileSessionStore,
@@ -457,8 +458,20 @@ describe('FileSessionStore lock', () => {
 
   async function resumeAndWait(child: ChildProcess): Promise<number | null> {
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // The worker says it stalls, then stops itself: on a loaded machine a SIGCONT
+    // sent in between is lost, and the worker stops for good. Wait until it has.
+    await vi.waitFor(() => expect(processState(child.pid!)).toBe('T'), {
+      timeout: 10_000,
+      interval: 10,
+    });
     child.kill('SIGCONT');
     return exited;
+  }
+
+  /** The state letter of a process in /proc (`T`: stopped). */
+  function processState(pid: number): string {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
   }
 
   const workers: ChildProcess[] = [];
