@@ -278,7 +278,9 @@ export async function serveHttp(
     // The client may have gone while its token was checked: the response
     // closed before anyone listened, and would never say so again (the
     // session would count the request as running for ever, and never idle).
-    if (res.destroyed || res.socket === null || res.socket.destroyed) {
+    // The request's socket, not the response's: a pipelined request's
+    // response waits for the one before it with no socket of its own yet.
+    if (res.destroyed || req.socket.destroyed) {
       end();
       return;
     }

@@ -360,6 +360,66 @@ describe('serveHttp options and lifecycle', () => {
     }
   });
 
+  it('answers HTTP/1.1 requests pipelined on one socket, each in turn', async () => {
+    const http = await serve({ runs: 0 });
+    try {
+      const token = await tokenFor('alice', 'p1');
+      const headers: Record<string, string> = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const opened = await fetch(http.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      });
+      headers['mcp-session-id'] = opened.headers.get('mcp-session-id') ?? '';
+      await opened.text();
+      const request = (id: number): string => {
+        // The first is slow: the others' responses wait for it, with no socket of their own yet.
+        const body = JSON.stringify(
+          id === 1
+            ? {
+                jsonrpc: '2.0',
+                id,
+                method: 'tools/call',
+                params: { name: 'who', arguments: { delayMs: 300 } },
+              }
+            : { jsonrpc: '2.0', id, method: 'tools/list', params: {} },
+        );
+        const lines = Object.entries({ ...headers, 'content-length': String(body.length) });
+        return `POST /mcp HTTP/1.1\r\nHost: x\r\n${lines.map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n${body}`;
+      };
+      const { port } = new URL(http.url);
+      const answered = await new Promise<string>((resolve) => {
+        let out = '';
+        const socket = net.connect(Number(port), '127.0.0.1', () =>
+          socket.write(request(1) + request(2) + request(3)),
+        );
+        socket.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (['"id":1', '"id":2', '"id":3'].every((id) => out.includes(id))) {
+            socket.destroy();
+            resolve(out);
+          }
+        });
+      });
+      expect(answered).toContain('"id":3');
+    } finally {
+      await http.close();
+    }
+  });
+
   it('a request whose client went while its token was checked still lets the session go idle', async () => {
     const http = await serveHttp(identityServer({ runs: 0 }), {
       port: 0,
