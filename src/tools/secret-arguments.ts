@@ -49,14 +49,10 @@ const SECRET_PAIRS = new Set(['api key', 'private key', 'access key']);
 /** Secret values shorter than this are not scrubbed from free text (they would mangle it). */
 const MIN_SCRUBBED_LENGTH = 3;
 
-/** Longest part of an argument name read: no real name is longer, and a model's key may be. */
-const MAX_NAME_READ = 256;
-
 /** Whether an argument name reads as a secret (see the module comment for the rule). */
 export function isSecretArgumentName(name: string): boolean {
   // Lookahead, not a run of capitals then one more: that backtracked on a key of 40,000 capitals.
   const words = name
-    .slice(0, MAX_NAME_READ)
     .replace(/([A-Z])(?=[A-Z][a-z])/g, '$1 ')
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .toLowerCase()
@@ -202,8 +198,13 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
  */
 const MIN_SCRUBBED_START = 24;
 
-/** What may end a cut-short quote: an ellipsis, a closing quote, the end of the text. */
-const CUT_END = /^(?:…|\.\.\.|["'`]|$)/;
+/**
+ * What may end a cut-short start: anything that cannot go on a token (an
+ * ellipsis, a quote, escaped or not, a space, a comma, a bracket, the end
+ * of the text); a letter, a digit or `-_+/=.:` would make it a longer word
+ * that only begins like the secret.
+ */
+const CUT_END = /^(?:…|\.\.\.|\\?["'`]|[^A-Za-z0-9\-_+/=.:]|$)/;
 
 /**
  * `text` with every start of `secret` (at least {@link MIN_SCRUBBED_START}
