@@ -4,7 +4,7 @@
  * hand and committed beside the code.
  */
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, realpath, stat, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readlink, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { isErrno, writeFileAtomic } from '../../core/atomic-file.js';
@@ -273,6 +273,17 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
               `replace ${JSON.stringify(entry)}; expected every directory on the way to belong to ` +
               `root or this user, and writable by others only with the sticky bit`,
           );
+        }
+        if (entryStats.isSymbolicLink()) {
+          // The path a link names is walked by the real path only when it has
+          // no link of its own: a link through another one is a path nobody checks.
+          const target = path.resolve(holder, await readlink(entry));
+          if ((await realpath(target)) !== target) {
+            throw new PromptOverridesError(
+              `overrides directory ${JSON.stringify(this.dir)}: the link ${JSON.stringify(entry)} ` +
+                `leads through another link (${JSON.stringify(target)}); link straight to a directory`,
+            );
+          }
         }
         holder = entry;
         // Through a link, on to what it leads to.

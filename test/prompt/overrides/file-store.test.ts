@@ -356,6 +356,23 @@ describe('FilePromptOverridesStore', () => {
       await above.upsert(sample());
     });
 
+    it('dir as a link through another link: refused, as nobody checks the path between', async () => {
+      const safe = path.join(dir.path, 'safe');
+      const hop = path.join(dir.path, 'hop');
+      await mkdir(safe);
+      await symlink(safe, hop);
+      const entry = path.join(dir.path, 'prompts');
+      await symlink(path.join(hop), entry);
+      const chained = new FilePromptOverridesStore({ dir: entry });
+      await expect(chained.upsert(sample())).rejects.toThrow(
+        `the link ${JSON.stringify(entry)} leads through another link (${JSON.stringify(hop)})`,
+      );
+      // Straight to the directory: fine.
+      const straight = path.join(dir.path, 'straight');
+      await symlink(safe, straight);
+      await new FilePromptOverridesStore({ dir: straight }).upsert(sample());
+    });
+
     it('dir as a link that others could re-point: the directory holding the link is checked', async () => {
       const shared = path.join(dir.path, 'shared');
       const safe = path.join(dir.path, 'safe');
