@@ -74,6 +74,12 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
   const answering = new Map<string | number, () => void>();
   /** Requests cancelled before their answer began: closed when it does. */
   const cancelledEarly = new Set<string | number>();
+  /**
+   * The last event id of each answer stream closed because its call was
+   * cancelled: the SDK resumes such a stream (a GET with `Last-Event-ID`),
+   * which would then stay open for a call nobody waits for.
+   */
+  const cancelledEvents = new Set<string>();
   return async (url, init) => {
     const target = new URL(url instanceof URL ? url.href : url);
     if (endpoint !== undefined && allowed !== undefined) {
@@ -88,6 +94,12 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       }
     }
     const method = (init?.method ?? 'GET').toUpperCase();
+    const resumed = method === 'GET' ? new Headers(init?.headers).get('last-event-id') : null;
+    // Kept, not taken: a server may give every stream the same first id.
+    if (resumed !== null && cancelledEvents.has(resumed)) {
+      // What the SDK reads as "no stream here": it does not try again.
+      return new Response(null, { status: 405, statusText: 'the call was cancelled' });
+    }
     if (method === 'GET') {
       // A server that ends its stream with `retry: 0` would have it opened again without pause.
       const wait = nextStreamAt - Date.now();
@@ -102,11 +114,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       else {
         // Cancelled before its answer began (a call that timed out on a slow
         // server): the answer is closed as soon as it starts.
-        if (cancelledEarly.size >= MAX_TRACKED_ANSWERS) {
-          const oldest = cancelledEarly.values().next();
-          if (oldest.done !== true) cancelledEarly.delete(oldest.value);
-        }
-        cancelledEarly.add(cancelled);
+        remember(cancelledEarly, cancelled);
       }
     }
     const response = await fetch(url, { ...init, redirect: 'manual' });
@@ -125,6 +133,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     const forget = (): void => {
       if (id !== undefined) answering.delete(id);
     };
+    const eventIds = id === undefined ? undefined : new LastEventId();
     const bounded = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         start(controller) {
@@ -138,6 +147,8 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
             if (oldest.done !== true) answering.delete(oldest.value);
           }
           answering.set(id, () => {
+            const last = eventIds?.last;
+            if (last !== undefined) remember(cancelledEvents, last);
             controller.error(new Error('the call was cancelled: its answer is no longer read'));
           });
         },
@@ -151,6 +162,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
             );
             return;
           }
+          eventIds?.add(chunk);
           controller.enqueue(chunk);
         },
         flush: forget,
@@ -242,3 +254,32 @@ class EventCounter {
     return largest;
   }
 }
+
+/** Adds `value` to `set`, dropping the oldest past {@link MAX_TRACKED_ANSWERS}. */
+function remember<T>(set: Set<T>, value: T): void {
+  if (set.size >= MAX_TRACKED_ANSWERS) {
+    const oldest = set.values().next();
+    if (oldest.done !== true) set.delete(oldest.value);
+  }
+  set.add(value);
+}
+
+/** The last `id:` field of an event stream, read as its chunks pass. */
+class LastEventId {
+  last: string | undefined;
+  readonly #decoder = new TextDecoder();
+  /** The line the last chunk ended inside, at most a line's worth. */
+  #partial = '';
+
+  add(chunk: Uint8Array): void {
+    const text = this.#partial + this.#decoder.decode(chunk, { stream: true });
+    const lines = text.split(/\r\n|\r|\n/);
+    this.#partial = (lines.pop() ?? '').slice(0, MAX_EVENT_ID_LINE);
+    for (const line of lines) {
+      if (line.startsWith('id:')) this.last = line.slice(line.startsWith('id: ') ? 4 : 3);
+    }
+  }
+}
+
+/** An `id:` line longer than this is no id the SDK would send back whole. */
+const MAX_EVENT_ID_LINE = 1_024;

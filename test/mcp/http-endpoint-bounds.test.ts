@@ -160,6 +160,45 @@ describe('an HTTP endpoint', () => {
     await expect.poll(() => answering.size, { timeout: 5_000 }).toBe(0);
   });
 
+  it('does not resume the answer stream of a cancelled call (a GET with its last event id)', async () => {
+    const gw = await gateway(['/mcp']);
+    const open = new Set<ServerResponse>();
+    let resumed = 0;
+    const stream = (res: ServerResponse, first: string): void => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(first);
+      open.add(res);
+      const timer = setInterval(() => res.write(': still here\n\n'), 50);
+      res.on('close', () => {
+        clearInterval(timer);
+        open.delete(res);
+      });
+    };
+    gw.intercept = (req, res, body) => {
+      if (req.method === 'GET' && req.headers['last-event-id'] !== undefined) {
+        resumed += 1;
+        stream(res, ': resumed\n\n');
+        return true;
+      }
+      if (!body.includes('tools/call')) return false;
+      // A priming event: the SDK may resume this stream once it is cut.
+      stream(res, 'id: prime-1\ndata: \n\n');
+      return true;
+    };
+    const session = new Session();
+    const s = section(session, `${gw.base}/mcp`, { timeoutMs: 200 });
+    await s.connect();
+    for (let i = 0; i < 2; i += 1) {
+      expect(
+        (await invokeTool(toolNamed(s, 'data_store'), { note: 'x' }, { session })).success,
+      ).toBe(false);
+    }
+    // The SDK would resume within a second or two: give it three.
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(resumed).toBe(0);
+    expect(open.size).toBe(0);
+  });
+
   it('closes the answer stream of a call cancelled before its answer began', async () => {
     const gw = await gateway(['/mcp']);
     const answering = new Set<ServerResponse>();
