@@ -16,6 +16,12 @@ export interface ServeHttpOptions {
   readonly sessionIdleTimeoutMs?: number;
   /** Open MCP sessions at most; more `initialize` requests get 503. @default 1_000 */
   readonly maxSessions?: number;
+  /**
+   * Open MCP sessions of one user (the token's subject) at most; more of
+   * that user's `initialize` requests get 429, so that one token cannot
+   * take every place of {@link maxSessions}. @default 100
+   */
+  readonly maxSessionsPerUser?: number;
   /** Largest request body read; a larger one gets 413. @default 4_194_304 */
   readonly maxRequestBodyBytes?: number;
   /**
@@ -36,6 +42,8 @@ export const DEFAULT_MCP_PATH = '/mcp';
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 1_800_000;
 /** Default of {@link ServeHttpOptions.maxSessions}. */
 export const DEFAULT_MAX_SESSIONS = 1_000;
+/** Default of {@link ServeHttpOptions.maxSessionsPerUser}. */
+export const DEFAULT_MAX_SESSIONS_PER_USER = 100;
 /** Default of {@link ServeHttpOptions.maxRequestBodyBytes}: 4 MiB, as the SDK's transport. */
 export const DEFAULT_MAX_REQUEST_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -46,6 +54,7 @@ export interface CheckedOptions {
   readonly path: string;
   readonly sessionIdleTimeoutMs: number;
   readonly maxSessions: number;
+  readonly maxSessionsPerUser: number;
   readonly maxRequestBodyBytes: number;
 }
 
@@ -85,6 +94,11 @@ export function checkOptions(options: ServeHttpOptions): CheckedOptions {
       DEFAULT_SESSION_IDLE_TIMEOUT_MS,
     ),
     maxSessions: positiveInteger('maxSessions', options.maxSessions, DEFAULT_MAX_SESSIONS),
+    maxSessionsPerUser: positiveInteger(
+      'maxSessionsPerUser',
+      options.maxSessionsPerUser,
+      DEFAULT_MAX_SESSIONS_PER_USER,
+    ),
     maxRequestBodyBytes: positiveInteger(
       'maxRequestBodyBytes',
       options.maxRequestBodyBytes,

@@ -95,6 +95,8 @@ export async function serveHttp(
 
   const sessions = new Map<string, Session>();
   let opening = 0;
+  /** Sessions being opened, by user: counted against each user's limit. */
+  const openingByUser = new Map<string, number>();
   let closing: Promise<void> | undefined;
 
   const httpServer: Server = createServer((req, res) => {
@@ -171,6 +173,14 @@ export async function serveHttp(
     if (sessions.size + opening >= settings.maxSessions) {
       return sendRpcError(res, 503, -32000, `Too many open sessions (${settings.maxSessions})`);
     }
+    if (sessionsOf(verified.identity.userId) >= settings.maxSessionsPerUser) {
+      return sendRpcError(
+        res,
+        429,
+        -32000,
+        `Too many open sessions of this user (${settings.maxSessionsPerUser}); end one first`,
+      );
+    }
     if (single !== undefined && singleInUse) {
       return sendRpcError(
         res,
@@ -182,6 +192,13 @@ export async function serveHttp(
     await openSession(req, res, auth, verified.identity, body.value);
   }
 
+  /** Sessions of `userId`, open or opening. */
+  function sessionsOf(userId: string): number {
+    let count = openingByUser.get(userId) ?? 0;
+    for (const session of sessions.values()) if (session.identity.userId === userId) count++;
+    return count;
+  }
+
   async function openSession(
     req: IncomingMessage,
     res: ServerResponse,
@@ -190,6 +207,7 @@ export async function serveHttp(
     body: unknown,
   ): Promise<void> {
     opening++;
+    openingByUser.set(identity.userId, (openingByUser.get(identity.userId) ?? 0) + 1);
     if (single !== undefined) singleInUse = true;
     let server: McpServer | undefined;
     let registered = false;
@@ -229,6 +247,9 @@ export async function serveHttp(
       await runWithIdentity(identity, () => forward(transport, req, res, auth, body, lookup));
     } finally {
       opening--;
+      const left = (openingByUser.get(identity.userId) ?? 1) - 1;
+      if (left > 0) openingByUser.set(identity.userId, left);
+      else openingByUser.delete(identity.userId);
       // An initialize the transport refused (a bad Accept header, say) leaves
       // a server no session will use; one opened during close() is closed too.
       if (!registered || closing !== undefined) {

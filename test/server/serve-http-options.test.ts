@@ -38,6 +38,7 @@ describe('checkOptions', () => {
       path: '/mcp',
       sessionIdleTimeoutMs: 1_800_000,
       maxSessions: 1_000,
+      maxSessionsPerUser: 100,
       maxRequestBodyBytes: 4_194_304,
     });
   });
@@ -51,6 +52,7 @@ describe('checkOptions', () => {
         path: '/a/b-c_d.e',
         sessionIdleTimeoutMs: 0,
         maxSessions: 1,
+        maxSessionsPerUser: 2,
         maxRequestBodyBytes: 10,
       }),
     ).toEqual({
@@ -59,6 +61,7 @@ describe('checkOptions', () => {
       path: '/a/b-c_d.e',
       sessionIdleTimeoutMs: 0,
       maxSessions: 1,
+      maxSessionsPerUser: 2,
       maxRequestBodyBytes: 10,
     });
     expect(checkOptions({ port: 0, auth, path: '/' }).path).toBe('/');

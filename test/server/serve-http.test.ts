@@ -360,6 +360,47 @@ describe('serveHttp options and lifecycle', () => {
     }
   });
 
+  it('refuses a user past maxSessionsPerUser with 429, and lets other users in', async () => {
+    const http = await serveHttp(() => identityServer({ runs: 0 }), {
+      port: 0,
+      auth: { secret: SECRET },
+      maxSessions: 10,
+      maxSessionsPerUser: 2,
+    });
+    const clients: Awaited<ReturnType<typeof connectClient>>[] = [];
+    try {
+      for (const session of ['m1', 'm2']) {
+        clients.push(await connectClient(http.url, await tokenFor('mallory', session)));
+      }
+      const refused = await fetch(http.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${await tokenFor('mallory', 'm3')}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      });
+      expect(refused.status).toBe(429);
+      expect(await refused.text()).toContain('Too many open sessions of this user (2)');
+      const bob = await connectClient(http.url, await tokenFor('bob', 'b1'));
+      clients.push(bob);
+      expect(textOf(await call(bob, 'who'))).toBe('bob/b1');
+    } finally {
+      await Promise.all(clients.map((client) => client.close()));
+      await http.close();
+    }
+  });
+
   it('answers HTTP/1.1 requests pipelined on one socket, each in turn', async () => {
     const http = await serve({ runs: 0 });
     try {
