@@ -11,6 +11,7 @@ describe('mcp-sections/server public surface', () => {
       'DEFAULT_JWKS_ALGORITHMS',
       'DEFAULT_MAX_REQUEST_BODY_BYTES',
       'DEFAULT_MAX_SESSIONS',
+      'DEFAULT_MAX_SESSIONS_PER_USER',
       'DEFAULT_MCP_PATH',
       'DEFAULT_SERVER_VERSION',
       'DEFAULT_SESSION_IDLE_TIMEOUT_MS',
