@@ -338,7 +338,8 @@ export type {
   OpenAIResponsesFunctionTool,
   ToOpenAIResponsesToolsOptions,
 } from './ecosystem/openai-responses.js';
-export { SECRET_MASK, isSecretArgumentName } from './tools/secret-arguments.js';
+export { isSecretArgumentName } from './tools/secret-arguments.js';
+export { SECRET_MASK } from './tools/secret-text.js';
 export { TRACER_NAME, instrumentSession } from './ecosystem/telemetry.js';
 export type {
   InstrumentSessionOptions,

@@ -23,7 +23,8 @@ import type { Unsubscribe } from '../runtime/event-bus.js';
 import { ToolInvoked } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
-import { maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
+import { maskSecretArguments } from '../tools/secret-arguments.js';
+import { scrubSecrets } from '../tools/secret-text.js';
 
 /** Name of the tracer used when none is given. */
 export const TRACER_NAME = 'mcp-sections';

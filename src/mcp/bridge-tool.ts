@@ -25,7 +25,6 @@ import {
   declaresSecretArguments,
   maskSecretArguments,
   namesSecretArgument,
-  scrubSecretStarts,
 } from '../tools/secret-arguments.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
@@ -33,9 +32,8 @@ import { callFailure } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
 import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
-import { callSecretsSent } from './in-flight-secrets.js';
+import { callSecretMask, callSecretsSent } from './in-flight-secrets.js';
 import { outputSchemaViolation } from './output-check.js';
-import { SecretRedactor } from './redact.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue, withMaskedText } from './result-mapping.js';
@@ -445,12 +443,11 @@ class BridgedCall {
     const { route, session } = this.#context;
     if (!this.reportsProgress() || session.currentCall()?.callId !== tool.callId) return undefined;
     // Made on the first report with a message: most calls send none.
-    let callSecrets: SecretRedactor | undefined;
+    let callSecrets: ((text: string) => string) | undefined;
     const masked = (message: string): string => {
       if (secrets !== undefined) {
-        callSecrets ??= new SecretRedactor(secrets);
-        // A server may quote a value cut short, as a validator does.
-        message = scrubSecretStarts(callSecrets.redact(message), secrets);
+        callSecrets ??= callSecretMask(secrets);
+        message = callSecrets(message);
       }
       // Masked before the cut, which could leave a piece of a secret unrecognised.
       return boundedQuote(route.redact(message));

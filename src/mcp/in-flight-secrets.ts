@@ -8,7 +8,7 @@
  * its log reaches the listener of each.
  */
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import { scrubSecretStarts } from '../tools/secret-arguments.js';
+import { scrubSecretStarts } from '../tools/secret-text.js';
 import { SecretRedactor } from './redact.js';
 import type { McpServerConnection } from './server-connection.js';
 import { logText } from './server-log.js';
@@ -64,12 +64,9 @@ class InFlightSecrets {
     if (this.#mask === undefined) {
       // One redactor over all calls' secrets, so that a longer one is masked
       // whole before a shorter one inside it (each call's alone would not know).
-      const secrets = new Set(
-        [...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets),
+      this.#mask = callSecretMask(
+        new Set([...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets)),
       );
-      const redactor = new SecretRedactor(secrets);
-      // A server's log may quote a value cut short, as a validator does.
-      this.#mask = (text) => scrubSecretStarts(redactor.redact(text), secrets);
     }
     return this.#mask;
   }
@@ -95,6 +92,18 @@ export function callSecretsSent(
     byConnection.set(connection, inFlight);
   }
   return inFlight.add(secrets);
+}
+
+/**
+ * What masks a call's secret argument values in a server's text (its log,
+ * its progress): each value in the forms a server writes it
+ * (`SecretRedactor`), and a long one's start where the text cuts it short,
+ * as a validator quotes a refused value.
+ */
+export function callSecretMask(secrets: Iterable<string>): (text: string) => string {
+  const values = [...secrets];
+  const redactor = new SecretRedactor(values);
+  return (text) => scrubSecretStarts(redactor.redact(text), values);
 }
 
 /** What masks the secret arguments of the calls in flight on `connection`, if any. */

@@ -23,10 +23,17 @@
  * schemas cannot all be known — a `$ref` to another document or to nothing,
  * or more schemas than a lookup takes in — is withheld whole.
  */
+import { isJsonRecord } from '../core/json.js';
+import {
+  type Applicable,
+  MAX_SCHEMA_STEPS,
+  marksSecret,
+  REF_KEYWORDS,
+  SchemaReader,
+  UNRESOLVED,
+} from './secret-schema.js';
+import { SECRET_MASK } from './secret-text.js';
 import type { JsonSchema } from './tool.js';
-
-/** What replaces a withheld value. */
-export const SECRET_MASK = '***';
 
 const SECRET_WORDS = new Set([
   'password',
@@ -45,9 +52,6 @@ const SECRET_WORDS = new Set([
   'accesskey',
 ]);
 const SECRET_PAIRS = new Set(['api key', 'private key', 'access key']);
-
-/** Secret values shorter than this are not scrubbed from free text (they would mangle it). */
-const MIN_SCRUBBED_LENGTH = 3;
 
 /** Whether an argument name reads as a secret (see the module comment for the rule). */
 export function isSecretArgumentName(name: string): boolean {
@@ -138,7 +142,7 @@ export function declaresSecretArguments(schema: unknown): boolean {
     const object = node as Record<string, unknown>;
     if (marksSecret(object)) return true;
     const { properties } = object;
-    if (isObject(properties) && Object.keys(properties).some(isSecretArgumentName)) return true;
+    if (isJsonRecord(properties) && Object.keys(properties).some(isSecretArgumentName)) return true;
     const unresolved = REF_KEYWORDS.some(
       (keyword) => Object.hasOwn(object, keyword) && reader.resolve(object[keyword]) === UNRESOLVED,
     );
@@ -175,264 +179,7 @@ export function maskSecretArguments(args: unknown, schema?: JsonSchema): MaskedA
   return { masked, secrets };
 }
 
-/**
- * `text` with every secret (at least 3 characters long) replaced by `***`,
- * longest first; and, of a long secret, a start of it cut short (a
- * validator quotes the first 40 characters of a value it refuses).
- */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let out = text;
-  const sorted = [...new Set(secrets)]
-    .filter((secret) => secret.length >= MIN_SCRUBBED_LENGTH)
-    .sort((a, b) => b.length - a.length);
-  for (const secret of sorted) {
-    if (out.includes(secret)) out = out.split(secret).join(SECRET_MASK);
-  }
-  return scrubSecretStarts(out, sorted);
-}
-
-/**
- * How long a cut-short start of a secret must be to be masked: a quoted
- * value cut by a validator keeps 40 characters; shorter starts (a URL's
- * scheme and host inside a withheld credentials object) are common text.
- */
-const MIN_SCRUBBED_START = 24;
-
-/**
- * What may end a cut-short start: anything that cannot go on a token (an
- * ellipsis, a quote, escaped or not, a space, a comma, a bracket, the end
- * of the text); a letter, a digit or `-_+/=.:` would make it a longer word
- * that only begins like the secret.
- */
-const CUT_END = /^(?:…|\.\.\.|\\?["'`]|[^A-Za-z0-9\-_+/=.:]|$)/;
-
-/**
- * `text` with every start of `secret` (at least {@link MIN_SCRUBBED_START}
- * characters of it) masked where the text cuts it short: the run stops
- * where the secret goes on, at an ellipsis, a closing quote or the end.
- */
-export function scrubSecretStarts(text: string, secrets: Iterable<string>): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length > MIN_SCRUBBED_START) out = scrubStarts(out, secret);
-  }
-  return out;
-}
-
-function scrubStarts(text: string, secret: string): string {
-  const head = secret.slice(0, MIN_SCRUBBED_START);
-  const parts: string[] = [];
-  let from = 0;
-  for (let at = text.indexOf(head); at !== -1; at = text.indexOf(head, at + 1)) {
-    if (at < from) continue;
-    let end = at + head.length;
-    while (end < text.length && end - at < secret.length && text[end] === secret[end - at])
-      end += 1;
-    if (!CUT_END.test(text.slice(end, end + 3))) continue;
-    parts.push(text.slice(from, at), SECRET_MASK);
-    from = end;
-  }
-  if (parts.length === 0) return text;
-  parts.push(text.slice(from));
-  return parts.join('');
-}
-
 const MAX_DEPTH = 64;
-
-/**
- * Most schemas one lookup may take in (each `anyOf`, `oneOf` or `allOf`
- * branch, each `$ref` target, counted as reached, repeats included); past
- * it the value counts as secret. A schema of at most half as many JSON
- * values never reaches it (see {@link declaresSecretArguments}), so only a
- * huge or hostile schema pays for this bound, in masked values.
- */
-const MAX_SCHEMA_STEPS = 20_000;
-
-/** Combinators whose branches all describe the same value. */
-const BRANCH_KEYWORDS = ['anyOf', 'oneOf', 'allOf'] as const;
-
-/**
- * Keywords whose schema may apply to the same value, on a condition this
- * does not decide (`if`/`then`/`else`), or when a property is present
- * (`dependentSchemas`, and `dependencies` where a value is a schema):
- * their marks apply as a branch's do.
- */
-const CONDITIONAL_KEYWORDS = ['if', 'then', 'else'] as const;
-const DEPENDENT_KEYWORDS = ['dependentSchemas', 'dependencies'] as const;
-
-/** Keywords that apply another schema, found by URI, to the same value. */
-const REF_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'] as const;
-
-/** What {@link SchemaReader.resolve} answers for a reference it cannot follow. */
-const UNRESOLVED = Symbol('unresolved');
-
-/** A JSON array index as RFC 6901 writes it: no sign, no leading zero. */
-const ARRAY_INDEX = /^(?:0|[1-9][0-9]*)$/;
-
-/** The schemas that apply to one value, and whether some could not be known. */
-interface Applicable {
-  /** `anyOf`, `oneOf`, `allOf` branches and `$ref` targets, each schema object once. */
-  readonly branches: readonly Record<string, unknown>[];
-  /**
-   * A `$ref` did not resolve, or the step bound was hit: which schemas
-   * apply is not known, so the value counts as secret.
-   */
-  readonly unknown: boolean;
-  /** Some branch marks the value secret, or {@link unknown}: the value is withheld. */
-  readonly secret: boolean;
-  /** How many leading items the branches describe one by one (tuples). */
-  readonly tuple: number;
-  /** Lookups made below this value, by property or item key (items past the tuples share one). */
-  readonly below: Map<string, Applicable>;
-}
-
-/** Reads one tool schema: resolves its local `$ref`s and finds the schemas that apply to a value. */
-class SchemaReader {
-  readonly #root: unknown;
-  readonly #targets = new Map<string, unknown>();
-  /**
-   * Lookups made from one schema, by that schema: every property that only
-   * `additionalProperties` describes, every value behind one `$ref`, shares one.
-   */
-  readonly #single = new Map<unknown, Applicable>();
-
-  constructor(root: unknown) {
-    this.#root = root;
-  }
-
-  /**
-   * The schema a reference names: a JSON Pointer fragment (`#`,
-   * `#/$defs/Creds`, `#/definitions/a~1b`, percent-encoded or not) into the
-   * root schema. Anything else (another document, an `#anchor`, a pointer
-   * to nothing or to a value that is no schema) is {@link UNRESOLVED}: no
-   * base URI is known here, and a `$id` inside the schema is not honoured.
-   */
-  resolve(ref: unknown): unknown {
-    if (typeof ref !== 'string' || !ref.startsWith('#')) return UNRESOLVED;
-    // One lookup per reference and schema, however many values it applies to.
-    if (this.#targets.has(ref)) return this.#targets.get(ref);
-    const target = this.#walk(ref);
-    this.#targets.set(ref, target);
-    return target;
-  }
-
-  #walk(ref: string): unknown {
-    let pointer: string;
-    try {
-      // RFC 6901 §6: the fragment is percent-decoded first, then split.
-      pointer = decodeURIComponent(ref.slice(1));
-    } catch {
-      return UNRESOLVED;
-    }
-    if (pointer !== '' && !pointer.startsWith('/')) return UNRESOLVED;
-    let node = this.#root;
-    if (pointer !== '') {
-      for (const raw of pointer.slice(1).split('/')) {
-        const segment = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-        if (Array.isArray(node)) {
-          if (!ARRAY_INDEX.test(segment) || Number(segment) >= node.length) return UNRESOLVED;
-          node = node[Number(segment)];
-        } else if (isObject(node) && Object.hasOwn(node, segment)) {
-          node = node[segment];
-        } else return UNRESOLVED;
-      }
-    }
-    return isObject(node) || typeof node === 'boolean' ? node : UNRESOLVED;
-  }
-
-  /**
-   * The schemas that apply to a value described by `schemas`: themselves,
-   * their `anyOf`, `oneOf` and `allOf` branches and `$ref` targets, at any
-   * depth; each schema object once, so a cycle ends and a diamond costs
-   * once. At most {@link MAX_SCHEMA_STEPS} schemas are reached.
-   */
-  applicable(schemas: readonly unknown[]): Applicable {
-    if (schemas.length > 1) return this.#lookUp(schemas);
-    const [schema] = schemas;
-    let known = this.#single.get(schema);
-    if (known === undefined) {
-      known = this.#lookUp(schemas);
-      this.#single.set(schema, known);
-    }
-    return known;
-  }
-
-  #lookUp(schemas: readonly unknown[]): Applicable {
-    const found: Record<string, unknown>[] = [];
-    const seen = new Set<object>();
-    const queue: unknown[] = [];
-    const below = new Map<string, Applicable>();
-    let unknown = false;
-    const reach = (schema: unknown): void => {
-      if (queue.length >= MAX_SCHEMA_STEPS) unknown = true;
-      else queue.push(schema);
-    };
-    for (const schema of schemas) reach(schema);
-    // `queue` only grows: its length counts the steps, repeats included.
-    for (let next = 0; next < queue.length && !unknown; next += 1) {
-      const node = queue[next];
-      // A boolean schema marks nothing; another value is no schema.
-      if (!isObject(node) || seen.has(node)) continue;
-      seen.add(node);
-      found.push(node);
-      for (const keyword of BRANCH_KEYWORDS) {
-        const list = node[keyword];
-        if (!Array.isArray(list)) continue;
-        for (const branch of list) {
-          reach(branch);
-          if (unknown) break;
-        }
-      }
-      for (const keyword of CONDITIONAL_KEYWORDS) {
-        if (Object.hasOwn(node, keyword)) reach(node[keyword]);
-      }
-      for (const keyword of DEPENDENT_KEYWORDS) {
-        const map = node[keyword];
-        if (!isObject(map)) continue;
-        // `dependencies` also takes lists of names, which are no schemas and mark nothing.
-        for (const name in map) if (Object.hasOwn(map, name)) reach(map[name]);
-      }
-      for (const keyword of REF_KEYWORDS) {
-        if (!Object.hasOwn(node, keyword)) continue;
-        const target = this.resolve(node[keyword]);
-        if (target === UNRESOLVED) unknown = true;
-        else reach(target);
-      }
-    }
-    const tuple = found.reduce((most, branch) => Math.max(most, tupleLength(branch)), 0);
-    const secret = unknown || found.some(marksSecret);
-    return { branches: found, unknown, secret, tuple, below };
-  }
-
-  /** What applies to property `key` of a value that `parent` applies to. */
-  property(parent: Applicable, key: string): Applicable {
-    return this.#below(parent, `p${key}`, () => propertySchemas(parent.branches, key));
-  }
-
-  /** What applies to item `index` of a list that `parent` applies to. */
-  item(parent: Applicable, index: number): Applicable {
-    // Items past every tuple all have the same schemas: one lookup serves them all.
-    const key = index < parent.tuple ? `i${index}` : 'i*';
-    return this.#below(parent, key, () => itemSchemas(parent.branches, index));
-  }
-
-  #below(parent: Applicable, key: string, schemas: () => unknown[]): Applicable {
-    let found = parent.below.get(key);
-    if (found === undefined) {
-      // Under a value whose schemas are not known, nothing below is known either.
-      found = parent.unknown
-        ? { branches: [], unknown: true, secret: true, tuple: 0, below: new Map() }
-        : this.applicable(schemas());
-      parent.below.set(key, found);
-    }
-    return found;
-  }
-}
-
-/** Whether the schema itself (not its branches) says `x-secret` or `writeOnly`. */
-function marksSecret(schema: Record<string, unknown>): boolean {
-  return schema['x-secret'] === true || schema['writeOnly'] === true;
-}
 
 function mask(
   value: unknown,
@@ -454,7 +201,7 @@ function mask(
       return sub.secret ? withhold(item) : mask(item, sub, reader, secrets, depth + 1);
     });
   }
-  if (!isObject(value)) return value;
+  if (!isJsonRecord(value)) return value;
   // fromEntries defines own properties: an argument named `__proto__` stays data.
   return Object.fromEntries(
     Object.entries(value).map(([key, item]): [string, unknown] => {
@@ -465,65 +212,11 @@ function mask(
   );
 }
 
-/**
- * The schemas of property `key` in each branch that has one (its own, else
- * `additionalProperties`), and every `patternProperties` schema of the
- * branch: whether a server's pattern matches the key is not decided here
- * (running it is the validator's business, on a linear engine), so each
- * one's marks apply, which withholds more rather than less.
- */
-function propertySchemas(branches: readonly Record<string, unknown>[], key: string): unknown[] {
-  const found: unknown[] = [];
-  for (const branch of branches) {
-    const properties = branch['properties'];
-    if (isObject(properties) && Object.hasOwn(properties, key)) found.push(properties[key]);
-    else if (branch['additionalProperties'] !== undefined) {
-      found.push(branch['additionalProperties']);
-    }
-    const patterns = branch['patternProperties'];
-    if (isObject(patterns)) {
-      for (const pattern in patterns)
-        if (Object.hasOwn(patterns, pattern)) found.push(patterns[pattern]);
-    }
-  }
-  return found;
-}
-
-/** How many items a branch describes one by one (`prefixItems`, or an `items` array). */
-function tupleLength(branch: Record<string, unknown>): number {
-  const { prefixItems, items } = branch;
-  return Math.max(
-    Array.isArray(prefixItems) ? prefixItems.length : 0,
-    Array.isArray(items) ? items.length : 0,
-  );
-}
-
-/**
- * The schema of item `index` in each branch that has one: from a tuple
- * (`prefixItems`, or an `items` array as before JSON Schema 2020-12), else
- * the schema of the other items (`items`, `additionalItems`).
- */
-function itemSchemas(branches: readonly Record<string, unknown>[], index: number): unknown[] {
-  const found: unknown[] = [];
-  for (const branch of branches) {
-    const { prefixItems, items, additionalItems } = branch;
-    if (Array.isArray(prefixItems) && index < prefixItems.length) found.push(prefixItems[index]);
-    else if (Array.isArray(items)) {
-      found.push(index < items.length ? items[index] : additionalItems);
-    } else found.push(items);
-  }
-  return found.filter((schema) => schema !== undefined);
-}
-
 function collect(value: unknown, secrets: string[], depth: number): void {
   if (depth > MAX_DEPTH) return;
   if (typeof value === 'string') secrets.push(value);
   else if (typeof value === 'number' || typeof value === 'bigint') secrets.push(String(value));
   else if (Array.isArray(value)) for (const item of value) collect(item, secrets, depth + 1);
-  else if (isObject(value))
+  else if (isJsonRecord(value))
     for (const item of Object.values(value)) collect(item, secrets, depth + 1);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

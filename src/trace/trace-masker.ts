@@ -13,7 +13,8 @@
 import type { McpServerConfig } from '../config/server-config.js';
 import { toJsonCopy } from '../core/json-copy.js';
 import { findToolIn, listTools, type ToolLookup } from '../ecosystem/telemetry.js';
-import { SECRET_MASK, maskSecretArguments, scrubSecrets } from '../tools/secret-arguments.js';
+import { maskSecretArguments } from '../tools/secret-arguments.js';
+import { SECRET_MASK, scrubSecrets } from '../tools/secret-text.js';
 import { SecretRedactor } from '../mcp/redact.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { Tool } from '../tools/tool.js';

@@ -12,8 +12,8 @@ import {
   isSecretArgumentName,
   isSecretSchema,
   maskSecretArguments,
-  scrubSecrets,
 } from '../../src/tools/secret-arguments.js';
+import { scrubSecrets } from '../../src/tools/secret-text.js';
 
 /** The input JSON Schema zod 4 writes for `params`, as tools publish it. */
 function schemaOf(params: z.ZodObject): Tool['inputSchema'] {
