@@ -97,3 +97,21 @@ export function mcpHeaders(extra: Record<string, string> = {}): Record<string, s
     ...extra,
   };
 }
+
+/** A raw `initialize` POST with `token` (no SDK client): read its status and `mcp-session-id`. */
+export function rawInitialize(url: string, token: string): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: mcpHeaders({ Authorization: `Bearer ${token}` }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+      },
+    }),
+  });
+}

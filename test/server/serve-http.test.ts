@@ -20,6 +20,7 @@ import {
   endSession,
   makeTempDirs,
   mcpHeaders,
+  rawInitialize,
   SECRET,
   textOf,
   tokenFor,
@@ -179,20 +180,7 @@ describe('serveHttp JWT authentication', () => {
     const http = await serve(counter);
     try {
       // Open a session with a valid token, then reuse its id with bad tokens.
-      const init = await fetch(http.url, {
-        method: 'POST',
-        headers: mcpHeaders({ Authorization: `Bearer ${await tokenFor('alice', 's1')}` }),
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      });
+      const init = await rawInitialize(http.url, await tokenFor('alice', 's1'));
       expect(init.status).toBe(200);
       await init.body?.cancel();
       const sessionId = init.headers.get('mcp-session-id');
@@ -372,24 +360,7 @@ describe('serveHttp options and lifecycle', () => {
       for (const session of ['m1', 'm2']) {
         clients.push(await connectClient(http.url, await tokenFor('mallory', session)));
       }
-      const refused = await fetch(http.url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${await tokenFor('mallory', 'm3')}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      });
+      const refused = await rawInitialize(http.url, await tokenFor('mallory', 'm3'));
       expect(refused.status).toBe(429);
       expect(await refused.text()).toContain('Too many open sessions of this user (2)');
       const bob = await connectClient(http.url, await tokenFor('bob', 'b1'));
@@ -410,20 +381,7 @@ describe('serveHttp options and lifecycle', () => {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       };
-      const opened = await fetch(http.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      });
+      const opened = await rawInitialize(http.url, token);
       headers['mcp-session-id'] = opened.headers.get('mcp-session-id') ?? '';
       await opened.text();
       const request = (id: number): string => {
@@ -469,25 +427,7 @@ describe('serveHttp options and lifecycle', () => {
     });
     try {
       const token = await tokenFor('mallory', 'm1');
-      const headers = {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      };
-      const opened = await fetch(http.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 0,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      });
+      const opened = await rawInitialize(http.url, token);
       const sessionId = opened.headers.get('mcp-session-id') ?? '';
       await opened.text();
       expect(http.sessionCount).toBe(1);
