@@ -16,6 +16,13 @@ export function isJsonRecord(value: unknown): value is JsonRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** True for an object as `JSON.parse` or a literal makes it: its prototype is `Object.prototype`. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype
+  );
+}
+
 /** Bounds on {@link canonicalJsonText}'s work. */
 export interface CanonicalLimits {
   /** Deepest nesting written. @default Infinity */

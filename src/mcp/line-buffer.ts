@@ -1,17 +1,15 @@
 /**
  * The read buffer of a stdio connection: what the server writes, split
  * into JSON-RPC messages at each newline. It does what the SDK's
- * `ReadBuffer` does (the same limit and message, the same parsing), with
- * work linear in what arrives: the SDK's copies its whole buffer with
- * every chunk and searches it from the start, so a line of n bytes in 64
- * KB chunks costs O(n²). A server writing lines near the 10 MB limit held
+ * `ReadBuffer` does (the same limit and message, the same verdict on each
+ * line: `json-rpc-message.ts`), with work linear in what arrives: the
+ * SDK's copies its whole buffer with every chunk and searches it from the
+ * start, so a line of n bytes in 64 KB chunks costs O(n²). A server writing lines near the 10 MB limit held
  * the client's event loop about 200 ms per line, and every call with it.
  */
-import {
-  deserializeMessage,
-  STDIO_DEFAULT_MAX_BUFFER_SIZE,
-} from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { readJsonRpcMessage } from './json-rpc-message.js';
 
 const NEWLINE = 0x0a;
 
@@ -76,7 +74,7 @@ export class LineBuffer implements ReadBufferLike {
     for (let index = this.#searched; index < this.#chunks.length; index += 1) {
       const chunk = this.#chunks[index]!;
       const at = chunk.indexOf(NEWLINE);
-      if (at !== -1) return deserializeMessage(this.#take(index, at, start + at));
+      if (at !== -1) return readJsonRpcMessage(this.#take(index, at, start + at));
       start += chunk.length;
       this.#searched = index + 1;
       this.#searchedBytes = start;
@@ -115,6 +113,8 @@ export class LineBuffer implements ReadBufferLike {
     this.#searched = 0;
     this.#searchedBytes = 0;
     this.#merged = 0;
-    return bytes.toString('utf8').replace(/\r$/, '');
+    // A CR before the newline is dropped, as the SDK's `replace(/\r$/, '')` drops it.
+    const line = bytes.toString('utf8');
+    return line.endsWith('\r') ? line.slice(0, -1) : line;
   }
 }

@@ -4,7 +4,6 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
-  CallToolResultSchema,
   type CallToolResult,
   ErrorCode,
   McpError as RpcError,
@@ -14,6 +13,7 @@ import {
 import { z } from 'zod';
 import { McpTimeoutError, messageOf } from '../core/errors.js';
 import { describeSent } from '../core/describe-sent.js';
+import { readCallToolResult } from './call-result.js';
 import { CONTAINER_SIZE, listedToolSize } from './listing-size.js';
 import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
 
@@ -56,7 +56,10 @@ export const LISTING_TIMEOUT_FACTOR = 10;
  */
 export const MAX_LISTING_SIZE = 100_000_000;
 
-/** What the SDK is asked to check of a `tools/list` result: nothing, {@link parseToolListing} does. */
+/**
+ * What the SDK is asked to check of a `tools/list` or `tools/call` result:
+ * nothing; {@link parseToolListing} and {@link readCallToolResult} do.
+ */
 const UNCHECKED = z.unknown();
 
 /**
@@ -145,9 +148,11 @@ function parseListing(result: unknown, broken: (problem: string) => Error): Tool
 
 /**
  * One `tools/call`: the timeout (restarted by progress, up to a cap), the
- * caller's signal (cancellation reaches the server). No async frame of its
- * own: the common call that succeeds pays only for the SDK's request.
- * @throws McpTimeoutError when a limit was reached; the SDK's errors otherwise.
+ * caller's signal (cancellation reaches the server), the result read as
+ * the SDK reads it (`call-result.ts`). No async frame of its own: the
+ * common call that succeeds pays only for the SDK's request.
+ * @throws McpTimeoutError when a limit was reached; the SDK's errors
+ *   otherwise (a result that breaks the MCP schema: its ZodError).
  */
 export function sendToolCall(
   client: Client,
@@ -168,7 +173,7 @@ export function sendToolCall(
   const progress = options.onProgress === undefined ? undefined : cutOff(options.onProgress);
   const sent = client.request(
     { method: 'tools/call', params: { name, arguments: args } },
-    CallToolResultSchema,
+    UNCHECKED,
     {
       timeout: timeoutMs,
       ...(signal === undefined ? {} : { signal: signal.forSdk() }),
@@ -187,7 +192,7 @@ export function sendToolCall(
     (result) => {
       signal?.release();
       progress?.cut();
-      return result;
+      return readCallToolResult(result);
     },
     (error: unknown) => {
       signal?.release();
