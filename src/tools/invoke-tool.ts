@@ -7,7 +7,6 @@ import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
 import type { Session } from '../runtime/session.js';
 import { cancellationMessage, notStartedMessage } from './cancellation.js';
-import { directCheckOf } from './direct-check.js';
 import type { Approval } from './policy/approval.js';
 import { denialOf, runWithPolicies } from './policy/run-policies.js';
 import type { ToolPolicy } from './policy/tool-policy.js';
@@ -213,13 +212,13 @@ function parseArguments<S extends z.ZodType>(
 ): ParsedArguments<z.output<S>> | Promise<ParsedArguments<z.output<S>>> {
   let schema: S | undefined;
   try {
-    schema = tool.params;
-    const direct = directCheckOf(schema);
+    const direct = tool.directCheck;
     if (direct !== undefined) {
       const problems = direct(rawArgs);
       if (problems.length === 0) return { success: true, data: rawArgs as z.output<S> };
       return { success: false, message: describeIssues(tool.name, problems) };
     }
+    schema = tool.params;
     if (!asyncSchemas.has(schema)) return parsedResult(tool.name, schema.safeParse(rawArgs));
   } catch (error) {
     if (schema === undefined || !(error instanceof z.core.$ZodAsyncError)) {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
+import { type DirectCheck, directCheckOf } from './direct-check.js';
 import type { ToolContext } from './tool-context.js';
 import { NO_EXAMPLES, type ToolExample, checkToolExamples } from './tool-examples.js';
 import type { ToolResult } from './tool-result.js';
@@ -102,6 +103,8 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   #inputSchema: JsonSchema | undefined;
   #params: S | undefined;
   #paramsFactory: (() => S) | undefined;
+  /** The params' direct check once looked up; null: they have none. */
+  #directCheck: DirectCheck | null | undefined;
 
   private constructor(
     options: ToolOptions<S, R>,
@@ -180,6 +183,16 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
       this.#paramsFactory = undefined;
     }
     return this.#params;
+  }
+
+  /**
+   * @internal The direct check of {@link params} (`direct-check.ts`), looked
+   * up once: a call then reads one field instead of a symbol on the zod
+   * schema, whose many members make it a slow object to search.
+   */
+  get directCheck(): DirectCheck | undefined {
+    this.#directCheck ??= directCheckOf(this.params) ?? null;
+    return this.#directCheck ?? undefined;
   }
 
   /** The JSON Schema of the arguments, as given to an LLM API. */
