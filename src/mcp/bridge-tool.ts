@@ -383,10 +383,13 @@ class BridgedCall {
     return result;
   }
 
+  /** Why the ratchet refuses the call now, if it does: never while the session holds no private data. */
   #refusal(): string | undefined {
     const { route, session } = this.#context;
+    // The common call is decided without reading the listing.
+    if (!session.privateData.hasPrivateData) return undefined;
     return callRefusal(this.#bridgedName, this.#listedNow(route).reach, {
-      hasPrivateData: session.privateData.hasPrivateData,
+      hasPrivateData: true,
       serverIsolated: route.isolateAt !== undefined,
     });
   }
