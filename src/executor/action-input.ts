@@ -10,6 +10,7 @@
  */
 import { parseAllDocuments } from 'yaml';
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
+import { isPlainObject } from '../core/json.js';
 import { coerceValue } from './coerce-value.js';
 
 /**
@@ -225,11 +226,6 @@ function unquoteOrCoerce(raw: string): unknown {
   }
   if (/^'[^']*'$/s.test(text)) return text.slice(1, -1);
   return coerceValue(text);
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  return Object.getPrototypeOf(value) === Object.prototype;
 }
 
 function isCollection(value: unknown): boolean {
