@@ -7,12 +7,13 @@
  * goes through the schema, which gives the verdict; a broken result's error says where and
  * how, where the SDK's is zod's whole report. The direct check accepts
  * only what the schema accepts, and gives what it gives: a copy of the
- * result and its blocks, so that nothing the server still holds (an
- * in-process server's own objects) is shared with the session.
+ * result and its blocks, as the schema copies what it parses (values it
+ * does not parse, such as structured content's, it keeps as sent, an
+ * in-process server's own objects included).
  */
 import { safeParse } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { boundedQuote } from '../core/errors.js';
+import { sliceSafe } from '../core/well-formed.js';
 import { isPlainObject } from '../core/json.js';
 
 /**
@@ -21,19 +22,35 @@ import { isPlainObject } from '../core/json.js';
  *   schema's ZodError, which the SDK would reject with, as its cause).
  */
 export function readCallToolResult(result: unknown): CallToolResult {
-  const plain = plainTextResult(result);
+  const plain = directRead(result);
   if (plain !== undefined) return plain;
   const parsed = safeParse(CallToolResultSchema, result);
   if (parsed.success) return parsed.data;
   const { error } = parsed as { readonly error: { readonly issues: readonly Issue[] } };
-  throw new Error(
-    boundedQuote(`its result breaks the MCP schema: ${describeIssues(error.issues)}`),
-    { cause: error },
-  );
+  throw new Error(`its result breaks the MCP schema: ${describeIssues(error.issues)}`, {
+    cause: error,
+  });
+}
+
+/**
+ * The direct check's copy, or undefined for the schema to decide: also
+ * when reading the result throws (an in-process server's proxy or getter),
+ * which the schema may not have to read. A getter is read again by the
+ * schema then, and may answer differently.
+ */
+function directRead(result: unknown): CallToolResult | undefined {
+  try {
+    return plainTextResult(result);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Most problems a broken result's error names. */
 const MAX_DESCRIBED_ISSUES = 5;
+
+/** Longest piece of a path an error writes (an in-process server's symbol can be any length). */
+const MAX_PATH_PIECE_CHARS = 100;
 
 /** One problem as zod reports it; a union's has each form's problems. */
 interface Issue {
@@ -75,21 +92,36 @@ function isTypeMismatch(issue: Issue): boolean {
 }
 
 function where(path: readonly PropertyKey[]): string {
-  return path.length === 0 ? '(result)' : path.map(String).join('.');
+  if (path.length === 0) return '(result)';
+  return path
+    .map((piece) => {
+      const text = String(piece);
+      return text.length <= MAX_PATH_PIECE_CHARS
+        ? text
+        : `${sliceSafe(text, 0, MAX_PATH_PIECE_CHARS)}…`;
+    })
+    .join('.');
 }
 
 /**
  * A copy of `result` when it is text blocks and an optional `isError`,
- * nothing else. The members the schema reads are read as it reads them
- * (a getter, an inherited or a hidden member counts: such a result goes
- * to the schema); any other member goes to the schema too, which keeps it.
+ * nothing else. The members the schema reads are looked for as it looks
+ * (`in`: a getter, an inherited or a hidden member counts, and such a
+ * result goes to the schema); any other member goes to the schema too,
+ * which keeps it.
  */
 function plainTextResult(result: unknown): CallToolResult | undefined {
-  if (!isPlainObject(result)) return undefined;
-  const { content: blocks, isError, structuredContent, _meta } = result;
-  if (structuredContent !== undefined || _meta !== undefined) return undefined;
-  if (isError !== undefined && typeof isError !== 'boolean') return undefined;
+  if (!isPlainObject(result) || 'structuredContent' in result || '_meta' in result) {
+    return undefined;
+  }
+  let isError: boolean | undefined;
+  if ('isError' in result) {
+    const flag = result['isError'];
+    if (typeof flag !== 'boolean') return undefined;
+    isError = flag;
+  }
   for (const key in result) if (key !== 'content' && key !== 'isError') return undefined;
+  const blocks = result['content'];
   if (!Array.isArray(blocks) || Object.getPrototypeOf(blocks) !== Array.prototype) return undefined;
   const content: CallToolResult['content'] = [];
   for (let index = 0; index < blocks.length; index += 1) {
@@ -105,8 +137,7 @@ function plainTextResult(result: unknown): CallToolResult | undefined {
  * (other members it drops, as the schema does).
  */
 function plainText(block: unknown): string | undefined {
-  if (!isPlainObject(block)) return undefined;
-  const { type, text, annotations, _meta } = block;
-  if (type !== 'text' || typeof text !== 'string') return undefined;
-  return annotations === undefined && _meta === undefined ? text : undefined;
+  if (!isPlainObject(block) || 'annotations' in block || '_meta' in block) return undefined;
+  const { type, text } = block;
+  return type === 'text' && typeof text === 'string' ? text : undefined;
 }

@@ -24,7 +24,7 @@ export function readJsonRpcMessage(line: string): JSONRPCMessage {
 /**
  * `{ jsonrpc: "2.0", id, result }` and nothing else: `id` a string or a
  * safe integer, `result` a plain object without `_meta` (whose own schema
- * the SDK applies) and without an own `__proto__` member (which a copy
+ * the SDK applies; looked for with `in`, as the schema reads it) and without an own `__proto__` member (which a copy
  * would not keep as a member).
  */
 function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
@@ -38,6 +38,6 @@ function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
   const { id, result } = value;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
   return (
-    isPlainObject(result) && !Object.hasOwn(result, '_meta') && !Object.hasOwn(result, '__proto__')
+    isPlainObject(result) && !('_meta' in result) && !Object.hasOwn(result, '__proto__')
   );
 }

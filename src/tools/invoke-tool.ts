@@ -212,13 +212,13 @@ function parseArguments<S extends z.ZodType>(
 ): ParsedArguments<z.output<S>> | Promise<ParsedArguments<z.output<S>>> {
   let schema: S | undefined;
   try {
+    schema = tool.params;
     const direct = tool.directCheck;
     if (direct !== undefined) {
       const problems = direct(rawArgs);
       if (problems.length === 0) return { success: true, data: rawArgs as z.output<S> };
       return { success: false, message: describeIssues(tool.name, problems) };
     }
-    schema = tool.params;
     if (!asyncSchemas.has(schema)) return parsedResult(tool.name, schema.safeParse(rawArgs));
   } catch (error) {
     if (schema === undefined || !(error instanceof z.core.$ZodAsyncError)) {

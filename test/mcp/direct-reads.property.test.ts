@@ -106,7 +106,7 @@ describe('readCallToolResult', () => {
       fc.property(callResult, (result) => {
         const sdk = safeParse(CallToolResultSchema, result);
         if (sdk.success) {
-          expect(readCallToolResult(result)).toEqual(sdk.data);
+          expect(readCallToolResult(result)).toStrictEqual(sdk.data);
           return;
         }
         let thrown: unknown;
@@ -140,11 +140,57 @@ describe('readCallToolResult', () => {
       getter({}, 'content', [text()]),
       getter({ content: [text()] }, 'isError', true),
       { content: [getter({ type: 'text' }, 'text', 'computed')] },
+      { content: [text()], isError: undefined },
+      { content: [{ ...text(), annotations: undefined, _meta: undefined }] },
+      {
+        content: [
+          new Proxy(text(), {
+            getPrototypeOf: () => {
+              throw new Error('a proxy');
+            },
+          }),
+        ],
+      },
+      new Proxy(
+        { content: [text()] },
+        {
+          getPrototypeOf: () => {
+            throw new Error('a proxy');
+          },
+        },
+      ),
     ];
     for (const result of cases) {
-      const sdk = safeParse(CallToolResultSchema, result);
-      if (sdk.success) expect(readCallToolResult(result)).toEqual(sdk.data);
+      let sdk: ReturnType<typeof safeParse>;
+      try {
+        sdk = safeParse(CallToolResultSchema, result);
+      } catch (error) {
+        // What the schema throws reading the result, the read throws too.
+        expect(() => readCallToolResult(result)).toThrow(error);
+        continue;
+      }
+      if (sdk.success) expect(readCallToolResult(result)).toStrictEqual(sdk.data);
       else expect(() => readCallToolResult(result)).toThrow(/^its result breaks the MCP schema/);
+    }
+  });
+
+  it('reads members Object.prototype was given, hidden, as the schema reads them', () => {
+    for (const key of ['isError', '_meta', 'structuredContent', 'annotations']) {
+      for (const value of [undefined, true, { progressToken: 5 }]) {
+        Object.defineProperty(Object.prototype, key, { value, configurable: true, writable: true });
+        try {
+          const result = { content: [{ type: 'text', text: 'x' }] };
+          const sdk = safeParse(CallToolResultSchema, result);
+          if (sdk.success) expect(readCallToolResult(result)).toStrictEqual(sdk.data);
+          else expect(() => readCallToolResult(result)).toThrow(/^its result breaks/);
+          const line = '{"jsonrpc":"2.0","id":1,"result":{"a":1}}';
+          expect(outcome(() => readJsonRpcMessage(line))).toStrictEqual(
+            outcome(() => deserializeMessage(line)),
+          );
+        } finally {
+          delete (Object.prototype as Record<string, unknown>)[key];
+        }
+      }
     }
   });
 
@@ -169,6 +215,21 @@ describe('readCallToolResult', () => {
     expect(broken({ content: 'text', isError: 'yes' })).toBe(
       'its result breaks the MCP schema: content: Invalid input: expected array, received string; isError: Invalid input: expected boolean, received string',
     );
+    const long = broken({
+      content: [{ type: 'text', text: 'x' }],
+      structuredContent: 'S'.repeat(5_000),
+    });
+    expect(long.length).toBeLessThan(300);
+    const symbol = broken({
+      content: [
+        {
+          type: 'text',
+          text: 'x',
+          annotations: { [Symbol('S'.repeat(5_000))]: 1, priority: 'high' },
+        },
+      ],
+    });
+    expect(symbol.length).toBeLessThan(400);
     const many = broken({ content: Array.from({ length: 50 }, () => ({ type: 'text' })) });
     expect(many.split('; ')).toHaveLength(6);
     expect(many).toMatch(/; and more$/);
