@@ -37,7 +37,5 @@ function isPlainResultResponse(value: unknown): value is JSONRPCMessage {
   if (members !== 3 || value['jsonrpc'] !== '2.0') return false;
   const { id, result } = value;
   if (typeof id !== 'string' && !Number.isSafeInteger(id)) return false;
-  return (
-    isPlainObject(result) && !('_meta' in result) && !Object.hasOwn(result, '__proto__')
-  );
+  return isPlainObject(result) && !('_meta' in result) && !Object.hasOwn(result, '__proto__');
 }
