@@ -162,6 +162,8 @@ class BridgedCall {
     retried = false,
   ): Promise<ToolResult<McpToolValue | null>> {
     const { route, session } = this.#context;
+    // The ratchet reads this section's session: a call made in another one would escape it.
+    if (tool.session !== session) return Promise.resolve(this.#otherSession(tool.session));
     // Escalations other workers stored for this session count before anything is decided.
     const mustSync = session.store !== undefined || session.hasPendingPrivateData;
     const connection = mustSync ? undefined : route.connectionNow(session.privateData.sensitivity);
@@ -381,6 +383,15 @@ class BridgedCall {
       session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
     }
     return result;
+  }
+
+  /** The refusal of a call made in a session that is not the section's. */
+  #otherSession(caller: Session): ToolResult<null> {
+    return ToolResult.error(
+      `tool "${this.#bridgedName}" belongs to a section of session "${this.#context.session.sessionId}" ` +
+        `and was called in session "${caller.sessionId}": an MCP section's tools run only in its own ` +
+        'session, whose private data decides what they may reach (make a section for each session)',
+    );
   }
 
   /** Why the ratchet refuses the call now, if it does: never while the session holds no private data. */

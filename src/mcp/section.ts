@@ -265,6 +265,12 @@ export class McpIntegrationSection extends Section<undefined> {
         `section "${context.path}" is not connected; await section.connect() before rendering`,
       );
     }
+    // Its tools would be refused in any other session (the ratchet follows this one's private data).
+    if (context.session !== undefined && context.session !== this.session) {
+      throw new PromptRenderError(
+        `section "${context.path}" belongs to session "${this.session.sessionId}" and cannot be rendered for session "${context.session.sessionId}": make a section for each session`,
+      );
+    }
     const servers = this.group.availableServers;
     const unavailable = this.unavailableServers;
     // What the body is made of; the same as last time means the same body, and
