@@ -212,9 +212,7 @@ class BridgedCall {
     if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
     const { route } = this.#context;
     // The server may echo the call's secret arguments in its progress and its log.
-    this.#hasSecretArguments ??= declaresSecretArguments(this.#description.inputSchema);
-    const secrets =
-      this.#hasSecretArguments || namesSecretArgument(args) ? this.#secretValues(args) : undefined;
+    const secrets = this.#secretsOf(args);
     const progress = this.#progressRate(tool, secrets);
     const options = this.#callOptions(tool, progress);
     let sent: Promise<CallToolResult>;
@@ -234,7 +232,7 @@ class BridgedCall {
         unregister?.();
         progress?.flush(); // the last report held back by the rate, before the result
         try {
-          return this.#answer(raw, tool);
+          return this.#answer(raw, args, tool);
         } catch (error) {
           return this.#failed(error, args, tool, retried);
         }
@@ -252,9 +250,17 @@ class BridgedCall {
    * The values of the call's secret arguments (as `secret-arguments.ts`
    * finds them with the tool's schema), or undefined when it has none.
    */
-  #secretValues(args: Record<string, unknown>): readonly string[] | undefined {
+  #secretsOf(args: Record<string, unknown>): readonly string[] | undefined {
+    this.#hasSecretArguments ??= declaresSecretArguments(this.#description.inputSchema);
+    if (!this.#hasSecretArguments && !namesSecretArgument(args)) return undefined;
     const { secrets } = maskSecretArguments(args, this.#description.inputSchema);
     return secrets.length === 0 ? undefined : secrets;
+  }
+
+  /** What masks the call's secret arguments in what its server wrote back (an error), if it has any. */
+  #callSecretMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
+    const secrets = this.#secretsOf(args);
+    return secrets === undefined ? undefined : callSecretMask(secrets);
   }
 
   /**
@@ -281,10 +287,11 @@ class BridgedCall {
   /** The result of an answered call, once any escalation it brought is in the store. */
   #answer(
     raw: CallToolResult,
+    args: Record<string, unknown>,
     tool: ToolContext,
   ): ToolResult<McpToolValue | null> | Promise<ToolResult<McpToolValue | null>> {
     const { route, session } = this.#context;
-    const result = this.#resultOf(raw, tool);
+    const result = this.#resultOf(raw, args, tool);
     // The escalation is in the store before the call returns, or the call fails.
     if (!session.hasPendingPrivateData) return result;
     return recordEscalation(session, route.name, this.#shown, tool.signal).then(
@@ -299,7 +306,7 @@ class BridgedCall {
     tool: ToolContext,
     retried: boolean,
   ): ToolResult<null> | Promise<ToolResult<McpToolValue | null>> {
-    return retried ? this.#fail(error, tool, 'retried once') : this.#retry(error, args, tool);
+    return retried ? this.#fail(error, args, tool, 'retried once') : this.#retry(error, args, tool);
   }
 
   async #retry(
@@ -310,9 +317,9 @@ class BridgedCall {
     const { retry, route } = this.#context;
     // A route that fails closed stays closed: sending again (or reconnecting) cannot help.
     if (!retry.enabled || tool.signal.aborted || route.failClosedReason !== undefined)
-      return this.#fail(error, tool);
+      return this.#fail(error, args, tool);
     const decision = decideRetry(error, this.#listedNow(route).repeatable);
-    if (!decision.retry) return this.#fail(error, tool, decision.note);
+    if (!decision.retry) return this.#fail(error, args, tool, decision.note);
     // Taken now: the connection may reconnect by itself during the wait.
     const failedSession = route.active.sessionsOpened;
     try {
@@ -327,16 +334,20 @@ class BridgedCall {
         });
       }
     } catch (second) {
-      return this.#fail(second, tool, 'retried once');
+      return this.#fail(second, args, tool, 'retried once');
     }
     // Decided again on the listing of the moment: the new session may list the tool as not repeatable.
     const now = decideRetry(error, this.#listedNow(route).repeatable);
-    if (!now.retry) return this.#fail(error, tool, now.note);
+    if (!now.retry) return this.#fail(error, args, tool, now.note);
     return this.send(args, tool, true);
   }
 
   /** The server's answer as a result, after reading its private-data marker and checking its output. */
-  #resultOf(raw: CallToolResult, tool: ToolContext): ToolResult<McpToolValue | null> {
+  #resultOf(
+    raw: CallToolResult,
+    args: Record<string, unknown>,
+    tool: ToolContext,
+  ): ToolResult<McpToolValue | null> {
     const { route, session } = this.#context;
     const serverName = route.name;
     const shown = this.#shown;
@@ -370,11 +381,17 @@ class BridgedCall {
       violation === undefined
         ? mapCallResult(limitResult(raw, maxChars))
         : ToolResult.error(violation);
-    if (violation === undefined && raw.isError === true && route.redactor.hasSecrets) {
-      // An error's text becomes its message: written from a copy masked
-      // before the limit can cut a secret; the value stays the tool's data.
+    const callMask = raw.isError === true ? this.#callSecretMask(args) : undefined;
+    if (
+      violation === undefined &&
+      raw.isError === true &&
+      (route.redactor.hasSecrets || callMask !== undefined)
+    ) {
+      // An error's text becomes its message: written from a copy masked (the
+      // server's secrets, and the call's secret arguments it may echo) before
+      // the limit can cut a secret; the value stays the tool's data.
       const masked = limitResult(
-        withMaskedText(raw, (text) => route.redact(text)),
+        withMaskedText(raw, (text) => route.redact(callMask === undefined ? text : callMask(text))),
         maxChars,
       );
       result = ToolResult.error(route.redact(mapCallResult(masked).message), result.value);
@@ -516,8 +533,14 @@ class BridgedCall {
     };
   }
 
-  #fail(error: unknown, tool: ToolContext, note?: string): ToolResult<null> {
+  #fail(
+    error: unknown,
+    args: Record<string, unknown>,
+    tool: ToolContext,
+    note?: string,
+  ): ToolResult<null> {
     const { route, session } = this.#context;
+    const callMask = this.#callSecretMask(args);
     const result = callFailure(error, {
       session,
       serverName: route.name,
@@ -527,10 +550,9 @@ class BridgedCall {
       signal: tool.signal,
     });
     // A server's error page or message can be megabytes: cut once masked.
+    const message = note === undefined ? result.message : `${result.message}; ${note}`;
     return ToolResult.error(
-      boundedQuote(
-        route.redact(note === undefined ? result.message : `${result.message}; ${note}`),
-      ),
+      boundedQuote(route.redact(callMask === undefined ? message : callMask(message))),
     );
   }
 }

@@ -1,10 +1,18 @@
 /**
  * A bridged tool's argument validator: built on first use, failing closed,
- * and masked for its server's own secrets.
+ * and masked for its server's own secrets and for the call's secret
+ * arguments.
  */
 import { z } from 'zod';
 import { messageOf } from '../core/errors.js';
 import { type DirectCheck, directCheckOf, withDirectCheck } from '../tools/direct-check.js';
+import {
+  declaresSecretArguments,
+  maskSecretArguments,
+  namesSecretArgument,
+} from '../tools/secret-arguments.js';
+import type { JsonSchema } from '../tools/tool.js';
+import { callSecretMask } from './in-flight-secrets.js';
 import { createInputValidator } from './schema/index.js';
 import type { ServerRoute } from './server-route.js';
 
@@ -33,24 +41,31 @@ export function bridgedValidator(
       });
     });
   }
-  return route.redactor.hasSecrets ? maskedValidator(validator, route) : validator;
+  return maskedValidator(validator, schema, route);
 }
 
 /**
  * `validator` (shared by every tool with the same schema), with its
- * messages masked for one server: they quote the schema's own values (an
- * enum, a pattern, a reference), where a server may have put its secret.
+ * messages masked for one server and for the call: they quote the
+ * schema's own values (an enum, a pattern, a reference), where a server
+ * may have put its secret, and the value they refuse (`received
+ * "hunter2"`), which may be a secret argument (`secret-arguments.ts`).
+ * An error result reaches events, telemetry and traces.
  */
 function maskedValidator(
   validator: z.ZodType<Record<string, unknown>>,
+  schema: unknown,
   route: ServerRoute,
 ): z.ZodType<Record<string, unknown>> {
   const direct = directCheckOf(validator);
   if (direct === undefined) return validator; // every validator the schema layer builds has one
+  const declaresSecrets = declaresSecretArguments(schema);
   const check: DirectCheck = (value) => {
     const problems = direct(value);
     if (problems.length === 0) return problems;
-    return problems.map(({ path, message }) => ({ path, message: route.redact(message) }));
+    const mask = messageMask(value, declaresSecrets, schema, route);
+    if (mask === undefined) return problems;
+    return problems.map(({ path, message }) => ({ path, message: mask(message) }));
   };
   const masked = z.custom<Record<string, unknown>>().check((payload) => {
     for (const { path, message } of check(payload.value)) {
@@ -58,4 +73,21 @@ function maskedValidator(
     }
   });
   return withDirectCheck(masked, check);
+}
+
+/** What masks a refused call's messages: its secret arguments, then the server's secrets. */
+function messageMask(
+  value: unknown,
+  declaresSecrets: boolean,
+  schema: unknown,
+  route: ServerRoute,
+): ((message: string) => string) | undefined {
+  const { secrets } =
+    declaresSecrets || namesSecretArgument(value)
+      ? maskSecretArguments(value, schema as JsonSchema)
+      : { secrets: [] };
+  const server = route.redactor.hasSecrets ? (message: string) => route.redact(message) : undefined;
+  if (secrets.length === 0) return server;
+  const call = callSecretMask(secrets);
+  return server === undefined ? call : (message) => server(call(message));
 }
