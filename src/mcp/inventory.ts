@@ -62,13 +62,16 @@ export function renderToolsByServer(
 }
 
 /**
- * A description cut to `max` characters for one inventory line, never
+ * A description for one inventory line: its backticks made quotes (a
+ * server's backtick would close the line's code spans and let it write
+ * what reads as another tool's entry), cut to `max` characters, never
  * inside a surrogate pair (half of one would make the prompt text
  * ill-formed, which providers refuse).
  */
 export function inventoryDescription(description: string, max: number): string {
-  if (description.length <= max) return description;
-  return `${sliceSafe(description, 0, Math.max(max - 1, 0)).trimEnd()}…`;
+  const text = description.replaceAll('`', "'");
+  if (text.length <= max) return text;
+  return `${sliceSafe(text, 0, Math.max(max - 1, 0)).trimEnd()}…`;
 }
 
 /**
