@@ -83,6 +83,41 @@ export async function endProcesses(
   // SIGKILL is delivered at once but takes effect a moment later: return once they are gone.
   const killedBy = Date.now() + KILL_SETTLE_MS;
   while (Date.now() < killedBy && alive().length > 0) await pause(10);
+  if (group !== undefined && !signal(-group, 0)) liveGroups.delete(group);
+}
+
+/**
+ * The process groups of the stdio servers this process started and has
+ * not yet seen end: what {@link killServerGroupsSync} kills when the
+ * process exits without disconnecting them (a second Ctrl-C).
+ */
+const liveGroups = new Set<number>();
+
+/**
+ * Remembers `group`, the process group a stdio server leads, until it has
+ * no process left. Called when the server is spawned.
+ */
+export function trackServerGroup(group: number): void {
+  liveGroups.add(group);
+}
+
+/**
+ * Forgets `group` when none of its processes is left. Called when its
+ * leader has been reaped; a group whose leader left children behind stays
+ * until {@link endProcesses} has ended them.
+ */
+export function forgetServerGroupIfEmpty(group: number): void {
+  if (!signal(-group, 0)) liveGroups.delete(group);
+}
+
+/**
+ * SIGKILLs every tracked server process group, synchronously: for an exit
+ * that skips the normal disconnect (`process.on('exit')` runs no async
+ * code), so that no server outlives this process. Never throws.
+ */
+export function killServerGroupsSync(): void {
+  for (const group of liveGroups) signal(-group, 'SIGKILL');
+  liveGroups.clear();
 }
 
 /** How long to wait for SIGKILLed processes to be gone. */

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import {
@@ -11,7 +12,11 @@ import type { McpTransportConfig, StdioTransportConfig } from '../config/server-
 import type { CommandLine, CommandWrapper } from '../isolation/command-line.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { LineBuffer, type ReadBufferLike } from './line-buffer.js';
-import { canStartProcessGroup } from './process-tree.js';
+import {
+  canStartProcessGroup,
+  forgetServerGroupIfEmpty,
+  trackServerGroup,
+} from './process-tree.js';
 
 /** Options of {@link createTransport}. */
 export interface TransportOptions {
@@ -98,6 +103,7 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
   });
   useLineBuffer(transport);
+  if (processGroup) trackGroupOnStart(transport);
   // With stderr 'pipe', the SDK hands out a PassThrough before spawning; reading it
   // keeps a chatty server from blocking on a full pipe.
   const stderr = transport.stderr as Readable | null;
@@ -111,6 +117,28 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     return known;
   };
   return { transport, type: 'stdio', dispose: () => Promise.resolve(), pid, processGroup };
+}
+
+/**
+ * Registers the child's process group once `start` has spawned it (the
+ * spawn happens synchronously inside `start`), and forgets it when the
+ * child has been reaped and left nothing behind in its group; see
+ * `killServerGroupsSync`. The child is read from the SDK's private
+ * `_process` field for its `exit` event; without it, `endProcesses` still
+ * forgets the group once it has ended it.
+ */
+function trackGroupOnStart(transport: StdioClientTransport): void {
+  const start = transport.start.bind(transport);
+  transport.start = (): Promise<void> => {
+    const started = start();
+    const group = transport.pid;
+    if (group !== null) {
+      trackServerGroup(group);
+      const child = (transport as unknown as { _process?: ChildProcess })._process;
+      child?.once('exit', () => forgetServerGroupIfEmpty(group));
+    }
+    return started;
+  };
 }
 
 /**
