@@ -43,11 +43,13 @@ export function parseCallArguments(text: string): Record<string, unknown> {
     if (issue === undefined) {
       throw new CliError(EXIT_CODES.usage, `invalid JSON arguments: ${String(error)}`);
     }
-    const source = text.split(/\r\n|\r|\n/)[issue.line - 1] ?? '';
+    // Argument values may be secrets (a password, a token, read from stdin):
+    // the line is shown with the contents of its string values left out.
+    const shown = hideStringValues(text.split(/\r\n|\r|\n/)[issue.line - 1] ?? '', issue.column);
     throw new CliError(
       EXIT_CODES.usage,
       `invalid JSON arguments at line ${issue.line}, column ${issue.column}: expected ${issue.expected}, found ${issue.found}`,
-      { details: [`  ${source}`, `  ${' '.repeat(issue.column - 1)}^`] },
+      { details: [`  ${shown.line}`, `  ${' '.repeat(shown.column - 1)}^`] },
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -60,11 +62,49 @@ export function parseCallArguments(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/**
+ * `line` (one line of JSON text, up to its first error) with the contents
+ * of each string value replaced by `…`, and `column` (1-based) moved to
+ * where the same character, or the `…` that stands for it, is shown.
+ * Property names are kept: they say where the error is and are not secret.
+ */
+export function hideStringValues(line: string, column: number): { line: string; column: number } {
+  let out = '';
+  let shownColumn = column;
+  let at = 0;
+  while (at < line.length) {
+    if (line[at] !== '"') {
+      out += line[at];
+      at += 1;
+      continue;
+    }
+    let end = at + 1;
+    while (end < line.length && line[end] !== '"') end += line[end] === '\\' ? 2 : 1;
+    const closed = end < line.length;
+    const next = closed ? end + 1 : line.length;
+    const isName = /^\s*:/.test(line.slice(next));
+    const original = line.slice(at, next);
+    const shown = isName || next - at <= 2 ? original : `"…${closed ? '"' : ''}`;
+    // The error inside this string: point at its quote, or at the `…`.
+    if (column - 1 >= at && column - 1 < next) {
+      const inside = column - 1 - at;
+      shownColumn = out.length + 1 + (shown === original ? inside : Math.min(inside, 1));
+    } else if (column - 1 >= next) {
+      shownColumn += shown.length - original.length;
+    }
+    out += shown;
+    at = next;
+  }
+  return { line: out, column: shownColumn };
+}
+
 /** Ends the scan at the first error; caught inside `findJsonSyntaxError`. */
 class Stop extends Error {
   constructor(
     readonly offset: number,
     readonly expected: string,
+    /** What to name as found, when the text there must not be quoted. */
+    readonly found?: string,
   ) {
     super(`expected ${expected} at ${offset}`);
   }
@@ -99,7 +139,13 @@ export function findJsonSyntaxError(text: string): JsonSyntaxIssue | undefined {
         const escape = text[at + 1] ?? '';
         if (escape === 'u' && /^[0-9a-fA-F]{4}$/.test(text.slice(at + 2, at + 6))) at += 6;
         else if (escape !== '' && '"\\/bfnrt'.includes(escape)) at += 2;
-        else throw new Stop(at, 'a valid escape such as \\n or \\u00e9');
+        // Only the escape: the rest of the string may be a secret.
+        else
+          throw new Stop(
+            at,
+            'a valid escape such as \\n or \\u00e9',
+            JSON.stringify(text.slice(at, at + 2)),
+          );
       } else {
         at += 1;
       }
@@ -181,7 +227,7 @@ function issueAt(text: string, stop: Stop): JsonSyntaxIssue {
     column,
     offset: stop.offset,
     expected: stop.expected,
-    found: foundAt(text, stop.offset),
+    found: stop.found ?? foundAt(text, stop.offset),
   };
 }
 
