@@ -5,11 +5,12 @@
 import path from 'node:path';
 import { loadServerConfigs } from '../config/load-server-configs.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
-import { SecretRedactor } from '../mcp/redact.js';
+import { SecretRedactor, urlSecrets } from '../mcp/redact.js';
 import { McpIntegrationSection } from '../mcp/section.js';
 import { Session } from '../runtime/session.js';
 import { asCliError, CliError, EXIT_CODES } from './exit-codes.js';
 import type { CliIo } from './io.js';
+import { hideSecretsInHosts, maskHost } from './network-errors.js';
 import type { Progress } from './spinner.js';
 
 /** A connected section and what it was made from. */
@@ -51,6 +52,8 @@ export async function withSection<T>(
     throw new CliError(EXIT_CODES.config, `${configPath}: no servers are configured`);
   }
   const servers = [...(options.select?.(configured) ?? configured)];
+  // A connection failure names the host as the URL parser lowercased it.
+  hideSecretsInHosts(servers.flatMap(configuredSecrets));
   const session = new Session();
   let section: McpIntegrationSection;
   try {
@@ -100,7 +103,7 @@ export function describeServer(server: ResolvedServerConfig): string {
 /**
  * Where a server's transport goes, without secrets: the command's base name
  * for stdio, the URL's origin and path (no credentials, no query, the
- * server's secrets masked: a token may sit in the path) for HTTP.
+ * server's secrets masked: a token may sit in the path or the host) for HTTP.
  */
 export function describeTransport(server: ResolvedServerConfig): string {
   const { transport } = server;
@@ -112,7 +115,9 @@ export function describeTransport(server: ResolvedServerConfig): string {
       try {
         const url = new URL(transport.url);
         const redactor = SecretRedactor.forServer(server);
-        return `${transport.type}: ${url.origin}${redactor.redact(url.pathname)}`;
+        const host = maskHost(url.hostname, configuredSecrets(server));
+        const port = url.port === '' ? '' : `:${url.port}`;
+        return `${transport.type}: ${url.protocol}//${host}${port}${redactor.redact(url.pathname)}`;
       } catch {
         return transport.type;
       }
@@ -120,4 +125,29 @@ export function describeTransport(server: ResolvedServerConfig): string {
     case 'in-memory':
       return 'in-memory';
   }
+}
+
+/**
+ * The values of `server`'s config that may be secrets, as
+ * `SecretRedactor.forServer` collects them: `env` and `secrets` values,
+ * header values and the token after their scheme, URL credentials and query
+ * values. For masking host names, which that redactor matches exactly and
+ * a URL parser lowercases.
+ */
+export function configuredSecrets(server: ResolvedServerConfig): string[] {
+  const secrets: string[] = [...Object.values(server.env ?? {}), ...(server.secrets ?? [])];
+  for (const transport of [server.transport, server.isolation?.transport]) {
+    if (transport?.type !== 'sse' && transport?.type !== 'streamable-http') continue;
+    for (const value of Object.values(transport.headers ?? {})) {
+      secrets.push(value);
+      const token = /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1];
+      if (token !== undefined) secrets.push(token);
+    }
+    try {
+      secrets.push(...urlSecrets(new URL(transport.url)));
+    } catch {
+      // Invalid URLs are refused when the config is loaded.
+    }
+  }
+  return secrets;
 }
