@@ -2,9 +2,11 @@
  * The commands of the `mcp-sections` CLI: `inspect`, `call` and `codegen`.
  * Each connects for the command only and disconnects on every path.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic } from '../core/atomic-file.js';
 import { generateToolBindings } from '../ecosystem/codegen.js';
+import { inventoryDescription } from '../mcp/inventory.js';
 import { Prompt } from '../prompt/prompt.js';
 import { PromptTemplate } from '../prompt/prompt-template.js';
 import type { Tool } from '../tools/tool.js';
@@ -12,6 +14,7 @@ import { withSection, describeTransport, type OpenedSection } from './connect.js
 import { describeArguments } from './describe-arguments.js';
 import { EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
+import { checkOutputPath } from './output-path.js';
 import type { Progress } from './spinner.js';
 import { terminalLine } from './terminal-text.js';
 
@@ -112,6 +115,17 @@ function inspectReport({ section, session, servers }: OpenedSection): InspectRep
   };
 }
 
+/**
+ * The longest a tool's description, or an argument's name, type, default or
+ * description, is shown by `inspect` (in characters, `…` included): a
+ * server's text can be megabytes long. `--json` keeps the whole text.
+ */
+export const INSPECT_TEXT_LENGTH = 1_000;
+
+function capped(text: string): string {
+  return inventoryDescription(text, INSPECT_TEXT_LENGTH);
+}
+
 /** The `inspect` text for people: server and config text made safe for a terminal. */
 function inspectText(report: InspectReport): string {
   const lines: string[] = ['Servers'];
@@ -131,13 +145,14 @@ function inspectText(report: InspectReport): string {
   lines.push('', `Tools (${report.tools.length})`);
   for (const tool of report.tools) {
     const wire = tool.server === undefined ? '' : `  (${tool.server}.${tool.originalName ?? ''})`;
-    lines.push(`  ${tool.name}${wire}`, `    ${tool.description}`);
+    lines.push(`  ${tool.name}${wire}`, `    ${capped(tool.description)}`);
     if (tool.arguments.length === 0) lines.push('    (no arguments)');
     for (const argument of tool.arguments) {
-      const facts = [argument.type, argument.required ? 'required' : 'optional'];
-      if (argument.default !== undefined) facts.push(`default ${argument.default}`);
-      const description = argument.description === undefined ? '' : ` - ${argument.description}`;
-      lines.push(`    - ${argument.name}: ${facts.join(', ')}${description}`);
+      const facts = [capped(argument.type), argument.required ? 'required' : 'optional'];
+      if (argument.default !== undefined) facts.push(`default ${capped(argument.default)}`);
+      const description =
+        argument.description === undefined ? '' : ` - ${capped(argument.description)}`;
+      lines.push(`    - ${capped(argument.name)}: ${facts.join(', ')}${description}`);
     }
   }
   // Each line is made safe whole: a line break inside a name or a
@@ -145,13 +160,19 @@ function inspectText(report: InspectReport): string {
   return `${lines.map(terminalLine).join('\n')}\n`;
 }
 
+/** Permission bits of the file `codegen -o` writes: source code, readable by all. */
+const GENERATED_FILE_MODE = 0o644;
+
 /** `codegen <config> [-o file]`: typed zod bindings for every tool. */
-export function codegenCommand(
+export async function codegenCommand(
   configPath: string,
   output: string | undefined,
   context: CommandContext,
 ): Promise<ExitCode> {
   const { io } = context;
+  const file = output === undefined || output === '-' ? undefined : path.resolve(output);
+  // Before connecting: a refused path fails without starting a server.
+  if (file !== undefined) await checkOutputPath(file);
   return withSection(
     configPath,
     { ...context, onConnectError: 'throw' },
@@ -161,12 +182,14 @@ export function codegenCommand(
           `Source: ${path.basename(configPath)} (servers: ${servers.map((server) => server.name).join(', ')}).`,
         ],
       });
-      if (output === undefined || output === '-') {
+      if (file === undefined) {
         io.stdout.write(generated.source);
       } else {
-        const file = path.resolve(output);
+        await checkOutputPath(file);
         await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(file, generated.source, 'utf8');
+        // Replaced by a rename, never written in place: a link planted since the
+        // check is replaced, not written through.
+        await writeFileAtomic(file, generated.source, GENERATED_FILE_MODE);
       }
       const inexact = generated.tools.filter((tool) => !tool.exact);
       for (const tool of inexact) {

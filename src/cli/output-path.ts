@@ -1,0 +1,54 @@
+/**
+ * Where `codegen -o` may write. A symbolic link at the output path, or at a
+ * directory on the way to it in a directory others can write to, may have
+ * been planted there to send the file somewhere else (over a file of the
+ * user's): both are refused.
+ */
+import type { Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
+import { CliError, EXIT_CODES } from './exit-codes.js';
+
+/**
+ * Checks `file` (an absolute path) before it is written: it must not be a
+ * symbolic link, and the directories it goes in, up to the first one that
+ * exists, must not be symbolic links that sit in a directory others can
+ * write to (a link such as macOS's `/tmp`, in `/`, is the system's own).
+ *
+ * @throws CliError (exit 2) naming the path when one is a symbolic link.
+ */
+export async function checkOutputPath(file: string): Promise<void> {
+  const own = await lstatOrUndefined(file);
+  if (own?.isSymbolicLink() === true) {
+    throw new CliError(
+      EXIT_CODES.usage,
+      `refusing to write ${file}: it is a symbolic link; remove it or choose another path`,
+    );
+  }
+  let dir = path.dirname(file);
+  for (;;) {
+    const stats = await lstatOrUndefined(dir);
+    if (stats?.isSymbolicLink() === true && (await othersCanWrite(path.dirname(dir)))) {
+      throw new CliError(
+        EXIT_CODES.usage,
+        `refusing to write ${file}: ${dir} is a symbolic link in a directory others can write to`,
+      );
+    }
+    // mkdir creates the missing directories below the first one that exists.
+    if (stats !== undefined || path.dirname(dir) === dir) return;
+    dir = path.dirname(dir);
+  }
+}
+
+async function othersCanWrite(dir: string): Promise<boolean> {
+  const stats = await lstatOrUndefined(dir);
+  return stats !== undefined && (stats.mode & 0o022) !== 0;
+}
+
+async function lstatOrUndefined(file: string): Promise<Stats | undefined> {
+  try {
+    return await lstat(file);
+  } catch {
+    return undefined;
+  }
+}

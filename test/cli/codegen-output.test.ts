@@ -1,0 +1,89 @@
+/**
+ * `codegen -o` never writes through a symbolic link: not one planted at the
+ * output path (the file it points to stays as it was), nor a planted
+ * directory link that `mkdir` would follow. A path that is refused is
+ * named in the error, before any server is connected.
+ */
+import { chmod, lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codegenCommand, type CommandContext } from '../../src/cli/commands.js';
+import { CliError, EXIT_CODES } from '../../src/cli/exit-codes.js';
+import type { HttpHost } from '../support/mcp-fixtures.js';
+import { captureIo, configDir, recordProgress, startToolHost, type ConfigDir } from './mcp-host.js';
+
+const VICTIM_TEXT = 'the victim file, not to be overwritten\n';
+
+function context(): CommandContext {
+  return {
+    io: captureIo(),
+    progress: recordProgress(),
+    signal: new AbortController().signal,
+    json: false,
+  };
+}
+
+describe('codegen -o and symbolic links', () => {
+  let host: HttpHost;
+  let dir: ConfigDir;
+  let config: string;
+  let shared: string;
+
+  beforeAll(async () => {
+    host = await startToolHost([
+      { name: 'greet', inputSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+    ]);
+    dir = await configDir('cli-codegen-output');
+    config = await dir.write('servers.json', { srv: { type: 'http', url: host.url('/mcp') } });
+    // A directory anyone can write to, as /tmp is: where a link can be planted.
+    shared = path.join(dir.dir, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o777);
+  });
+
+  afterAll(async () => {
+    await host.close();
+    await dir.remove();
+  });
+
+  it('refuses a symbolic link at the output path, naming it, and leaves its target alone', async () => {
+    const victim = path.join(dir.dir, 'victim.txt');
+    await writeFile(victim, VICTIM_TEXT);
+    const output = path.join(shared, 'tools.ts');
+    await symlink(victim, output);
+    const error = await codegenCommand(config, output, context()).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT_CODES.usage);
+    expect((error as CliError).message).toContain(output);
+    expect((error as CliError).message).toContain('symbolic link');
+    expect(await readFile(victim, 'utf8')).toBe(VICTIM_TEXT);
+    expect((await lstat(output)).isSymbolicLink()).toBe(true);
+  });
+
+  it('refuses a planted directory link that mkdir would follow', async () => {
+    const elsewhere = path.join(dir.dir, 'elsewhere');
+    await mkdir(elsewhere);
+    const link = path.join(shared, 'generated');
+    await symlink(elsewhere, link);
+    const output = path.join(link, 'deeper', 'tools.ts');
+    const error = await codegenCommand(config, output, context()).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toContain(link);
+    await expect(lstat(path.join(elsewhere, 'deeper'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('replaces a regular file at the output path and creates missing directories', async () => {
+    const output = path.join(dir.dir, 'out', 'nested', 'tools.ts');
+    await mkdir(path.dirname(output), { recursive: true });
+    await writeFile(output, 'old content\n');
+    expect(await codegenCommand(config, output, context())).toBe(EXIT_CODES.ok);
+    expect(await readFile(output, 'utf8')).toContain('export const srvGreetArgs = z.object(');
+    const fresh = path.join(dir.dir, 'new', 'dir', 'tools.ts');
+    expect(await codegenCommand(config, fresh, context())).toBe(EXIT_CODES.ok);
+    expect(await readFile(fresh, 'utf8')).toContain('srvGreetArgs');
+  });
+});
