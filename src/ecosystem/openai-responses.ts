@@ -7,7 +7,7 @@
  */
 import type { JsonSchema } from '../tools/tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
-import { parseToolArguments } from './openai.js';
+import { openAIDescription, parseToolArguments } from './openai.js';
 import { openAIStrictIssues } from './openai-strict.js';
 import {
   findTool,
@@ -90,7 +90,7 @@ export function toOpenAIResponsesTools(
   return toolsOf(source).map((tool) => ({
     type: 'function',
     name: providerToolName(tool, 'OpenAI'),
-    description: tool.description,
+    description: openAIDescription(tool.description),
     parameters: tool.inputSchema,
     strict: strict && openAIStrictIssues(tool.inputSchema).length === 0,
   }));

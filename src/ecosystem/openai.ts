@@ -16,6 +16,7 @@ import {
   type ToolSource,
 } from './tool-source.js';
 import { messageOf } from '../core/errors.js';
+import { sliceSafe } from '../core/well-formed.js';
 
 /** A Chat Completions function tool (assignable to `OpenAI.Chat.Completions.ChatCompletionTool`). */
 export interface OpenAIFunctionTool {
@@ -69,7 +70,20 @@ export interface OpenAIToolMessage {
 }
 
 /**
- * The tools of a rendered prompt as Chat Completions function tools.
+ * Longest function description OpenAI accepts (its APIs refuse the whole
+ * request past it, `string_above_max_length`); MCP servers send longer ones.
+ */
+export const OPENAI_MAX_DESCRIPTION_LENGTH = 1_024;
+
+/** `description` cut to what OpenAI accepts, with `…`, never inside a surrogate pair. */
+export function openAIDescription(description: string): string {
+  if (description.length <= OPENAI_MAX_DESCRIPTION_LENGTH) return description;
+  return `${sliceSafe(description, 0, OPENAI_MAX_DESCRIPTION_LENGTH - 1)}…`;
+}
+
+/**
+ * The tools of a rendered prompt as Chat Completions function tools;
+ * descriptions are cut to {@link OPENAI_MAX_DESCRIPTION_LENGTH}.
  *
  * @throws PromptValidationError for a tool name OpenAI would refuse.
  * @example
@@ -89,7 +103,7 @@ export function toOpenAITools(
       type: 'function',
       function: {
         name: providerToolName(tool, 'OpenAI'),
-        description: tool.description,
+        description: openAIDescription(tool.description),
         parameters,
         ...(qualifies ? { strict: true } : {}),
       },

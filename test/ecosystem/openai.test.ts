@@ -10,9 +10,11 @@ import { z } from 'zod';
 import { PromptValidationError } from '../../src/core/errors.js';
 import {
   invokeFromOpenAI,
+  OPENAI_MAX_DESCRIPTION_LENGTH,
   toOpenAIToolMessage,
   toOpenAITools,
 } from '../../src/ecosystem/openai.js';
+import { toOpenAIResponsesTools } from '../../src/ecosystem/openai-responses.js';
 import { ToolInvoked } from '../../src/runtime/events.js';
 import { Session } from '../../src/runtime/session.js';
 import { Tool } from '../../src/tools/tool.js';
@@ -82,6 +84,22 @@ describe('toOpenAITools', () => {
     });
     expect(() => toOpenAITools([bad])).toThrow(PromptValidationError);
     expect(() => toOpenAITools([bad])).toThrow('tool name "a.b" cannot be sent to OpenAI');
+  });
+
+  it('cuts a description past what OpenAI accepts, in both formats, never inside a surrogate pair', () => {
+    const long = Tool.trusted({
+      ...strictAdd,
+      description: `${'A'.repeat(1_022)}\u{1F600}${'B'.repeat(500)}`,
+      params: strictAdd.params,
+      handler: strictAdd.handler,
+    });
+    const chat = toOpenAITools([long])[0]!.function.description;
+    const responses = toOpenAIResponsesTools([long])[0]!.description;
+    for (const description of [chat, responses]) {
+      expect(description.length).toBeLessThanOrEqual(OPENAI_MAX_DESCRIPTION_LENGTH);
+      expect(description).toBe(`${'A'.repeat(1_022)}…`);
+    }
+    expect(toOpenAITools([strictAdd])[0]!.function.description).toBe('Adds two numbers');
   });
 });
 
