@@ -83,7 +83,7 @@ export function bridgeTool(
   // bridgedDescription, both valid by construction. The description is
   // masked there, after it is cleaned: masked first, a secret split by
   // invisible characters would be joined up again by the cleaning.
-  return Tool.trusted({
+  const tool: McpTool = Tool.trusted({
     name: bridgedName,
     description: bridgedDescription(serverName, description.name, description.description, route),
     // Built on the first call: connecting to a server with many tools creates no validator.
@@ -96,6 +96,20 @@ export function bridgeTool(
     // The call's only writes of its own are its progress reports' reducers.
     writesInCall: () => call.reportsProgress(),
   });
+  calls.set(tool, call);
+  return tool;
+}
+
+/** The call behind each bridged tool, for {@link bridgedRefusal}. */
+const calls = new WeakMap<Tool, BridgedCall>();
+
+/**
+ * Why the isolation ratchet would refuse a call of `tool` starting now,
+ * if it would; undefined for a tool this module did not bridge. A section
+ * marks such a tool in the inventory it renders.
+ */
+export function bridgedRefusal(tool: Tool): string | undefined {
+  return calls.get(tool)?.refusal();
 }
 
 /**
@@ -185,7 +199,7 @@ class BridgedCall {
         if (unsynced !== undefined) return unsynced;
       }
       // Refused now, the call does not wait for a switch.
-      const refused = this.#refusal();
+      const refused = this.refusal();
       if (refused !== undefined) return ToolResult.error(refused);
       const sensitivity = session.privateData.sensitivity;
       connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
@@ -206,7 +220,7 @@ class BridgedCall {
     tool: ToolContext,
     retried: boolean,
   ): Promise<ToolResult<McpToolValue | null>> {
-    const refused = this.#refusal();
+    const refused = this.refusal();
     if (refused !== undefined) return Promise.resolve(ToolResult.error(refused));
     // A connection that is (re)connecting would send later, unchecked: wait, then start over.
     if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
@@ -411,8 +425,8 @@ class BridgedCall {
     );
   }
 
-  /** Why the ratchet refuses the call now, if it does: never while the session holds no private data. */
-  #refusal(): string | undefined {
+  /** Why the ratchet refuses a call now, if it does: never while the session holds no private data. */
+  refusal(): string | undefined {
     const { route, session } = this.#context;
     // The common call is decided without reading the listing.
     if (!session.privateData.hasPrivateData) return undefined;

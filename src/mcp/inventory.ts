@@ -33,6 +33,13 @@ export const INVENTORY_INTRO = 'The following external tools are available via M
 /** The description a tool has in this render (a prompt override's, or its own). */
 export type ToolDescriber = (tool: Tool) => string;
 
+/**
+ * What starts the inventory line of a tool the isolation ratchet refuses
+ * now (the session holds private data): the tool stays offered, and a call
+ * of it comes back refused with the reason.
+ */
+export const BLOCKED_MARK = '[blocked while this session holds private data]';
+
 const OWN_DESCRIPTION: ToolDescriber = (tool) => tool.description;
 
 /**

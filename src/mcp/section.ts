@@ -29,13 +29,16 @@ import {
   McpClientGroup,
   type McpClientGroupOptions,
 } from './client-group.js';
+import { bridgedRefusal } from './bridge-tool.js';
 import type { ExecuteOptions, ExecuteRequest } from './execute.js';
 import {
+  BLOCKED_MARK,
   DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
   DEFAULT_INVENTORY_TEMPLATE,
   renderDefaultInventory,
   renderToolsByServer,
   renderUnavailable,
+  type ToolDescriber,
   type UnavailableServer,
 } from './inventory.js';
 import type { ServerRoute } from './server-route.js';
@@ -276,7 +279,14 @@ export class McpIntegrationSection extends Section<undefined> {
     // What the body is made of; the same as last time means the same body, and
     // the inventory of many tools is not rebuilt (a server's tool list is
     // frozen, and replaced when its tools change).
-    const inputs: unknown[] = [parts, context.toolDescription, context.depth, context.path];
+    const inputs: unknown[] = [
+      parts,
+      context.toolDescription,
+      context.depth,
+      context.path,
+      // Once it holds private data, the tools the ratchet blocks are marked.
+      this.session.privateData.hasPrivateData,
+    ];
     for (const server of servers) inputs.push(server.name, server.tools);
     for (const server of unavailable) inputs.push(server.name, server.reason);
     const last = this.#lastBody;
@@ -326,6 +336,7 @@ export class McpIntegrationSection extends Section<undefined> {
       context.path,
       [...context.openedParts].join(','),
       context.toolDescription,
+      this.session.privateData.hasPrivateData,
     ];
     for (const server of servers) inputs.push(server.name, server.tools);
     for (const server of unavailable) inputs.push(server.name, server.reason);
@@ -335,7 +346,12 @@ export class McpIntegrationSection extends Section<undefined> {
     const closed = servers.filter((server) => !context.openedParts.has(server.name));
     const body = [
       renderSummaryPart(closed, context.path, this.#summaryParts),
-      renderDefaultInventory(opened, context.depth, this.#inventoryLength, context.toolDescription),
+      renderDefaultInventory(
+        opened,
+        context.depth,
+        this.#inventoryLength,
+        this.#describer(context),
+      ),
       renderUnavailable(unavailable, context.depth),
     ]
       .filter((part) => part.length > 0)
@@ -344,13 +360,28 @@ export class McpIntegrationSection extends Section<undefined> {
     return body;
   }
 
+  /**
+   * How the inventory describes a tool: as the render says (an override's
+   * description) and, once the session holds private data, with a mark on
+   * the tools the ratchet now refuses. They stay offered, and a call comes
+   * back refused, saying why; the mark saves the model the attempt.
+   */
+  #describer(context: SectionSummaryContext | SectionRenderContext): ToolDescriber | undefined {
+    const own = context.toolDescription;
+    if (!this.session.privateData.hasPrivateData) return own;
+    return (tool) => {
+      const description = own === undefined ? tool.description : own(tool);
+      return bridgedRefusal(tool) === undefined ? description : `${BLOCKED_MARK} ${description}`;
+    };
+  }
+
   #renderInventory(
     parts: readonly TemplatePart[] | undefined,
     servers: readonly AvailableServer[],
     unavailable: readonly UnavailableServer[],
     context: SectionRenderContext,
   ): string {
-    const describe = context.toolDescription;
+    const describe = this.#describer(context);
     const body =
       parts === undefined
         ? renderDefaultInventory(servers, context.depth, this.#inventoryLength, describe)
