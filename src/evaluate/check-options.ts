@@ -18,7 +18,7 @@ export function checkOptions(prompt: unknown, options: EvaluateOptions<unknown>)
   if (!(prompt instanceof Prompt)) {
     fail(`evaluate needs a Prompt (new Prompt(template)), received ${describe(prompt)}`);
   }
-  const { adapter, session, maxTurns, deadline, signal } = options;
+  const { adapter, session, maxTurns, maxToolCallsPerTurn, deadline, signal } = options;
   if (typeof adapter !== 'object' || adapter === null) {
     fail(
       `adapter must be a model adapter (e.g. openaiChat(client, model)), received ${describe(adapter)}`,
@@ -39,6 +39,14 @@ export function checkOptions(prompt: unknown, options: EvaluateOptions<unknown>)
     fail(`session must be a Session, received ${describe(session)}`);
   if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 1)) {
     fail(`maxTurns must be a whole number of at least 1, received ${describe(maxTurns)}`);
+  }
+  if (
+    maxToolCallsPerTurn !== undefined &&
+    (!Number.isInteger(maxToolCallsPerTurn) || maxToolCallsPerTurn < 1)
+  ) {
+    fail(
+      `maxToolCallsPerTurn must be a whole number of at least 1, received ${describe(maxToolCallsPerTurn)}`,
+    );
   }
   if (deadline !== undefined && !(deadline instanceof Date && !Number.isNaN(deadline.getTime()))) {
     fail(`deadline must be a valid Date, received ${describe(deadline)}`);

@@ -24,6 +24,9 @@ import { checkOptions, checkReply } from './check-options.js';
 /** Model calls an evaluation may make, unless `maxTurns` says otherwise. */
 export const DEFAULT_MAX_TURNS = 10;
 
+/** Tool calls one model reply may run, unless `maxToolCallsPerTurn` says otherwise. */
+export const DEFAULT_MAX_TOOL_CALLS_PER_TURN = 64;
+
 /** Options of {@link evaluate}. */
 export interface EvaluateOptions<M = unknown> {
   /** The model: `openaiChat(…)`, `openaiResponses(…)`, `anthropic(…)`, `aiSdk(…)` or your own. */
@@ -36,6 +39,14 @@ export interface EvaluateOptions<M = unknown> {
    * @default 10 (DEFAULT_MAX_TURNS)
    */
   readonly maxTurns?: number;
+  /**
+   * Tool calls of one model reply that run; the ones past it are not run
+   * and come back as error results saying so (a reply asking for thousands
+   * would run them all at once, each result up to a server's
+   * `maxResultChars`, and send them all in the next request).
+   * @default 64 (DEFAULT_MAX_TOOL_CALLS_PER_TURN)
+   */
+  readonly maxToolCallsPerTurn?: number;
   /**
    * When the evaluation must be over: a model call in flight is aborted at
    * it, a tool call gets it as its own deadline, and no turn starts after it.
@@ -145,6 +156,7 @@ class Evaluation<O, M> {
           session,
           prompt: rendered,
           promptKey: { ns, key },
+          maxCalls: this.#options.maxToolCallsPerTurn ?? DEFAULT_MAX_TOOL_CALLS_PER_TURN,
           signal: signal ?? NEVER_ABORTED,
           ...(deadline === undefined ? {} : { deadline }),
           ...(this.#options.approval === undefined ? {} : { approval: this.#options.approval }),

@@ -19,6 +19,8 @@ export interface RunToolCallsOptions {
   readonly prompt: RenderedPrompt;
   /** Names the prompt in each call's `context.prompt`. */
   readonly promptKey: { readonly ns: string; readonly key: string };
+  /** Calls that run; the ones past it come back not run. @default all */
+  readonly maxCalls?: number;
   readonly signal: AbortSignal;
   readonly deadline?: Date;
   /** Decides the calls a policy of the prompt asks about. */
@@ -47,8 +49,8 @@ export async function runToolCalls(
   const signal = AbortSignal.any([options.signal, turn.signal]);
   let fatal: McpFatalToolError | undefined;
   const settled = await Promise.allSettled(
-    calls.map(async (call): Promise<ToolCallOutcome> => {
-      const result = await runOne(call, options, signal).catch((error: unknown) => {
+    calls.map(async (call, index): Promise<ToolCallOutcome> => {
+      const result = await runOne(call, options, signal, index).catch((error: unknown) => {
         // Anything else thrown is a fault of the run: the others stop, and it is rethrown once they settled.
         // The fatal call's message is the server's text: the others' results (and traces)
         // name the call, and its own result carries the message.
@@ -76,7 +78,15 @@ function runOne(
   call: ModelToolCall,
   options: RunToolCallsOptions,
   signal: AbortSignal,
+  index: number,
 ): Promise<ToolResult> {
+  if (options.maxCalls !== undefined && index >= options.maxCalls) {
+    return Promise.resolve(
+      ToolResult.error(
+        `tool "${call.name}" was not run: a turn runs at most ${options.maxCalls} tool calls (maxToolCallsPerTurn); ask for it again in a later turn`,
+      ),
+    );
+  }
   if (call.error !== undefined) return Promise.resolve(ToolResult.error(call.error));
   return invokeByName(options.prompt, call.name, call.input, {
     session: options.session,

@@ -48,6 +48,10 @@ describe('checkOptions', () => {
   it.each([
     [{ maxTurns: 0 }, 'maxTurns must be a whole number of at least 1, received number 0'],
     [{ maxTurns: 2.5 }, 'maxTurns must be a whole number of at least 1, received number 2.5'],
+    [
+      { maxToolCallsPerTurn: 0 },
+      'maxToolCallsPerTurn must be a whole number of at least 1, received number 0',
+    ],
     [{ deadline: new Date('nope') }, 'deadline must be a valid Date, received Invalid Date'],
     [{ deadline: 1_000 }, 'deadline must be a valid Date, received number 1000'],
     [{ signal: 'stop' }, 'signal must be an AbortSignal, received "stop"'],

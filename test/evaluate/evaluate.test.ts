@@ -282,6 +282,30 @@ describe('evaluate', () => {
     });
   });
 
+  it('runs at most maxToolCallsPerTurn calls of one reply; the others come back not run', async () => {
+    const calls = Array.from({ length: 5 }, (_, i) => ({ id: `c${i}`, name: 'ping', input: {} }));
+    const { adapter, requests } = scripted((_request, turn) =>
+      turn === 1 ? { toolCalls: calls } : { text: 'ok' },
+    );
+    const result = await evaluate(promptWith(task), {
+      adapter,
+      session: new Session(),
+      maxToolCallsPerTurn: 3,
+    });
+    expect(contexts).toHaveLength(3);
+    expect(result.toolCalls.map((call) => call.result.success)).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+    ]);
+    expect(requests[1]?.messages.at(-1)).toEqual({
+      role: 'tool',
+      text: 'c4: tool "ping" was not run: a turn runs at most 3 tool calls (maxToolCallsPerTurn); ask for it again in a later turn',
+    });
+  });
+
   it('answers a call the adapter could not read with its error, without running the tool', async () => {
     const { adapter, requests } = scripted((_request, turn) =>
       turn === 1
