@@ -372,7 +372,11 @@ export type {
 export { readTrace } from './trace/trace-reader.js';
 export type { LoadedTrace } from './trace/trace-reader.js';
 // Evaluation: a prompt run end to end against a model, one loop for every provider.
-export { DEFAULT_MAX_TURNS, evaluate } from './evaluate/evaluate.js';
+export {
+  DEFAULT_MAX_TOOL_CALLS_PER_TURN,
+  DEFAULT_MAX_TURNS,
+  evaluate,
+} from './evaluate/evaluate.js';
 export type { EvaluatedToolCall, EvaluateOptions, EvaluateResult } from './evaluate/evaluate.js';
 export { EvaluateError } from './evaluate/errors.js';
 export type { EvaluateErrorCode, EvaluateProgress } from './evaluate/errors.js';
