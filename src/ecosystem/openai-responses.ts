@@ -119,6 +119,14 @@ export async function invokeFromOpenAIResponses(
   return invokeByName(source, item.name, parsed.args, options);
 }
 
+/** The image types OpenAI reads from a data URL; an image of another type is described in text. */
+export const OPENAI_IMAGE_TYPES: readonly string[] = Object.freeze([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+]);
+
 /**
  * The `function_call_output` item that gives the model a result: its text,
  * or text and `input_image` parts when an MCP tool returned images. The
@@ -133,11 +141,16 @@ export function toOpenAIFunctionCallOutput(
     findTool(source, item.name),
     result,
     (text) => ({ type: 'input_text' as const, text }),
-    (image): OpenAIFunctionCallOutputImage => ({
-      type: 'input_image',
-      image_url: `data:${image.mimeType};base64,${image.data}`,
-      detail: 'auto',
-    }),
+    // Another type (or a MIME type with parameters, which would be written
+    // into the data URL as sent) makes OpenAI refuse the whole request.
+    (image): OpenAIFunctionCallOutputImage | undefined =>
+      OPENAI_IMAGE_TYPES.includes(image.mimeType)
+        ? {
+            type: 'input_image',
+            image_url: `data:${image.mimeType};base64,${image.data}`,
+            detail: 'auto',
+          }
+        : undefined,
   );
   return { type: 'function_call_output', call_id: item.call_id, output };
 }
