@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { loadServerConfigs } from '../config/load-server-configs.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
-import { SecretRedactor, urlSecrets } from '../mcp/redact.js';
+import { SecretRedactor, serverSecrets } from '../mcp/redact.js';
 import { McpIntegrationSection } from '../mcp/section.js';
 import { Session } from '../runtime/session.js';
 import { asCliError, CliError, EXIT_CODES } from './exit-codes.js';
@@ -53,7 +53,7 @@ export async function withSection<T>(
   }
   const servers = [...(options.select?.(configured) ?? configured)];
   // A connection failure names the host as the URL parser lowercased it.
-  hideSecretsInHosts(servers.flatMap(configuredSecrets));
+  hideSecretsInHosts(servers.flatMap(serverSecrets));
   const session = new Session();
   let section: McpIntegrationSection;
   try {
@@ -115,7 +115,7 @@ export function describeTransport(server: ResolvedServerConfig): string {
       try {
         const url = new URL(transport.url);
         const redactor = SecretRedactor.forServer(server);
-        const host = maskHost(url.hostname, configuredSecrets(server));
+        const host = maskHost(url.hostname, serverSecrets(server));
         const port = url.port === '' ? '' : `:${url.port}`;
         return `${transport.type}: ${url.protocol}//${host}${port}${redactor.redact(url.pathname)}`;
       } catch {
@@ -125,29 +125,4 @@ export function describeTransport(server: ResolvedServerConfig): string {
     case 'in-memory':
       return 'in-memory';
   }
-}
-
-/**
- * The values of `server`'s config that may be secrets, as
- * `SecretRedactor.forServer` collects them: `env` and `secrets` values,
- * header values and the token after their scheme, URL credentials and query
- * values. For masking host names, which that redactor matches exactly and
- * a URL parser lowercases.
- */
-export function configuredSecrets(server: ResolvedServerConfig): string[] {
-  const secrets: string[] = [...Object.values(server.env ?? {}), ...(server.secrets ?? [])];
-  for (const transport of [server.transport, server.isolation?.transport]) {
-    if (transport?.type !== 'sse' && transport?.type !== 'streamable-http') continue;
-    for (const value of Object.values(transport.headers ?? {})) {
-      secrets.push(value);
-      const token = /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1];
-      if (token !== undefined) secrets.push(token);
-    }
-    try {
-      secrets.push(...urlSecrets(new URL(transport.url)));
-    } catch {
-      // Invalid URLs are refused when the config is loaded.
-    }
-  }
-  return secrets;
 }

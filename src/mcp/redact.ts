@@ -73,11 +73,7 @@ export class SecretRedactor {
 
   /** Collects the secrets of one server config: `env`, `secrets`, and both of its transports'. */
   static forServer(config: ResolvedServerConfig): SecretRedactor {
-    const secrets: string[] = [...Object.values(config.env ?? {}), ...(config.secrets ?? [])];
-    const transports = [config.transport, config.isolation?.transport];
-    for (const transport of transports)
-      if (transport !== undefined) secrets.push(...transportSecrets(transport));
-    return new SecretRedactor(secrets);
+    return new SecretRedactor(serverSecrets(config));
   }
 
   /** `text` with every secret replaced by `***`. */
@@ -271,6 +267,19 @@ export class SecretRedactor {
 const MIN_TAIL_PIECE = 4;
 /** Deeper data is masked whole by {@link SecretRedactor.redactData}: no real payload nests this far. */
 const MAX_REDACTED_DEPTH = 64;
+
+/**
+ * The values of a server's config that are masked as its secrets: `env`
+ * and `secrets` values, header values and the token after their scheme,
+ * URL credentials and query values (of its endpoint and isolated endpoint).
+ */
+export function serverSecrets(config: ResolvedServerConfig): string[] {
+  const secrets: string[] = [...Object.values(config.env ?? {}), ...(config.secrets ?? [])];
+  for (const transport of [config.transport, config.isolation?.transport]) {
+    if (transport !== undefined) secrets.push(...transportSecrets(transport));
+  }
+  return secrets;
+}
 
 function transportSecrets(transport: McpTransportConfig): string[] {
   if (transport.type !== 'sse' && transport.type !== 'streamable-http') return [];
