@@ -268,12 +268,7 @@ export class McpIntegrationSection extends Section<undefined> {
         `section "${context.path}" is not connected; await section.connect() before rendering`,
       );
     }
-    // Its tools would be refused in any other session (the ratchet follows this one's private data).
-    if (context.session !== undefined && context.session !== this.session) {
-      throw new PromptRenderError(
-        `section "${context.path}" belongs to session "${this.session.sessionId}" and cannot be rendered for session "${context.session.sessionId}": make a section for each session`,
-      );
-    }
+    this.#checkSession(context);
     const servers = this.group.availableServers;
     const unavailable = this.unavailableServers;
     // What the body is made of; the same as last time means the same body, and
@@ -329,6 +324,7 @@ export class McpIntegrationSection extends Section<undefined> {
         `section "${context.path}" is not connected; await section.connect() before rendering`,
       );
     }
+    this.#checkSession(context);
     const servers = this.group.availableServers;
     const unavailable = this.unavailableServers;
     const inputs: unknown[] = [
@@ -358,6 +354,18 @@ export class McpIntegrationSection extends Section<undefined> {
       .join('\n\n');
     this.#lastSummary = { inputs, body };
     return body;
+  }
+
+  /**
+   * @throws PromptRenderError when the render is for another session: this
+   * section's tools would be refused there (the ratchet follows this
+   * section's session).
+   */
+  #checkSession(context: SectionSummaryContext | SectionRenderContext): void {
+    if (context.session === undefined || context.session === this.session) return;
+    throw new PromptRenderError(
+      `section "${context.path}" belongs to session "${this.session.sessionId}" and cannot be rendered for session "${context.session.sessionId}": make a section for each session`,
+    );
   }
 
   /**

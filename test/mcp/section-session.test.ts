@@ -24,7 +24,7 @@ afterEach(async () => {
   await Promise.all(sections.splice(0).map((section) => section.disconnect()));
 });
 
-async function sectionOf(session: Session) {
+async function sectionOf(session: Session, summary = false) {
   const raw = rawToolServer([
     { name: 'post', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } },
     {
@@ -40,6 +40,7 @@ async function sectionOf(session: Session) {
   const section = new McpIntegrationSection({
     servers: [{ name: 'web', transport: { type: 'in-memory', server: raw.server } }],
     session,
+    ...(summary ? { visibility: 'summary' as const } : {}),
   });
   sections.push(section);
   await section.connect();
@@ -105,5 +106,17 @@ describe('a section used with a session that is not its own', () => {
     );
     expect(prompt.render({ session: own }).tools.map((tool) => tool.name)).toContain('web_post');
     expect(prompt.render().tools.map((tool) => tool.name)).toContain('web_post');
+  });
+
+  it('refuses to render it summarized for another session too', async () => {
+    const own = new Session({ sessionId: 'built-with' });
+    const { section } = await sectionOf(own, true);
+    const prompt = new Prompt(
+      PromptTemplate.create({ ns: 'test', key: 'mcp', sections: [section] }),
+    );
+    expect(() => prompt.render({ session: new Session({ sessionId: 'user-e' }) })).toThrow(
+      /belongs to session "built-with" and cannot be rendered for session "user-e"/,
+    );
+    expect(() => prompt.render({ session: own })).not.toThrow();
   });
 });
