@@ -3,6 +3,7 @@ import { McpConnectionError } from '../core/errors.js';
 import { canonicalJsonText } from '../core/json.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
+import { inAnyCall } from '../runtime/call-journal.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { McpTool } from './bridge-tool.js';
 import type { ClientHandlers } from './client-handlers.js';
@@ -170,6 +171,19 @@ export class McpConnectionPool {
     options: PoolCallOptions = {},
   ): Promise<CallToolResult> {
     const registration = this.#registration(serverName, options.session);
+    // A tool of another session (a resource registry its sessions share) would
+    // run this call under this session's ratchet: it must say whose it is.
+    if (
+      options.session === undefined &&
+      inAnyCall() &&
+      registration.session.currentCall() === undefined
+    ) {
+      throw new McpConnectionError(
+        serverName,
+        'none',
+        `server "${serverName}" is pooled for another session than the tool call asking for it; pass { session: context.session } to say whose ratchet the call runs under`,
+      );
+    }
     const tool = registration.find(toolName);
     if (tool === undefined) {
       return errorResult(

@@ -50,6 +50,11 @@ export interface SliceAccess {
 
 const currentScope = new AsyncLocalStorage<CallScope>();
 
+/** True while any session's tool call runs on the current async stack (inside its scope). */
+export function inAnyCall(): boolean {
+  return currentScope.getStore() !== undefined;
+}
+
 /**
  * Runs `fn` as code outside any call: the session writes it makes (and
  * those of what it starts) belong to no call, so no call's rollback undoes

@@ -5,6 +5,7 @@ import type { McpServerConfig } from '../../src/config/server-config.js';
 import { McpConnectionPool } from '../../src/mcp/connection-pool.js';
 import { McpServerDisconnected } from '../../src/mcp/events.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
+import { ResourceRegistry } from '../../src/runtime/resources.js';
 import { Session } from '../../src/runtime/session.js';
 import { invokeTool } from '../../src/tools/invoke-tool.js';
 import { Tool } from '../../src/tools/tool.js';
@@ -128,6 +129,26 @@ describe('McpConnectionPool', () => {
     expect(result).toMatchObject({ success: true, message: 'echo: from a native tool' });
     expect(server.echoes).toBe(1);
     expect(server.initializes).toBe(1);
+  });
+
+  it('refuses a native tool of another session that shares the resources', async () => {
+    // One registry for two sessions: the pool of A's section is reachable from B's tools.
+    const resources = new ResourceRegistry();
+    const a = new Session({ sessionId: 'a', resources });
+    const b = new Session({ sessionId: 'b', resources });
+    b.privateData.add('records', 'secret');
+    await section(a).connect();
+
+    const result = await invokeTool(relay, { text: 'patient 42' }, { session: b });
+
+    expect(result.success).toBe(false);
+    expect(result.message).toContain('pooled for another session');
+    expect(server.echoes).toBe(0);
+    expect(a.privateData.sensitivity).toBe('public');
+    // A's own tools still reach it without naming the session.
+    expect(await invokeTool(relay, { text: 'from a' }, { session: a })).toMatchObject({
+      success: true,
+    });
   });
 
   it('passes a deadline on: a call past it never reaches the server', async () => {
