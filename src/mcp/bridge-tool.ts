@@ -418,10 +418,11 @@ class BridgedCall {
 
   /** The refusal of a call made in a session that is not the section's. */
   #otherSession(caller: Session): ToolResult<null> {
+    // The section's session id is another user's: not for this caller's model.
     return ToolResult.error(
-      `tool "${this.#bridgedName}" belongs to a section of session "${this.#context.session.sessionId}" ` +
-        `and was called in session "${caller.sessionId}": an MCP section's tools run only in its own ` +
-        'session, whose private data decides what they may reach (make a section for each session)',
+      `tool "${this.#bridgedName}" belongs to a section of another session and was called in ` +
+        `session "${caller.sessionId}": an MCP section's tools run only in its own session, whose ` +
+        'private data decides what they may reach (make a section for each session)',
     );
   }
 

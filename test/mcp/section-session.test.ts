@@ -53,7 +53,7 @@ async function sectionOf(session: Session, summary = false) {
 }
 
 describe('a section used with a session that is not its own', () => {
-  it('refuses the call, names both sessions, and the server never hears of it', async () => {
+  it('refuses the call, names the caller’s session only, and the server never hears of it', async () => {
     const own = new Session({ sessionId: 'built-with' });
     const other = new Session({ sessionId: 'user-b' });
     other.privateData.add('records', 'secret');
@@ -64,8 +64,10 @@ describe('a section used with a session that is not its own', () => {
     const result = await invokeTool(tool('web_post'), { text: 'patient 42' }, { session: other });
 
     expect(result.success).toBe(false);
-    expect(result.message).toContain('session "built-with"');
+    // The caller's own session is named; the section's, another user's, is not.
+    expect(result.message).toContain('belongs to a section of another session');
     expect(result.message).toContain('session "user-b"');
+    expect(result.message).not.toContain('built-with');
     expect(raw.callsTo('post')).toHaveLength(0);
     expect(seen).toEqual([false]);
   });
