@@ -11,9 +11,9 @@ import { CliError, EXIT_CODES } from './exit-codes.js';
 
 /**
  * Checks `file` (an absolute path) before it is written: it must not be a
- * symbolic link, and the directories it goes in, up to the first one that
- * exists, must not be symbolic links that sit in a directory others can
- * write to (a link such as macOS's `/tmp`, in `/`, is the system's own).
+ * symbolic link, and no directory on its path, up to the root, may be a
+ * symbolic link that sits in a directory others can write to (a link such
+ * as macOS's `/tmp`, in `/`, is the system's own).
  *
  * @throws CliError (exit 2) naming the path when one is a symbolic link.
  */
@@ -25,8 +25,9 @@ export async function checkOutputPath(file: string): Promise<void> {
       `refusing to write ${file}: it is a symbolic link; remove it or choose another path`,
     );
   }
-  let dir = path.dirname(file);
-  for (;;) {
+  // Every directory on the way, up to the root: a link planted above the
+  // first one that exists leads the path (and what mkdir creates) elsewhere.
+  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
     const stats = await lstatOrUndefined(dir);
     if (stats?.isSymbolicLink() === true && (await othersCanWrite(path.dirname(dir)))) {
       throw new CliError(
@@ -34,9 +35,7 @@ export async function checkOutputPath(file: string): Promise<void> {
         `refusing to write ${file}: ${dir} is a symbolic link in a directory others can write to`,
       );
     }
-    // mkdir creates the missing directories below the first one that exists.
-    if (stats !== undefined || path.dirname(dir) === dir) return;
-    dir = path.dirname(dir);
+    if (path.dirname(dir) === dir) return;
   }
 }
 

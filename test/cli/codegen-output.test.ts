@@ -76,6 +76,20 @@ describe('codegen -o and symbolic links', () => {
     await expect(lstat(path.join(elsewhere, 'deeper'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('refuses a planted link above a directory that exists on the way', async () => {
+    const victim = path.join(dir.dir, 'victim-project');
+    await mkdir(path.join(victim, 'src'), { recursive: true });
+    const link = path.join(shared, 'project');
+    await symlink(victim, link);
+    const output = path.join(link, 'src', 'tools.ts');
+    const error = await codegenCommand(config, output, context()).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).message).toContain(link);
+    await expect(lstat(path.join(victim, 'src', 'tools.ts'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('replaces a regular file at the output path and creates missing directories', async () => {
     const output = path.join(dir.dir, 'out', 'nested', 'tools.ts');
     await mkdir(path.dirname(output), { recursive: true });
