@@ -4,6 +4,7 @@
  * becomes an error result the model reads; a `[FATAL] ` failure cancels the
  * others and is reported once every call has settled.
  */
+import { describeSent } from '../core/describe-sent.js';
 import { McpFatalToolError, messageOf } from '../core/errors.js';
 import { findTool, invokeByName, resultText } from '../ecosystem/tool-source.js';
 import type { RenderedPrompt } from '../prompt/rendered-prompt.js';
@@ -83,7 +84,7 @@ function runOne(
   if (options.maxCalls !== undefined && index >= options.maxCalls) {
     return Promise.resolve(
       ToolResult.error(
-        `tool "${call.name}" was not run: a turn runs at most ${options.maxCalls} tool calls (maxToolCallsPerTurn); ask for it again in a later turn`,
+        `tool ${describeSent(call.name)} was not run: a turn runs at most ${options.maxCalls} tool calls (maxToolCallsPerTurn); ask for it again in a later turn`,
       ),
     );
   }
