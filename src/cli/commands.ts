@@ -5,8 +5,8 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../core/atomic-file.js';
+import { cutText } from '../core/well-formed.js';
 import { generateToolBindings } from '../ecosystem/codegen.js';
-import { inventoryDescription } from '../mcp/inventory.js';
 import { Prompt } from '../prompt/prompt.js';
 import { PromptTemplate } from '../prompt/prompt-template.js';
 import type { Tool } from '../tools/tool.js';
@@ -123,7 +123,7 @@ function inspectReport({ section, session, servers }: OpenedSection): InspectRep
 export const INSPECT_TEXT_LENGTH = 1_000;
 
 function capped(text: string): string {
-  return inventoryDescription(text, INSPECT_TEXT_LENGTH);
+  return cutText(text, INSPECT_TEXT_LENGTH);
 }
 
 /** The `inspect` text for people: server and config text made safe for a terminal. */

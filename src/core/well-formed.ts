@@ -21,6 +21,15 @@ export function toWellFormed(text: string): string {
   return (text as unknown as WellFormedString).toWellFormed();
 }
 
+/**
+ * `text` in at most `max` characters: cut with `…` when longer, never
+ * inside a surrogate pair (half of one makes text that providers refuse).
+ */
+export function cutText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return `${sliceSafe(text, 0, Math.max(max - 1, 0)).trimEnd()}…`;
+}
+
 /** `slice` that never splits a UTF-16 surrogate pair (it drops the half instead). */
 export function sliceSafe(text: string, start: number, end: number): string {
   let from = start;

@@ -16,7 +16,7 @@ import {
   type ToolSource,
 } from './tool-source.js';
 import { messageOf } from '../core/errors.js';
-import { sliceSafe } from '../core/well-formed.js';
+import { cutText } from '../core/well-formed.js';
 
 /** A Chat Completions function tool (assignable to `OpenAI.Chat.Completions.ChatCompletionTool`). */
 export interface OpenAIFunctionTool {
@@ -77,8 +77,7 @@ export const OPENAI_MAX_DESCRIPTION_LENGTH = 1_024;
 
 /** `description` cut to what OpenAI accepts, with `…`, never inside a surrogate pair. */
 export function openAIDescription(description: string): string {
-  if (description.length <= OPENAI_MAX_DESCRIPTION_LENGTH) return description;
-  return `${sliceSafe(description, 0, OPENAI_MAX_DESCRIPTION_LENGTH - 1)}…`;
+  return cutText(description, OPENAI_MAX_DESCRIPTION_LENGTH);
 }
 
 /**

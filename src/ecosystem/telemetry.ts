@@ -7,6 +7,7 @@
  * header values, URL credentials, and tool results (only their outcome, and
  * the message of a failure, scrubbed of the secrets above).
  */
+import { cutText } from '../core/well-formed.js';
 import {
   SpanKind,
   SpanStatusCode,
@@ -246,5 +247,5 @@ function safeJson(value: unknown): string | undefined {
 }
 
 function cut(text: string): string {
-  return text.length > MAX_ATTRIBUTE_LENGTH ? `${text.slice(0, MAX_ATTRIBUTE_LENGTH - 1)}…` : text;
+  return cutText(text, MAX_ATTRIBUTE_LENGTH);
 }

@@ -13,7 +13,7 @@
  */
 import { safeParse } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { sliceSafe } from '../core/well-formed.js';
+import { cutText } from '../core/well-formed.js';
 import { isPlainObject } from '../core/json.js';
 
 /**
@@ -93,14 +93,7 @@ function isTypeMismatch(issue: Issue): boolean {
 
 function where(path: readonly PropertyKey[]): string {
   if (path.length === 0) return '(result)';
-  return path
-    .map((piece) => {
-      const text = String(piece);
-      return text.length <= MAX_PATH_PIECE_CHARS
-        ? text
-        : `${sliceSafe(text, 0, MAX_PATH_PIECE_CHARS)}…`;
-    })
-    .join('.');
+  return path.map((piece) => cutText(String(piece), MAX_PATH_PIECE_CHARS)).join('.');
 }
 
 /**

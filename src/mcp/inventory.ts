@@ -1,4 +1,4 @@
-import { sliceSafe } from '../core/well-formed.js';
+import { cutText } from '../core/well-formed.js';
 import type { Tool } from '../tools/tool.js';
 import { MAX_REASON_LENGTH, serverTextLine } from './server-text.js';
 
@@ -76,9 +76,7 @@ export function renderToolsByServer(
  * ill-formed, which providers refuse).
  */
 export function inventoryDescription(description: string, max: number): string {
-  const text = description.replaceAll('`', "'");
-  if (text.length <= max) return text;
-  return `${sliceSafe(text, 0, Math.max(max - 1, 0)).trimEnd()}…`;
+  return cutText(description.replaceAll('`', "'"), max);
 }
 
 /**

@@ -4,6 +4,7 @@
  * their diffs, the slice snapshots, the servers and every event. Plain JSON,
  * sent to the page as it is.
  */
+import { cutText } from '../core/well-formed.js';
 import { type DataSensitivity, isDataSensitivity, sensitivityRank } from '../core/sensitivity.js';
 import { callOutcome, type CallOutcome } from './call-outcome.js';
 import { diffLines, type DiffLine } from './line-diff.js';
@@ -208,7 +209,7 @@ function summarize(record: TraceEventRecord): string {
     if (typeof success === 'boolean') parts.push(success ? 'ok' : 'failed');
   }
   const text = parts.join(' ');
-  return text.length > MAX_SUMMARY ? `${text.slice(0, MAX_SUMMARY - 1)}…` : text;
+  return cutText(text, MAX_SUMMARY);
 }
 
 function buildCalls(events: readonly EventView[], initial: DataSensitivity): CallView[] {

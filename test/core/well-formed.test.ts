@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isWellFormed, toWellFormed } from '../../src/core/well-formed.js';
+import { cutText, isWellFormed, toWellFormed } from '../../src/core/well-formed.js';
 
 describe('well-formed text', () => {
   it.each([
@@ -18,5 +18,18 @@ describe('well-formed text', () => {
     expect(toWellFormed(text)).toBe('a\uFFFDb\uFFFDc\uD83D\uDE00');
     expect(toWellFormed(text)).toBe(Buffer.from(text, 'utf8').toString('utf8'));
     expect(toWellFormed('same')).toBe('same');
+  });
+});
+
+describe('cutText', () => {
+  it('keeps text that fits and cuts the rest to the limit with …, never inside a surrogate pair', () => {
+    const emoji = '\u{1F600}';
+    expect(cutText('short', 5)).toBe('short');
+    expect(cutText('longer text', 7)).toBe('longer…');
+    for (let max = 1; max < 12; max += 1) {
+      const cut = cutText(`a${emoji.repeat(6)}`, max);
+      expect(cut.length).toBeLessThanOrEqual(max);
+      expect(isWellFormed(cut)).toBe(true);
+    }
   });
 });
