@@ -21,11 +21,7 @@ import { isObserved } from '../runtime/event-bus.js';
 import type { Session } from '../runtime/session.js';
 import { Tool, type ToolAnnotations } from '../tools/tool.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
-import {
-  declaresSecretArguments,
-  maskSecretArguments,
-  namesSecretArgument,
-} from '../tools/secret-arguments.js';
+import { declaresSecretArguments, secretArgumentValues } from '../tools/secret-arguments.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { callFailure } from './call-failure.js';
@@ -266,8 +262,8 @@ class BridgedCall {
    */
   #secretsOf(args: Record<string, unknown>): readonly string[] | undefined {
     this.#hasSecretArguments ??= declaresSecretArguments(this.#description.inputSchema);
-    if (!this.#hasSecretArguments && !namesSecretArgument(args)) return undefined;
-    const { secrets } = maskSecretArguments(args, this.#description.inputSchema);
+    const { inputSchema } = this.#description;
+    const secrets = secretArgumentValues(args, inputSchema, this.#hasSecretArguments);
     return secrets.length === 0 ? undefined : secrets;
   }
 

@@ -6,12 +6,7 @@
 import { z } from 'zod';
 import { messageOf } from '../core/errors.js';
 import { type DirectCheck, directCheckOf, withDirectCheck } from '../tools/direct-check.js';
-import {
-  declaresSecretArguments,
-  maskSecretArguments,
-  namesSecretArgument,
-} from '../tools/secret-arguments.js';
-import type { JsonSchema } from '../tools/tool.js';
+import { declaresSecretArguments, secretArgumentValues } from '../tools/secret-arguments.js';
 import { callSecretMask } from './in-flight-secrets.js';
 import { createInputValidator } from './schema/index.js';
 import type { ServerRoute } from './server-route.js';
@@ -82,10 +77,7 @@ function messageMask(
   schema: unknown,
   route: ServerRoute,
 ): ((message: string) => string) | undefined {
-  const { secrets } =
-    declaresSecrets || namesSecretArgument(value)
-      ? maskSecretArguments(value, schema as JsonSchema)
-      : { secrets: [] };
+  const secrets = secretArgumentValues(value, schema, declaresSecrets);
   const server = route.redactor.hasSecrets ? (message: string) => route.redact(message) : undefined;
   if (secrets.length === 0) return server;
   const call = callSecretMask(secrets);

@@ -152,6 +152,21 @@ export function declaresSecretArguments(schema: unknown): boolean {
   return declares(schema, 0);
 }
 
+/**
+ * The values of a call's secret arguments, as {@link maskSecretArguments}
+ * finds them, without masking the call: none without looking further when
+ * the schema declares none (`declared`, from {@link declaresSecretArguments},
+ * worked out once per schema) and no key of `args` names one.
+ */
+export function secretArgumentValues(
+  args: unknown,
+  schema: unknown,
+  declared: boolean,
+): readonly string[] {
+  if (!declared && !namesSecretArgument(args)) return [];
+  return maskSecretArguments(args, schema as JsonSchema).secrets;
+}
+
 /** Arguments with every secret withheld, and the withheld values (for scrubbing text). */
 export interface MaskedArguments {
   readonly masked: unknown;
