@@ -145,10 +145,15 @@ describe('McpConnectionPool', () => {
     expect(result.message).toContain('pooled for another session');
     expect(server.echoes).toBe(0);
     expect(a.privateData.sensitivity).toBe('public');
-    // A's own tools still reach it without naming the session.
-    expect(await invokeTool(relay, { text: 'from a' }, { session: a })).toMatchObject({
-      success: true,
-    });
+    // A's own tools still reach it without naming the session, also while B's run at once:
+    // each call is judged by its own async context, not by which ran last.
+    const [fromA, fromB] = await Promise.all([
+      invokeTool(relay, { text: 'from a' }, { session: a }),
+      invokeTool(relay, { text: 'from b' }, { session: b }),
+    ]);
+    expect(fromA).toMatchObject({ success: true, message: 'echo: from a' });
+    expect(fromB.success).toBe(false);
+    expect(server.echoes).toBe(1);
   });
 
   it('passes a deadline on: a call past it never reaches the server', async () => {
