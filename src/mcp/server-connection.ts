@@ -214,16 +214,7 @@ export class McpServerConnection {
     // (re)connect would go out after whatever changed meanwhile (an
     // escalation, a switch). A caller waits with whenReady() and decides again.
     const client = this.#client;
-    if (this.isReady && client !== undefined) return this.#sendCall(client, name, args, options);
-    return Promise.reject(this.#notConnected());
-  }
-
-  #sendCall(
-    client: Client,
-    name: string,
-    args: Record<string, unknown>,
-    options: CallOptions,
-  ): Promise<CallToolResult> {
+    if (!this.isReady || client === undefined) return Promise.reject(this.#notConnected());
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
     return sendToolCall(client, { serverName: this.serverName, name, args }, options, timeoutMs);
   }

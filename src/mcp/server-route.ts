@@ -175,7 +175,11 @@ export class ServerRoute {
 
   /** Starts the switch when `sensitivity` reached the threshold; never switches back. */
   noteSensitivity(sensitivity: DataSensitivity): void {
-    if (sensitivityRank(sensitivity) > sensitivityRank(this.#level)) {
+    // Every call passes here: the common one, at the level already noted, ranks nothing.
+    if (
+      sensitivity !== this.#level &&
+      sensitivityRank(sensitivity) > sensitivityRank(this.#level)
+    ) {
       this.#level = sensitivity;
       // What the sandbox's proxy let through at the old level is held to the new one.
       this.#sandbox?.levelRaised();

@@ -75,8 +75,8 @@ export async function invokeTool<S extends z.ZodType, R>(
   options: InvokeToolOptions,
 ): Promise<ToolResult<R | null>> {
   const { session } = options;
+  // One clock read: the wall-clock start is worked out only for an event (see startTime).
   const startedAt = performance.now();
-  const createdAt = Date.now();
   const callId = nextCallId();
 
   // Most schemas parse synchronously: awaiting a plain value would still cost a turn.
@@ -170,14 +170,26 @@ export async function invokeTool<S extends z.ZodType, R>(
         ...(denial === undefined ? {} : { denial }),
         callId,
         sessionId: session.sessionId,
-        createdAt: new Date(createdAt),
-        durationMs: performance.now() - startedAt,
+        ...startTime(startedAt),
       }),
     );
   }
 
   if (fatal !== undefined) throw fatal;
   return result;
+}
+
+/**
+ * When a call that started at `startedAt` (`performance.now()`) began, in
+ * wall-clock time, and how long it took: read from both clocks as the call
+ * ends, so that a call nobody observes reads the wall clock not at all
+ * (with its caches cold, as between two tool calls of an agent, `Date.now()`
+ * costs a call microseconds). A step of the wall clock during the call
+ * moves the start with it, as it moves the dates of the call's other events.
+ */
+function startTime(startedAt: number): { readonly createdAt: Date; readonly durationMs: number } {
+  const durationMs = performance.now() - startedAt;
+  return { createdAt: new Date(Date.now() - durationMs), durationMs };
 }
 
 /**
@@ -210,20 +222,20 @@ function parseArguments<S extends z.ZodType>(
   tool: Tool<S, unknown>,
   rawArgs: unknown,
 ): ParsedArguments<z.output<S>> | Promise<ParsedArguments<z.output<S>>> {
-  let schema: S | undefined;
+  let schema: S;
   try {
-    schema = tool.params;
     const direct = tool.directCheck;
     if (direct !== undefined) {
       const problems = direct(rawArgs);
       if (problems.length === 0) return { success: true, data: rawArgs as z.output<S> };
       return { success: false, message: describeIssues(tool.name, problems) };
     }
+    schema = tool.params;
     if (!asyncSchemas.has(schema)) return parsedResult(tool.name, schema.safeParse(rawArgs));
   } catch (error) {
-    if (schema === undefined || !(error instanceof z.core.$ZodAsyncError)) {
-      return invalidArguments(tool.name, error);
-    }
+    if (!(error instanceof z.core.$ZodAsyncError)) return invalidArguments(tool.name, error);
+    // Thrown by the direct check or by zod: either way the schema was read already.
+    schema = tool.params;
     asyncSchemas.add(schema);
   }
   return schema.safeParseAsync(rawArgs).then(

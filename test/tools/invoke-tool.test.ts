@@ -498,6 +498,26 @@ describe('invokeTool', () => {
       expect(Object.isFrozen(event)).toBe(true);
     });
 
+    it('dates the event at the start of the call and gives how long it took', async () => {
+      const { session, events } = fixture();
+      const startedBefore = Date.now();
+      await invokeTool(
+        writer(async () => {
+          await new Promise((resolve) => setTimeout(resolve, 60));
+          return ToolResult.ok(null);
+        }),
+        { text: 'a' },
+        { session },
+      );
+      const endedAfter = Date.now();
+      const [event] = events;
+      // Taken when the call ended, the date would be at least 60 ms after its start.
+      expect(event!.createdAt.getTime()).toBeGreaterThanOrEqual(startedBefore - 1);
+      expect(event!.createdAt.getTime()).toBeLessThan(startedBefore + 40);
+      expect(event!.durationMs).toBeGreaterThanOrEqual(55);
+      expect(event!.createdAt.getTime() + event!.durationMs).toBeLessThanOrEqual(endedAfter + 2);
+    });
+
     it('names the server and the original name for MCP tools', async () => {
       const { session, events } = fixture();
       const bridged = Tool.create({
