@@ -12,6 +12,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpIntegrationSection, Session, Tool, ToolResult } from '../src/index.js';
+import type { SdkCopy } from './copies.js';
 import type { Caller } from './interleave.js';
 import type { Library } from './library.js';
 import { type InvokableTool, langChainAdapters, type MastraTool, mastraMcp } from './peers.js';
@@ -40,11 +41,14 @@ function firstText(result: CallToolResult): unknown {
 export async function rawClient(
   transport: Transport,
   server: McpServer | Server = echoServer(),
+  sdk: SdkCopy = { Client, StdioClientTransport },
 ): Promise<Client> {
-  const client = new Client(CLIENT_INFO);
+  const client = new sdk.Client(CLIENT_INFO);
   if (transport === 'stdio') {
     const { command, args } = everythingStdio();
-    await client.connect(new StdioClientTransport({ command, args: [...args], stderr: 'ignore' }));
+    await client.connect(
+      new sdk.StdioClientTransport({ command, args: [...args], stderr: 'ignore' }),
+    );
   } else {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
@@ -59,6 +63,8 @@ export interface RawOptions {
   readonly signal?: boolean;
   /** The in-memory server. @default echoServer() */
   readonly server?: McpServer | Server;
+  /** The SDK's client classes (`copies.ts`). @default the project's SDK */
+  readonly sdk?: SdkCopy;
 }
 
 /** `Client.callTool` of the SDK, nothing else. */
@@ -67,7 +73,7 @@ export async function openRaw(
   transport: Transport,
   options: RawOptions = {},
 ): Promise<OpenCaller> {
-  const client = await rawClient(transport, options.server);
+  const client = await rawClient(transport, options.server, options.sdk);
   const params = { name: 'echo', arguments: ECHO_ARGS };
   expectEcho(firstText((await client.callTool(params)) as CallToolResult), name);
   const call = options.signal

@@ -8,7 +8,9 @@
  * - **round trip**: from the write to the response, the server's turn;
  * - **after the response**: until the caller has its result.
  * A third contender runs the raw call inside `AsyncLocalStorage.run`, the
- * async context that per-call rollback needs: what that context alone costs.
+ * async context that per-call rollback needs: what that context alone costs;
+ * a fourth is the bridged tool on a second server, so that the library's
+ * code runs twice a round, as the raw client's does.
  * The split patches `StdioClientTransport` of this child process only, so
  * it runs apart from the per-call row it explains. Reported, no goal.
  */
@@ -19,7 +21,7 @@ import { closeAll, openBridged, openRaw, type OpenCaller } from './contenders.js
 import { type Caller, chunkRatios, plan } from './interleave.js';
 import { loadLibrary } from './library.js';
 import { roundOrder } from './order.js';
-import { BRIDGED, RAW } from './per-call.js';
+import { BRIDGED, BRIDGED_CONTROL, RAW } from './per-call.js';
 import { round, type ResultRow, trimmedMean } from './stats.js';
 
 const RAW_IN_CONTEXT = 'raw SDK Client.callTool in AsyncLocalStorage.run';
@@ -96,13 +98,15 @@ export async function perCallParts(): Promise<ResultRow[]> {
   // Where the scheduler puts a server process moves its round trip by up to
   // ±10% for the process's life: three sets of fresh processes, pooled.
   const sets = 3;
-  const names = [RAW, RAW_IN_CONTEXT, BRIDGED];
+  // The library's code runs twice a round, as the raw client's does (see per-call.ts).
+  const names = [RAW, RAW_IN_CONTEXT, BRIDGED, BRIDGED_CONTROL];
   const measured = names.map((): Parts => ({ before: [], roundTrip: [], after: [] }));
   for (let set = 0; set < sets; set += 1) {
     const open = [
       await openRaw(RAW, 'stdio'),
       await openRawInContext(),
       await openBridged(lib, BRIDGED, 'stdio'),
+      await openBridged(lib, BRIDGED_CONTROL, 'stdio'),
     ];
     try {
       const parts = await measure(open, p.rounds / sets, p.warmup);

@@ -6,14 +6,15 @@
  * request runs between two tool calls). Before each call, untimed, the
  * caller writes one word of every cache line of an 8 MB buffer, more than
  * the caches this machine gives one process hold. The raw client, a second
- * raw client (the noise floor), the bridged call (dist) and LangChain's
- * adapter, interleaved call by call. Reported, no goal: it explains the
- * stdio row, whose goal it shares no method with.
+ * raw client (the noise floor), the bridged call (dist) and a second one
+ * (each side's code twice a round, as over stdio) and LangChain's adapter,
+ * interleaved call by call. Reported, no goal: it explains the stdio row,
+ * whose goal it shares no method with.
  */
 import { closeAll, openAll, openBridged, openLangChain, openRaw } from './contenders.js';
 import { type Caller, interleave, perCallRows, plan } from './interleave.js';
 import { loadLibrary } from './library.js';
-import { BRIDGED, RAW } from './per-call.js';
+import { BRIDGED, BRIDGED_CONTROL, RAW } from './per-call.js';
 import type { ResultRow } from './stats.js';
 
 const CONTROL = 'raw SDK (control, 2nd server)';
@@ -45,6 +46,7 @@ export async function perCallSwept(): Promise<ResultRow[]> {
       [RAW, () => openRaw(RAW, 'in-memory')],
       [CONTROL, () => openRaw(CONTROL, 'in-memory')],
       [BRIDGED, () => openBridged(dist, BRIDGED, 'in-memory')],
+      [BRIDGED_CONTROL, () => openBridged(dist, BRIDGED_CONTROL, 'in-memory')],
       [LANGCHAIN, () => openLangChain(LANGCHAIN, 'in-memory')],
     ],
     [LANGCHAIN],
@@ -72,6 +74,7 @@ export async function perCallSwept(): Promise<ResultRow[]> {
     unit: 'µs',
     notes: {
       [CONTROL]: 'noise floor: the same raw client on a second server',
+      [BRIDGED_CONTROL]: 'the same bridged tool on a second server',
       [BRIDGED]: `before each call of every contender, untimed, one write per cache line of ${SWEEP_BYTES / 1024 / 1024} MB`,
     },
   });
