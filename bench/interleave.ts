@@ -82,10 +82,11 @@ export async function interleave(
   return new Map(callers.map((caller, i) => [caller.name, times[i]!]));
 }
 
-/** Trimmed-mean ratio of `values` to `base` in each chunk of `chunk` rounds. */
+/** Trimmed-mean ratio of `values` to `base` in each chunk of `chunk` rounds both have. */
 export function chunkRatios(values: Float64Array, base: Float64Array, chunk: number): number[] {
   const out: number[] = [];
-  for (let from = 0; from + chunk <= values.length; from += chunk) {
+  const rounds = Math.min(values.length, base.length);
+  for (let from = 0; from + chunk <= rounds; from += chunk) {
     out.push(
       trimmedMean(values.subarray(from, from + chunk)) /
         trimmedMean(base.subarray(from, from + chunk)),
