@@ -75,7 +75,7 @@ export async function invokeTool<S extends z.ZodType, R>(
   options: InvokeToolOptions,
 ): Promise<ToolResult<R | null>> {
   const { session } = options;
-  // One clock read: the wall-clock start is worked out only for an event (see startTime).
+  // One clock read: the wall-clock start is worked out only for an event (below).
   const startedAt = performance.now();
   const callId = nextCallId();
 
@@ -158,6 +158,11 @@ export async function invokeTool<S extends z.ZodType, R>(
   if (isObserved(session, ToolInvoked)) {
     const origin = tool.origin;
     const denial = policies === undefined ? undefined : denialOf(result);
+    // The wall-clock start is worked out from the end, so that a call nobody
+    // observes reads no wall clock (with cold caches, as between two tool calls
+    // of an agent, `Date.now()` costs microseconds). A step of the wall clock
+    // during the call moves the start with it, as it moves its other events' dates.
+    const durationMs = performance.now() - startedAt;
     session.dispatch(
       new ToolInvoked({
         toolName: tool.name,
@@ -170,26 +175,14 @@ export async function invokeTool<S extends z.ZodType, R>(
         ...(denial === undefined ? {} : { denial }),
         callId,
         sessionId: session.sessionId,
-        ...startTime(startedAt),
+        createdAt: new Date(Date.now() - durationMs),
+        durationMs,
       }),
     );
   }
 
   if (fatal !== undefined) throw fatal;
   return result;
-}
-
-/**
- * When a call that started at `startedAt` (`performance.now()`) began, in
- * wall-clock time, and how long it took: read from both clocks as the call
- * ends, so that a call nobody observes reads the wall clock not at all
- * (with its caches cold, as between two tool calls of an agent, `Date.now()`
- * costs a call microseconds). A step of the wall clock during the call
- * moves the start with it, as it moves the dates of the call's other events.
- */
-function startTime(startedAt: number): { readonly createdAt: Date; readonly durationMs: number } {
-  const durationMs = performance.now() - startedAt;
-  return { createdAt: new Date(Date.now() - durationMs), durationMs };
 }
 
 /**
