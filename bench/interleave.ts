@@ -82,11 +82,16 @@ export async function interleave(
   return new Map(callers.map((caller, i) => [caller.name, times[i]!]));
 }
 
-/** Trimmed-mean ratio of `values` to `base` in each chunk of `chunk` rounds both have. */
+/**
+ * Trimmed-mean ratio of `values` to `base` in each chunk of `chunk` rounds.
+ * @throws Error when the two do not hold the same rounds.
+ */
 export function chunkRatios(values: Float64Array, base: Float64Array, chunk: number): number[] {
+  if (values.length !== base.length) {
+    throw new Error(`${values.length} calls cannot pair with a baseline of ${base.length}`);
+  }
   const out: number[] = [];
-  const rounds = Math.min(values.length, base.length);
-  for (let from = 0; from + chunk <= rounds; from += chunk) {
+  for (let from = 0; from + chunk <= values.length; from += chunk) {
     out.push(
       trimmedMean(values.subarray(from, from + chunk)) /
         trimmedMean(base.subarray(from, from + chunk)),

@@ -1,7 +1,8 @@
 /**
  * The in-memory `echo` call with the library alone in the process: the raw
- * client, a second raw client (the noise floor) and the bridged call
- * (dist), interleaved call by call, with no peer loaded. In the per-call
+ * client, a second raw client (the noise floor), the bridged call (dist)
+ * and a second one (each side's code twice a round), interleaved call by
+ * call, with no peer loaded. In the per-call
  * comparison the peers' code runs between two calls of the library, and
  * LangChain runs every call in an `AsyncLocalStorage`, which on Node 20
  * makes every promise of the process dearer (the raw client's too); here
@@ -11,7 +12,7 @@
 import { closeAll, openAll, openBridged, openRaw } from './contenders.js';
 import { interleave, perCallRows, plan } from './interleave.js';
 import { loadLibrary } from './library.js';
-import { BRIDGED, RAW } from './per-call.js';
+import { BRIDGED, BRIDGED_CONTROL, RAW } from './per-call.js';
 import type { ResultRow } from './stats.js';
 
 const CONTROL = 'raw SDK (control, 2nd server)';
@@ -23,6 +24,7 @@ export async function perCallAlone(): Promise<ResultRow[]> {
     [RAW, () => openRaw(RAW, 'in-memory')],
     [CONTROL, () => openRaw(CONTROL, 'in-memory')],
     [BRIDGED, () => openBridged(dist, BRIDGED, 'in-memory')],
+    [BRIDGED_CONTROL, () => openBridged(dist, BRIDGED_CONTROL, 'in-memory')],
   ]);
   const p = plan();
   let times;
@@ -38,6 +40,7 @@ export async function perCallAlone(): Promise<ResultRow[]> {
     notes: {
       [CONTROL]: 'noise floor: the same raw client on a second server',
       [BRIDGED]: 'no peer loaded: no other code between calls, no AsyncLocalStorage of theirs',
+      [BRIDGED_CONTROL]: 'the same bridged tool on a second server',
     },
   });
 }
