@@ -225,35 +225,35 @@ class BridgedCall {
     const secrets = this.#secretsOf(args);
     const progress = this.#progressRate(tool, secrets);
     const options = this.#callOptions(tool, progress);
-    let sent: Promise<CallToolResult>;
     route.callStarted(); // a sandbox restart waits for calls in flight
     // Until the call settles, the server's log is masked for them too.
     const unregister = secrets === undefined ? undefined : callSecretsSent(connection, secrets);
+    const settled = (): void => {
+      route.callSettled();
+      unregister?.();
+      progress?.flush(); // the last report held back by the rate, before the result
+    };
     try {
-      sent = connection.callTool(this.#original, args, options);
+      // Answered in the SDK's own reaction to the response: no promise of the bridge's between.
+      return connection.callTool(this.#original, args, options, {
+        answered: (raw) => {
+          settled();
+          try {
+            return this.#answer(raw, args, tool);
+          } catch (error) {
+            return this.#failed(error, args, tool, retried);
+          }
+        },
+        failed: (error) => {
+          settled();
+          return this.#failed(error, args, tool, retried);
+        },
+      });
     } catch (error) {
       route.callSettled();
       unregister?.();
       return Promise.resolve(this.#failed(error, args, tool, retried));
     }
-    return sent.then(
-      (raw) => {
-        route.callSettled();
-        unregister?.();
-        progress?.flush(); // the last report held back by the rate, before the result
-        try {
-          return this.#answer(raw, args, tool);
-        } catch (error) {
-          return this.#failed(error, args, tool, retried);
-        }
-      },
-      (error: unknown) => {
-        route.callSettled();
-        unregister?.();
-        progress?.flush();
-        return this.#failed(error, args, tool, retried);
-      },
-    );
   }
 
   /**

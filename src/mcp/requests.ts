@@ -147,14 +147,39 @@ function parseListing(result: unknown, broken: (problem: string) => Error): Tool
 }
 
 /**
+ * What the caller of a tool call makes of its outcome, run in the turn the
+ * SDK settles the request: a caller that has its own work to do on the
+ * answer adds no promise of its own between the SDK and itself.
+ */
+export interface CallOutcome<T> {
+  /** The server's answer, read as the SDK reads it. */
+  answered(result: CallToolResult): T | PromiseLike<T>;
+  /**
+   * Why there is none: McpTimeoutError when a limit was reached; the SDK's
+   * errors otherwise (a result that breaks the MCP schema: its error).
+   */
+  failed(error: unknown): T | PromiseLike<T>;
+}
+
+/** The outcome as it came: the answer, or its error thrown. */
+const AS_SENT: CallOutcome<CallToolResult> = Object.freeze({
+  answered: (result: CallToolResult) => result,
+  failed: (error: unknown): never => {
+    throw error;
+  },
+});
+
+/**
  * One `tools/call`: the timeout (restarted by progress, up to a cap), the
  * caller's signal (cancellation reaches the server), the result read as
- * the SDK reads it (`call-result.ts`). No async frame of its own: the
- * common call that succeeds pays only for the SDK's request.
- * @throws McpTimeoutError when a limit was reached; the SDK's errors
- *   otherwise (a result that breaks the MCP schema: its ZodError).
+ * the SDK reads it (`call-result.ts`), handed to `outcome`. No async frame
+ * of its own: the common call that succeeds pays only for the SDK's
+ * request and one reaction to it.
+ * @throws (by default, as a rejection) McpTimeoutError when a limit was
+ *   reached; the SDK's errors otherwise (a result that breaks the MCP
+ *   schema: its error).
  */
-export function sendToolCall(
+export function sendToolCall<T = CallToolResult>(
   client: Client,
   call: {
     readonly serverName: string;
@@ -163,7 +188,8 @@ export function sendToolCall(
   },
   options: CallOptions,
   timeoutMs: number,
-): Promise<CallToolResult> {
+  outcome: CallOutcome<T> = AS_SENT as unknown as CallOutcome<T>,
+): Promise<T> {
   const { name, args } = call;
   const caller = options.signal;
   const signal = caller === undefined ? undefined : new CallSignal(caller);
@@ -192,12 +218,18 @@ export function sendToolCall(
     (result) => {
       signal?.release();
       progress?.cut();
-      return readCallToolResult(result);
+      let read: CallToolResult;
+      try {
+        read = readCallToolResult(result);
+      } catch (error) {
+        return outcome.failed(error);
+      }
+      return outcome.answered(read);
     },
     (error: unknown) => {
       signal?.release();
       progress?.cut();
-      throw timeoutError(error, call, options, timeoutMs) ?? error;
+      return outcome.failed(timeoutError(error, call, options, timeoutMs) ?? error);
     },
   );
 }

@@ -22,7 +22,7 @@ import { ConnectionListeners, type ConnectionListener } from './connection-liste
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
 import { deliverInOrder } from './ordered-delivery.js';
 import { limitServerRequests } from './server-requests-limit.js';
-import { listAllTools, sendToolCall, type CallOptions } from './requests.js';
+import { listAllTools, sendToolCall, type CallOptions, type CallOutcome } from './requests.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
@@ -200,23 +200,31 @@ export class McpServerConnection {
 
   /**
    * Calls a tool by its wire name, now or not at all: while the connection
-   * is (re)connecting nothing is sent (see {@link whenReady}).
-   * @throws McpTimeoutError after the timeout (the server is told to cancel);
-   *   McpConnectionError when not ready; the SDK's McpError for JSON-RPC
-   *   errors; the signal's reason when aborted.
+   * is (re)connecting nothing is sent (see {@link whenReady}). Its outcome
+   * goes to `outcome` (by default: the result, or a rejection).
+   * Failures: McpTimeoutError after the timeout (the server is told to
+   * cancel); McpConnectionError when not ready; the SDK's McpError for
+   * JSON-RPC errors; the signal's reason when aborted.
    */
-  callTool(
+  callTool<T = CallToolResult>(
     name: string,
     args: Record<string, unknown>,
     options: CallOptions = {},
-  ): Promise<CallToolResult> {
+    outcome?: CallOutcome<T>,
+  ): Promise<T> {
     // Sent only in the turn the caller decided in: a call that waited for a
     // (re)connect would go out after whatever changed meanwhile (an
     // escalation, a switch). A caller waits with whenReady() and decides again.
     const client = this.#client;
-    if (!this.isReady || client === undefined) return Promise.reject(this.#notConnected());
+    if (!this.isReady || client === undefined) {
+      const refused = Promise.reject(this.#notConnected());
+      return outcome === undefined
+        ? refused
+        : refused.then(undefined, (error: unknown) => outcome.failed(error));
+    }
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
-    return sendToolCall(client, { serverName: this.serverName, name, args }, options, timeoutMs);
+    const call = { serverName: this.serverName, name, args };
+    return sendToolCall(client, call, options, timeoutMs, outcome);
   }
 
   /** True when a call would be sent at once: connected, with no reconnect under way. */

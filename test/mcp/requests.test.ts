@@ -6,7 +6,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LATEST_PROTOCOL_VERSION,
+  ListToolsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { getEventListeners } from 'node:events';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -327,6 +330,61 @@ describe('sendToolCall', () => {
     ).catch((error: unknown) => error);
     expect(chatty).toBeInstanceOf(McpTimeoutError);
     expect((chatty as Error).message).toContain('within maxTotalTimeoutMs (300 ms)');
+  });
+});
+
+describe('sendToolCall, with an outcome', () => {
+  /** A client of a bare responder that answers every tools/call with `result`, unchecked. */
+  async function clientAnswering(result: unknown): Promise<Client> {
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    serverSide.onmessage = (message) => {
+      if (!('method' in message) || !('id' in message)) return;
+      const reply =
+        message.method === 'initialize'
+          ? {
+              protocolVersion: LATEST_PROTOCOL_VERSION,
+              capabilities: { tools: {} },
+              serverInfo: { name: 'bare', version: '1.0.0' },
+            }
+          : result;
+      void serverSide.send({ jsonrpc: '2.0', id: message.id, result: reply as never });
+    };
+    await serverSide.start();
+    const client = new Client({ name: 'unit', version: '1.0.0' });
+    await client.connect(clientSide);
+    clients.push(client);
+    return client;
+  }
+
+  it('hands the answer, a broken result and a timeout each to the one handler that takes it', async () => {
+    const served = await clientOf(
+      rawToolServer([
+        { name: 'echo', inputSchema: { type: 'object' } },
+        { name: 'silent', inputSchema: { type: 'object' }, handler: () => new Promise(() => {}) },
+      ]).server,
+    );
+    const broken = await clientAnswering({ content: [{ type: 'text', text: 42 }] });
+    const seen: string[] = [];
+    const outcome = {
+      answered: (result: { content: unknown[] }) => {
+        seen.push(`answered ${JSON.stringify(result.content)}`);
+        return 'answered';
+      },
+      failed: (error: unknown) => {
+        seen.push(`failed ${error instanceof McpTimeoutError ? 'timeout' : String(error)}`);
+        return 'failed';
+      },
+    };
+    const send = (client: Client, name: string, timeoutMs = 5_000): Promise<string> =>
+      sendToolCall(client, { serverName: 's', name, args: {} }, {}, timeoutMs, outcome);
+    expect(await send(served, 'echo')).toBe('answered');
+    expect(await send(broken, 'any')).toBe('failed');
+    expect(await send(served, 'silent', 50)).toBe('failed');
+    expect(seen).toEqual([
+      'answered [{"type":"text","text":"called echo"}]',
+      expect.stringMatching(/^failed .*its result breaks the MCP schema: content\.0\.text/),
+      'failed timeout',
+    ]);
   });
 });
 
