@@ -215,7 +215,6 @@ function parseArguments<S extends z.ZodType>(
   tool: Tool<S, unknown>,
   rawArgs: unknown,
 ): ParsedArguments<z.output<S>> | Promise<ParsedArguments<z.output<S>>> {
-  let schema: S;
   try {
     const direct = tool.directCheck;
     if (direct !== undefined) {
@@ -223,14 +222,26 @@ function parseArguments<S extends z.ZodType>(
       if (problems.length === 0) return { success: true, data: rawArgs as z.output<S> };
       return { success: false, message: describeIssues(tool.name, problems) };
     }
-    schema = tool.params;
+    const schema = tool.params;
     if (!asyncSchemas.has(schema)) return parsedResult(tool.name, schema.safeParse(rawArgs));
   } catch (error) {
     if (!(error instanceof z.core.$ZodAsyncError)) return invalidArguments(tool.name, error);
-    // Thrown by the direct check or by zod: either way the schema was read already.
-    schema = tool.params;
-    asyncSchemas.add(schema);
   }
+  return parseAsynchronously(tool, rawArgs);
+}
+
+/** {@link parseArguments} for a schema with async parts, from now on. */
+function parseAsynchronously<S extends z.ZodType>(
+  tool: Tool<S, unknown>,
+  rawArgs: unknown,
+): ParsedArguments<z.output<S>> | Promise<ParsedArguments<z.output<S>>> {
+  let schema: S;
+  try {
+    schema = tool.params; // read already, unless its factory threw zod's async error itself
+  } catch (error) {
+    return invalidArguments(tool.name, error);
+  }
+  asyncSchemas.add(schema);
   return schema.safeParseAsync(rawArgs).then(
     (parsed) => parsedResult(tool.name, parsed),
     (error: unknown) => invalidArguments(tool.name, error),

@@ -152,6 +152,23 @@ describe('invokeTool', () => {
       });
     });
 
+    it('turns a params factory that fails, whatever it throws, into an error result', async () => {
+      const { session } = fixture();
+      for (const thrown of [new Error('no schema today'), new z.core.$ZodAsyncError()]) {
+        const tool = Tool.create({
+          name: 'lazy',
+          description: 'Has a schema made on first use',
+          params: (): z.ZodType<Record<string, unknown>> => {
+            throw thrown;
+          },
+          handler: () => ToolResult.ok(null),
+        });
+        const result = await invokeTool(tool, {}, { session });
+        expect(result.success).toBe(false);
+        expect(result.message).toMatch(/^invalid arguments for tool "lazy": /);
+      }
+    });
+
     it('runs the checks of a synchronous schema once per call', async () => {
       const { session } = fixture();
       let checks = 0;
