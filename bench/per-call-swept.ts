@@ -6,9 +6,9 @@
  * request runs between two tool calls). Before each call, untimed, the
  * caller writes one word of every cache line of an 8 MB buffer, more than
  * the caches this machine gives one process hold. The raw client, a second
- * raw client (the noise floor), the bridged call (dist) and a second one
- * (each side's code twice a round, as over stdio) and LangChain's adapter,
- * interleaved call by call. Reported, no goal: it explains the stdio row,
+ * raw client (the noise floor), the bridged call (dist), a second one
+ * (each side's code twice a round, as over stdio), and LangChain's
+ * adapter, interleaved call by call. Reported, no goal: it explains the stdio row,
  * whose goal it shares no method with.
  */
 import { closeAll, openAll, openBridged, openLangChain, openRaw } from './contenders.js';
