@@ -28,7 +28,7 @@ import { callFailure } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
 import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
-import { callSecretMask, callSecretsSent } from './in-flight-secrets.js';
+import { callSecretsSent, callTextMask } from './in-flight-secrets.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
@@ -48,6 +48,9 @@ import { bridgedDescription } from './tool-naming.js';
 export type McpTool = Tool<z.ZodType<Record<string, unknown>>, McpToolValue | null>;
 
 const NO_CALL_OPTIONS: CallOptions = Object.freeze({});
+
+/** Text that needs no masking, as it is. */
+const AS_IT_IS = (text: string): string => text;
 
 /** What a bridged tool needs from its section. */
 export interface BridgeContext {
@@ -267,10 +270,9 @@ class BridgedCall {
     return secrets.length === 0 ? undefined : secrets;
   }
 
-  /** What masks the call's secret arguments in what its server wrote back (an error), if it has any. */
-  #callSecretMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
-    const secrets = this.#secretsOf(args);
-    return secrets === undefined ? undefined : callSecretMask(secrets);
+  /** What masks the text the server wrote back about this call (an error), if anything needs masking. */
+  #textMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
+    return callTextMask(this.#secretsOf(args), this.#context.route.redactor);
   }
 
   /**
@@ -391,20 +393,13 @@ class BridgedCall {
       violation === undefined
         ? mapCallResult(limitResult(raw, maxChars))
         : ToolResult.error(violation);
-    const callMask = raw.isError === true ? this.#callSecretMask(args) : undefined;
-    if (
-      violation === undefined &&
-      raw.isError === true &&
-      (route.redactor.hasSecrets || callMask !== undefined)
-    ) {
+    const mask = violation === undefined && raw.isError === true ? this.#textMask(args) : undefined;
+    if (mask !== undefined) {
       // An error's text becomes its message: written from a copy masked (the
       // server's secrets, and the call's secret arguments it may echo) before
       // the limit can cut a secret; the value stays the tool's data.
-      const masked = limitResult(
-        withMaskedText(raw, (text) => route.redact(callMask === undefined ? text : callMask(text))),
-        maxChars,
-      );
-      result = ToolResult.error(route.redact(mapCallResult(masked).message), result.value);
+      const masked = limitResult(withMaskedText(raw, mask), maxChars);
+      result = ToolResult.error(mask(mapCallResult(masked).message), result.value);
     }
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
@@ -485,14 +480,11 @@ class BridgedCall {
     const { route, session } = this.#context;
     if (!this.reportsProgress() || session.currentCall()?.callId !== tool.callId) return undefined;
     // Made on the first report with a message: most calls send none.
-    let callSecrets: ((text: string) => string) | undefined;
+    let mask: ((text: string) => string) | undefined;
     const masked = (message: string): string => {
-      if (secrets !== undefined) {
-        callSecrets ??= callSecretMask(secrets);
-        message = callSecrets(message);
-      }
+      mask ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS;
       // Masked before the cut, which could leave a piece of a secret unrecognised.
-      return boundedQuote(route.redact(message));
+      return boundedQuote(mask(message));
     };
     // Progress arrives on the transport's own callback; running it in the call's
     // async context makes the reducers it runs part of this call, so a failure
@@ -551,7 +543,7 @@ class BridgedCall {
     note?: string,
   ): ToolResult<null> {
     const { route, session } = this.#context;
-    const callMask = this.#callSecretMask(args);
+    const mask = this.#textMask(args);
     const result = callFailure(error, {
       session,
       serverName: route.name,
@@ -562,9 +554,7 @@ class BridgedCall {
     });
     // A server's error page or message can be megabytes: cut once masked.
     const message = note === undefined ? result.message : `${result.message}; ${note}`;
-    return ToolResult.error(
-      boundedQuote(route.redact(callMask === undefined ? message : callMask(message))),
-    );
+    return ToolResult.error(boundedQuote(mask === undefined ? message : mask(message)));
   }
 }
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { messageOf } from '../core/errors.js';
 import { type DirectCheck, directCheckOf, withDirectCheck } from '../tools/direct-check.js';
 import { declaresSecretArguments, secretArgumentValues } from '../tools/secret-arguments.js';
-import { callSecretMask } from './in-flight-secrets.js';
+import { callTextMask } from './in-flight-secrets.js';
 import { createInputValidator } from './schema/index.js';
 import type { ServerRoute } from './server-route.js';
 
@@ -58,7 +58,8 @@ function maskedValidator(
   const check: DirectCheck = (value) => {
     const problems = direct(value);
     if (problems.length === 0) return problems;
-    const mask = messageMask(value, declaresSecrets, schema, route);
+    const secrets = secretArgumentValues(value, schema, declaresSecrets);
+    const mask = callTextMask(secrets, route.redactor);
     if (mask === undefined) return problems;
     return problems.map(({ path, message }) => ({ path, message: mask(message) }));
   };
@@ -68,18 +69,4 @@ function maskedValidator(
     }
   });
   return withDirectCheck(masked, check);
-}
-
-/** What masks a refused call's messages: its secret arguments, then the server's secrets. */
-function messageMask(
-  value: unknown,
-  declaresSecrets: boolean,
-  schema: unknown,
-  route: ServerRoute,
-): ((message: string) => string) | undefined {
-  const secrets = secretArgumentValues(value, schema, declaresSecrets);
-  const server = route.redactor.hasSecrets ? (message: string) => route.redact(message) : undefined;
-  if (secrets.length === 0) return server;
-  const call = callSecretMask(secrets);
-  return server === undefined ? call : (message) => server(call(message));
 }

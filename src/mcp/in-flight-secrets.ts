@@ -106,6 +106,21 @@ export function callSecretMask(secrets: Iterable<string>): (text: string) => str
   return (text) => scrubSecretStarts(redactor.redact(text), values);
 }
 
+/**
+ * What masks the text a server wrote back about one call (an error, a
+ * progress message, a validator's quote of a refused value): the call's
+ * secret argument values first ({@link callSecretMask}), then the server's
+ * own secrets; undefined when there is neither to mask.
+ */
+export function callTextMask(
+  secrets: readonly string[] | undefined,
+  server: SecretRedactor,
+): ((text: string) => string) | undefined {
+  const call = secrets === undefined || secrets.length === 0 ? undefined : callSecretMask(secrets);
+  if (!server.hasSecrets) return call;
+  return call === undefined ? (text) => server.redact(text) : (text) => server.redact(call(text));
+}
+
 /** What masks the secret arguments of the calls in flight on `connection`, if any. */
 export function callSecretsOf(
   connection: McpServerConnection,
