@@ -10,7 +10,7 @@ import { McpIntegrationSection } from '../mcp/section.js';
 import { Session } from '../runtime/session.js';
 import { asCliError, CliError, EXIT_CODES } from './exit-codes.js';
 import type { CliIo } from './io.js';
-import { hideSecretsInHosts, maskHost } from './network-errors.js';
+import { hideSecretsInHosts } from './network-errors.js';
 import type { Progress } from './spinner.js';
 
 /** A connected section and what it was made from. */
@@ -53,7 +53,7 @@ export async function withSection<T>(
   }
   const servers = [...(options.select?.(configured) ?? configured)];
   // A connection failure names the host as the URL parser lowercased it.
-  hideSecretsInHosts(servers.flatMap(serverSecrets));
+  hideSecretsInHosts(new SecretRedactor(servers.flatMap(serverSecrets)));
   const session = new Session();
   let section: McpIntegrationSection;
   try {
@@ -115,7 +115,7 @@ export function describeTransport(server: ResolvedServerConfig): string {
       try {
         const url = new URL(transport.url);
         const redactor = SecretRedactor.forServer(server);
-        const host = maskHost(url.hostname, serverSecrets(server));
+        const host = redactor.redactHost(url.hostname);
         const port = url.port === '' ? '' : `:${url.port}`;
         return `${transport.type}: ${url.protocol}//${host}${port}${redactor.redact(url.pathname)}`;
       } catch {

@@ -5,6 +5,7 @@
  * a redacted message of a connection's cause, so the CLI puts them into
  * the message itself.
  */
+import type { SecretRedactor } from '../mcp/redact.js';
 
 /** What a network failure was, from an error's `cause` chain. */
 export interface NetworkFailure {
@@ -72,49 +73,23 @@ export function describeNetworkFailure(failure: NetworkFailure): string {
   return at === '' ? what : `${at}: ${what}`;
 }
 
-/** Shorter values are not masked (as `SecretRedactor` does): a host holds such runs by chance. */
-const MIN_HOST_SECRET_LENGTH = 3;
-
 /**
- * The configured secrets, lowercased, that {@link maskHost} masks in the
- * hosts a failure names by default: the CLI's own process connects only
- * the servers of the config it loaded, and adds their secrets here.
+ * What masks the hosts a failure names: the CLI's own process connects
+ * only the servers of the config it loaded, and adds their secrets here.
  */
-const hostSecrets = new Set<string>();
+const hostRedactors: SecretRedactor[] = [];
 
-/** Adds `secrets` to those masked in every host name a failure names from now on. */
-export function hideSecretsInHosts(secrets: Iterable<string>): void {
-  for (const secret of secrets) {
-    if (secret.length >= MIN_HOST_SECRET_LENGTH) hostSecrets.add(secret.toLowerCase());
-  }
-}
-
-/**
- * `host` with each of `secrets` in it replaced by `***`, compared
- * case-insensitively: a URL parser lowercases a host name, and a failure
- * names it so, where an exact match of the secret as configured misses it.
- * For host names only; other text is masked by the library's redactor.
- */
-export function maskHost(host: string, secrets: Iterable<string> = hostSecrets): string {
-  const lower = [...secrets]
-    .map((secret) => secret.toLowerCase())
-    .filter((secret) => secret.length >= MIN_HOST_SECRET_LENGTH)
-    // Longest first, so a secret that contains another is masked whole.
-    .sort((a, b) => b.length - a.length);
-  let out = host.toLowerCase();
-  let masked = false;
-  for (const secret of lower) {
-    if (!out.includes(secret)) continue;
-    out = out.split(secret).join('***');
-    masked = true;
-  }
-  return masked ? out : host;
+/** Masks the secrets `redactor` holds in every host name a failure names from now on. */
+export function hideSecretsInHosts(redactor: SecretRedactor): void {
+  hostRedactors.push(redactor);
 }
 
 /** `host 127.0.0.1, port 4000`, or what of it is known; a secret in the host masked. */
 function where(host: string | undefined, port: number | undefined): string {
   const parts = [
-    host === undefined ? '' : `host ${maskHost(host)}`,
+    host === undefined
+      ? ''
+      : `host ${hostRedactors.reduce((shown, redactor) => redactor.redactHost(shown), host)}`,
     port === undefined ? '' : `port ${port}`,
   ];
   return parts.filter((part) => part !== '').join(', ');

@@ -199,6 +199,24 @@ export class SecretRedactor {
   }
 
   /** Whether there is a secret to mask: without one, every method returns its input. */
+  /**
+   * `host` (a host name) with each secret in it masked, compared
+   * case-insensitively: a URL parser lowercases a host, so a secret
+   * configured as `Example` sits in it as `example`. For host names only:
+   * elsewhere case tells text apart.
+   */
+  redactHost(host: string): string {
+    let out = host.toLowerCase();
+    let masked = false;
+    for (const secret of this.#secrets) {
+      const lower = secret.toLowerCase();
+      if (!out.includes(lower)) continue;
+      out = out.split(lower).join(MASK);
+      masked = true;
+    }
+    return masked ? out : host;
+  }
+
   get hasSecrets(): boolean {
     return this.#secrets.length > 0;
   }
