@@ -151,7 +151,7 @@ function parseListing(result: unknown, broken: (problem: string) => Error): Tool
  * SDK settles the request: a caller that has its own work to do on the
  * answer adds no promise of its own between the SDK and itself.
  */
-export interface CallOutcome<T> {
+export interface CallHandlers<T> {
   /** The server's answer, read as the SDK reads it. */
   answered(result: CallToolResult): T | PromiseLike<T>;
   /**
@@ -162,7 +162,7 @@ export interface CallOutcome<T> {
 }
 
 /** The outcome as it came: the answer, or its error thrown. */
-const AS_SENT: CallOutcome<CallToolResult> = Object.freeze({
+const AS_SENT: CallHandlers<CallToolResult> = Object.freeze({
   answered: (result: CallToolResult) => result,
   failed: (error: unknown): never => {
     throw error;
@@ -172,7 +172,7 @@ const AS_SENT: CallOutcome<CallToolResult> = Object.freeze({
 /**
  * One `tools/call`: the timeout (restarted by progress, up to a cap), the
  * caller's signal (cancellation reaches the server), the result read as
- * the SDK reads it (`call-result.ts`), handed to `outcome`. No async frame
+ * the SDK reads it (`call-result.ts`), handed to `handlers`. No async frame
  * of its own: the common call that succeeds pays only for the SDK's
  * request and one reaction to it.
  * @throws (by default, as a rejection) McpTimeoutError when a limit was
@@ -188,7 +188,7 @@ export function sendToolCall<T = CallToolResult>(
   },
   options: CallOptions,
   timeoutMs: number,
-  outcome: CallOutcome<T> = AS_SENT as unknown as CallOutcome<T>,
+  handlers: CallHandlers<T> = AS_SENT as unknown as CallHandlers<T>,
 ): Promise<T> {
   const { name, args } = call;
   const caller = options.signal;
@@ -222,14 +222,14 @@ export function sendToolCall<T = CallToolResult>(
       try {
         read = readCallToolResult(result);
       } catch (error) {
-        return outcome.failed(error);
+        return handlers.failed(error);
       }
-      return outcome.answered(read);
+      return handlers.answered(read);
     },
     (error: unknown) => {
       signal?.release();
       progress?.cut();
-      return outcome.failed(timeoutError(error, call, options, timeoutMs) ?? error);
+      return handlers.failed(timeoutError(error, call, options, timeoutMs) ?? error);
     },
   );
 }

@@ -22,7 +22,7 @@ import { ConnectionListeners, type ConnectionListener } from './connection-liste
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
 import { deliverInOrder } from './ordered-delivery.js';
 import { limitServerRequests } from './server-requests-limit.js';
-import { listAllTools, sendToolCall, type CallOptions, type CallOutcome } from './requests.js';
+import { listAllTools, sendToolCall, type CallOptions, type CallHandlers } from './requests.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
@@ -201,7 +201,7 @@ export class McpServerConnection {
   /**
    * Calls a tool by its wire name, now or not at all: while the connection
    * is (re)connecting nothing is sent (see {@link whenReady}). Its outcome
-   * goes to `outcome` (by default: the result, or a rejection).
+   * goes to `handlers` (by default: the result, or a rejection).
    * Failures: McpTimeoutError after the timeout (the server is told to
    * cancel); McpConnectionError when not ready; the SDK's McpError for
    * JSON-RPC errors; the signal's reason when aborted.
@@ -210,7 +210,7 @@ export class McpServerConnection {
     name: string,
     args: Record<string, unknown>,
     options: CallOptions = {},
-    outcome?: CallOutcome<T>,
+    handlers?: CallHandlers<T>,
   ): Promise<T> {
     // Sent only in the turn the caller decided in: a call that waited for a
     // (re)connect would go out after whatever changed meanwhile (an
@@ -218,13 +218,13 @@ export class McpServerConnection {
     const client = this.#client;
     if (!this.isReady || client === undefined) {
       const refused = Promise.reject(this.#notConnected());
-      return outcome === undefined
+      return handlers === undefined
         ? refused
-        : refused.then(undefined, (error: unknown) => outcome.failed(error));
+        : refused.then(undefined, (error: unknown) => handlers.failed(error));
     }
     const timeoutMs = options.timeoutMs ?? this.#options.timeoutMs;
     const call = { serverName: this.serverName, name, args };
-    return sendToolCall(client, call, options, timeoutMs, outcome);
+    return sendToolCall(client, call, options, timeoutMs, handlers);
   }
 
   /** True when a call would be sent at once: connected, with no reconnect under way. */

@@ -333,7 +333,7 @@ describe('sendToolCall', () => {
   });
 });
 
-describe('sendToolCall, with an outcome', () => {
+describe('sendToolCall, with handlers', () => {
   /** A client of a bare responder that answers every tools/call with `result`, unchecked. */
   async function clientAnswering(result: unknown): Promise<Client> {
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -365,7 +365,7 @@ describe('sendToolCall, with an outcome', () => {
     );
     const broken = await clientAnswering({ content: [{ type: 'text', text: 42 }] });
     const seen: string[] = [];
-    const outcome = {
+    const handlers = {
       answered: (result: { content: unknown[] }) => {
         seen.push(`answered ${JSON.stringify(result.content)}`);
         return 'answered';
@@ -376,7 +376,7 @@ describe('sendToolCall, with an outcome', () => {
       },
     };
     const send = (client: Client, name: string, timeoutMs = 5_000): Promise<string> =>
-      sendToolCall(client, { serverName: 's', name, args: {} }, {}, timeoutMs, outcome);
+      sendToolCall(client, { serverName: 's', name, args: {} }, {}, timeoutMs, handlers);
     expect(await send(served, 'echo')).toBe('answered');
     expect(await send(broken, 'any')).toBe('failed');
     expect(await send(served, 'silent', 50)).toBe('failed');
