@@ -6,19 +6,12 @@
  * before connecting.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callCommand, type CommandContext } from '../../src/cli/commands.js';
+import { callCommand } from '../../src/cli/commands.js';
 import { CliError, EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { HttpHost, RawTool } from '../support/mcp-fixtures.js';
 import { freePort } from '../support/ports.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
-import {
-  captureIo,
-  configDir,
-  recordProgress,
-  startToolHost,
-  type CapturedIo,
-  type ConfigDir,
-} from './mcp-host.js';
+import { captureIo, configDir, startToolHost, type ConfigDir, commandContext } from './mcp-host.js';
 
 const text = (value: string) => () => ({ content: [{ type: 'text' as const, text: value }] });
 const TOOLS: readonly RawTool[] = [
@@ -31,10 +24,6 @@ const TOOLS: readonly RawTool[] = [
   },
   { name: 'fail', description: 'Fails', inputSchema: { type: 'object' }, handler: text('x') },
 ];
-
-function context(io: CapturedIo): CommandContext {
-  return { io, progress: recordProgress(), signal: new AbortController().signal, json: false };
-}
 
 describe('callCommand names', () => {
   const before = childPids();
@@ -61,7 +50,7 @@ describe('callCommand names', () => {
 
   it('throws exit 4 for a name on a configured server that could not connect, with its reason', async () => {
     const io = captureIo();
-    const ctx = context(io);
+    const ctx = commandContext(io);
     const error: unknown = await callCommand(withDown, 'down.x', undefined, ctx).catch(
       (caught: unknown) => caught,
     );
@@ -71,10 +60,7 @@ describe('callCommand names', () => {
       message: 'server "down" is configured but unavailable: cannot connect: fetch failed',
     });
     // Only the named server was connected.
-    expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([
-      'start: connecting to down (streamable-http)',
-      'stop',
-    ]);
+    expect(ctx.progress.calls).toEqual(['start: connecting to down (streamable-http)', 'stop']);
   });
 
   it.each([
@@ -84,7 +70,7 @@ describe('callCommand names', () => {
     'throws exit 2 for %s before connecting anything, listing the configured servers one per line',
     async (name, message, guess) => {
       const io = captureIo();
-      const ctx = context(io);
+      const ctx = commandContext(io);
       const error: unknown = await callCommand(withDown, name, undefined, ctx).catch(
         (caught: unknown) => caught,
       );
@@ -93,18 +79,15 @@ describe('callCommand names', () => {
         message,
         details: [...guess, 'configured servers:', '  srv', '  down'],
       });
-      expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([]);
+      expect(ctx.progress.calls).toEqual([]);
     },
   );
 
   it('connects only the server a bridged name starts with', async () => {
     const io = captureIo();
-    const ctx = context(io);
+    const ctx = commandContext(io);
     expect(await callCommand(withDown, 'srv_ping', undefined, ctx)).toBe(EXIT_CODES.ok);
-    expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([
-      'start: connecting to srv (streamable-http)',
-      'stop',
-    ]);
+    expect(ctx.progress.calls).toEqual(['start: connecting to srv (streamable-http)', 'stop']);
   });
 
   it('throws exit 2 for an unknown tool, with a guess and the tools of that server one per line', async () => {
@@ -112,7 +95,7 @@ describe('callCommand names', () => {
       config,
       'srv.gret',
       undefined,
-      context(captureIo()),
+      commandContext(captureIo()),
     ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       exitCode: EXIT_CODES.usage,
@@ -132,7 +115,7 @@ describe('callCommand names', () => {
       withDown,
       'pong',
       undefined,
-      context(captureIo()),
+      commandContext(captureIo()),
     ).catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       exitCode: EXIT_CODES.connection,
@@ -151,7 +134,7 @@ describe('callCommand names', () => {
 
   it('throws exit 2 for JSON arguments with a syntax error, before connecting', async () => {
     const io = captureIo();
-    const ctx = context(io);
+    const ctx = commandContext(io);
     const error: unknown = await callCommand(config, 'srv.greet', '{"name": Ann', ctx).catch(
       (caught: unknown) => caught,
     );
@@ -160,6 +143,6 @@ describe('callCommand names', () => {
       message: 'invalid JSON arguments at line 1, column 10: expected a value, found "Ann"',
       details: ['  {"name": Ann', '           ^'],
     });
-    expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([]);
+    expect(ctx.progress.calls).toEqual([]);
   });
 });

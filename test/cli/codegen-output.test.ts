@@ -7,21 +7,12 @@
 import { chmod, lstat, mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codegenCommand, type CommandContext } from '../../src/cli/commands.js';
+import { codegenCommand } from '../../src/cli/commands.js';
 import { CliError, EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { HttpHost } from '../support/mcp-fixtures.js';
-import { captureIo, configDir, recordProgress, startToolHost, type ConfigDir } from './mcp-host.js';
+import { commandContext, configDir, startToolHost, type ConfigDir } from './mcp-host.js';
 
 const VICTIM_TEXT = 'the victim file, not to be overwritten\n';
-
-function context(): CommandContext {
-  return {
-    io: captureIo(),
-    progress: recordProgress(),
-    signal: new AbortController().signal,
-    json: false,
-  };
-}
 
 describe('codegen -o and symbolic links', () => {
   let host: HttpHost;
@@ -51,7 +42,7 @@ describe('codegen -o and symbolic links', () => {
     await writeFile(victim, VICTIM_TEXT);
     const output = path.join(shared, 'tools.ts');
     await symlink(victim, output);
-    const error = await codegenCommand(config, output, context()).catch(
+    const error = await codegenCommand(config, output, commandContext()).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(CliError);
@@ -68,7 +59,7 @@ describe('codegen -o and symbolic links', () => {
     const link = path.join(shared, 'generated');
     await symlink(elsewhere, link);
     const output = path.join(link, 'deeper', 'tools.ts');
-    const error = await codegenCommand(config, output, context()).catch(
+    const error = await codegenCommand(config, output, commandContext()).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(CliError);
@@ -82,7 +73,7 @@ describe('codegen -o and symbolic links', () => {
     const link = path.join(shared, 'project');
     await symlink(victim, link);
     const output = path.join(link, 'src', 'tools.ts');
-    const error = await codegenCommand(config, output, context()).catch(
+    const error = await codegenCommand(config, output, commandContext()).catch(
       (caught: unknown) => caught,
     );
     expect(error).toBeInstanceOf(CliError);
@@ -94,10 +85,10 @@ describe('codegen -o and symbolic links', () => {
     const output = path.join(dir.dir, 'out', 'nested', 'tools.ts');
     await mkdir(path.dirname(output), { recursive: true });
     await writeFile(output, 'old content\n');
-    expect(await codegenCommand(config, output, context())).toBe(EXIT_CODES.ok);
+    expect(await codegenCommand(config, output, commandContext())).toBe(EXIT_CODES.ok);
     expect(await readFile(output, 'utf8')).toContain('export const srvGreetArgs = z.object(');
     const fresh = path.join(dir.dir, 'new', 'dir', 'tools.ts');
-    expect(await codegenCommand(config, fresh, context())).toBe(EXIT_CODES.ok);
+    expect(await codegenCommand(config, fresh, commandContext())).toBe(EXIT_CODES.ok);
     expect(await readFile(fresh, 'utf8')).toContain('srvGreetArgs');
   });
 });

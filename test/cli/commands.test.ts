@@ -8,24 +8,12 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  callCommand,
-  codegenCommand,
-  inspectCommand,
-  type CommandContext,
-} from '../../src/cli/commands.js';
+import { callCommand, codegenCommand, inspectCommand } from '../../src/cli/commands.js';
 import { CliError, EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { HttpHost, RawTool } from '../support/mcp-fixtures.js';
 import { freePort } from '../support/ports.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
-import {
-  captureIo,
-  configDir,
-  recordProgress,
-  startToolHost,
-  type CapturedIo,
-  type ConfigDir,
-} from './mcp-host.js';
+import { captureIo, configDir, startToolHost, type ConfigDir, commandContext } from './mcp-host.js';
 
 const TOOLS: readonly RawTool[] = [
   {
@@ -78,10 +66,6 @@ const PROMPT_LINES = [
   '- `srv_fail` - Always fails',
 ];
 
-function context(io: CapturedIo, json = false): CommandContext {
-  return { io, progress: recordProgress(), signal: new AbortController().signal, json };
-}
-
 describe('CLI commands in process', () => {
   const before = childPids();
   let host: HttpHost;
@@ -113,7 +97,7 @@ describe('CLI commands in process', () => {
   describe('inspectCommand', () => {
     it('prints servers, the prompt section and every tool with its arguments', async () => {
       const io = captureIo();
-      expect(await inspectCommand(config, context(io))).toBe(EXIT_CODES.ok);
+      expect(await inspectCommand(config, commandContext(io))).toBe(EXIT_CODES.ok);
       expect(io.out()).toBe(
         [
           'Servers',
@@ -141,7 +125,7 @@ describe('CLI commands in process', () => {
 
     it('--json prints the report document', async () => {
       const io = captureIo();
-      expect(await inspectCommand(config, context(io, true))).toBe(EXIT_CODES.ok);
+      expect(await inspectCommand(config, commandContext(io, true))).toBe(EXIT_CODES.ok);
       expect(io.out().endsWith('}\n')).toBe(true);
       const report: unknown = JSON.parse(io.out());
       expect(report).toEqual({
@@ -191,7 +175,7 @@ describe('CLI commands in process', () => {
 
     it('reports an unavailable server in the list and on stderr, and exits 4', async () => {
       const io = captureIo();
-      expect(await inspectCommand(withDown, context(io))).toBe(EXIT_CODES.connection);
+      expect(await inspectCommand(withDown, commandContext(io))).toBe(EXIT_CODES.connection);
       expect(io.out().split('\n').slice(0, 3)).toEqual([
         'Servers',
         `  srv   streamable-http: ${host.url('/mcp')}  connected, 3 tools`,
@@ -200,7 +184,9 @@ describe('CLI commands in process', () => {
       expect(io.err()).toBe('error: server "down" is unavailable: cannot connect: fetch failed\n');
 
       const json = captureIo();
-      expect(await inspectCommand(withDown, context(json, true))).toBe(EXIT_CODES.connection);
+      expect(await inspectCommand(withDown, commandContext(json, true))).toBe(
+        EXIT_CODES.connection,
+      );
       const report = JSON.parse(json.out()) as { servers: unknown[] };
       expect(report.servers[1]).toEqual({
         name: 'down',
@@ -215,19 +201,23 @@ describe('CLI commands in process', () => {
   describe('callCommand', () => {
     it('prints a success message, adding a final newline only when missing', async () => {
       const io = captureIo();
-      expect(await callCommand(config, 'srv.greet', 'name: Ann', context(io))).toBe(EXIT_CODES.ok);
+      expect(await callCommand(config, 'srv.greet', 'name: Ann', commandContext(io))).toBe(
+        EXIT_CODES.ok,
+      );
       expect(io.out()).toBe('Hello, Ann!\n');
       const ping = captureIo();
-      expect(await callCommand(config, 'srv__ping', undefined, context(ping))).toBe(EXIT_CODES.ok);
+      expect(await callCommand(config, 'srv__ping', undefined, commandContext(ping))).toBe(
+        EXIT_CODES.ok,
+      );
       expect(ping.out()).toBe('pong\n');
       expect(ping.err()).toBe('');
     });
 
     it('--json prints the document with the bridged tool name', async () => {
       const io = captureIo();
-      expect(await callCommand(config, 'srv.greet', '{"name":"Bo"}', context(io, true))).toBe(
-        EXIT_CODES.ok,
-      );
+      expect(
+        await callCommand(config, 'srv.greet', '{"name":"Bo"}', commandContext(io, true)),
+      ).toBe(EXIT_CODES.ok);
       expect(JSON.parse(io.out())).toEqual({
         tool: 'srv_greet',
         success: true,
@@ -239,7 +229,7 @@ describe('CLI commands in process', () => {
 
     it('exits 1 for a tool error, with its message on one stderr line and nothing on stdout', async () => {
       const io = captureIo();
-      expect(await callCommand(config, 'srv_fail', undefined, context(io))).toBe(
+      expect(await callCommand(config, 'srv_fail', undefined, commandContext(io))).toBe(
         EXIT_CODES.toolError,
       );
       expect(io.out()).toBe('');
@@ -248,7 +238,7 @@ describe('CLI commands in process', () => {
 
     it('exits 2 when the validator refuses the arguments, still printing the --json document', async () => {
       const io = captureIo();
-      expect(await callCommand(config, 'srv.greet', '{"times":2}', context(io, true))).toBe(
+      expect(await callCommand(config, 'srv.greet', '{"times":2}', commandContext(io, true))).toBe(
         EXIT_CODES.usage,
       );
       const document = JSON.parse(io.out()) as { tool: string; success: boolean; message: string };
@@ -265,13 +255,13 @@ describe('CLI commands in process', () => {
       const split = bytes.indexOf(0xc3) + 1; // between the two bytes of "ë"
       const chunks = [bytes.slice(0, split), bytes.slice(split)];
       const io = captureIo({ stdin: Readable.from(chunks) });
-      expect(await callCommand(config, 'srv.greet', '-', context(io))).toBe(EXIT_CODES.ok);
+      expect(await callCommand(config, 'srv.greet', '-', commandContext(io))).toBe(EXIT_CODES.ok);
       expect(io.out()).toBe('Hello, Zoë!\n');
     });
 
     it('throws exit 2 for "-" with no stdin, before connecting', async () => {
       const io = captureIo();
-      const ctx = context(io);
+      const ctx = commandContext(io);
       const error: unknown = await callCommand(config, 'srv.greet', '-', ctx).catch(
         (caught: unknown) => caught,
       );
@@ -280,7 +270,7 @@ describe('CLI commands in process', () => {
         exitCode: EXIT_CODES.usage,
         message: 'no stdin to read arguments from',
       });
-      expect((ctx.progress as ReturnType<typeof recordProgress>).calls).toEqual([]);
+      expect(ctx.progress.calls).toEqual([]);
     });
   });
 
@@ -288,7 +278,7 @@ describe('CLI commands in process', () => {
     it('writes the bindings to stdout for no output or "-", with the config named in the header', async () => {
       for (const output of [undefined, '-']) {
         const io = captureIo();
-        expect(await codegenCommand(config, output, context(io))).toBe(EXIT_CODES.ok);
+        expect(await codegenCommand(config, output, commandContext(io))).toBe(EXIT_CODES.ok);
         expect(io.out()).toContain('// Source: servers.json (servers: srv).\n');
         expect(io.out()).toContain(
           'export const srvGreetArgs = z.object({ "name": z.string().describe("Who to greet"), "times": z.number().int().optional() });',
@@ -300,7 +290,7 @@ describe('CLI commands in process', () => {
     it('writes a file, creating its directory, and says how many tools are exact', async () => {
       const output = path.join(dir.dir, 'nested', 'deeper', 'tools.ts');
       const io = captureIo();
-      expect(await codegenCommand(config, output, context(io))).toBe(EXIT_CODES.ok);
+      expect(await codegenCommand(config, output, commandContext(io))).toBe(EXIT_CODES.ok);
       expect(io.out()).toBe('');
       expect(io.err()).toBe(`wrote ${output}: 3 tools, 3 exact\n`);
       const source = await readFile(output, 'utf8');
@@ -312,7 +302,7 @@ describe('CLI commands in process', () => {
       const cond = await dir.write('cond.json', { c: { type: 'http', url: condHost.url('/mcp') } });
       const output = path.join(dir.dir, 'cond.ts');
       const io = captureIo();
-      expect(await codegenCommand(cond, output, context(io))).toBe(EXIT_CODES.ok);
+      expect(await codegenCommand(cond, output, commandContext(io))).toBe(EXIT_CODES.ok);
       expect(io.err()).toBe(
         'warning: c_cond: typed as Record<string, unknown>: #: "if" is not converted exactly (and 2 more)\n' +
           `wrote ${output}: 1 tool, 0 exact\n`,
@@ -321,7 +311,7 @@ describe('CLI commands in process', () => {
 
     it('throws exit 4 when a server cannot be connected', async () => {
       const io = captureIo();
-      const error: unknown = await codegenCommand(withDown, undefined, context(io)).catch(
+      const error: unknown = await codegenCommand(withDown, undefined, commandContext(io)).catch(
         (caught: unknown) => caught,
       );
       expect(error).toBeInstanceOf(CliError);

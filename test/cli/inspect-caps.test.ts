@@ -4,29 +4,14 @@
  * and a person reads the listing on a terminal. `--json` keeps it whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  INSPECT_TEXT_LENGTH,
-  inspectCommand,
-  type CommandContext,
-} from '../../src/cli/commands.js';
+import { INSPECT_TEXT_LENGTH, inspectCommand } from '../../src/cli/commands.js';
 import { EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { HttpHost } from '../support/mcp-fixtures.js';
-import {
-  captureIo,
-  configDir,
-  recordProgress,
-  startToolHost,
-  type CapturedIo,
-  type ConfigDir,
-} from './mcp-host.js';
+import { captureIo, configDir, startToolHost, type ConfigDir, commandContext } from './mcp-host.js';
 
 const HUGE = 2_000_000;
 /** Each argument text: the four of them stay under the limit of a tool's schema size. */
 const LONG = 50_000;
-
-function context(io: CapturedIo, json = false): CommandContext {
-  return { io, progress: recordProgress(), signal: new AbortController().signal, json };
-}
 
 describe('inspect and long server text', () => {
   let host: HttpHost;
@@ -62,7 +47,7 @@ describe('inspect and long server text', () => {
 
   it('cuts each description, name, type and default to INSPECT_TEXT_LENGTH characters', async () => {
     const io = captureIo();
-    const code = await inspectCommand(config, context(io));
+    const code = await inspectCommand(config, commandContext(io));
     expect(io.err()).toBe('');
     expect(code).toBe(EXIT_CODES.ok);
     const out = io.out();
@@ -82,7 +67,7 @@ describe('inspect and long server text', () => {
 
   it('keeps the whole text in the --json document', async () => {
     const io = captureIo();
-    expect(await inspectCommand(config, context(io, true))).toBe(EXIT_CODES.ok);
+    expect(await inspectCommand(config, commandContext(io, true))).toBe(EXIT_CODES.ok);
     const report = JSON.parse(io.out()) as { tools: { description: string }[] };
     expect(report.tools[0]?.description).toHaveLength(HUGE + 1);
   });

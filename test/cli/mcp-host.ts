@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CommandContext } from '../../src/cli/commands.js';
 import type { CliIo } from '../../src/cli/io.js';
 import type { Progress } from '../../src/cli/spinner.js';
 import {
@@ -78,12 +79,23 @@ export function captureIo(
   };
 }
 
+/** A `Progress` that keeps its calls. */
+export type RecordedProgress = Progress & { readonly calls: string[] };
+
 /** A `Progress` that records its calls as `start: text` and `stop`. */
-export function recordProgress(): Progress & { readonly calls: string[] } {
+export function recordProgress(): RecordedProgress {
   const calls: string[] = [];
   return {
     calls,
     start: (text) => calls.push(`start: ${text}`),
     stop: (text) => calls.push(text === undefined ? 'stop' : `stop: ${text}`),
   };
+}
+
+/** The context a command runs with in a test: `io` (a fresh capture by default), recorded progress, no abort. */
+export function commandContext(
+  io: CapturedIo = captureIo(),
+  json = false,
+): CommandContext & { readonly progress: RecordedProgress } {
+  return { io, progress: recordProgress(), signal: new AbortController().signal, json };
 }

