@@ -37,18 +37,24 @@ describe('codegen -o and symbolic links', () => {
     await dir.remove();
   });
 
+  /** What `codegen -o output` fails with: a CliError. */
+  async function refusal(output: string): Promise<CliError> {
+    const error = await codegenCommand(config, output, commandContext()).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(CliError);
+    return error as CliError;
+  }
+
   it('refuses a symbolic link at the output path, naming it, and leaves its target alone', async () => {
     const victim = path.join(dir.dir, 'victim.txt');
     await writeFile(victim, VICTIM_TEXT);
     const output = path.join(shared, 'tools.ts');
     await symlink(victim, output);
-    const error = await codegenCommand(config, output, commandContext()).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).exitCode).toBe(EXIT_CODES.usage);
-    expect((error as CliError).message).toContain(output);
-    expect((error as CliError).message).toContain('symbolic link');
+    const error = await refusal(output);
+    expect(error.exitCode).toBe(EXIT_CODES.usage);
+    expect(error.message).toContain(output);
+    expect(error.message).toContain('symbolic link');
     expect(await readFile(victim, 'utf8')).toBe(VICTIM_TEXT);
     expect((await lstat(output)).isSymbolicLink()).toBe(true);
   });
@@ -59,11 +65,8 @@ describe('codegen -o and symbolic links', () => {
     const link = path.join(shared, 'generated');
     await symlink(elsewhere, link);
     const output = path.join(link, 'deeper', 'tools.ts');
-    const error = await codegenCommand(config, output, commandContext()).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).message).toContain(link);
+    const error = await refusal(output);
+    expect(error.message).toContain(link);
     await expect(lstat(path.join(elsewhere, 'deeper'))).rejects.toThrow(/ENOENT/);
   });
 
@@ -73,11 +76,8 @@ describe('codegen -o and symbolic links', () => {
     const link = path.join(shared, 'project');
     await symlink(victim, link);
     const output = path.join(link, 'src', 'tools.ts');
-    const error = await codegenCommand(config, output, commandContext()).catch(
-      (caught: unknown) => caught,
-    );
-    expect(error).toBeInstanceOf(CliError);
-    expect((error as CliError).message).toContain(link);
+    const error = await refusal(output);
+    expect(error.message).toContain(link);
     await expect(lstat(path.join(victim, 'src', 'tools.ts'))).rejects.toThrow(/ENOENT/);
   });
 
