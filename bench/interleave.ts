@@ -82,6 +82,46 @@ export async function interleave(
   return new Map(callers.map((caller, i) => [caller.name, times[i]!]));
 }
 
+/** Each contender's times over consecutive runs, run after run; only contenders in every run. */
+export function joinRuns(runs: readonly CallTimes[]): CallTimes {
+  const names = [...(runs[0]?.keys() ?? [])].filter((name) => runs.every((run) => run.has(name)));
+  return new Map(
+    names.map((name) => [
+      name,
+      concatenated(runs.map((run) => run.get(name) ?? new Float64Array())),
+    ]),
+  );
+}
+
+/**
+ * The times of `members` pooled as one contender's, set by set (a run's
+ * calls of every member, then the next run's), so that a chunk of
+ * `members.length` times a run's rounds is one run of all of them.
+ * @throws Error when a member is missing from a run.
+ */
+export function pooledBySet(runs: readonly CallTimes[], members: readonly string[]): Float64Array {
+  return concatenated(
+    runs.flatMap((run) =>
+      members.map((member) => {
+        const times = run.get(member);
+        if (times === undefined) throw new Error(`no calls of «${member}» to pool`);
+        return times;
+      }),
+    ),
+  );
+}
+
+/** `parts` one after the other. */
+function concatenated(parts: readonly Float64Array[]): Float64Array {
+  const joined = new Float64Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    joined.set(part, at);
+    at += part.length;
+  }
+  return joined;
+}
+
 /**
  * Trimmed-mean ratio of `values` to `base` in each chunk of `chunk` rounds.
  * @throws Error when the two do not hold the same rounds.

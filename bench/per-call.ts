@@ -25,6 +25,8 @@ import {
 import {
   type CallTimes,
   interleave,
+  joinRuns,
+  pooledBySet,
   type InterleavePlan,
   perCallRows,
   plan,
@@ -183,19 +185,9 @@ function pairRows(
   setPlan: InterleavePlan,
   goals: Readonly<Record<string, number>>,
 ): ResultRow[] {
-  const pooled = (members: readonly string[]): Float64Array =>
-    concatenated(
-      runs.flatMap((run) =>
-        members.map((member) => {
-          const times = run.get(member);
-          if (times === undefined) throw new Error(`no calls of «${member}» to pool`);
-          return times;
-        }),
-      ),
-    );
   const times: CallTimes = new Map([
-    [RAW_PAIR, pooled([RAW, CONTROL])],
-    [BRIDGED_PAIR, pooled([BRIDGED, BRIDGED_CONTROL])],
+    [RAW_PAIR, pooledBySet(runs, [RAW, CONTROL])],
+    [BRIDGED_PAIR, pooledBySet(runs, [BRIDGED, BRIDGED_CONTROL])],
   ]);
   return perCallRows(comparison, times, {
     baseline: RAW_PAIR,
@@ -207,28 +199,6 @@ function pairRows(
       [BRIDGED_PAIR]: `«${BRIDGED}» and its control, their calls pooled`,
     },
   });
-}
-
-/** Each contender's times over consecutive runs, run after run; only contenders in every run. */
-function joinRuns(runs: readonly CallTimes[]): CallTimes {
-  const names = [...(runs[0]?.keys() ?? [])].filter((name) => runs.every((run) => run.has(name)));
-  return new Map(
-    names.map((name) => [
-      name,
-      concatenated(runs.map((run) => run.get(name) ?? new Float64Array())),
-    ]),
-  );
-}
-
-/** `parts` one after the other. */
-function concatenated(parts: readonly Float64Array[]): Float64Array {
-  const joined = new Float64Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    joined.set(part, at);
-    at += part.length;
-  }
-  return joined;
 }
 
 /** Peers have no goal of their own; each judged row also has to beat each of them. */
