@@ -62,80 +62,74 @@ function followReferences(
   // A JSON tree has no cycle of its own: every loop passes through a reference.
   let mostApplied = 0;
   for (const node of referring) {
-    const cycle = walk.visit(node);
-    if (cycle !== undefined) return { cycle, mostApplied };
-    mostApplied = Math.max(mostApplied, walk.appliedFrom(node));
+    const applied = walk.visit(node);
+    if (walk.cycle !== undefined) return { cycle: walk.cycle, mostApplied };
+    mostApplied = Math.max(mostApplied, applied);
   }
   return { mostApplied };
 }
 
 /** One schema's references followed depth first; it runs for every schema that has one. */
 class ReferenceWalk {
+  /** The references of the first loop found, once one is. */
+  cycle: string[] | undefined;
   readonly #root: unknown;
   readonly #anchored: readonly JsonRecord[];
   /** What each reference met so far leads to. */
   readonly #targets = new Map<string, readonly unknown[]>();
   /** The references followed to the current node. */
   readonly #followed: string[] = [];
-  /** Nodes on the current path, with how many references had been followed to reach them. */
-  readonly #onPath = new Map<object, number>();
-  /** Finished nodes: how many schemas apply to a value from each. */
-  readonly #applied = new Map<object, number>();
+  /**
+   * Each node met that applies more schemas to its value: while on the
+   * current path, how many references had been followed to reach it, as
+   * `-1 - count`; once finished, how many schemas apply to a value from it
+   * (at least one). A node that applies nothing more is not kept: it is
+   * cheaper to look at again than to remember.
+   */
+  readonly #state = new Map<object, number>();
 
   constructor(root: unknown, anchored: readonly JsonRecord[]) {
     this.#root = root;
     this.#anchored = anchored;
   }
 
-  /** How many schemas apply to a value from `sub`, once it has been visited. */
-  appliedFrom(sub: unknown): number {
-    return isJsonRecord(sub) ? (this.#applied.get(sub) ?? 0) : 0;
-  }
-
-  /** Visits `node` and what applies to its value; the references of a loop, if it finds one. */
-  visit(node: unknown): string[] | undefined {
-    if (!isJsonRecord(node) || this.#applied.has(node)) return undefined;
-    const entered = this.#onPath.get(node);
-    if (entered !== undefined) return this.#followed.slice(entered);
+  /**
+   * How many schemas apply to a value from `node` (itself included, none
+   * if it is not a schema object), at most one past the limit; once a loop
+   * is found, it is in {@link cycle} and the count means nothing.
+   */
+  visit(node: unknown): number {
+    if (!isJsonRecord(node)) return 0;
+    const state = this.#state.get(node);
+    if (state !== undefined) {
+      if (state < 0) this.cycle = this.#followed.slice(-1 - state);
+      return state;
+    }
+    const applying = applyingValues(node);
+    if (applying === undefined) return 1;
+    this.#state.set(node, -1 - this.#followed.length);
     let count = 1;
-    if (!appliesMore(node)) {
-      this.#applied.set(node, count);
-      return undefined;
-    }
-    this.#onPath.set(node, this.#followed.length);
-    for (const keyword of REFERENCE_KEYWORD_LIST) {
-      const ref = node[keyword];
-      if (typeof ref !== 'string' || !ref.startsWith('#')) continue;
-      this.#followed.push(ref);
-      for (const target of this.#targetsOf(ref)) {
-        const found = this.visit(target);
-        if (found !== undefined) return found;
-        count += this.appliedFrom(target);
-      }
-      this.#followed.pop();
-    }
-    for (const keyword of SAME_VALUE) {
-      const value = node[keyword];
+    for (let index = 0; index < APPLYING_KEYWORDS.length; index++) {
+      const value = applying[index];
       if (value === undefined) continue;
-      const subs = Array.isArray(value) ? (value as unknown[]) : [value];
-      for (const sub of subs) {
-        const found = this.visit(sub);
-        if (found !== undefined) return found;
-        count += this.appliedFrom(sub);
+      if (index < REFERENCES_END) {
+        if (typeof value !== 'string' || !value.startsWith('#')) continue;
+        this.#followed.push(value);
+        for (const target of this.#targetsOf(value)) {
+          count += this.visit(target);
+          if (this.cycle !== undefined) return count;
+        }
+        this.#followed.pop();
+        continue;
+      }
+      for (const sub of subschemasIn(value, index >= SAME_VALUE_END)) {
+        count += this.visit(sub);
+        if (this.cycle !== undefined) return count;
       }
     }
-    for (const keyword of SAME_VALUE_MAPS) {
-      const map = node[keyword];
-      if (!isJsonRecord(map)) continue;
-      for (const sub of Object.values(map)) {
-        const found = this.visit(sub);
-        if (found !== undefined) return found;
-        count += this.appliedFrom(sub);
-      }
-    }
-    this.#onPath.delete(node);
-    this.#applied.set(node, Math.min(count, MAX_SAME_VALUE_SCHEMAS + 1));
-    return undefined;
+    count = Math.min(count, MAX_SAME_VALUE_SCHEMAS + 1);
+    this.#state.set(node, count);
+    return count;
   }
 
   /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */
@@ -163,26 +157,53 @@ class ReferenceWalk {
   }
 }
 
-/** {@link REFERENCE_KEYWORDS} as a list, read on every node a reference leads to. */
-const REFERENCE_KEYWORD_LIST = [...REFERENCE_KEYWORDS];
-
-/** Every keyword through which more schemas apply to a node's value. */
-const APPLYING_KEYWORDS = new Set([...REFERENCE_KEYWORDS, ...SAME_VALUE, ...SAME_VALUE_MAPS]);
+/**
+ * Every keyword through which more schemas apply to a node's value, in the
+ * order a walk follows them: references, then keywords whose subschemas
+ * apply to the same value, then maps of such subschemas.
+ */
+const APPLYING_KEYWORDS = [...REFERENCE_KEYWORDS, ...SAME_VALUE, ...SAME_VALUE_MAPS];
+const REFERENCES_END = REFERENCE_KEYWORDS.size;
+const SAME_VALUE_END = REFERENCES_END + SAME_VALUE.length;
+const APPLYING_INDEX = new Map(APPLYING_KEYWORDS.map((keyword, index) => [keyword, index]));
 
 /**
- * Whether `node` has a keyword through which more schemas apply to its
- * value: one pass over its keys, where looking each keyword up by name on
- * objects of many shapes would mostly miss, slowly.
+ * The values of `node`'s {@link APPLYING_KEYWORDS}, by their index there,
+ * or undefined when it has none. One pass over its keys: reading twelve
+ * keywords by name on objects of many shapes would mostly miss, slowly.
  */
-function appliesMore(node: JsonRecord): boolean {
-  for (const key in node) if (APPLYING_KEYWORDS.has(key)) return true;
-  return false;
+function applyingValues(node: JsonRecord): unknown[] | undefined {
+  let values: unknown[] | undefined;
+  for (const key in node) {
+    const index = APPLYING_INDEX.get(key);
+    if (index === undefined) continue;
+    values ??= new Array<unknown>(APPLYING_KEYWORDS.length);
+    values[index] = node[key];
+  }
+  return values;
+}
+
+/** The subschemas a same-value keyword holds: one or a list, or a map's values. */
+function subschemasIn(value: unknown, isMap: boolean): readonly unknown[] {
+  if (isMap) return isJsonRecord(value) ? Object.values(value) : [];
+  return Array.isArray(value) ? (value as unknown[]) : [value];
 }
 
 /** The value at a `#/a/b` reference, or undefined when it does not resolve. */
 function resolvePointer(root: unknown, ref: string): unknown {
-  if (ref !== '#' && !ref.startsWith('#/')) return undefined;
-  return decodePointer(ref).reduce<unknown>((node, key) => memberOf(node, key), root);
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  if (ref.includes('%') || ref.includes('~')) {
+    return decodePointer(ref).reduce<unknown>((node, key) => memberOf(node, key), root);
+  }
+  // Nothing to decode: read segment by segment, with no list of them.
+  let node = root;
+  for (let start = 2; ;) {
+    const end = ref.indexOf('/', start);
+    node = memberOf(node, end < 0 ? ref.slice(start) : ref.slice(start, end));
+    if (end < 0 || node === undefined) return node;
+    start = end + 1;
+  }
 }
 
 /** What follows the `#` of an identifier or reference, percent-escapes decoded; undefined without one. */
