@@ -126,8 +126,10 @@ export function surveySchema(root: unknown): SchemaSurvey {
       chars += 1 + (members > 1 ? members : 1); // braces and commas
     }
   } finally {
-    // Holds nothing of this walk after it, so that no schema is kept alive by it.
-    pending.length = base;
+    // Holds nothing of this walk after it, so that no schema is kept alive by
+    // it. Most walks end with the stack back at `base`: setting a length is a
+    // call into the engine, so it is set only when the walk stopped early.
+    if (pending.length !== base) pending.length = base;
     met = containers + dataContainers;
     dataContainers = outerDataContainers;
   }
@@ -193,7 +195,7 @@ function dataChars(root: object, budget: number): number {
     }
     chars += 1 + (members > 1 ? members : 1);
   }
-  pending.length = base;
+  if (pending.length !== base) pending.length = base;
   return chars;
 }
 
