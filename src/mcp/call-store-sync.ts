@@ -27,6 +27,8 @@ export async function syncWithStore(
       `tool "${original}" of server "${serverName}" was not called: the session store could not be read to check for escalations by other workers: ${messageOf(error)}`,
     );
   }
+  // Asked here first: returned from this function, even a settled promise costs turns.
+  if (!session.hasPendingPrivateData) return undefined;
   return recordEscalation(session, serverName, original, signal, 'was not called');
 }
 

@@ -98,6 +98,9 @@ interface RegisteredReducer {
   readonly reducer: SliceReducer<unknown, object>;
 }
 
+/** What {@link Session.syncFromStore} returns for a session without a store. */
+const SYNCED: Promise<void> = Promise.resolve();
+
 /**
  * A conversation's runtime: an event bus, immutable state in named slices
  * with reducers, O(1) snapshots for rollback, and the private-data ratchet.
@@ -284,8 +287,8 @@ export class Session {
    *
    * @throws SessionStoreError when the store cannot be read.
    */
-  async syncFromStore(options: { readonly signal?: AbortSignal } = {}): Promise<void> {
-    await this.#persistence?.sync(options.signal);
+  syncFromStore(options: { readonly signal?: AbortSignal } = {}): Promise<void> {
+    return this.#persistence?.sync(options.signal) ?? SYNCED;
   }
 
   /**

@@ -76,6 +76,9 @@ export interface FileSessionStoreOptions {
   readonly staleLockMs?: number;
 }
 
+/** Most session ids whose file paths a store remembers; the oldest is forgotten first. */
+const MAX_REMEMBERED_PATHS = 64;
+
 /**
  * The embedded session store: one JSON file per session in a per-user
  * directory outside every workspace. Files are written atomically (temporary
@@ -94,7 +97,15 @@ export class FileSessionStore implements SessionStore {
   readonly #lockTimeoutMs: number;
   readonly #staleLockMs: number;
   readonly #versions = new FileVersionCache();
+  /**
+   * The files of the sessions served lately, by id: a file's name is a
+   * SHA-256 of the id, and a version check on every tool call would hash
+   * it again each time (a few microseconds).
+   */
+  readonly #paths = new Map<string, string>();
   #checked: Promise<CheckedDirectory> | undefined;
+  /** Whether {@link #checked} has passed: a version check then needs no wait for it. */
+  #directoryPassed = false;
   #closed = false;
 
   /**
@@ -119,7 +130,14 @@ export class FileSessionStore implements SessionStore {
 
   /** The absolute path of the file that holds `sessionId` (it may not exist yet). */
   pathOf(sessionId: string): string {
-    return path.join(this.directory, sessionFileName(checkSessionId(sessionId)));
+    const known = this.#paths.get(sessionId);
+    if (known !== undefined) return known;
+    const file = path.join(this.directory, sessionFileName(checkSessionId(sessionId)));
+    if (this.#paths.size >= MAX_REMEMBERED_PATHS) {
+      this.#paths.delete(this.#paths.keys().next().value as string);
+    }
+    this.#paths.set(sessionId, file);
+    return file;
   }
 
   async load(
@@ -148,9 +166,13 @@ export class FileSessionStore implements SessionStore {
    * directory before it trusts anything.
    */
   async version(sessionId: string, options: StoreCallOptions = {}): Promise<number> {
-    const file = await this.#prepare(sessionId, options, false);
+    const prepared = this.#prepare(sessionId, options, false);
+    const file = typeof prepared === 'string' ? prepared : await prepared;
     try {
-      return await this.#versions.version(file, (handle) => readVersion(handle, file, sessionId));
+      const version = this.#versions.version(file, (handle) =>
+        readVersion(handle, file, sessionId),
+      );
+      return typeof version === 'number' ? version : await version;
     } catch (error) {
       throw this.#ioError('read', sessionId, error);
     }
@@ -214,21 +236,32 @@ export class FileSessionStore implements SessionStore {
    * Checks the id and that the directory is still the one checked (one
    * `lstat`, unless `recheck` is false); returns the session's file. A
    * directory that was replaced or removed is checked again from the start,
-   * and refused unless it passes.
+   * and refused unless it passes. Without a recheck, once the directory has
+   * passed, the file is returned at once (a version check, on every call of
+   * a tool, waits for nothing); callers await it either way, so what it
+   * throws reaches them as a rejection.
    */
-  async #prepare(sessionId: string, options: StoreCallOptions, recheck = true): Promise<string> {
+  #prepare(sessionId: string, options: StoreCallOptions, recheck = true): string | Promise<string> {
     if (this.#closed) {
       throw new SessionStoreError('store-closed', `session store ${this.directory} is closed`);
     }
     options.signal?.throwIfAborted();
     const file = this.pathOf(sessionId);
+    if (!recheck && this.#directoryPassed) return file;
+    return this.#prepareDirectory(file, recheck);
+  }
+
+  async #prepareDirectory(file: string, recheck: boolean): Promise<string> {
     const checked = (this.#checked ??= this.#checkDirectory());
     if (!recheck) {
       await checked;
       return file;
     }
     if (await isStill(this.directory, await checked)) return file;
-    if (this.#checked === checked) this.#checked = this.#checkDirectory();
+    if (this.#checked === checked) {
+      this.#directoryPassed = false;
+      this.#checked = this.#checkDirectory();
+    }
     await this.#checked;
     return file;
   }
@@ -240,9 +273,11 @@ export class FileSessionStore implements SessionStore {
       for (const root of this.#workspaceRoots) {
         assertOutside(checked.realPath, await realpath(root).catch(() => root));
       }
+      this.#directoryPassed = true;
       return checked;
     } catch (error) {
       this.#checked = undefined;
+      this.#directoryPassed = false;
       if (error instanceof SessionStoreError) throw error;
       throw new SessionStoreError(
         'store-unavailable',

@@ -40,11 +40,12 @@ export class FileVersionCache {
 
   /**
    * The version of `file`: one `stat` when the file is the one read last
-   * time; otherwise it is opened and read with `read`. `0` when it does not exist.
+   * time, answered at once; otherwise it is opened and read with `read`.
+   * `0` when it does not exist.
    *
-   * @throws the `fs` error of `stat`, `open` or `read`, except ENOENT.
+   * @throws the `fs` error of `stat` (thrown), `open` or `read` (rejected), except ENOENT.
    */
-  async version(file: string, read: ReadVersion): Promise<number> {
+  version(file: string, read: ReadVersion): number | Promise<number> {
     const known = this.#entries.get(file);
     if (known !== undefined) {
       // Synchronous: a metadata lookup on a local disk takes microseconds, while the
@@ -61,6 +62,11 @@ export class FileVersionCache {
         return known.version;
       }
     }
+    return this.#read(file, read);
+  }
+
+  /** Opens `file`, reads its version, and keeps the handle when the cache may. */
+  async #read(file: string, read: ReadVersion): Promise<number> {
     const generation = this.#generation;
     let handle: FileHandle;
     try {

@@ -149,9 +149,10 @@ export class SessionPersistence {
    * asks the store for its version and reads the state only when the version
    * changed.
    */
-  async sync(signal?: AbortSignal): Promise<void> {
-    await this.#whenLoaded();
-    await this.#exclusive(async () => {
+  sync(signal?: AbortSignal): Promise<void> {
+    // A session in use is loaded: its call then waits for nothing before the queue.
+    if (!this.#loaded) return this.#whenLoaded().then(() => this.sync(signal));
+    return this.#exclusive(async () => {
       const options = signal === undefined ? {} : { signal };
       const version = await this.store.version(this.#host.sessionId, options);
       if (version === this.#storeVersion) return;

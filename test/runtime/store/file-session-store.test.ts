@@ -196,6 +196,29 @@ describe('FileSessionStore files', () => {
     );
   });
 
+  it('names the same file for an id however many ids it served between (it remembers some)', () => {
+    const store = new FileSessionStore({ directory });
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(fc.constantFrom('a', 'b', 'ab', 'ba', 'a ', 'A'), fc.string({ minLength: 1 })),
+          {
+            maxLength: 200,
+          },
+        ),
+        (ids) => {
+          for (const id of ids) {
+            expect(store.pathOf(id)).toBe(new FileSessionStore({ directory }).pathOf(id));
+          }
+        },
+      ),
+      { numRuns: 30 },
+    );
+    // A refused id is refused every time, never remembered.
+    expect(() => store.pathOf('x\uD800')).toThrow(/lone surrogate/);
+    expect(() => store.pathOf('x\uD800')).toThrow(/lone surrogate/);
+  });
+
   it('refuses a directory inside a workspace, also through a symbolic link', async () => {
     const workspace = path.join(root, 'workspace');
     await mkdir(workspace, { recursive: true });

@@ -30,7 +30,7 @@ function reader(name: string) {
   };
 }
 
-function version(name: string): Promise<number> {
+async function version(name: string): Promise<number> {
   return cache.version(path.join(dir, name), reader(name));
 }
 
@@ -72,6 +72,19 @@ describe('FileVersionCache', () => {
     expect(await version('a')).toBe(3);
     expect(reads).toEqual(['a']);
     expect(openInDir()).toEqual(['a']);
+  });
+
+  it('answers a cached, unchanged file at once, and a replaced one after reading it', async () => {
+    const file = path.join(dir, 'a');
+    await writeFile(file, '3');
+    await version('a');
+    // A number, not a promise: a version check on every tool call waits for nothing.
+    expect(cache.version(file, reader('a'))).toBe(3);
+    await replace('a', '4');
+    const reread = cache.version(file, reader('a'));
+    expect(reread).toBeInstanceOf(Promise);
+    expect(await reread).toBe(4);
+    expect(cache.version(file, reader('a'))).toBe(4);
   });
 
   it('trusts the inode, not the content: a write in place is not read', async () => {
