@@ -8,26 +8,53 @@ import { serverTextLine } from './server-text.js';
 const MAX_TITLE_LENGTH = 100;
 
 /**
- * A tool's annotations as the library keeps them: the MCP hints that are
- * booleans, and its display name (from `title`, or the annotations' own)
- * cleaned, masked for the server's secrets and cut to one short line
- * (`serverTextLine` masks after cleaning too: cleaning can join up a
- * secret that invisible characters split).
+ * A tool's annotations as the library keeps them, frozen: the MCP hints
+ * that are booleans, and its display name (from `title`, or the
+ * annotations' own) cleaned, masked for the server's secrets and cut to one
+ * short line (`serverTextLine` masks after cleaning too: cleaning can join
+ * up a secret that invisible characters split). Tools without a display
+ * name share one object per combination of hints: a server with many tools
+ * costs no object per tool.
  */
 export function toAnnotations(
   description: McpToolDescription,
   redactor: SecretRedactor,
 ): ToolAnnotations {
   const source = description.annotations ?? {};
-  const out: { -readonly [K in keyof ToolAnnotations]: ToolAnnotations[K] } = {};
   // MCP puts a display name on the tool (`title`), and earlier on its annotations.
   const title = description.title ?? source.title;
-  if (typeof title === 'string') {
-    out.title = serverTextLine(title, MAX_TITLE_LENGTH, redactor);
+  const hints = [
+    source.readOnlyHint,
+    source.destructiveHint,
+    source.idempotentHint,
+    source.openWorldHint,
+  ];
+  if (typeof title !== 'string') {
+    // Each hint absent, false or true: a number in base 3 names the combination.
+    const key = hints.reduce<number>(
+      (sum, hint) => sum * 3 + (typeof hint === 'boolean' ? (hint ? 2 : 1) : 0),
+      0,
+    );
+    return (SHARED[key] ??= withHints({}, hints));
   }
-  if (typeof source.readOnlyHint === 'boolean') out.readOnlyHint = source.readOnlyHint;
-  if (typeof source.destructiveHint === 'boolean') out.destructiveHint = source.destructiveHint;
-  if (typeof source.idempotentHint === 'boolean') out.idempotentHint = source.idempotentHint;
-  if (typeof source.openWorldHint === 'boolean') out.openWorldHint = source.openWorldHint;
-  return out;
+  return withHints({ title: serverTextLine(title, MAX_TITLE_LENGTH, redactor) }, hints);
 }
+
+/** Annotations without a display name, by the combination of their hints (see {@link toAnnotations}). */
+const SHARED: ToolAnnotations[] = [];
+
+/** `annotations` with the hints that are booleans, frozen. */
+function withHints(
+  annotations: Mutable<ToolAnnotations>,
+  hints: readonly unknown[],
+): ToolAnnotations {
+  HINTS.forEach((name, index) => {
+    const hint = hints[index];
+    if (typeof hint === 'boolean') annotations[name] = hint;
+  });
+  return Object.freeze(annotations);
+}
+
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
