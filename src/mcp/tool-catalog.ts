@@ -26,8 +26,8 @@ export class ToolCatalog {
   readonly #session: Session;
   readonly #retry: Required<RetryOptions>;
   readonly #byServer = new Map<string, readonly McpTool[]>();
-  /** The listing entry each tool was bridged from. */
-  readonly #bridgedFrom = new WeakMap<McpTool, BridgedFrom>();
+  /** Each server's tools by bridged name, with the listing entry each was bridged from. */
+  readonly #sources = new Map<string, ReadonlyMap<string, BridgedFrom>>();
   #all: readonly McpTool[] = Object.freeze([]);
 
   constructor(session: Session, retry: Required<RetryOptions>) {
@@ -69,12 +69,14 @@ export class ToolCatalog {
   /** Drops a server's tools and publishes the rest. */
   remove(server: string, routes: readonly ServerRoute[]): void {
     this.#byServer.delete(server);
+    this.#sources.delete(server);
     this.publish(routes);
   }
 
   /** Forgets every tool. */
   clear(): void {
     this.#byServer.clear();
+    this.#sources.clear();
     this.#all = Object.freeze([]);
   }
 
@@ -93,18 +95,19 @@ export class ToolCatalog {
   #bridge(route: ServerRoute): readonly McpTool[] {
     const config = route.config;
     const prefix = config.toolPrefix ?? config.name;
-    const previous = new Map(this.of(route.name).map((tool) => [tool.name, tool]));
+    const previous = this.#sources.get(route.name);
+    const sources = new Map<string, BridgedFrom>();
     const tools: McpTool[] = [];
     for (const description of route.tools) {
       if (!isToolSelected(config, description.name)) continue;
       const name = bridgedToolName(prefix, description.name);
-      const old = previous.get(name);
-      const from = old === undefined ? undefined : this.#bridgedFrom.get(old);
+      const from = previous?.get(name);
       // Reused only when the server lists it exactly as before: a changed
       // description, title, output schema or hint makes a new tool.
       const text = from === undefined ? undefined : canonicalText(description);
-      if (old !== undefined && from !== undefined && text !== null && text === textOf(from)) {
-        tools.push(old);
+      if (from !== undefined && text !== null && text === textOf(from)) {
+        sources.set(name, from);
+        tools.push(from.tool);
         continue;
       }
       const tool = bridgeTool(description, name, {
@@ -113,10 +116,12 @@ export class ToolCatalog {
         retry: this.#retry,
       });
       // Its text is written when it is first compared (a first connect writes none).
-      this.#bridgedFrom.set(tool, text === undefined ? { description } : { description, text });
+      sources.set(name, text === undefined ? { tool, description } : { tool, description, text });
       tools.push(tool);
     }
-    // Names used twice within the server are found by publish, with the same message.
+    // Names used twice within the server are found by publish, with the same message
+    // (and the server's tools and sources are then removed).
+    this.#sources.set(route.name, sources);
     return Object.freeze(tools);
   }
 }
@@ -138,8 +143,9 @@ function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
   return undefined;
 }
 
-/** A listing entry a tool was bridged from, and its canonical text once written. */
+/** A bridged tool, the listing entry it was bridged from, and that entry's canonical text once written. */
 interface BridgedFrom {
+  readonly tool: McpTool;
   readonly description: McpToolDescription;
   /** Null when the entry is not JSON (an in-process server's object). */
   text?: string | null;
