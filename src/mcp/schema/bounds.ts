@@ -5,6 +5,7 @@
  */
 import { decodePointer, isJsonRecord, memberOf, type JsonRecord } from '../../core/json.js';
 import {
+  MAX_SCHEMA_DEPTH,
   MAX_SCHEMA_TEXT_LENGTH,
   REFERENCE_KEYWORDS,
   surveySchema,
@@ -24,6 +25,14 @@ const SAME_VALUE_MAPS = ['dependentSchemas', 'dependencies'];
 export const MAX_SAME_VALUE_SCHEMAS = 10_000;
 
 /**
+ * Most schemas in a row that apply to one value, each reached from the one
+ * before by a reference or a keyword that applies to the same value: a
+ * validator follows them by recursion, and a chain of a thousand `$ref`s
+ * overflowed its stack on every call. The same bound as a schema's depth.
+ */
+export const MAX_SAME_VALUE_CHAIN = MAX_SCHEMA_DEPTH;
+
+/**
  * Why `schema` is refused before any validator is built, or undefined;
  * `chars` is its length as JSON text when known exactly.
  */
@@ -35,9 +44,12 @@ export function schemaBoundsRefusal(
     return `the schema is ${chars} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
   }
   if (referring.length === 0) return undefined;
-  const { cycle, mostApplied } = followReferences(schema, anchored, referring);
+  const { cycle, tooLong, mostApplied } = followReferences(schema, anchored, referring);
   if (cycle !== undefined) {
     return `its $refs loop without any data in between (${cycle.join(' → ')}), so no value could ever be checked against it`;
+  }
+  if (tooLong) {
+    return `its $refs lead through more than ${MAX_SAME_VALUE_CHAIN} schemas in a row that apply to one value, so checking a value could overflow the stack`;
   }
   return mostApplied > MAX_SAME_VALUE_SCHEMAS
     ? `its $refs apply more than ${MAX_SAME_VALUE_SCHEMAS} schemas to one value (references that lead to the same subschemas again and again), so checking a value could take exponential time`
@@ -57,13 +69,14 @@ function followReferences(
   root: unknown,
   anchored: readonly JsonRecord[],
   referring: readonly JsonRecord[],
-): { cycle?: string[]; mostApplied: number } {
+): { cycle?: string[]; tooLong?: true; mostApplied: number } {
   const walk = new ReferenceWalk(root, anchored);
   // A JSON tree has no cycle of its own: every loop passes through a reference.
   let mostApplied = 0;
   for (const node of referring) {
     const applied = walk.visit(node);
     if (walk.cycle !== undefined) return { cycle: walk.cycle, mostApplied };
+    if (walk.tooLong) return { tooLong: true, mostApplied };
     mostApplied = Math.max(mostApplied, applied);
   }
   return { mostApplied };
@@ -73,12 +86,16 @@ function followReferences(
 class ReferenceWalk {
   /** The references of the first loop found, once one is. */
   cycle: string[] | undefined;
+  /** Whether a chain longer than {@link MAX_SAME_VALUE_CHAIN} was found (the walk then stops). */
+  tooLong = false;
   readonly #root: unknown;
   readonly #anchored: readonly JsonRecord[];
   /** What each reference met so far leads to. */
   readonly #targets = new Map<string, readonly unknown[]>();
   /** The references followed to the current node. */
   readonly #followed: string[] = [];
+  /** How many nodes that apply more schemas are on the current path. */
+  #depth = 0;
   /**
    * Each node met that applies more schemas to its value: while on the
    * current path, how many references had been followed to reach it, as
@@ -96,7 +113,8 @@ class ReferenceWalk {
   /**
    * How many schemas apply to a value from `node` (itself included, none
    * if it is not a schema object), at most one past the limit; once a loop
-   * is found, it is in {@link cycle} and the count means nothing.
+   * is found, it is in {@link cycle}, or a chain too long ({@link tooLong}),
+   * and the count means nothing.
    */
   visit(node: unknown): number {
     if (!isJsonRecord(node)) return 0;
@@ -107,6 +125,11 @@ class ReferenceWalk {
     }
     const applying = applyingValues(node);
     if (applying === undefined) return 1;
+    if (this.#depth === MAX_SAME_VALUE_CHAIN) {
+      this.tooLong = true;
+      return 0;
+    }
+    this.#depth++;
     this.#state.set(node, -1 - this.#followed.length);
     let count = 1;
     for (let index = 0; index < APPLYING_KEYWORDS.length; index++) {
@@ -117,19 +140,25 @@ class ReferenceWalk {
         this.#followed.push(value);
         for (const target of this.#targetsOf(value)) {
           count += this.visit(target);
-          if (this.cycle !== undefined) return count;
+          if (this.#stopped) return count;
         }
         this.#followed.pop();
         continue;
       }
       for (const sub of subschemasIn(value, index >= SAME_VALUE_END)) {
         count += this.visit(sub);
-        if (this.cycle !== undefined) return count;
+        if (this.#stopped) return count;
       }
     }
+    this.#depth--;
     count = Math.min(count, MAX_SAME_VALUE_SCHEMAS + 1);
     this.#state.set(node, count);
     return count;
+  }
+
+  /** Whether the walk found what refuses the schema, and stops. */
+  get #stopped(): boolean {
+    return this.cycle !== undefined || this.tooLong;
   }
 
   /** What a local reference may lead to: the value at a pointer, or every schema with that anchor. */

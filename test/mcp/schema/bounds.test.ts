@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { JsonRecord } from '../../../src/core/json.js';
-import { schemaBoundsRefusal } from '../../../src/mcp/schema/bounds.js';
+import { MAX_SAME_VALUE_CHAIN, schemaBoundsRefusal } from '../../../src/mcp/schema/bounds.js';
 import { MAX_SCHEMA_TEXT_LENGTH, surveySchema } from '../../../src/mcp/schema/json.js';
 
 const loop = (chain: string): string =>
@@ -134,6 +134,29 @@ describe('schemaBoundsRefusal: $ref loops', () => {
         allOf: [{ $ref: '#/$defs/leaf' }],
       }),
     ).toBeUndefined();
+  });
+
+  // Bug: a chain of a thousand $refs passed at connect and overflowed the
+  // validator's stack on every call; from about 2,500 the check at connect
+  // itself overflowed, so where the line fell depended on the stack's size.
+  it('refuses a chain of more schemas in a row than a validator can follow, and accepts the limit', () => {
+    const chain = (links: number, via: 'ref' | 'allOf'): JsonRecord => {
+      const $defs: JsonRecord = {};
+      for (let index = 0; index < links; index++) {
+        const next = index + 1 < links ? { $ref: `#/$defs/d${index + 1}` } : undefined;
+        $defs[`d${index}`] =
+          next === undefined ? { type: 'object' } : via === 'ref' ? next : { allOf: [next] };
+      }
+      return { $ref: '#/$defs/d0', $defs };
+    };
+    const tooLong = `its $refs lead through more than ${MAX_SAME_VALUE_CHAIN} schemas in a row that apply to one value, so checking a value could overflow the stack`;
+    // The root's $ref and the links before the last one: the limit exactly.
+    expect(schemaBoundsRefusal(chain(MAX_SAME_VALUE_CHAIN, 'ref'))).toBeUndefined();
+    expect(schemaBoundsRefusal(chain(MAX_SAME_VALUE_CHAIN + 1, 'ref'))).toBe(tooLong);
+    expect(schemaBoundsRefusal(chain(4_000, 'ref'))).toBe(tooLong);
+    // Through allOf, each link is two schemas in a row.
+    expect(schemaBoundsRefusal(chain(MAX_SAME_VALUE_CHAIN / 2, 'allOf'))).toBeUndefined();
+    expect(schemaBoundsRefusal(chain(MAX_SAME_VALUE_CHAIN / 2 + 1, 'allOf'))).toBe(tooLong);
   });
 
   it('does not count a dangling $ref, or a remote one, as a loop', () => {
