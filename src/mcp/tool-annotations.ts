@@ -13,8 +13,8 @@ const MAX_TITLE_LENGTH = 100;
  * annotations' own) cleaned, masked for the server's secrets and cut to one
  * short line (`serverTextLine` masks after cleaning too: cleaning can join
  * up a secret that invisible characters split). Tools without a display
- * name share one object per combination of hints: a server with many tools
- * costs no object per tool.
+ * name share one object per combination of hints (the tool made from them
+ * keeps a copy of its own, as every tool does).
  */
 export function toAnnotations(
   description: McpToolDescription,

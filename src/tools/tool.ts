@@ -76,7 +76,6 @@ export interface ToolOptions<S extends z.ZodType, R> {
 }
 
 const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
-const NO_ANNOTATIONS: ToolAnnotations = Object.freeze({});
 const ALWAYS = (): boolean => true;
 
 /**
@@ -111,14 +110,13 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
     options: ToolOptions<S, R>,
     description: string,
     examples: readonly ToolExample[],
-    annotations: ToolAnnotations,
   ) {
     this.name = options.name;
     this.description = description;
     if (typeof options.params === 'function') this.#paramsFactory = options.params;
     else this.#params = options.params;
     this.handler = options.handler;
-    this.annotations = annotations;
+    this.annotations = Object.freeze({ ...options.annotations });
     this.origin = options.origin ?? NATIVE;
     this.examples = examples;
     this.writesInCall = options.writesInCall ?? ALWAYS;
@@ -150,10 +148,7 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
         `params of tool "${name}" must be a zod schema or a function returning one`,
       );
     }
-    const annotations = Object.freeze({ ...options.annotations });
-    if (options.examples === undefined) {
-      return new Tool(options, description, NO_EXAMPLES, annotations);
-    }
+    if (options.examples === undefined) return new Tool(options, description, NO_EXAMPLES);
     // Examples are checked against the schema now, so a lazy schema is built now.
     const params = typeof options.params === 'function' ? options.params() : options.params;
     if (!(params instanceof z.ZodType)) {
@@ -162,23 +157,17 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
       );
     }
     const examples = checkToolExamples(name, options.examples, params);
-    return new Tool({ ...options, params }, description, examples, annotations);
+    return new Tool({ ...options, params }, description, examples);
   }
 
   /**
    * @internal Creates a tool whose name and description are valid by
    * construction (bridged MCP tools: `bridgedToolName`, `bridgedDescription`),
-   * without checking them again; `description` must be trimmed already,
-   * `annotations`, if any, frozen (they are kept as they are: tools with the
-   * same hints may share one object), and `examples`, if any, another
-   * tool's (checked and frozen).
+   * without checking them again; `description` must be trimmed already, and
+   * `examples`, if any, another tool's (checked and frozen).
    */
   static trusted<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
-    const { annotations = NO_ANNOTATIONS } = options;
-    if (!Object.isFrozen(annotations)) {
-      throw new TypeError(`annotations of trusted tool "${options.name}" must be frozen`);
-    }
-    return new Tool(options, options.description, options.examples ?? NO_EXAMPLES, annotations);
+    return new Tool(options, options.description, options.examples ?? NO_EXAMPLES);
   }
 
   /** The zod schema that validates the arguments (built on first use when given as a function). */

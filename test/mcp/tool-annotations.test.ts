@@ -1,8 +1,8 @@
 /**
  * `toAnnotations`: the hints a server gives that are booleans, a display
  * name cleaned and masked, frozen; tools without a display name share one
- * object per combination of hints. And `Tool.trusted` refuses annotations
- * that could still change.
+ * object per combination of hints. And a tool keeps its own copy of
+ * whatever annotations it is given.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -82,12 +82,29 @@ describe('Tool.trusted', () => {
     handler: () => ToolResult.ok(null),
   };
 
-  it('keeps frozen annotations as they are, and refuses ones that could still change', () => {
-    const frozen = Object.freeze({ readOnlyHint: true });
-    expect(Tool.trusted({ ...options, annotations: frozen }).annotations).toBe(frozen);
-    expect(() => Tool.trusted({ ...options, annotations: { readOnlyHint: true } })).toThrow(
-      /annotations of trusted tool "probe" must be frozen/,
-    );
+  // A tool keeps the values its annotations have when it is made: the ratchet
+  // reads the hints, and a frozen object can still answer through a getter
+  // or its prototype (a shortcut that kept frozen objects as given let them).
+  it('copies what it is given, so that no getter or prototype changes a hint later', () => {
+    let reads = 0;
+    const flipping = Object.freeze({
+      get openWorldHint(): boolean {
+        reads += 1;
+        return reads === 1;
+      },
+    });
+    const fromGetter = Tool.trusted({ ...options, annotations: flipping });
+    expect([fromGetter.annotations.openWorldHint, fromGetter.annotations.openWorldHint]).toEqual([
+      true,
+      true,
+    ]);
+    const prototype: { readOnlyHint?: boolean } = { readOnlyHint: true };
+    const inherited = Tool.trusted({
+      ...options,
+      annotations: Object.freeze(Object.create(prototype) as { readOnlyHint?: boolean }),
+    });
+    prototype.readOnlyHint = false;
+    expect(inherited.annotations).toStrictEqual({});
     expect(Object.isFrozen(Tool.trusted(options).annotations)).toBe(true);
   });
 
