@@ -380,10 +380,20 @@ export class FileSessionStore implements SessionStore {
   }
 }
 
-/** Whether `directory` is still, not through a symbolic link, the directory checked. */
+/**
+ * Whether `directory` is still, not through a symbolic link, the directory
+ * checked, with the same mode and owner (a directory opened to others after
+ * its check is checked again, and refused).
+ */
 async function isStill(directory: string, checked: CheckedDirectory): Promise<boolean> {
   const info = await lstat(directory).catch(() => undefined);
-  return info?.isDirectory() === true && info.dev === checked.dev && info.ino === checked.ino;
+  return (
+    info?.isDirectory() === true &&
+    info.dev === checked.dev &&
+    info.ino === checked.ino &&
+    info.mode === checked.mode &&
+    info.uid === checked.uid
+  );
 }
 
 /** The version at the start of a session file, or in the whole record when it is not there. */

@@ -16,6 +16,9 @@ export interface CheckedDirectory {
   readonly realPath: string;
   readonly dev: number;
   readonly ino: number;
+  /** Its mode and owner when checked: a change to either is a reason to check it again. */
+  readonly mode: number;
+  readonly uid: number;
 }
 
 /** Symbolic links followed on the way before giving up, as the kernel does (ELOOP). */
@@ -65,7 +68,7 @@ export async function prepareSessionDirectory(directory: string): Promise<Checke
       );
     }
   }
-  return Object.freeze({ realPath, dev: info.dev, ino: info.ino });
+  return Object.freeze({ realPath, dev: info.dev, ino: info.ino, mode: info.mode, uid: info.uid });
 }
 
 /**

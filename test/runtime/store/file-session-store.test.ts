@@ -157,6 +157,22 @@ describe('FileSessionStore files', () => {
     expect(await readdir(elsewhere)).toEqual([]);
   });
 
+  it('checks the directory again once it was opened to others after the check, and refuses it', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('conv', state('internal', { wiki: 'internal' }));
+    await chmod(directory, 0o755);
+    for (const call of [
+      () => store.mergePrivateData('conv', state('secret', { hr: 'secret' })),
+      () => store.load('conv'),
+    ]) {
+      expect(await errorOf(call())).toMatchObject({
+        code: 'store-config',
+        message: expect.stringContaining('it has mode 755; expected 700') as unknown,
+      });
+    }
+    expect((await stat(directory)).mode & 0o777).toBe(0o755);
+  });
+
   it('cannot be made to write outside its directory by a session id like ../../etc', async () => {
     const store = new FileSessionStore({ directory });
     const id = '../../etc';
