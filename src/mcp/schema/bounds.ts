@@ -1,9 +1,16 @@
 /**
  * Bounded work per schema, checked before any validator is built: a schema
- * over the size limit, or whose `$ref`s loop without data in between (no
- * validator could finish), is refused with the reason.
+ * over the size limit, nested deeper than a validator's copy may be, or
+ * whose `$ref`s loop without data in between (no validator could finish)
+ * or apply too much to one value, is refused with the reason.
  */
-import { decodePointer, isJsonRecord, memberOf, type JsonRecord } from '../../core/json.js';
+import {
+  decodePointer,
+  escapePointerSegment,
+  isJsonRecord,
+  memberOf,
+  type JsonRecord,
+} from '../../core/json.js';
 import {
   MAX_SCHEMA_DEPTH,
   MAX_SCHEMA_TEXT_LENGTH,
@@ -38,10 +45,15 @@ export const MAX_SAME_VALUE_CHAIN = MAX_SCHEMA_DEPTH;
  */
 export function schemaBoundsRefusal(
   schema: unknown,
-  { referring, anchored, chars }: SchemaSurvey = surveySchema(schema),
+  { referring, anchored, chars, containers }: SchemaSurvey = surveySchema(schema),
 ): string | undefined {
   if (chars > MAX_SCHEMA_TEXT_LENGTH) {
     return `the schema is ${chars} characters of JSON, above the limit of ${MAX_SCHEMA_TEXT_LENGTH}`;
+  }
+  // No deeper than it has containers: most schemas need no look at their depth.
+  const deep = containers > MAX_SCHEMA_DEPTH ? tooDeepAt(schema, MAX_SCHEMA_DEPTH) : undefined;
+  if (deep !== undefined) {
+    return `the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels (at ${deep})`;
   }
   if (referring.length === 0) return undefined;
   const { cycle, tooLong, mostApplied } = followReferences(schema, anchored, referring);
@@ -210,6 +222,28 @@ function applyingValues(node: JsonRecord): unknown[] | undefined {
     values[index] = node[key];
   }
   return values;
+}
+
+/**
+ * Where `root` holds an object or array inside `maxDepth` others, as a
+ * JSON pointer (at most 80 characters shown), or undefined: the depth the
+ * validator's copy of a schema may have (`canonicalJsonText`'s limit).
+ */
+function tooDeepAt(root: unknown, maxDepth: number): string | undefined {
+  const path: string[] = [];
+  const visit = (node: unknown): boolean => {
+    if (typeof node !== 'object' || node === null) return false;
+    if (path.length >= maxDepth) return true;
+    for (const key of Object.keys(node)) {
+      path.push(key);
+      if (visit((node as Record<string, unknown>)[key])) return true;
+      path.pop();
+    }
+    return false;
+  };
+  if (!visit(root)) return undefined;
+  const pointer = `#${path.map((segment) => `/${escapePointerSegment(segment)}`).join('')}`;
+  return pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer;
 }
 
 /** The subschemas a same-value keyword holds: one or a list, or a map's values. */

@@ -4,12 +4,73 @@
  * with the chain), and recursion that data ends (accepted).
  */
 import { describe, expect, it } from 'vitest';
-import type { JsonRecord } from '../../../src/core/json.js';
+import type { JsonData, JsonRecord } from '../../../src/core/json.js';
 import { MAX_SAME_VALUE_CHAIN, schemaBoundsRefusal } from '../../../src/mcp/schema/bounds.js';
-import { MAX_SCHEMA_TEXT_LENGTH, surveySchema } from '../../../src/mcp/schema/json.js';
+import {
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_TEXT_LENGTH,
+  surveySchema,
+} from '../../../src/mcp/schema/json.js';
+import {
+  clearSchemaCache,
+  createInputValidator,
+  inputSchemaRefusal,
+} from '../../../src/mcp/schema/index.js';
 
 const loop = (chain: string): string =>
   `its $refs loop without any data in between (${chain}), so no value could ever be checked against it`;
+
+describe('schemaBoundsRefusal: depth', () => {
+  /** An object schema holding `levels` more objects or arrays, one inside the other, at `where`. */
+  const nested = (levels: number, where: 'default' | 'properties'): JsonRecord => {
+    let inner: JsonData = 'x';
+    for (let level = 0; level < levels; level++) {
+      inner = where === 'default' ? [inner] : { type: 'object', properties: { a: inner } };
+    }
+    return where === 'default'
+      ? { type: 'object', default: inner }
+      : { type: 'object', properties: { a: inner } };
+  };
+  const ids = { serverName: 'srv', toolName: 'deep' };
+
+  // Bug: past the depth a validator's copy may have, a schema passed at
+  // connect and was refused only when the tool was first called.
+  it('refuses at connect exactly what the validator would refuse for its depth, saying where', () => {
+    const verdicts = new Set<boolean>();
+    for (const where of ['default', 'properties'] as const) {
+      // Around the limit: arrays one level each, property schemas two (the schema and its map).
+      const perLevel = where === 'default' ? 1 : 2;
+      for (let depth = MAX_SCHEMA_DEPTH - 10; depth <= MAX_SCHEMA_DEPTH + 10; depth += perLevel) {
+        const schema = nested(depth / perLevel, where);
+        let built: string | undefined;
+        try {
+          clearSchemaCache();
+          createInputValidator(schema, ids);
+        } catch (error) {
+          built = (error as Error).message;
+        }
+        const tooDeep = built?.includes('nests deeper') === true;
+        const atConnect = inputSchemaRefusal(schema);
+        expect(atConnect !== undefined, `${where}, ${depth}: ${atConnect} / ${built}`).toBe(
+          tooDeep,
+        );
+        if (atConnect !== undefined) {
+          expect(atConnect).toMatch(
+            new RegExp(`^the schema nests deeper than ${MAX_SCHEMA_DEPTH} levels \\(at #/`),
+          );
+        }
+        verdicts.add(tooDeep);
+      }
+    }
+    expect([...verdicts].sort()).toEqual([false, true]);
+  });
+
+  it('needs no look at the depth of a schema with fewer containers than the limit', () => {
+    const schema = nested(50, 'default');
+    expect(surveySchema(schema).containers).toBeLessThan(MAX_SCHEMA_DEPTH);
+    expect(schemaBoundsRefusal(schema)).toBeUndefined();
+  });
+});
 
 describe('schemaBoundsRefusal: size', () => {
   it('refuses a schema over the limit, with its size', () => {
