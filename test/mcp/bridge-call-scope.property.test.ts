@@ -11,7 +11,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import {
   invokeTool,
   McpToolProgress,
@@ -21,11 +20,9 @@ import {
   ToolResult,
 } from '../../src/index.js';
 import { bridgeTool } from '../../src/mcp/bridge-tool.js';
-import { SecretRedactor } from '../../src/mcp/redact.js';
 import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
-import { ServerRoute } from '../../src/mcp/server-route.js';
 import { rawToolServer } from '../support/mcp-fixtures.js';
-import { quietRouteListener } from '../support/quiet-route-listener.js';
+import { handMadeRoute } from '../support/quiet-route-listener.js';
 
 describe('a bridged call and its call scope, interleaved', () => {
   it('asks for progress only in its own scope, and a failure anywhere undoes the progress writes', async () => {
@@ -60,15 +57,9 @@ describe('a bridged call and its call scope, interleaved', () => {
               },
             },
           ]);
-          const [config] = parseServerConfigs([
-            { name: 'srv', transport: { type: 'in-memory', server: raw.server } },
-          ]);
-          const route = new ServerRoute({
-            config: config!,
-            redactor: new SecretRedactor([]),
-            handlers: {},
-            session: {},
-            listener: quietRouteListener(),
+          const route = handMadeRoute({
+            name: 'srv',
+            transport: { type: 'in-memory', server: raw.server },
           });
           await route.connect();
           try {

@@ -10,13 +10,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import { invokeTool, Session } from '../../src/index.js';
 import { bridgeTool } from '../../src/mcp/bridge-tool.js';
-import { SecretRedactor } from '../../src/mcp/redact.js';
-import { ServerRoute } from '../../src/mcp/server-route.js';
 import { rawToolServer } from '../support/mcp-fixtures.js';
-import { quietRouteListener } from '../support/quiet-route-listener.js';
+import { handMadeRoute } from '../support/quiet-route-listener.js';
 
 type Kind = 'answer' | 'error result' | 'rpc error' | 'silent' | 'send throws';
 const KINDS: readonly Kind[] = ['answer', 'error result', 'rpc error', 'silent', 'send throws'];
@@ -50,19 +47,10 @@ describe('bridged calls settling, interleaved', () => {
               },
             })),
           );
-          const [config] = parseServerConfigs([
-            {
-              name: 'srv',
-              transport: { type: 'in-memory', server: raw.server },
-              timeoutMs: TIMEOUT_MS,
-            },
-          ]);
-          const route = new ServerRoute({
-            config: config!,
-            redactor: new SecretRedactor([]),
-            handlers: {},
-            session: {},
-            listener: quietRouteListener(),
+          const route = handMadeRoute({
+            name: 'srv',
+            transport: { type: 'in-memory', server: raw.server },
+            timeoutMs: TIMEOUT_MS,
           });
           await route.connect();
           const connection = route.active;

@@ -7,15 +7,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import { invokeTool, McpToolProgress, Session, ToolInvoked } from '../../src/index.js';
 import { bridgeTool } from '../../src/mcp/bridge-tool.js';
-import { SecretRedactor } from '../../src/mcp/redact.js';
 import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
 import { FileSessionStore } from '../../src/runtime/store/file-session-store.js';
-import { ServerRoute } from '../../src/mcp/server-route.js';
+import type { ServerRoute } from '../../src/mcp/server-route.js';
 import { rawToolServer, type RawTool } from '../support/mcp-fixtures.js';
-import { quietRouteListener } from '../support/quiet-route-listener.js';
+import { handMadeRoute } from '../support/quiet-route-listener.js';
 
 const routes: ServerRoute[] = [];
 afterEach(async () => {
@@ -28,15 +26,10 @@ async function bridged(
   session = new Session(),
 ) {
   const raw = rawToolServer(tools);
-  const [config] = parseServerConfigs([
-    { name: 'srv', transport: { type: 'in-memory', server: raw.server }, ...extra },
-  ]);
-  const route = new ServerRoute({
-    config: config!,
-    redactor: new SecretRedactor([]),
-    handlers: {},
-    session: {},
-    listener: quietRouteListener(),
+  const route = handMadeRoute({
+    name: 'srv',
+    transport: { type: 'in-memory', server: raw.server },
+    ...extra,
   });
   routes.push(route);
   await route.connect();

@@ -11,7 +11,7 @@ import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import type { DataSensitivity } from '../../src/core/sensitivity.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
 import { ServerRoute, type IsolationPhase } from '../../src/mcp/server-route.js';
-import { quietRouteListener } from '../support/quiet-route-listener.js';
+import { handMadeRoute, quietRouteListener } from '../support/quiet-route-listener.js';
 
 interface Recorded {
   isolated: string[];
@@ -40,7 +40,7 @@ function route(options: { isolated?: McpServer; at?: DataSensitivity } = {}) {
     isolated: (mode) => recorded.isolated.push(mode),
     isolationFailed: (reason) => recorded.failed.push(reason),
   });
-  const [config] = parseServerConfigs([
+  const created = handMadeRoute(
     {
       name: 'data',
       transport: { type: 'in-memory', server: server('normal').mcp },
@@ -53,14 +53,8 @@ function route(options: { isolated?: McpServer; at?: DataSensitivity } = {}) {
             },
           }),
     },
-  ]);
-  const created = new ServerRoute({
-    config: config!,
-    redactor: new SecretRedactor([]),
-    handlers: {},
-    session: {},
     listener,
-  });
+  );
   routes.push(created);
   return { route: created, recorded };
 }
@@ -74,19 +68,13 @@ async function whoAnswers(target: ServerRoute, level: DataSensitivity): Promise<
 describe('ServerRoute', () => {
   it('tells its listener it closed, after its connections are released, so held events are published', async () => {
     const told: string[] = [];
-    const [config] = parseServerConfigs([
+    const created = handMadeRoute(
       { name: 'data', transport: { type: 'in-memory', server: server('normal').mcp } },
-    ]);
-    const created = new ServerRoute({
-      config: config!,
-      redactor: new SecretRedactor([]),
-      handlers: {},
-      session: {},
-      listener: quietRouteListener({
+      quietRouteListener({
         connection: () => ({ disconnected: () => told.push('disconnected') }),
         closed: () => told.push('closed'),
       }),
-    });
+    );
     await created.connect();
     await created.close();
     expect(told).toEqual(['disconnected', 'closed']);

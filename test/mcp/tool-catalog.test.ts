@@ -5,14 +5,12 @@
  * servers) left with no tools at all.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import { McpSchemaError, Session } from '../../src/index.js';
-import { SecretRedactor } from '../../src/mcp/redact.js';
 import { DEFAULT_RETRY } from '../../src/mcp/retry-policy.js';
-import { ServerRoute } from '../../src/mcp/server-route.js';
+import type { ServerRoute } from '../../src/mcp/server-route.js';
 import { originalName, ToolCatalog } from '../../src/mcp/tool-catalog.js';
 import { rawToolServer, type RawTool } from '../support/mcp-fixtures.js';
-import { quietRouteListener } from '../support/quiet-route-listener.js';
+import { handMadeRoute } from '../support/quiet-route-listener.js';
 
 const routes: ServerRoute[] = [];
 afterEach(async () => {
@@ -20,19 +18,10 @@ afterEach(async () => {
 });
 
 async function routeOf(name: string, tools: readonly RawTool[], toolPrefix?: string) {
-  const [config] = parseServerConfigs([
-    {
-      name,
-      ...(toolPrefix === undefined ? {} : { toolPrefix }),
-      transport: { type: 'in-memory', server: rawToolServer(tools).server },
-    },
-  ]);
-  const route = new ServerRoute({
-    config: config!,
-    redactor: new SecretRedactor([]),
-    handlers: {},
-    session: {},
-    listener: quietRouteListener(),
+  const route = handMadeRoute({
+    name,
+    ...(toolPrefix === undefined ? {} : { toolPrefix }),
+    transport: { type: 'in-memory', server: rawToolServer(tools).server },
   });
   routes.push(route);
   await route.connect();
