@@ -44,12 +44,7 @@ export function canonicalJsonText(value: unknown, limits: CanonicalLimits = {}):
   const path: string[] = [];
   const open = new Set<object>();
   let written = 0;
-  const problem = (what: string): TypeError => {
-    const pointer = `#${path.map((segment) => `/${escapePointerSegment(segment)}`).join('')}`;
-    return new TypeError(
-      `${what} (at ${pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer})`,
-    );
-  };
+  const problem = (what: string): TypeError => new TypeError(`${what} (at ${shownPointer(path)})`);
   const scalar = (text: string): string => {
     written += text.length;
     if (written > maxChars) throw problem(`the value is more than ${maxChars} characters of JSON`);
@@ -89,6 +84,12 @@ export function canonicalJsonText(value: unknown, limits: CanonicalLimits = {}):
     return text;
   };
   return write(value);
+}
+
+/** The JSON Pointer fragment of `path` (`#/a~1b/0`), cut to 80 characters for a message. */
+export function shownPointer(path: readonly string[]): string {
+  const pointer = `#${path.map((segment) => `/${escapePointerSegment(segment)}`).join('')}`;
+  return pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer;
 }
 
 /** Escapes one JSON Pointer segment (RFC 6901): `~` → `~0`, `/` → `~1`. */

@@ -6,9 +6,9 @@
  */
 import {
   decodePointer,
-  escapePointerSegment,
   isJsonRecord,
   memberOf,
+  shownPointer,
   type JsonRecord,
 } from '../../core/json.js';
 import {
@@ -226,8 +226,9 @@ function applyingValues(node: JsonRecord): unknown[] | undefined {
 
 /**
  * Where `root` holds an object or array inside `maxDepth` others, as a
- * JSON pointer (at most 80 characters shown), or undefined: the depth the
- * validator's copy of a schema may have (`canonicalJsonText`'s limit).
+ * JSON pointer cut for a message, or undefined: the depth the validator's
+ * copy of a schema may have (`canonicalJsonText`'s limit, which says where
+ * the same way).
  */
 function tooDeepAt(root: unknown, maxDepth: number): string | undefined {
   const path: string[] = [];
@@ -241,9 +242,7 @@ function tooDeepAt(root: unknown, maxDepth: number): string | undefined {
     }
     return false;
   };
-  if (!visit(root)) return undefined;
-  const pointer = `#${path.map((segment) => `/${escapePointerSegment(segment)}`).join('')}`;
-  return pointer.length > 80 ? `${pointer.slice(0, 80)}…` : pointer;
+  return visit(root) ? shownPointer(path) : undefined;
 }
 
 /** The subschemas a same-value keyword holds: one or a list, or a map's values. */
