@@ -1,9 +1,10 @@
 /**
  * Two workers on one session through `FileSessionStore` (a store object
  * each, as two processes have), in whatever order fast-check's scheduler
- * starts worker A's calls of a network tool, A's own syncs, and worker B's
- * escalation: a call of A that starts once B's escalation is stored is
- * refused and never reaches the server, A's level never goes down, and
+ * starts worker A's calls of a network tool (through `invokeTool` or the
+ * session's pool), A's own syncs, and worker B's escalation: a call of A
+ * that starts once B's escalation is stored is refused and never reaches
+ * the server, A's level never goes down, and
  * every call settles. The fast path of a call on a session with a store
  * (a version answered without a wait, no wait for an escalation that is
  * not pending) is what this holds to the rule.
@@ -17,6 +18,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { sensitivityRank } from '../../../src/core/sensitivity.js';
+import { McpConnectionPool } from '../../../src/mcp/connection-pool.js';
 import { McpIntegrationSection } from '../../../src/mcp/section.js';
 import { Session } from '../../../src/runtime/session.js';
 import { FileSessionStore } from '../../../src/runtime/store/file-session-store.js';
@@ -32,7 +34,8 @@ afterAll(async () => {
   await rm(directory, { recursive: true, force: true });
 });
 
-type Step = { readonly kind: 'call' } | { readonly kind: 'sync' };
+/** A call of A's tool (through `invokeTool`, or the session's pool), or a sync of A. */
+type Step = { readonly kind: 'call' | 'pool call' | 'sync' };
 
 /** What one call of A saw. */
 interface CallRecord {
@@ -43,7 +46,8 @@ interface CallRecord {
 
 const stepsArb = fc.array(
   fc.oneof(
-    { weight: 3, arbitrary: fc.constant<Step>({ kind: 'call' }) },
+    { weight: 2, arbitrary: fc.constant<Step>({ kind: 'call' }) },
+    { weight: 2, arbitrary: fc.constant<Step>({ kind: 'pool call' }) },
     { weight: 1, arbitrary: fc.constant<Step>({ kind: 'sync' }) },
   ),
   { minLength: 2, maxLength: 6 },
@@ -51,6 +55,15 @@ const stepsArb = fc.array(
 
 /** A call of A's network tool. */
 const ARGS = { url: 'https://a.test' };
+
+/** The same call through the session's pool, its answer read as a tool result's. */
+async function poolCall(session: Session): Promise<{ success: boolean; message: string }> {
+  const pool = session.resources.get(McpConnectionPool);
+  if (pool === undefined) throw new Error('the session has no pool');
+  const result = await pool.callTool('web', 'fetch', ARGS, { session });
+  const text = result.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+  return { success: result.isError !== true, message: text };
+}
 
 describe('a call on a session shared through FileSessionStore', () => {
   it('is refused from the moment another worker stored an escalation, in any order', async () => {
@@ -105,7 +118,10 @@ describe('a call on a session shared through FileSessionStore', () => {
               task(`${step.kind} ${index}`, async () => {
                 if (step.kind === 'sync') return workerA.syncFromStore();
                 const startedAfterStored = stored;
-                const { success, message } = await invokeTool(tool, ARGS, { session: workerA });
+                const { success, message } =
+                  step.kind === 'call'
+                    ? await invokeTool(tool, ARGS, { session: workerA })
+                    : await poolCall(workerA);
                 levels.push(sensitivityRank(workerA.privateData.sensitivity));
                 calls.push({ startedAfterStored, success, message });
               }),
