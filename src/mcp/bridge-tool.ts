@@ -82,7 +82,7 @@ export function bridgeTool(
   // bridgedDescription, both valid by construction. The description is
   // masked there, after it is cleaned: masked first, a secret split by
   // invisible characters would be joined up again by the cleaning.
-  const tool: McpTool = Tool.trusted({
+  return Tool.trusted({
     name: bridgedName,
     description: bridgedDescription(serverName, description.name, description.description, route),
     // Built on the first call: connecting to a server with many tools creates no validator.
@@ -94,21 +94,9 @@ export function bridgeTool(
     handler: (args, tool) => call.send(args, tool),
     // The call's only writes of its own are its progress reports' reducers.
     writesInCall: () => call.reportsProgress(),
+    // Read when a section renders its inventory with private data in the session.
+    refusal: () => call.refusal(),
   });
-  calls.set(tool, call);
-  return tool;
-}
-
-/** The call behind each bridged tool, for {@link bridgedRefusal}. */
-const calls = new WeakMap<Tool, BridgedCall>();
-
-/**
- * Why the isolation ratchet would refuse a call of `tool` starting now,
- * if it would; undefined for a tool this module did not bridge. A section
- * marks such a tool in the inventory it renders.
- */
-export function bridgedRefusal(tool: Tool): string | undefined {
-  return calls.get(tool)?.refusal();
 }
 
 /**

@@ -29,7 +29,6 @@ import {
   McpClientGroup,
   type McpClientGroupOptions,
 } from './client-group.js';
-import { bridgedRefusal } from './bridge-tool.js';
 import type { ExecuteOptions, ExecuteRequest } from './execute.js';
 import {
   BLOCKED_MARK,
@@ -379,7 +378,7 @@ export class McpIntegrationSection extends Section<undefined> {
     if (!this.session.privateData.hasPrivateData) return own;
     return (tool) => {
       const description = own === undefined ? tool.description : own(tool);
-      return bridgedRefusal(tool) === undefined ? description : `${BLOCKED_MARK} ${description}`;
+      return tool.refusal() === undefined ? description : `${BLOCKED_MARK} ${description}`;
     };
   }
 

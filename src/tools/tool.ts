@@ -73,10 +73,18 @@ export interface ToolOptions<S extends z.ZodType, R> {
    * every write may say no (bridged MCP tools). @default always
    */
   readonly writesInCall?: () => boolean;
+  /**
+   * @internal Why a call starting now would be refused before it reaches
+   * the handler, if it would: a section marks such a tool in the inventory
+   * it renders, so that the model can skip the attempt (bridged MCP tools,
+   * once the isolation ratchet refuses them). @default never
+   */
+  readonly refusal?: () => string | undefined;
 }
 
 const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
 const ALWAYS = (): boolean => true;
+const NEVER = (): undefined => undefined;
 
 /**
  * A callable tool with validated arguments. Run it with `invokeTool`, which
@@ -100,6 +108,8 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly examples: readonly ToolExample[];
   /** @internal See {@link ToolOptions.writesInCall}. */
   readonly writesInCall: () => boolean;
+  /** @internal See {@link ToolOptions.refusal}. */
+  readonly refusal: () => string | undefined;
   #inputSchema: JsonSchema | undefined;
   #params: S | undefined;
   #paramsFactory: (() => S) | undefined;
@@ -120,6 +130,7 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
     this.origin = options.origin ?? NATIVE;
     this.examples = examples;
     this.writesInCall = options.writesInCall ?? ALWAYS;
+    this.refusal = options.refusal ?? NEVER;
     this.#inputSchema = options.inputSchema;
     Object.freeze(this);
   }

@@ -369,8 +369,8 @@ function codePoint(match: RegExpExecArray): string {
 
 /**
  * The same tool with another description: name, schema, handler,
- * annotations, origin, examples (checked already) and what its calls
- * write are its own.
+ * annotations, origin, examples (checked already), what its calls write
+ * and when they are refused are its own.
  */
 function withDescription(tool: Tool, description: string): Tool {
   return Tool.trusted({
@@ -383,5 +383,6 @@ function withDescription(tool: Tool, description: string): Tool {
     handler: tool.handler,
     examples: tool.examples,
     writesInCall: tool.writesInCall,
+    refusal: tool.refusal,
   });
 }
