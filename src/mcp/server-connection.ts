@@ -507,11 +507,16 @@ export class McpServerConnection {
   #describeExit(reason: string): string {
     const { redactor } = this.#options;
     // A tail cut from a longer stream may begin inside a secret, in any of
-    // its forms: its cut first line is dropped, and redactTail masks what is
-    // left of a secret that spans lines.
+    // its forms: its cut first line is dropped (the whole tail, when it has
+    // no line break), and redactTail masks what is left of a secret that
+    // spans lines.
+    const firstBreak = this.#stderrTail.indexOf('\n');
+    if (this.#stderrCut && firstBreak < 0) {
+      return `${reason} (server stderr: its last line is longer than ${STDERR_TAIL_CHARS} characters, not shown)`;
+    }
     const tail = (
       this.#stderrCut
-        ? redactor.redactTail(this.#stderrTail.slice(this.#stderrTail.indexOf('\n') + 1))
+        ? redactor.redactTail(this.#stderrTail.slice(firstBreak + 1))
         : redactor.redact(this.#stderrTail)
     ).trim();
     if (tail.length === 0) return reason;

@@ -41,10 +41,21 @@ function pieceIn(text: string, secret: string): string | undefined {
   return undefined;
 }
 
+/** `text` with its runs of percent-escapes decoded (a run that is not UTF-8 kept as it is). */
+function percentDecoded(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
 /** Everything the library reported while `leaky-server.mjs` ran in `mode` with `secret`. */
 async function reported(
   secret: string,
-  mode: 'serve' | 'crash' | 'bad-listing' | 'secret-schema',
+  mode: 'serve' | 'crash' | 'crash-one-line' | 'bad-listing' | 'secret-schema',
   options: {
     readonly padding?: number;
     readonly maxResultChars?: number;
@@ -115,6 +126,14 @@ describe.each(Object.entries(SECRETS))(
       for (const [where, text] of Object.entries(out)) {
         expect(pieceIn(text, secret), where).toBeUndefined();
       }
+    });
+
+    it('on a crash, percent-encoded in one stderr line longer than the tail kept', async () => {
+      const out = await reported(secret, 'crash-one-line');
+      for (const [where, text] of Object.entries(out)) {
+        expect(pieceIn(percentDecoded(text), secret), where).toBeUndefined();
+      }
+      expect(out.unavailable).toContain('its last line is longer than 2000 characters, not shown');
     });
 
     it('in a listing that breaks the MCP schema, where its refusal would quote it', async () => {
