@@ -3,8 +3,13 @@ import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-
 import { boundedQuote, messageOf } from '../core/errors.js';
 
 const MASK = '***';
-/** A run of text without white space or quotes: a URL, a header value, a word. */
-const TOKEN = /[^\s"'<>`]+/g;
+/**
+ * A run of text without white space, double quotes, angle brackets or
+ * backticks: a URL, a header value, a word. Not cut at an apostrophe:
+ * `encodeURIComponent` leaves one as it is, so a secret that holds one
+ * would be cut in two pieces that neither decode to it.
+ */
+const TOKEN = /[^\s"<>`]+/g;
 /** Longer tokens holding an encoded secret are masked whole. */
 const MAX_SEARCHED_TOKEN = 1_024;
 const MIN_SECRET_LENGTH = 3;

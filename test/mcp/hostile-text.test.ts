@@ -256,6 +256,23 @@ describe('secret masking in every encoding', () => {
     expect(masked).toContain('https://api.example.test/x?token=');
   });
 
+  it('masks a percent-encoded secret whose apostrophe encodeURIComponent leaves as it is', () => {
+    const quoted = "Pa'ss+w0rd/Long#1";
+    const masker = new SecretRedactor([quoted]);
+    const encoded = encodeURIComponent(quoted);
+    expect(encoded).toContain("'");
+    for (const text of [
+      `denied: ${encoded}`,
+      `GET /x?token=${encoded}&page=2`,
+      `token="${encoded}"`,
+      `token='${encoded}'`,
+    ]) {
+      const masked = masker.redact(text);
+      expect(masked, text).toContain('***');
+      expect(masked, text).not.toContain('w0rd');
+    }
+  });
+
   it('never shows a URL secret in errors, events or the prompt of a server that is down', async () => {
     const session = new Session();
     const events: string[] = [];
