@@ -269,6 +269,11 @@ export class McpHealthMonitor {
       }
       return { name, tools: route.tools, at: new Date() };
     }
+    // A sandbox that could not be made is not made again, and the server is
+    // never run unsandboxed again: nothing to ping or reconnect.
+    if (route.mode === 'sandbox' && route.failClosedReason !== undefined) {
+      return { name, error: failingClosed(route), at: new Date() };
+    }
     const connection = route.active;
     try {
       // A ping: cheap for the server, and the tool list is kept current by list_changed.
@@ -312,6 +317,10 @@ export class McpHealthMonitor {
         signal,
         `the isolated endpoint did not answer within ${this.timeoutMs} ms`,
       ).catch(() => false);
+    }
+    // Reachable, but every call is refused: not healthy.
+    if (route.failClosedReason !== undefined) {
+      return { name, error: failingClosed(route), at: new Date() };
     }
     return { name, tools: route.tools, at: new Date() };
   }
@@ -376,4 +385,9 @@ function checkDuration(field: string, value: number): number {
 /** An error's reason, redacted, without the server's name: warnings name the server. */
 function reasonOf(route: ServerRoute, error: unknown): string {
   return route.redact(failureReason(error));
+}
+
+/** The status of a route that refuses every call, as the section's unavailable servers say it. */
+function failingClosed(route: ServerRoute): string {
+  return `calls are refused (fail closed): ${route.failClosedReason ?? 'unknown reason'}`;
 }

@@ -148,11 +148,20 @@ export class ServerRoute {
   /**
    * Opens the normal connection and, for an isolated deployment, the
    * isolated one too, so the switch needs no reconnection; checks that both
-   * offer the same tools.
+   * offer the same tools. Once a sandboxed route has switched, opens the
+   * sandboxed server only; failing closed, nothing (see
+   * {@link failClosedReason}).
    *
    * @throws McpConnectionError when the normal connection cannot be opened.
    */
   async connect(signal?: AbortSignal): Promise<void> {
+    // A sandboxed route that has switched never starts its server unsandboxed
+    // again (a server unavailable since connect() is tried again here).
+    if (this.mode === 'sandbox' && this.#phase !== 'normal') {
+      await this.#switching;
+      if (this.#phase === 'isolated') await this.#isolated?.connect(signal ? { signal } : {});
+      return;
+    }
     const isolated = this.#isolated;
     const [normal, second] = await Promise.allSettled([
       this.#normal.connect(signal ? { signal } : {}),
@@ -355,23 +364,31 @@ export class ServerRoute {
       this.#failSwitch();
       return;
     }
-    const launch = await launchSandbox({
-      serverName: this.name,
-      transport: this.config.transport,
-      isolation: this.config.isolation,
-      level: () => this.#level,
-      onDenied: (host, port, reason) => this.#options.listener.networkDenied(host, port, reason),
-    });
+    // The server is never run unsandboxed again, whether a sandbox can be made
+    // or not: its connection goes as soon as the calls on it have settled
+    // (they finish on the old process), while the sandbox is made. Held
+    // longer, a crash would have it started again by its own reconnection.
+    const normalReleased = this.#waitForInflight().then(() => this.#release(this.#normal));
+    let launch: SandboxLaunch | { readonly unavailable: string };
+    try {
+      launch = await launchSandbox({
+        serverName: this.name,
+        transport: this.config.transport,
+        isolation: this.config.isolation,
+        level: () => this.#level,
+        onDenied: (host, port, reason) => this.#options.listener.networkDenied(host, port, reason),
+      });
+    } finally {
+      await normalReleased;
+    }
     if ('unavailable' in launch) {
       this.#failClose(launch.unavailable);
       this.#failSwitch();
       return;
     }
     this.#sandbox = launch;
-    await this.#waitForInflight();
     if (this.#closed) return;
     const sandboxed = this.#connection('isolated', this.config.transport, launch.wrap);
-    await this.#release(this.#normal);
     try {
       await sandboxed.connect();
     } catch (error) {

@@ -11,10 +11,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { McpIsolationFailed, McpSectionIsolated, Session, ToolInvoked } from '../../src/index.js';
+import {
+  McpHealthMonitor,
+  McpIsolationFailed,
+  McpSectionIsolated,
+  Session,
+  ToolInvoked,
+} from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
-import { childPids, expectNoNewChildren } from '../support/processes.js';
+import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
 
 // Set before the tests are collected: `runIf` below probes with it.
 const emptyBin = mkdtempSync(path.join(tmpdir(), 'mcp-sections-no-bwrap-'));
@@ -60,6 +66,60 @@ it('fails closed, naming bubblewrap and how to get it, when bubblewrap cannot ru
     expect(failed[0]?.reason).toContain('this host cannot sandbox a stdio server');
     expect(isolated).toEqual([]);
     expect(section.isolatedServers).toEqual(['probe']);
+  } finally {
+    await section.disconnect();
+    await rm(workdir, { recursive: true, force: true });
+  }
+  expect(await expectNoNewChildren(before)).toEqual([]);
+});
+
+it('never runs the server unsandboxed again: stopped at the switch, not restarted after a crash or by a health check', async () => {
+  const before = childPids();
+  const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
+  const session = new Session();
+  const section = probeSection(session, workdir);
+  const monitor = new McpHealthMonitor(section);
+  try {
+    await section.connect();
+    const { pid } = jsonOf<{ pid: number }>(await call(section, 'probe_whoami'));
+    expect(isAlive(pid)).toBe(true);
+    // The server crashes; its connection will start it again after a short delay
+    // (250 ms by default), unless the switch, which begins now, stops it first.
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => !isAlive(pid), { timeoutMs: 5_000, description: `pid ${pid} to exit` });
+    session.privateData.add('x');
+    const refused = await call(section, 'probe_whoami');
+    expect(refused.message).toMatch(/^calls to server "probe" are refused \(fail closed\)/);
+    // Past every delay of the default reconnection (3 tries from 250 ms, doubled).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
+
+    const [health] = await monitor.check();
+    expect(health).toMatchObject({ name: 'probe', healthy: false });
+    expect(health?.lastError).toMatch(
+      /^calls are refused \(fail closed\): this host cannot sandbox/,
+    );
+    expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
+  } finally {
+    monitor.stop();
+    await section.disconnect();
+    await rm(workdir, { recursive: true, force: true });
+  }
+  expect(await expectNoNewChildren(before)).toEqual([]);
+});
+
+it('stops the unsandboxed server at the switch when no call is in flight', async () => {
+  const before = childPids();
+  const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
+  const session = new Session();
+  const section = probeSection(session, workdir);
+  try {
+    await section.connect();
+    const { pid } = jsonOf<{ pid: number }>(await call(section, 'probe_whoami'));
+    session.privateData.add('x');
+    expect((await call(section, 'probe_whoami')).success).toBe(false);
+    await waitFor(() => !isAlive(pid), { timeoutMs: 5_000, description: `pid ${pid} to exit` });
+    expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
   } finally {
     await section.disconnect();
     await rm(workdir, { recursive: true, force: true });

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  type McpIntegrationSection,
+  McpHealthMonitor,
+  McpIntegrationSection,
   McpIsolationFailed,
   McpSectionIsolated,
   McpServerConnected,
@@ -25,6 +26,7 @@ import {
   type CountingListener,
   countingListener,
   jsonOf,
+  netProbeServerPath,
   probeSection,
 } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
@@ -172,3 +174,56 @@ describe('sandboxed stdio server', () => {
     },
   );
 });
+
+it.runIf(support.available)(
+  'brings back a server unavailable at connect in its sandbox once the session holds private data, never unsandboxed',
+  async () => {
+    const before = childPids();
+    const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
+    const session = new Session();
+    const isolated = collect(session, McpSectionIsolated);
+    const section = new McpIntegrationSection({
+      key: 'mcp.probe',
+      session,
+      onConnectError: 'report',
+      servers: [
+        {
+          name: 'probe',
+          transport: {
+            type: 'stdio',
+            command: process.execPath,
+            args: [netProbeServerPath],
+            cwd: workdir,
+          },
+          // Exits at its first start, serves from the second on.
+          env: { PROBE_FAIL_FIRST_START: 'started-once' },
+          isolation: {},
+          timeoutMs: 15_000,
+        },
+      ],
+    });
+    const monitor = new McpHealthMonitor(section, { timeoutMs: 15_000 });
+    try {
+      await section.connect();
+      expect(section.unavailableServers.map(({ name }) => name)).toEqual(['probe']);
+
+      session.privateData.add('x');
+      await waitFor(() => isolated.length === 1, {
+        timeoutMs: 15_000,
+        description: 'the sandboxed server to start',
+      });
+      const [health] = await monitor.check();
+      expect(health).toMatchObject({ name: 'probe', healthy: true });
+      expect(section.unavailableServers).toEqual([]);
+
+      const served = jsonOf<WhoAmI>(await call(section, 'probe_whoami'));
+      expect(served.netns).not.toBeNull();
+      expect(served.netns).not.toBe(readlinkSync('/proc/self/ns/net'));
+    } finally {
+      monitor.stop();
+      await section.disconnect();
+      await rm(workdir, { recursive: true, force: true });
+    }
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  },
+);
