@@ -78,11 +78,13 @@ export class McpConnectionPool {
        */
       readonly masks?: string;
       /**
-       * Who answers the server's own requests on the connection: the
-       * application's handlers, and the session whose data decides whether
-       * they may answer. A shared connection answers with those of whoever
-       * opened it, so holders that answer differently share none (without
-       * handlers, nothing is answered and the session does not count).
+       * Whose connection it is: the session, and the application's handlers
+       * that answer the server's own requests on it. A connection serves one
+       * session: a server's process keeps what one session's calls gave it,
+       * and its logs are published to every holder, so a session that holds
+       * private data must not share it with one whose calls may still reach
+       * the network. A shared connection answers with the handlers of
+       * whoever opened it, so holders that answer differently share none.
        */
       readonly answers?: { readonly session: object; readonly handlers: ClientHandlers };
     },
@@ -92,11 +94,10 @@ export class McpConnectionPool {
       transport.type === 'in-memory'
         ? `in-memory:${objectId(transport.server)}`
         : canonicalJsonText(transport);
-    // Without handlers nothing is answered: sessions may share the connection.
     const { answers } = process;
     const { elicitation, sampling, roots } = answers?.handlers ?? {};
     const answersKey =
-      answers === undefined || (elicitation ?? sampling ?? roots) === undefined
+      answers === undefined
         ? ''
         : [answers.session, elicitation, sampling, roots]
             .map((owner) => (owner === undefined ? '-' : String(objectId(owner))))

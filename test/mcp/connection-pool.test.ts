@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { McpConnectionError } from '../../src/core/errors.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { McpConnectionPool } from '../../src/mcp/connection-pool.js';
-import { McpServerDisconnected } from '../../src/mcp/events.js';
+import { McpServerDisconnected, McpServerLog } from '../../src/mcp/events.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { ResourceRegistry } from '../../src/runtime/resources.js';
 import { Session } from '../../src/runtime/session.js';
@@ -85,16 +85,60 @@ describe('McpConnectionPool', () => {
     expect(server.initializes).toBe(2);
   });
 
-  it('given to sections of two sessions, opens one connection for both', async () => {
+  it('given to sections of two sessions, opens a connection for each: a connection serves one session', async () => {
     const pool = new McpConnectionPool();
     const first = new Session();
     const second = new Session();
     await section(first, pool).connect();
     await section(second, pool).connect();
-    expect(server.initializes).toBe(1);
-    expect(pool.size).toBe(1);
+    expect(server.initializes).toBe(2);
+    expect(pool.size).toBe(2);
     // The first section that used it registered it for its session.
     expect(first.resources.get(McpConnectionPool)).toBe(pool);
+  });
+
+  it('never publishes what a server logs during one session’s call on another session', async () => {
+    // One process for both sessions would hold what one session's calls gave it,
+    // and its logs would be published to every holder.
+    const LOGGING = handWrittenServer({
+      name: 'logging',
+      toolsList: `send({ jsonrpc: '2.0', id: message.id, result: { tools: [
+        { name: 'read', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } }] } });`,
+      toolsCall: `send({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'payroll row: alice 123456' } });
+        send({ jsonrpc: '2.0', id: message.id, result: { content: [{ type: 'text', text: 'ok' }] } });`,
+    });
+    const pool = new McpConnectionPool();
+    const open = async (session: Session): Promise<void> => {
+      const created = new McpIntegrationSection({
+        servers: [
+          {
+            name: 'logging',
+            transport: { type: 'stdio', command: process.execPath, args: ['-e', LOGGING] },
+          },
+        ],
+        session,
+        pool,
+        serverLogLevel: 'debug',
+      });
+      sections.push(created);
+      await created.connect();
+    };
+    const a = new Session();
+    const b = new Session();
+    const aEvents = recordEvents(a);
+    const bEvents = recordEvents(b);
+    await open(a);
+    await open(b);
+    expect(pool.size).toBe(2);
+    expect(await pool.callTool('logging', 'read', {}, { session: a })).toMatchObject({
+      content: [{ text: 'ok' }],
+    });
+    await waitFor(() => aEvents.of(McpServerLog).length > 0, {
+      timeoutMs: 5_000,
+      description: 'the log to reach the session whose call it came with',
+    });
+    expect(JSON.stringify(aEvents.of(McpServerLog))).toContain('payroll row');
+    expect(bEvents.of(McpServerLog)).toEqual([]);
   });
 
   it('once it has served two sessions, refuses a call that does not name its session, even while one is registered', async () => {
@@ -239,11 +283,12 @@ describe('McpConnectionPool.keyOf', () => {
     );
   });
 
-  it('lets sessions share a connection that answers nothing', () => {
-    expect(key({ session: new Session(), handlers: {} })).toBe(
+  it('shares no connection between sessions, even one that answers nothing', () => {
+    const session = new Session();
+    expect(key({ session, handlers: {} })).toBe(key({ session, handlers: {} }));
+    expect(key({ session: new Session(), handlers: {} })).not.toBe(
       key({ session: new Session(), handlers: {} }),
     );
-    expect(key({ session: new Session(), handlers: {} })).toBe(key());
   });
 });
 
