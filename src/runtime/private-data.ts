@@ -26,6 +26,14 @@ function boundedName(name: string): string {
   return `${toWellFormed(name.slice(0, 200))}…#${digest}`;
 }
 
+/** `dataset`, when it is a non-empty string. @throws TypeError otherwise. */
+function checkedName(dataset: string): string {
+  if (typeof dataset !== 'string' || dataset.length === 0) {
+    throw new TypeError(`dataset name ${JSON.stringify(dataset)} must be a non-empty string`);
+  }
+  return dataset;
+}
+
 /** A frozen view of a session's private-data state. */
 export interface PrivateDataState {
   readonly hasPrivateData: boolean;
@@ -94,12 +102,32 @@ export class PrivateData {
    * @throws TypeError when `dataset` is empty or `sensitivity` is not a level.
    */
   add(dataset: string, sensitivity: DataSensitivity = 'confidential'): void {
-    if (typeof dataset !== 'string' || dataset.length === 0) {
-      throw new TypeError(`dataset name ${JSON.stringify(dataset)} must be a non-empty string`);
-    }
     // Stores keep names as UTF-8, where a lone surrogate reads back as U+FFFD:
     // kept so here too, a name stored and read back is the name known.
-    const name = boundedName(toWellFormed(dataset));
+    this.#add(boundedName(toWellFormed(checkedName(dataset))), sensitivity);
+  }
+
+  /**
+   * Merges a state read from elsewhere (a store, another worker) as a
+   * maximum: nothing already known is lowered. Its names are as a session
+   * keeps them: a shortened one is kept as it is (shortened again, it would
+   * be a new name on every read, and a store would never hold what the
+   * session knows); only one past {@link MAX_DATASET_NAME_LENGTH} is
+   * shortened.
+   *
+   * @throws TypeError for an empty name or a value that is not a level.
+   */
+  merge(state: PrivateDataState): void {
+    for (const [dataset, level] of Object.entries(state.datasets)) {
+      const name = toWellFormed(checkedName(dataset));
+      this.#add(name.length <= MAX_DATASET_NAME_LENGTH ? name : boundedName(name), level);
+    }
+    if (isDataSensitivity(state.sensitivity) && this.#raise(state.sensitivity, 'merged state')) {
+      this.#onChange?.();
+    }
+  }
+
+  #add(name: string, sensitivity: DataSensitivity): void {
     if (!isDataSensitivity(sensitivity)) {
       throw new TypeError(
         `sensitivity ${JSON.stringify(sensitivity)} must be one of public, internal, confidential, secret`,
@@ -114,17 +142,6 @@ export class PrivateData {
     this.#version += 1;
     this.#raise(sensitivity, name);
     this.#onChange?.();
-  }
-
-  /**
-   * Merges a state read from elsewhere (a store, another worker) as a
-   * maximum: nothing already known is lowered.
-   */
-  merge(state: PrivateDataState): void {
-    for (const [name, level] of Object.entries(state.datasets)) this.add(name, level);
-    if (isDataSensitivity(state.sensitivity) && this.#raise(state.sensitivity, 'merged state')) {
-      this.#onChange?.();
-    }
   }
 
   /** Raises the level to `level` when higher; true when it rose. */

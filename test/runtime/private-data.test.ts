@@ -161,6 +161,23 @@ describe('a dataset name of any length', () => {
     expect([...session.privateData.datasets.values()].sort()).toEqual(['confidential', 'secret']);
   });
 
+  it('is kept as it is when a state that holds it is merged back (a store, another worker)', () => {
+    const first = new Session();
+    first.privateData.add('f'.repeat(1_000), 'secret');
+    const state = first.privateData.toJSON();
+    const version = first.privateData.version;
+    first.privateData.merge(state);
+    expect(first.privateData.version).toBe(version);
+    const second = new Session();
+    second.privateData.merge(state);
+    expect([...second.privateData.datasets]).toEqual([...first.privateData.datasets]);
+    // A stored name past the bound (a hostile store) is still shortened.
+    second.privateData.merge({ ...state, datasets: { ['g'.repeat(1_000)]: 'internal' } });
+    for (const name of second.privateData.datasets.keys()) {
+      expect(name.length).toBeLessThanOrEqual(MAX_DATASET_NAME_LENGTH);
+    }
+  });
+
   it('keeps a short name that looks like a shortened one apart from the name it would imitate', () => {
     const session = new Session();
     const long = 'e'.repeat(1_000);

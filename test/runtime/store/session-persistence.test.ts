@@ -268,6 +268,25 @@ describe('pending escalations', () => {
     });
   });
 
+  it('land once for a dataset whose name is shortened, and stay landed when read back', async () => {
+    const session = await Session.open({ sessionId: 'conv', store: files });
+    session.privateData.add('n'.repeat(300), 'secret');
+    await session.flushPrivateData();
+    expect(session.hasPendingPrivateData).toBe(false);
+    await session.syncFromStore();
+    await session.flushPrivateData();
+    expect(session.hasPendingPrivateData).toBe(false);
+    expect(session.privateData.datasets.size).toBe(1);
+    const stored = (await files.readPrivateData('conv')).privateData.datasets;
+    expect(Object.keys(stored)).toEqual([...session.privateData.datasets.keys()]);
+    const resumed = await Session.open({
+      sessionId: 'conv',
+      store: new FileSessionStore({ directory }),
+    });
+    expect([...resumed.privateData.datasets]).toEqual([...session.privateData.datasets]);
+    expect(resumed.hasPendingPrivateData).toBe(false);
+  });
+
   it('are written again when the store lost them', async () => {
     const session = await Session.open({ sessionId: 'conv', store: files });
     session.privateData.add('hr', 'secret');
