@@ -37,13 +37,14 @@
  * share it with the client side.
  */
 import { randomUUID } from 'node:crypto';
-import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, stat, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PRIVATE_FILE_MODE, isErrno } from './atomic-file.js';
 import { pause } from './pause.js';
 import { processStart } from './process-start.js';
+import { readRegularFile } from './regular-file.js';
 
 /** Options of {@link withFileLock}. */
 export interface FileLockOptions {
@@ -274,13 +275,9 @@ async function createExclusive(lockPath: string, owner: LockOwner): Promise<bool
 }
 
 async function readHolder(lockPath: string): Promise<Holder> {
-  let raw: string;
-  try {
-    raw = await readFile(lockPath, 'utf8');
-  } catch (error) {
-    if (isErrno(error, 'ENOENT')) return { state: 'gone' };
-    throw error;
-  }
+  // A FIFO put there would block the read for ever; a link is not followed.
+  const raw = await readRegularFile(lockPath);
+  if (raw === undefined) return { state: 'gone' };
   return { state: 'held', owner: parseOwner(raw), raw };
 }
 

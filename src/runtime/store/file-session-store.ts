@@ -1,4 +1,4 @@
-import { type FileHandle, lstat, readFile, realpath, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { PRIVATE_FILE_MODE, isErrno, writeFileAtomic } from '../../core/atomic-file.js';
 import {
@@ -9,6 +9,7 @@ import {
 } from '../../core/file-lock.js';
 import type { PrivateDataState } from '../private-data.js';
 import { messageOf } from '../../core/errors.js';
+import { readRegularFile } from '../../core/regular-file.js';
 import { SessionStoreError } from './errors.js';
 import { FileVersionCache } from './file-version-cache.js';
 import { type CheckedDirectory, prepareSessionDirectory } from './session-directory.js';
@@ -292,18 +293,14 @@ export class FileSessionStore implements SessionStore {
     sessionId: string,
     signal: AbortSignal | undefined,
   ): Promise<SessionRecord | undefined> {
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(file, {
-        encoding: 'utf8',
-        ...(signal === undefined ? {} : { signal }),
-      });
+      text = await readRegularFile(file, signal);
     } catch (error) {
-      if (isErrno(error, 'ENOENT')) return undefined;
       if (signal?.aborted === true) throw error;
       throw this.#ioError('read', sessionId, error);
     }
-    return parseRecord(text, file, sessionId);
+    return text === undefined ? undefined : parseRecord(text, file, sessionId);
   }
 
   /**

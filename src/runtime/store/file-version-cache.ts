@@ -9,9 +9,8 @@
  * new file: equal device and inode numbers then mean the same, unchanged file.
  */
 import type { FileHandle } from 'node:fs/promises';
-import { statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { isErrno } from '../../core/atomic-file.js';
+import { lstatSync } from 'node:fs';
+import { openRegularFile } from '../../core/regular-file.js';
 
 /** Bound on the files held open; the oldest is closed first. */
 const MAX_OPEN_FILES = 64;
@@ -50,7 +49,8 @@ export class FileVersionCache {
     if (known !== undefined) {
       // Synchronous: a metadata lookup on a local disk takes microseconds, while the
       // thread pool's round trip for an asynchronous one costs a call tens of them.
-      const info = statSync(file, { throwIfNoEntry: false });
+      // Not through a link: a link swapped in is another file, read (and refused) anew.
+      const info = lstatSync(file, { throwIfNoEntry: false });
       if (info === undefined) {
         this.#forget(file, known);
         return 0;
@@ -68,13 +68,8 @@ export class FileVersionCache {
   /** Opens `file`, reads its version, and keeps the handle when the cache may. */
   async #read(file: string, read: ReadVersion): Promise<number> {
     const generation = this.#generation;
-    let handle: FileHandle;
-    try {
-      handle = await open(file, 'r');
-    } catch (error) {
-      if (isErrno(error, 'ENOENT')) return 0;
-      throw error;
-    }
+    const handle = await openRegularFile(file);
+    if (handle === undefined) return 0;
     let entry: Entry;
     try {
       const info = await handle.stat();

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import {
   lchown,
@@ -25,6 +25,7 @@ import {
   sessionFileName,
 } from '../../../src/runtime/store/file-session-store.js';
 import { SessionStoreError } from '../../../src/runtime/store/errors.js';
+import { Session } from '../../../src/runtime/session.js';
 import {
   mergePrivateDataStates,
   privateDataState,
@@ -545,5 +546,73 @@ describe('FileSessionStore lock', () => {
     expect((await store.readPrivateData('conv')).privateData).toEqual(
       state('secret', { wiki: 'internal', stalled: 'confidential', hr: 'secret' }),
     );
+  });
+});
+
+describe('FileSessionStore and what else stands at a file’s path', () => {
+  const messageOf = (error: unknown): string =>
+    error instanceof Error ? error.message : String(error);
+
+  /** A FIFO at `file`: nobody ever writes to it, so an ordinary open for reading waits for ever. */
+  function fifoAt(file: string): void {
+    const made = spawnSync('mkfifo', ['-m', '600', file]);
+    if (made.status !== 0) throw new Error(`mkfifo ${file}: ${made.stderr.toString()}`);
+  }
+
+  it('refuses a FIFO as a session file at once, naming it, and reads the other sessions', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('ok', state('secret', { hr: 'secret' }));
+    fifoAt(store.pathOf('fifo'));
+    for (const attempt of [
+      () => store.readPrivateData('fifo'),
+      () => store.version('fifo'),
+      () => store.load('fifo'),
+      () => Session.open({ sessionId: 'fifo', store }),
+    ]) {
+      const error = await errorOf(attempt());
+      expect(error).toBeInstanceOf(SessionStoreError);
+      expect(String((error as Error).message)).toContain('is a FIFO; expected a regular file');
+    }
+    expect(messageOf(await errorOf(store.readPrivateData('fifo')))).toContain(
+      'is a FIFO; expected a regular file',
+    );
+    // Nothing is left waiting in the thread pool: the other sessions are read as ever.
+    expect((await store.readPrivateData('ok')).privateData.sensitivity).toBe('secret');
+    await store.close();
+  });
+
+  it('never follows a symbolic link put in place of a session file: no resume at a lower level', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('high', state('secret', { hr: 'secret' }));
+    await store.mergePrivateData('low', state('public'));
+    await store.close();
+    const high = store.pathOf('high');
+    await rm(high);
+    await symlink(store.pathOf('low'), high);
+    const reopened = new FileSessionStore({ directory });
+    const error = await errorOf(Session.open({ sessionId: 'high', store: reopened }));
+    expect(error).toBeInstanceOf(SessionStoreError);
+    expect(error).toMatchObject({ code: 'session-not-loaded' });
+    expect(String((error as Error).message)).toContain('is a symbolic link');
+    expect(messageOf(await errorOf(reopened.readPrivateData('high')))).toContain(
+      'is a symbolic link; expected a regular file',
+    );
+    // Dangling, it does not read as nothing stored either.
+    await rm(high);
+    await symlink(path.join(root, 'nowhere.json'), high);
+    expect(messageOf(await errorOf(reopened.readPrivateData('high')))).toContain(
+      'is a symbolic link',
+    );
+    await reopened.close();
+  });
+
+  it('refuses a FIFO at a session’s lock at once instead of waiting on it', async () => {
+    const store = new FileSessionStore({ directory });
+    await store.mergePrivateData('locked', state('internal'));
+    fifoAt(`${store.pathOf('locked')}.lock`);
+    const error = await errorOf(store.mergePrivateData('locked', state('secret')));
+    expect(error).toBeInstanceOf(Error);
+    expect(String((error as Error).message)).toContain('is a FIFO; expected a regular file');
+    await store.close();
   });
 });
