@@ -190,6 +190,27 @@ function flatAcceptor(document: JsonRecord): ((value: JsonRecord) => boolean) | 
 }
 
 /** One pass over the subschemas, collecting what reference resolution needs. */
+/** Longest JSON text of an `enum` or `const` (or of one of an enum's values) that a message may write out. */
+const MAX_QUOTED_DATA_CHARS = 256;
+
+/**
+ * Makes data of the validator's copy (`enum`, `const`) short to write: the
+ * validator writes a whole `enum` or `const` into the error of every value
+ * it refuses, so a 200 KB enum refused for each of 2,000 items wrote 400 MB
+ * of messages and could exhaust the heap. Past
+ * {@link MAX_QUOTED_DATA_CHARS}, the value writes as a note of its size (a
+ * `toJSON` that no comparison reads: they compare members). The problems
+ * reported name values from the same copy, a few of them each.
+ */
+function quietData(value: unknown): void {
+  if (typeof value !== 'object' || value === null) return;
+  const chars = JSON.stringify(value).length;
+  if (chars <= MAX_QUOTED_DATA_CHARS) return;
+  const note = `(${Array.isArray(value) ? `${value.length} values` : 'an object'}, ${chars} characters of JSON)`;
+  Object.defineProperty(value, 'toJSON', { value: () => note, enumerable: false });
+  if (Array.isArray(value)) for (const item of value as unknown[]) quietData(item);
+}
+
 class Walk {
   /** The pointer each visited subschema was first reached at. */
   readonly pointers = new Map<JsonRecord, string>();
@@ -226,6 +247,8 @@ class Walk {
 
   private check(node: JsonRecord, pointer: string): void {
     checkKeywordValues(node, pointer, this.draft);
+    quietData(node['enum']);
+    quietData(node['const']);
     // An annotation by default in 2020-12; see docs/schemas.md for why we never assert it.
     if (typeof node['format'] === 'string') delete node['format'];
     if (this.draft !== '4' && this.beforeDereference && typeof node['id'] === 'string') {

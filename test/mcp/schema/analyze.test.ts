@@ -5,7 +5,7 @@
  * and words as the full path, and that a check never throws.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { JsonRecord } from '../../../src/core/json.js';
 import { createArgumentCheck } from '../../../src/mcp/schema/analyze.js';
 import { SchemaProblem } from '../../../src/mcp/schema/json.js';
@@ -423,5 +423,53 @@ describe('createArgumentCheck: the flat fast path', () => {
       },
       { path: ['extra'], keyword: 'false', message: '"extra" is not an allowed property' },
     ]);
+  });
+});
+
+describe('the text one check writes', () => {
+  /** Counts the characters JSON.stringify writes while `run` runs. */
+  function charsWrittenBy(run: () => unknown): number {
+    const original = JSON.stringify;
+    let chars = 0;
+    const spy = vi.spyOn(JSON, 'stringify').mockImplementation((...args) => {
+      const text = original(...args);
+      chars += typeof text === 'string' ? text.length : 0;
+      return text;
+    });
+    try {
+      run();
+    } finally {
+      spy.mockRestore();
+    }
+    return chars;
+  }
+
+  it('stays small when a large enum or const refuses many values (the validator writes it per value)', () => {
+    const values = Array.from({ length: 5_000 }, (_, i) => i); // ≈ 24 KB of JSON
+    const check = createArgumentCheck(
+      {
+        type: 'object',
+        properties: {
+          a: { type: 'array', items: { enum: values } },
+          b: { type: 'array', items: { const: { k: 'x'.repeat(2_000) } } },
+          c: { enum: [{ k: 'y'.repeat(2_000) }, 'short'] },
+        },
+      },
+      undefined,
+    );
+    let problems: ReturnType<typeof check> = [];
+    const written = charsWrittenBy(() => {
+      problems = check({
+        a: Array.from({ length: 500 }, () => ({})),
+        b: Array.from({ length: 500 }, () => 1),
+        c: 'other',
+      });
+    });
+    expect(problems.length).toBeGreaterThan(0);
+    expect(written).toBeLessThan(200_000);
+    // What a problem says of such a value: its size, not its text.
+    const c = problems.find(({ path }) => path[0] === 'c');
+    expect(c?.message).toContain('(an object, 2008 characters of JSON)');
+    expect(c?.message).toContain('"short"');
   });
 });
