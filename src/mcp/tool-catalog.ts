@@ -133,11 +133,22 @@ export class ToolCatalog {
  */
 export class McpSchemaRefusal extends McpSchemaError {}
 
+/**
+ * Most RE2 instructions the patterns of one server's listed schemas may
+ * compile to together at connect (≈ 2 µs each here): a listing of many
+ * schemas, each under its own bound, is bounded too.
+ */
+export const MAX_LISTING_PATTERN_INSTRUCTIONS = 200_000;
+
 /** The first of a route's tools whose input schema is refused outright, as an error. */
 function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
+  const budget = {
+    instructionsLeft: MAX_LISTING_PATTERN_INSTRUCTIONS,
+    describe: `${MAX_LISTING_PATTERN_INSTRUCTIONS} RE2 instructions`,
+  };
   for (const description of route.tools) {
     if (!isToolSelected(route.config, description.name)) continue;
-    const reason = inputSchemaRefusal(description.inputSchema);
+    const reason = inputSchemaRefusal(description.inputSchema, budget);
     if (reason !== undefined) return new McpSchemaRefusal(route.name, description.name, reason);
   }
   return undefined;

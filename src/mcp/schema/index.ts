@@ -17,7 +17,7 @@ import {
   type SchemaSurvey,
   surveySchema,
 } from './json.js';
-import { planPatterns } from './patterns.js';
+import { type PatternBudget, planPatterns } from './patterns.js';
 import { describeSent } from '../../core/describe-sent.js';
 
 /** What the canonical text of a schema may hold. */
@@ -32,17 +32,33 @@ export type InputValidator = z.ZodType<Record<string, unknown>>;
 /** How many schemas the cache keeps before it drops the least recently used. */
 export const DEFAULT_SCHEMA_CACHE_SIZE = 2_000;
 
-/** A cached verdict on a schema: its validator, or why it is refused. It names no tool. */
-type CacheEntry = { readonly validator: InputValidator } | { readonly rejection: string };
+/**
+ * Most RE2 instructions the cached validators' patterns may hold together:
+ * past it, the least recently used validators go first (≈ 170 bytes an
+ * instruction here, so about 70 MB).
+ */
+export const MAX_CACHED_PATTERN_INSTRUCTIONS = 400_000;
+
+/**
+ * A cached verdict on a schema: its validator and the RE2 instructions its
+ * patterns hold, or why it is refused. It names no tool.
+ */
+type CacheEntry =
+  | { readonly validator: InputValidator; readonly instructions: number }
+  | { readonly rejection: string };
 
 /** Entries by the SHA-256 of the schema's canonical text; the first key is the least recently used. */
 const cache = new Map<string, CacheEntry>();
 let counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };
+/** The RE2 instructions of every cached validator's patterns. */
+let cachedInstructions = 0;
 /** Cache keys by schema object: a listed schema asked for again skips its canonical form. */
 let keysByObject = new WeakMap<JsonRecord, string>();
 
 /** Counters of the validator cache since it was last cleared. */
-export type SchemaCacheStats = Readonly<typeof counts & { size: number; maxEntries: number }>;
+export type SchemaCacheStats = Readonly<
+  typeof counts & { size: number; maxEntries: number; patternInstructions: number }
+>;
 
 /**
  * The validator of a tool's `inputSchema` (the server's JSON), analysed at
@@ -96,9 +112,15 @@ function cached(key: string): CacheEntry | undefined {
 function remember(key: string, entry: CacheEntry): CacheEntry {
   cache.set(key, entry);
   if ('rejection' in entry) counts.rejections++;
-  for (const oldest of cache.keys()) {
-    if (cache.size <= DEFAULT_SCHEMA_CACHE_SIZE) break;
+  else cachedInstructions += entry.instructions;
+  for (const [oldest, dropped] of cache) {
+    const full =
+      cache.size > DEFAULT_SCHEMA_CACHE_SIZE ||
+      cachedInstructions > MAX_CACHED_PATTERN_INSTRUCTIONS;
+    // The entry just made stays, whatever it weighs (one schema is bounded alone).
+    if (!full || oldest === key) break;
     cache.delete(oldest);
+    if ('instructions' in dropped) cachedInstructions -= dropped.instructions;
     counts.evictions++;
   }
   return entry;
@@ -113,7 +135,7 @@ function build(text: string): CacheEntry {
     const survey = surveySchema(copy);
     const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
     if (refusal !== undefined) return { rejection: refusal };
-    const { root, taken } = planPatterns(copy, survey.patterned);
+    const { root, taken, instructions } = planPatterns(copy, survey.patterned);
     for (const node of taken) delete node['pattern'];
     const check = createArgumentCheck(copy, root);
     // Each problem an issue with `params.keyword`; `invokeTool` calls `check` directly.
@@ -124,7 +146,7 @@ function build(text: string): CacheEntry {
         payload.issues.push({ code: 'custom', input, path: [...path], message, params });
       }
     });
-    return { validator: withDirectCheck(validator, check) };
+    return { validator: withDirectCheck(validator, check), instructions };
   } catch (error) {
     if (error instanceof SchemaProblem) return { rejection: error.message };
     throw error;
@@ -135,15 +157,17 @@ function build(text: string): CacheEntry {
  * Why a tool's input schema is refused outright, checked when a server's
  * tools are listed (cheaply: no validator is built): too large, `$ref`s
  * that loop without data, or a pattern that cannot be checked in linear
- * time (RE2) where it stands. Undefined when the schema may be used.
+ * time (RE2) where it stands, or patterns that compile to too much (alone,
+ * or with those of the other schemas that share `budget`: a listing's).
+ * Undefined when the schema may be used.
  */
-export function inputSchemaRefusal(schema: unknown): string | undefined {
+export function inputSchemaRefusal(schema: unknown, budget?: PatternBudget): string | undefined {
   if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one
   try {
     const survey = listedSurveys.get(schema) ?? surveySchema(schema);
     const refusal = schemaBoundsRefusal(schema, survey);
     if (refusal === undefined && survey.patterned.length > 0)
-      planPatterns(schema, survey.patterned);
+      planPatterns(schema, survey.patterned, budget);
     return refusal;
   } catch (error) {
     // A schema that cannot even be read (a getter or proxy of an in-process
@@ -184,10 +208,16 @@ export function clearSchemaCache(): void {
   listedSurveys = new WeakMap();
   keysByObject = new WeakMap();
   cache.clear();
+  cachedInstructions = 0;
   counts = { hits: 0, misses: 0, evictions: 0, rejections: 0 };
 }
 
 /** @internal Counters of the validator cache: hits, misses, evictions, rejections. */
 export function schemaCacheStats(): SchemaCacheStats {
-  return { size: cache.size, maxEntries: DEFAULT_SCHEMA_CACHE_SIZE, ...counts };
+  return {
+    size: cache.size,
+    maxEntries: DEFAULT_SCHEMA_CACHE_SIZE,
+    patternInstructions: cachedInstructions,
+    ...counts,
+  };
 }

@@ -23,6 +23,28 @@ export interface PatternPlan {
   /** Undefined when no pattern applies to the arguments. */
   readonly root: PatternNode | undefined;
   readonly taken: ReadonlySet<JsonRecord>;
+  /** The RE2 instructions its compiled patterns hold (what keeping them costs). */
+  readonly instructions: number;
+}
+
+/**
+ * Most RE2 instructions the patterns of one schema may compile to. A
+ * pattern of twenty characters can compile to a thousand (`[\s\S]{999}`),
+ * and compiling and keeping them costs time and memory in proportion
+ * (≈ 2 µs and ≈ 170 bytes each here): 2,500 such patterns in one schema
+ * stalled a connect for 4.5 s and kept 400 MB. Real patterns take 5 to 50;
+ * `^.{0,1000}$` takes 2,000.
+ */
+export const MAX_SCHEMA_PATTERN_INSTRUCTIONS = 10_000;
+
+/**
+ * What the patterns of several schemas may still compile to, shared by the
+ * checks of one listing: a server's tools together are bounded too.
+ */
+export interface PatternBudget {
+  instructionsLeft: number;
+  /** What the bound is, for the refusal's message. */
+  readonly describe: string;
 }
 
 /** How a schema object was reached from the root. */
@@ -45,9 +67,16 @@ const REFERENCES = ['$ref', '$dynamicRef', '$recursiveRef'];
  * @throws SchemaProblem naming a pattern that cannot be checked in linear
  *   time, or one that is no regular expression.
  */
-export function planPatterns(schema: unknown, patterned: readonly JsonRecord[]): PatternPlan {
+export function planPatterns(
+  schema: unknown,
+  patterned: readonly JsonRecord[],
+  budget?: PatternBudget,
+): PatternPlan {
   const taken = new Set<JsonRecord>();
-  if (patterned.length === 0 || !isJsonRecord(schema)) return { root: undefined, taken };
+  if (patterned.length === 0 || !isJsonRecord(schema)) {
+    return { root: undefined, taken, instructions: 0 };
+  }
+  let instructions = 0;
   const index = indexSchema(schema);
   const compiled = new Map<JsonRecord, NonNullable<PatternNode['own']>>();
   const unchecked = new Map<JsonRecord, { readonly pattern: string; readonly why: string }>();
@@ -74,7 +103,24 @@ export function planPatterns(schema: unknown, patterned: readonly JsonRecord[]):
     // where leaving it out only accepts more, it is not checked (the server
     // remains the authority, as for `format`); elsewhere the schema is refused.
     if ('unsupported' in linear) unchecked.set(node, { pattern, why: linear.unsupported });
-    else compiled.set(node, { pattern, re2: linear.re2 });
+    else {
+      compiled.set(node, { pattern, re2: linear.re2 });
+      const size = linear.re2.programSize();
+      instructions += size;
+      if (instructions > MAX_SCHEMA_PATTERN_INSTRUCTIONS) {
+        throw new SchemaProblem(
+          `its patterns compile to more than ${MAX_SCHEMA_PATTERN_INSTRUCTIONS} RE2 instructions (the limit of one schema; ${pattern.length > 40 ? 'a pattern' : JSON.stringify(pattern)} at ${at} alone takes ${size}), more than checking them in bounded time and memory allows`,
+        );
+      }
+      if (budget !== undefined) {
+        budget.instructionsLeft -= size;
+        if (budget.instructionsLeft < 0) {
+          throw new SchemaProblem(
+            `the patterns of the server's schemas together compile to more than ${budget.describe}, more than checking them in bounded time and memory allows`,
+          );
+        }
+      }
+    }
     taken.add(node);
   }
   const reach = reachFrom(schema, index);
@@ -104,7 +150,7 @@ export function planPatterns(schema: unknown, patterned: readonly JsonRecord[]):
     if (checked !== undefined && !besideRef) checked.own = own;
     // A pattern reached by nothing never applies (the validator would not read it either).
   }
-  return { root: pruned(reach.nodes, reach.nodes.get(schema)), taken };
+  return { root: pruned(reach.nodes, reach.nodes.get(schema)), taken, instructions };
 }
 
 /** Pointers of every subschema (definitions included), anchors, and whether a nested resource changes how `$ref`s resolve. */

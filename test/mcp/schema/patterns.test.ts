@@ -7,9 +7,19 @@
 import { describe, expect, it } from 'vitest';
 import type { JsonRecord } from '../../../src/core/json.js';
 import { SchemaProblem, surveySchema } from '../../../src/mcp/schema/json.js';
-import { createInputValidator } from '../../../src/mcp/schema/index.js';
+import {
+  clearSchemaCache,
+  createInputValidator,
+  inputSchemaRefusal,
+  MAX_CACHED_PATTERN_INSTRUCTIONS,
+  schemaCacheStats,
+} from '../../../src/mcp/schema/index.js';
 import { patternProblems } from '../../../src/mcp/schema/pattern-check.js';
-import { planPatterns, unicodePattern } from '../../../src/mcp/schema/patterns.js';
+import {
+  MAX_SCHEMA_PATTERN_INSTRUCTIONS,
+  planPatterns,
+  unicodePattern,
+} from '../../../src/mcp/schema/patterns.js';
 import { regExpsRunDuring } from './regexp-spy.js';
 
 function plan(schema: JsonRecord): ReturnType<typeof planPatterns> {
@@ -358,5 +368,52 @@ describe('patternProblems', () => {
     expect(problems({ pattern: '(x+)+' }, 'abc')).toEqual([
       [[], 'the arguments must match /(x+)+/u; received "abc"'],
     ]);
+  });
+});
+
+describe('what patterns may compile to', () => {
+  /** A schema of `count` properties, each with a pattern of about a thousand RE2 instructions. */
+  const heavy = (count: number, tag = ''): JsonRecord => ({
+    type: 'object',
+    properties: Object.fromEntries(
+      Array.from({ length: count }, (_, i) => [`p${i}`, { pattern: `^${tag}x{99${i % 10}}$` }]),
+    ),
+  });
+
+  it(`refuses a schema whose patterns compile to more than ${MAX_SCHEMA_PATTERN_INSTRUCTIONS} instructions, naming the bound`, () => {
+    expect(plan(heavy(9)).instructions).toBeGreaterThan(8_900);
+    expect(plan(heavy(9)).instructions).toBeLessThanOrEqual(MAX_SCHEMA_PATTERN_INSTRUCTIONS);
+    expect(refusal(heavy(11))).toMatch(
+      new RegExp(
+        `^its patterns compile to more than ${MAX_SCHEMA_PATTERN_INSTRUCTIONS} RE2 instructions \\(the limit of one schema; "\\^x\\{99\\d\\}\\$" at #/properties/p\\d+ alone takes \\d+\\)`,
+      ),
+    );
+  });
+
+  it('refuses the schema that takes a listing past its shared budget, and only from there', () => {
+    const budget = { instructionsLeft: 30_000, describe: '30000 RE2 instructions' };
+    expect(inputSchemaRefusal(heavy(9, 'a'), budget)).toBeUndefined();
+    expect(inputSchemaRefusal(heavy(9, 'b'), budget)).toBeUndefined();
+    expect(inputSchemaRefusal(heavy(9, 'c'), budget)).toBeUndefined();
+    expect(inputSchemaRefusal(heavy(9, 'd'), budget)).toBe(
+      "the patterns of the server's schemas together compile to more than 30000 RE2 instructions, more than checking them in bounded time and memory allows",
+    );
+    // Alone, the same schema passes: the budget is the listing's.
+    expect(inputSchemaRefusal(heavy(9, 'd'))).toBeUndefined();
+  });
+
+  it(`keeps validators whose patterns hold at most ${MAX_CACHED_PATTERN_INSTRUCTIONS} instructions, dropping the least recently used`, () => {
+    clearSchemaCache();
+    const ids = { serverName: 's', toolName: 't' };
+    const count = Math.ceil(MAX_CACHED_PATTERN_INSTRUCTIONS / 9_000) + 3;
+    for (let i = 0; i < count; i++) createInputValidator(heavy(9, `v${i}-`), ids);
+    const stats = schemaCacheStats();
+    expect(stats.patternInstructions).toBeLessThanOrEqual(MAX_CACHED_PATTERN_INSTRUCTIONS);
+    expect(stats.evictions).toBeGreaterThanOrEqual(3);
+    expect(stats.size).toBe(count - stats.evictions);
+    // The last one made is kept: asked for again, it is a hit.
+    createInputValidator(heavy(9, `v${count - 1}-`), ids);
+    expect(schemaCacheStats().hits).toBe(1);
+    clearSchemaCache();
   });
 });
