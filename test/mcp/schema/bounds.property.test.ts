@@ -10,7 +10,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type JsonRecord, isJsonRecord } from '../../../src/core/json.js';
-import { MAX_SAME_VALUE_SCHEMAS, schemaBoundsRefusal } from '../../../src/mcp/schema/bounds.js';
+import {
+  ENUM_VALUES_PER_SCHEMA,
+  MAX_SAME_VALUE_SCHEMAS,
+  schemaBoundsRefusal,
+} from '../../../src/mcp/schema/bounds.js';
 
 type Node = JsonRecord;
 
@@ -24,6 +28,10 @@ const nodeArb: fc.Arbitrary<Node> = fc.letrec<{ node: Node }>((tie) => ({
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     fc.constant<Node>({ type: 'string' }),
+    // An enum long enough to count as several schemas.
+    fc
+      .integer({ min: 0, max: 1_500 })
+      .map((length) => ({ enum: Array.from({ length }, (_, i) => i) })),
     refArb.map((ref) => ({ $ref: ref })),
     fc.tuple(refArb, tie('node')).map(([ref, not]) => ({ $ref: ref, not })),
     fc
@@ -98,7 +106,10 @@ function expected(schema: Node): 'loop' | number {
     for (const keyword of ['dependentSchemas', 'dependencies']) {
       if (isJsonRecord(node[keyword])) subs.push(...Object.values(node[keyword]));
     }
-    let count = 1;
+    // Checking a value against an enum compares it with each value.
+    let count = Array.isArray(node.enum)
+      ? 1 + Math.floor(node.enum.length / ENUM_VALUES_PER_SCHEMA)
+      : 1;
     for (const sub of subs) {
       const result = applied(sub);
       if (result === 'loop') return 'loop';

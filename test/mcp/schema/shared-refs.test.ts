@@ -7,13 +7,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createInputValidator, inputSchemaRefusal } from '../../../src/mcp/schema/index.js';
-import { MAX_SAME_VALUE_SCHEMAS } from '../../../src/mcp/schema/bounds.js';
+import { ENUM_VALUES_PER_SCHEMA, MAX_SAME_VALUE_SCHEMAS } from '../../../src/mcp/schema/bounds.js';
 
 const ids = { serverName: 's', toolName: 't' };
 
 /** `allOf` of two `$ref`s to the next level, `depth` levels: 2^depth schemas on one value. */
-function doubling(depth: number): Record<string, unknown> {
-  const defs: Record<string, unknown> = { [`d${depth}`]: { type: 'object' } };
+function doubling(
+  depth: number,
+  leaf: Record<string, unknown> = { type: 'object' },
+): Record<string, unknown> {
+  const defs: Record<string, unknown> = { [`d${depth}`]: leaf };
   for (let i = 0; i < depth; i++) {
     defs[`d${i}`] = { allOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] };
   }
@@ -23,9 +26,17 @@ function doubling(depth: number): Record<string, unknown> {
 describe('references that branch into the same subschemas', () => {
   it('are refused at connect when they apply too many schemas to one value', () => {
     expect(inputSchemaRefusal(doubling(22))).toBe(
-      `its $refs apply more than ${MAX_SAME_VALUE_SCHEMAS} schemas to one value (references that lead to the same subschemas again and again), so checking a value could take exponential time`,
+      `its $refs apply more than ${MAX_SAME_VALUE_SCHEMAS} schemas to one value (references that lead to the same subschemas again and again; an enum counts as one more per ${ENUM_VALUES_PER_SCHEMA} of its values), so checking a value could take exponential time`,
     );
     expect(() => createInputValidator(doubling(30), ids)).toThrow(/more than 10000 schemas/);
+  });
+
+  it('count a long enum they lead to as many schemas: each value is compared with each of its', () => {
+    const long = { enum: Array.from({ length: 20_000 }, (_, i) => i) };
+    // 64 applications of 201 schemas' worth: refused; of a short enum, or once: accepted.
+    expect(inputSchemaRefusal(doubling(6, long))).toMatch(/apply more than 10000 schemas/);
+    expect(inputSchemaRefusal(doubling(6, { enum: [1, 2, 3] }))).toBeUndefined();
+    expect(inputSchemaRefusal(doubling(0, long))).toBeUndefined();
   });
 
   it('are accepted, and check values, while they stay under the limit', () => {
