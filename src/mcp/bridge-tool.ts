@@ -372,15 +372,16 @@ class BridgedCall {
       session.dispatchOutsideCalls(malformed);
     }
     const { outputSchema } = this.#description;
+    const maxChars = route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
+    const limited = limitResult(raw, maxChars);
+    // Structured content the limit left out reaches no one: it is not checked
+    // (a server's 500,000 keys would cost the check what the limit saved).
+    const leftOut = raw.structuredContent !== undefined && limited.structuredContent === undefined;
     const violation =
-      outputSchema === undefined
+      outputSchema === undefined || leftOut
         ? undefined
         : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, route.redactor);
-    const maxChars = route.config.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
-    let result =
-      violation === undefined
-        ? mapCallResult(limitResult(raw, maxChars))
-        : ToolResult.error(violation);
+    let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     const mask = violation === undefined && raw.isError === true ? this.#textMask(args) : undefined;
     if (mask !== undefined) {
       // An error's text becomes its message: written from a copy masked (the

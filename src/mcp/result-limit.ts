@@ -23,7 +23,7 @@ type Block = CallToolResult['content'][number];
  */
 export function limitResult(result: CallToolResult, maxChars: number): CallToolResult {
   // Measured once: writing `_meta` out is the costly part of the common check.
-  const metaFits = result._meta === undefined || jsonLength(result._meta) <= maxChars;
+  const metaFits = result._meta === undefined || jsonLength(result._meta, maxChars) <= maxChars;
   if (metaFits && fitsWhole(result, maxChars)) return result;
   let budget = maxChars;
   let changed = false;
@@ -31,7 +31,7 @@ export function limitResult(result: CallToolResult, maxChars: number): CallToolR
   const blocks = result.content;
   for (let index = 0; index < blocks.length && index < MAX_RESULT_BLOCKS; index += 1) {
     const block = blocks[index]!;
-    const size = blockSize(block);
+    const size = blockSize(block, maxChars);
     if (size <= budget) {
       content.push(block);
       budget -= size;
@@ -47,9 +47,11 @@ export function limitResult(result: CallToolResult, maxChars: number): CallToolR
         text: `${kept}\n[result truncated: ${block.text.length} characters, ${kept.length} kept; the limit is ${maxChars}]`,
       });
     } else {
+      // What is counted as JSON is read only up to the limit: a block past it is said to be.
+      const chars = Number.isFinite(size) ? String(size) : `more than ${maxChars}`;
       content.push({
         type: 'text',
-        text: `[${block.type} block of ${size} characters left out: the result limit is ${maxChars}]`,
+        text: `[${block.type} block of ${chars} characters left out: the result limit is ${maxChars}]`,
       });
     }
   }
@@ -61,7 +63,7 @@ export function limitResult(result: CallToolResult, maxChars: number): CallToolR
     });
   }
   let structured = result.structuredContent;
-  if (structured !== undefined && jsonLength(structured) > maxChars) {
+  if (structured !== undefined && jsonLength(structured, maxChars) > maxChars) {
     changed = true;
     structured = undefined;
     content.push({ type: 'text', text: leftOut('structuredContent', maxChars) });
@@ -86,13 +88,51 @@ function leftOut(member: string, maxChars: number): string {
   return `[${member} left out: larger than the result limit of ${maxChars} characters, or nested too deep to write]`;
 }
 
-/** The length of `value` as JSON; endless when it cannot be written (nested too deep). */
-function jsonLength(value: unknown): number {
-  try {
-    return JSON.stringify(value)?.length ?? 0;
-  } catch {
-    return Number.POSITIVE_INFINITY;
+/** Deeper than this, a value counts as one that cannot be written (JSON.stringify would overflow). */
+const MAX_WRITTEN_DEPTH = 1_000;
+
+/**
+ * The length of `value` as JSON (escapes aside), read only up to `limit`:
+ * past it, endless, whatever its size, so that a server's 500,000-key
+ * object costs what the limit allows and not a copy of it as text. Endless
+ * too when it cannot be written: a bigint, or nested deeper than
+ * {@link MAX_WRITTEN_DEPTH}. Own enumerable members count, as JSON writes
+ * them (a member `undefined` or a function is left out).
+ */
+function jsonLength(value: unknown, limit: number): number {
+  let chars = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (chars > limit) return Number.POSITIVE_INFINITY;
+    const [node, depth] = next;
+    if (typeof node === 'string') chars += node.length + 2;
+    else if (typeof node === 'number') chars += Number.isFinite(node) ? String(node).length : 4;
+    else if (typeof node === 'boolean') chars += node ? 4 : 5;
+    else if (node === null) chars += 4;
+    else if (typeof node === 'bigint') return Number.POSITIVE_INFINITY;
+    else if (typeof node === 'object') {
+      if (depth >= MAX_WRITTEN_DEPTH) return Number.POSITIVE_INFINITY;
+      chars += 2;
+      if (Array.isArray(node)) {
+        chars += Math.max(0, node.length - 1);
+        for (let index = node.length - 1; index >= 0 && chars <= limit; index -= 1) {
+          const item: unknown = node[index];
+          pending.push([item === undefined || typeof item === 'function' ? null : item, depth + 1]);
+        }
+      } else {
+        let members = 0;
+        for (const key of Object.keys(node)) {
+          const member: unknown = (node as Record<string, unknown>)[key];
+          if (member === undefined || typeof member === 'function') continue;
+          chars += key.length + (members > 0 ? 4 : 3); // quotes and colon, and a comma before
+          members += 1;
+          if (chars > limit) return Number.POSITIVE_INFINITY;
+          pending.push([member, depth + 1]);
+        }
+      }
+    }
   }
+  return chars > limit ? Number.POSITIVE_INFINITY : chars;
 }
 
 /** Whether every block fits the limit, and the result has no structuredContent to measure. */
@@ -101,17 +141,18 @@ function fitsWhole(result: CallToolResult, maxChars: number): boolean {
     return false;
   }
   let size = 0;
-  for (const block of result.content) size += blockSize(block);
+  for (const block of result.content) size += blockSize(block, maxChars);
   return size <= maxChars;
 }
 
 /**
  * The characters a block brings: its text or data, and whatever else the
  * server put in it (a MIME type, a URI, annotations, `_meta`), each of
- * which reaches the session's value and some the model's text.
+ * which reaches the session's value and some the model's text. What is
+ * counted as JSON is read only up to `limit` (past it, it cannot fit).
  */
-function blockSize(block: Block): number {
-  const extras = fieldsSize(block.annotations, block._meta);
+function blockSize(block: Block, limit: number): number {
+  const extras = fieldsSize(block.annotations, block._meta, limit);
   switch (block.type) {
     case 'text':
       return block.text.length + extras;
@@ -136,19 +177,19 @@ function blockSize(block: Block): number {
         payload +
         resource.uri.length +
         (resource.mimeType?.length ?? 0) +
-        fieldsSize(undefined, resource._meta) +
+        fieldsSize(undefined, resource._meta, limit) +
         extras
       );
     }
     default:
-      return jsonLength(block);
+      return jsonLength(block, limit);
   }
 }
 
-/** The characters of a block's optional `annotations` and `_meta`, as JSON. */
-function fieldsSize(annotations: unknown, meta: unknown): number {
+/** The characters of a block's optional `annotations` and `_meta`, as JSON, counted up to `limit` each. */
+function fieldsSize(annotations: unknown, meta: unknown, limit: number): number {
   return (
-    (annotations === undefined ? 0 : jsonLength(annotations)) +
-    (meta === undefined ? 0 : jsonLength(meta))
+    (annotations === undefined ? 0 : jsonLength(annotations, limit)) +
+    (meta === undefined ? 0 : jsonLength(meta, limit))
   );
 }

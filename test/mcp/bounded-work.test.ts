@@ -226,4 +226,34 @@ describe('oversized results', () => {
     // The server's string is shared, not copied: what the call adds stays far below it.
     expect(after - before).toBeLessThan(64 * 1024 * 1024);
   });
+
+  it('does not check structured content the limit leaves out against the output schema', async () => {
+    // Every value a string: the numbers sent break it, and checking them all would cost what the limit saves.
+    const wide = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
+    const outputSchema = { type: 'object' as const, additionalProperties: { type: 'string' } };
+    const { call } = await connect([
+      {
+        name: 'wide',
+        maxResultChars: 10_000,
+        server: server(
+          [{ name: 'rows', inputSchema: { type: 'object' }, outputSchema, annotations }],
+          () => ({ content: [{ type: 'text', text: 'rows' }], structuredContent: wide }),
+        ),
+      },
+      {
+        name: 'narrow',
+        server: server(
+          [{ name: 'rows', inputSchema: { type: 'object' }, outputSchema, annotations }],
+          () => ({ content: [{ type: 'text', text: 'rows' }], structuredContent: { k0: 0 } }),
+        ),
+      },
+    ]);
+    const left = await call('wide_rows', {});
+    expect(left.success).toBe(true);
+    expect(left.message).toContain('[structuredContent left out: larger than the result limit');
+    // What is kept is checked as ever.
+    const kept = await call('narrow_rows', {});
+    expect(kept.success).toBe(false);
+    expect(kept.message).toContain('does not match its outputSchema');
+  });
 });

@@ -120,7 +120,7 @@ describe('limitResult', () => {
     expect(limitResult(result, size - 1).content).toEqual([
       {
         type: 'text',
-        text: `[resource_link block of ${size} characters left out: the result limit is ${size - 1}]`,
+        text: `[resource_link block of more than ${size - 1} characters left out: the result limit is ${size - 1}]`,
       },
     ]);
   });
@@ -210,5 +210,50 @@ describe('limitResult', () => {
     const copy = structuredClone(result);
     limitResult(result, 3);
     expect(result).toEqual(copy);
+  });
+});
+
+describe('limitResult on a large structured result', () => {
+  /** `count` keys, each read counted in `reads`. */
+  function watched(count: number): { value: Record<string, string>; reads: () => number } {
+    let reads = 0;
+    const target = Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, 'v']));
+    const value = new Proxy(target, {
+      get(object, key, receiver) {
+        if (typeof key === 'string') reads += 1;
+        return Reflect.get(object, key, receiver) as unknown;
+      },
+    });
+    return { value, reads: () => reads };
+  }
+
+  it('reads a structuredContent or _meta only up to the limit to find it too large', () => {
+    const structured = watched(100_000);
+    const meta = watched(100_000);
+    const limited = limitResult(
+      {
+        content: [{ type: 'text', text: 'ok' }],
+        structuredContent: structured.value,
+        _meta: meta.value,
+      },
+      1_000,
+    );
+    expect(limited.structuredContent).toBeUndefined();
+    expect(limited._meta).toBeUndefined();
+    expect(limited.content.map((block) => (block.type === 'text' ? block.text : ''))).toEqual([
+      'ok',
+      '[structuredContent left out: larger than the result limit of 1000 characters, or nested too deep to write]',
+      '[_meta left out: larger than the result limit of 1000 characters, or nested too deep to write]',
+    ]);
+    expect(structured.reads()).toBeLessThan(1_000);
+    expect(meta.reads()).toBeLessThan(1_000);
+  });
+
+  it('measures what fits exactly, as JSON writes it', () => {
+    const structured = { a: [1, 'two', null, true, { b: -2.5 }], c: {}, d: [] };
+    const size = JSON.stringify(structured).length;
+    const result: CallToolResult = { content: [], structuredContent: structured };
+    expect(limitResult(result, size)).toBe(result);
+    expect(limitResult(result, size - 1).structuredContent).toBeUndefined();
   });
 });
