@@ -12,12 +12,18 @@ import { isErrno } from './atomic-file.js';
 /** Read-only, not through a link at the last step, and without waiting for a writer. */
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
+/** An open regular file, and what `fstat` said of it. */
+export interface OpenedFile {
+  readonly handle: FileHandle;
+  readonly stats: Stats;
+}
+
 /**
- * A handle on `file`, or undefined when nothing is there.
+ * A handle on `file`, with its stats, or undefined when nothing is there.
  * @throws Error naming `file` when it is a symbolic link or not a regular
  *   file (a FIFO, a socket, a device, a directory).
  */
-export async function openRegularFile(file: string): Promise<FileHandle | undefined> {
+export async function openRegularFile(file: string): Promise<OpenedFile | undefined> {
   let handle: FileHandle;
   try {
     handle = await open(file, FLAGS);
@@ -29,9 +35,9 @@ export async function openRegularFile(file: string): Promise<FileHandle | undefi
     throw error;
   }
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new Error(`${file} is ${kindOf(info)}; expected a regular file`);
-    return handle;
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new Error(`${file} is ${kindOf(stats)}; expected a regular file`);
+    return { handle, stats };
   } catch (error) {
     await handle.close();
     throw error;
@@ -46,8 +52,9 @@ export async function readRegularFile(
   file: string,
   signal?: AbortSignal,
 ): Promise<string | undefined> {
-  const handle = await openRegularFile(file);
-  if (handle === undefined) return undefined;
+  const opened = await openRegularFile(file);
+  if (opened === undefined) return undefined;
+  const { handle } = opened;
   try {
     return await handle.readFile({ encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
   } finally {

@@ -68,12 +68,12 @@ export class FileVersionCache {
   /** Opens `file`, reads its version, and keeps the handle when the cache may. */
   async #read(file: string, read: ReadVersion): Promise<number> {
     const generation = this.#generation;
-    const handle = await openRegularFile(file);
-    if (handle === undefined) return 0;
+    const opened = await openRegularFile(file);
+    if (opened === undefined) return 0;
+    const { handle, stats } = opened;
     let entry: Entry;
     try {
-      const info = await handle.stat();
-      entry = { handle, dev: info.dev, ino: info.ino, version: await read(handle) };
+      entry = { handle, dev: stats.dev, ino: stats.ino, version: await read(handle) };
     } catch (error) {
       await handle.close();
       throw error;
