@@ -12,9 +12,11 @@
  * and isolated) share the directory: an in-process mutex alone would let two
  * concurrent updates lose one another (and a level could drop).
  */
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE, writeFileAtomic } from '../core/atomic-file.js';
+import { messageOf } from '../core/errors.js';
+import { readRegularFile } from '../core/regular-file.js';
 import {
   FileLockLostError,
   FileLockTimeoutError,
@@ -123,14 +125,16 @@ export class PrivateDataStore {
    */
   async read(identity: Identity): Promise<SessionPrivateData> {
     const file = this.filePath(identity);
-    let text: string;
+    let text: string | undefined;
     try {
-      text = await readFile(file, 'utf8');
+      // Not through a link, and not waiting on a FIFO: either could stand in for a lower state.
+      text = await readRegularFile(file);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return NO_PRIVATE_DATA;
-      throw new PrivateDataError(`cannot read private-data state ${file}`, { cause: error });
+      throw new PrivateDataError(`cannot read private-data state ${file}: ${messageOf(error)}`, {
+        cause: error,
+      });
     }
-    return parseState(text, file);
+    return text === undefined ? NO_PRIVATE_DATA : parseState(text, file);
   }
 
   /**

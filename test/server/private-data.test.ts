@@ -1,4 +1,5 @@
-import { mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -122,6 +123,26 @@ describe('PrivateDataStore', () => {
     await writeFile(file, JSON.stringify({ has_private_data: 'yes' }));
     await expect(store.read(alice)).rejects.toBeInstanceOf(PrivateDataError);
     await expect(store.add(alice, 'x')).rejects.toBeInstanceOf(PrivateDataError);
+  });
+
+  it('refuses a symbolic link or a FIFO in place of the state file, at once, instead of reading it as public', async () => {
+    await store.add(alice, 'patients', 'secret');
+    const file = store.filePath(alice);
+    const lower = path.join(path.dirname(file), 'lower.json');
+    await writeFile(
+      lower,
+      JSON.stringify({ has_private_data: false, private_datasets: [], sensitivity: 'public' }),
+    );
+    await rm(file);
+    await symlink(lower, file);
+    await expect(store.read(alice)).rejects.toThrow(/is a symbolic link; expected a regular file/);
+    await rm(file);
+    await symlink(path.join(path.dirname(file), 'nowhere.json'), file);
+    await expect(store.read(alice)).rejects.toBeInstanceOf(PrivateDataError);
+    await rm(file);
+    const made = spawnSync('mkfifo', ['-m', '600', file]);
+    expect(made.status).toBe(0);
+    await expect(store.read(alice)).rejects.toThrow(/is a FIFO; expected a regular file/);
   });
 
   it('counts listed datasets as private even if the flag was edited to false', async () => {

@@ -3,11 +3,12 @@
  * `<dir>/<ns>/<key>/<tag>.json` (or `.yaml`, `.yml`), meant to be edited by
  * hand and committed beside the code.
  */
-import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, open, readlink, realpath, stat, unlink } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { lstat, mkdir, readlink, realpath, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument, stringify } from 'yaml';
 import { isErrno, writeFileAtomic } from '../../core/atomic-file.js';
+import { NotARegularFileError, readRegularFile } from '../../core/regular-file.js';
 import { PromptOverridesError } from '../../core/errors.js';
 import {
   checkOverridesRef,
@@ -152,7 +153,7 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
     if (!(await this.#directoriesExist(ref))) return undefined;
     const found: { file: string; text: string }[] = [];
     for (const file of files) {
-      const text = await readRegularFile(file, options.signal);
+      const text = await readOverridesFile(file, options.signal);
       if (text !== undefined) found.push({ file, text });
     }
     if (found.length > 1) {
@@ -334,49 +335,25 @@ function isYaml(file: string): boolean {
 
 /**
  * The text of `file`, or `undefined` when there is none. Opened without
- * following a link (`O_NOFOLLOW`), so a link in the file's place cannot
- * lead the read out of the store's directory, and checked to be a regular
- * file (a FIFO would block the read).
+ * following a link, so a link in the file's place cannot lead the read out
+ * of the store's directory, and checked to be a regular file (a FIFO would
+ * block the read): see `core/regular-file.ts`.
  * @throws PromptOverridesError for a link, a directory or another special file.
  */
-async function readRegularFile(
+async function readOverridesFile(
   file: string,
   signal: AbortSignal | undefined,
 ): Promise<string | undefined> {
-  signal?.throwIfAborted();
-  let stats: Stats;
   try {
-    stats = await lstat(file);
+    return await readRegularFile(file, signal);
   } catch (error) {
-    if (isErrno(error, 'ENOENT')) return undefined;
-    throw error;
-  }
-  checkRegularFile(file, stats);
-  let handle;
-  try {
-    // O_NOFOLLOW is not defined on Windows, where the lstat above is the check.
-    handle = await open(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-  } catch (error) {
-    // Swapped for a link since the lstat: ELOOP from O_NOFOLLOW.
-    if (isErrno(error, 'ELOOP')) throw linkError(file, error);
-    if (isErrno(error, 'ENOENT')) return undefined;
-    throw error;
-  }
-  try {
-    checkRegularFile(file, await handle.stat());
-    return await handle.readFile({ encoding: 'utf8', ...(signal === undefined ? {} : { signal }) });
-  } finally {
-    await handle.close();
-  }
-}
-
-function checkRegularFile(file: string, stats: Stats): void {
-  if (stats.isSymbolicLink()) throw linkError(file);
-  if (stats.isDirectory()) {
-    throw new PromptOverridesError(`overrides file ${JSON.stringify(file)} is a directory`);
-  }
-  if (!stats.isFile()) {
-    throw new PromptOverridesError(`overrides file ${JSON.stringify(file)} is not a regular file`);
+    if (!(error instanceof NotARegularFileError)) throw error;
+    if (error.kind === 'a symbolic link') throw linkError(file, error);
+    throw new PromptOverridesError(
+      error.kind === 'a directory'
+        ? `overrides file ${JSON.stringify(file)} is a directory`
+        : `overrides file ${JSON.stringify(file)} is not a regular file`,
+    );
   }
 }
 
