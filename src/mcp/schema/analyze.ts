@@ -244,9 +244,22 @@ function flatAcceptor(document: JsonRecord): ((value: JsonRecord) => boolean) | 
   };
 }
 
-/** One pass over the subschemas, collecting what reference resolution needs. */
 /** Longest JSON text of an `enum` or `const` (or of one of an enum's values) that a message may write out. */
 const MAX_QUOTED_DATA_CHARS = 256;
+
+/**
+ * A long string `const` of the validator's copy as the one value of an
+ * `enum` (the same check), which {@link quietData} can give a short note:
+ * a string cannot carry one. Problems with it name the keyword `enum`.
+ */
+function quietLongConst(node: JsonRecord): void {
+  const value = node['const'];
+  if (typeof value !== 'string' || value.length <= MAX_QUOTED_DATA_CHARS) return;
+  const values = node['enum'];
+  delete node['const'];
+  // With an enum beside it, the value must be in both.
+  node['enum'] = !Array.isArray(values) || values.includes(value) ? [value] : [];
+}
 
 /**
  * Makes data of the validator's copy (`enum`, `const`) short to write: the
@@ -266,6 +279,7 @@ function quietData(value: unknown): void {
   if (Array.isArray(value)) for (const item of value as unknown[]) quietData(item);
 }
 
+/** One pass over the subschemas, collecting what reference resolution needs. */
 class Walk {
   /** The pointer each visited subschema was first reached at. */
   readonly pointers = new Map<JsonRecord, string>();
@@ -303,6 +317,7 @@ class Walk {
 
   private check(node: JsonRecord, pointer: string): void {
     checkKeywordValues(node, pointer, this.draft);
+    quietLongConst(node);
     quietData(node['enum']);
     quietData(node['const']);
     const values = node['enum'];

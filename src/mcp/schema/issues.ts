@@ -5,6 +5,7 @@
  * `output-units.ts` decides which findings the validator's errors make.
  */
 import { isJsonRecord, type JsonRecord, type JsonData } from '../../core/json.js';
+import { sliceSafe } from '../../core/well-formed.js';
 
 /** A path into the arguments: property names and array indexes. */
 export type ArgumentPath = readonly (string | number)[];
@@ -61,9 +62,18 @@ function counted(count: unknown, noun: string): string {
   return `${JSON.stringify(count) ?? 'nothing'} ${count === 1 ? noun : plural}`;
 }
 
-/** Schema values in a sentence: `"S", "M", "L"`, at most eight of them. */
+/** Longest string of the schema's a message quotes whole; a longer one is cut, with its length. */
+const MAX_QUOTED_STRING = 80;
+
+/** Schema values in a sentence: `"S", "M", "L"`, at most eight of them, a long string cut. */
 function listValues(values: readonly unknown[]): string {
-  const shown = values.slice(0, MAX_SHOWN).map((value) => JSON.stringify(value) ?? String(value));
+  const shown = values
+    .slice(0, MAX_SHOWN)
+    .map((value) =>
+      typeof value === 'string' && value.length > MAX_QUOTED_STRING
+        ? `${JSON.stringify(`${sliceSafe(value, 0, MAX_QUOTED_STRING)}…`)} (${value.length} characters)`
+        : (JSON.stringify(value) ?? String(value)),
+    );
   return values.length > MAX_SHOWN ? `${shown.join(', ')}, …` : shown.join(', ');
 }
 

@@ -467,6 +467,29 @@ describe('the text one check writes', () => {
     });
     expect(problems.length).toBeGreaterThan(0);
     expect(written).toBeLessThan(200_000);
+    // A long string, in an enum or as a const, is written as its size too.
+    const long = 's'.repeat(200_000);
+    const strings = createArgumentCheck(
+      {
+        type: 'object',
+        properties: {
+          a: { type: 'array', items: { const: long } },
+          b: { type: 'array', items: { enum: [long] } },
+        },
+      },
+      undefined,
+    );
+    let refused: ReturnType<typeof check> = [];
+    const stringsWritten = charsWrittenBy(() => {
+      refused = strings({
+        a: Array.from({ length: 200 }, () => 'x'),
+        b: Array.from({ length: 200 }, () => 'x'),
+      });
+    });
+    expect(refused.length).toBeGreaterThan(0);
+    expect(stringsWritten).toBeLessThan(200_000);
+    expect(refused[0]?.message).toContain(`"${'s'.repeat(80)}…" (200000 characters)`);
+    expect(strings({ a: [long], b: [long] })).toEqual([]);
     // What a problem says of such a value: its size, not its text.
     const c = problems.find(({ path }) => path[0] === 'c');
     expect(c?.message).toContain('(an object, 2008 characters of JSON)');
