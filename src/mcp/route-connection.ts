@@ -65,6 +65,7 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
           inheritEnv: config.inheritEnv === true,
           masks: options.redactor.fingerprint,
           answers: { session: options.session, handlers: options.handlers },
+          isolation: config.isolation,
         }),
         create,
       );

@@ -283,6 +283,22 @@ describe('McpConnectionPool.keyOf', () => {
     );
   });
 
+  it('shares no connection between a route that isolates the server and one that does not', () => {
+    const session = new Session();
+    const plain = McpConnectionPool.keyOf('files', 'normal', transport, {
+      env: undefined,
+      inheritEnv: false,
+      answers: { session, handlers: {} },
+    });
+    const sandboxed = McpConnectionPool.keyOf('files', 'normal', transport, {
+      env: undefined,
+      inheritEnv: false,
+      answers: { session, handlers: {} },
+      isolation: {},
+    });
+    expect(sandboxed).not.toBe(plain);
+  });
+
   it('shares no connection between sessions, even one that answers nothing', () => {
     const session = new Session();
     expect(key({ session, handlers: {} })).toBe(key({ session, handlers: {} }));
