@@ -94,7 +94,8 @@ const MAX_WRITTEN_DEPTH = 1_000;
 /**
  * The length of `value` as JSON (escapes aside), read only up to `limit`:
  * past it, endless, whatever its size, so that a server's 500,000-key
- * object costs what the limit allows and not a copy of it as text. Endless
+ * object is not written out as text to be measured (listing its keys still
+ * takes time in proportion: `Object.keys` and `for…in` list them all). Endless
  * too when it cannot be written: a bigint, or nested deeper than
  * {@link MAX_WRITTEN_DEPTH}. Own enumerable members count, as JSON writes
  * them (a member `undefined` or a function is left out).
