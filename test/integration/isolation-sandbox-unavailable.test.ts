@@ -13,13 +13,20 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import {
   McpHealthMonitor,
+  McpIntegrationSection,
   McpIsolationFailed,
   McpSectionIsolated,
   Session,
   ToolInvoked,
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
-import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
+import {
+  call,
+  collect,
+  jsonOf,
+  netProbeServerPath,
+  probeSection,
+} from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
 
 // Set before the tests are collected: `runIf` below probes with it.
@@ -77,21 +84,40 @@ it('never runs the server unsandboxed again: stopped at the switch, not restarte
   const before = childPids();
   const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
   const session = new Session();
-  const section = probeSection(session, workdir);
+  // Reconnections a few milliseconds apart: their whole window is short to wait out.
+  const reconnect = { attempts: 3, baseDelayMs: 20, maxDelayMs: 50 };
+  const section = new McpIntegrationSection({
+    key: 'mcp.probe',
+    session,
+    reconnect,
+    servers: [
+      {
+        name: 'probe',
+        transport: {
+          type: 'stdio',
+          command: process.execPath,
+          args: [netProbeServerPath],
+          cwd: workdir,
+        },
+        isolation: {},
+      },
+    ],
+  });
   const monitor = new McpHealthMonitor(section);
   try {
     await section.connect();
     const { pid } = jsonOf<{ pid: number }>(await call(section, 'probe_whoami'));
     expect(isAlive(pid)).toBe(true);
-    // The server crashes; its connection will start it again after a short delay
-    // (250 ms by default), unless the switch, which begins now, stops it first.
+    // The server crashes; its connection would start it again a few milliseconds
+    // later, unless the switch, which begins now, stops it first.
     process.kill(pid, 'SIGKILL');
     await waitFor(() => !isAlive(pid), { timeoutMs: 5_000, description: `pid ${pid} to exit` });
     session.privateData.add('x');
     const refused = await call(section, 'probe_whoami');
     expect(refused.message).toMatch(/^calls to server "probe" are refused \(fail closed\)/);
-    // Past every delay of the default reconnection (3 tries from 250 ms, doubled).
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Past every try of the reconnection (3, at most 50 ms apart, with jitter):
+    // a process it started would be running now.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
 
     const [health] = await monitor.check();
