@@ -125,6 +125,37 @@ describe('schemas that cannot be checked in bounded work', () => {
   });
 });
 
+describe('patterns of many schemas together', () => {
+  it('take their server out once they compile to more than a listing may, each schema under its own bound', async () => {
+    // Nine patterns of about a thousand RE2 instructions each: under one schema's bound.
+    const heavy = (tag: number): WireTool => ({
+      name: `t${tag}`,
+      inputSchema: {
+        type: 'object',
+        properties: Object.fromEntries(
+          Array.from({ length: 9 }, (_, i) => [
+            `p${i}`,
+            { type: 'string', pattern: `^${tag}x{99${i}}$` },
+          ]),
+        ),
+      },
+      annotations,
+    });
+    const { section } = await connect(
+      [
+        { name: 'many', server: server(Array.from({ length: 25 }, (_, i) => heavy(i))) },
+        { name: 'few', server: server(Array.from({ length: 3 }, (_, i) => heavy(i))) },
+      ],
+      'report',
+    );
+    expect(section.unavailableServers.map(({ name }) => name)).toEqual(['many']);
+    expect(section.unavailableServers[0]?.reason).toContain(
+      "the patterns of the server's schemas together compile to more than 200000 RE2 instructions",
+    );
+    expect(section.tools().map(({ name }) => name)).toEqual(['few_t0', 'few_t1', 'few_t2']);
+  });
+});
+
 describe('in-process schemas that JSON cannot carry or that cannot be read', () => {
   it('take only their own server out, with the reason, instead of hanging or failing later', async () => {
     const { proxy: revoked, revoke } = Proxy.revocable({}, {});
