@@ -13,20 +13,13 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import {
   McpHealthMonitor,
-  McpIntegrationSection,
   McpIsolationFailed,
   McpSectionIsolated,
   Session,
   ToolInvoked,
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
-import {
-  call,
-  collect,
-  jsonOf,
-  netProbeServerPath,
-  probeSection,
-} from '../fixtures/isolation/helpers.js';
+import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
 
 // Set before the tests are collected: `runIf` below probes with it.
@@ -86,23 +79,7 @@ it('never runs the server unsandboxed again: stopped at the switch, not restarte
   const session = new Session();
   // Reconnections a few milliseconds apart: their whole window is short to wait out.
   const reconnect = { attempts: 3, baseDelayMs: 20, maxDelayMs: 50 };
-  const section = new McpIntegrationSection({
-    key: 'mcp.probe',
-    session,
-    reconnect,
-    servers: [
-      {
-        name: 'probe',
-        transport: {
-          type: 'stdio',
-          command: process.execPath,
-          args: [netProbeServerPath],
-          cwd: workdir,
-        },
-        isolation: {},
-      },
-    ],
-  });
+  const section = probeSection(session, workdir, {}, { reconnect });
   const monitor = new McpHealthMonitor(section);
   try {
     await section.connect();

@@ -9,9 +9,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { McpIntegrationSection } from '../../src/index.js';
 import {
   McpHealthMonitor,
-  McpIntegrationSection,
   McpIsolationFailed,
   McpSectionIsolated,
   McpServerConnected,
@@ -26,7 +26,6 @@ import {
   type CountingListener,
   countingListener,
   jsonOf,
-  netProbeServerPath,
   probeSection,
 } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren, isAlive, waitFor } from '../support/processes.js';
@@ -182,26 +181,13 @@ it.runIf(support.available)(
     const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
     const session = new Session();
     const isolated = collect(session, McpSectionIsolated);
-    const section = new McpIntegrationSection({
-      key: 'mcp.probe',
+    const section = probeSection(
       session,
-      onConnectError: 'report',
-      servers: [
-        {
-          name: 'probe',
-          transport: {
-            type: 'stdio',
-            command: process.execPath,
-            args: [netProbeServerPath],
-            cwd: workdir,
-          },
-          // Exits at its first start, serves from the second on.
-          env: { PROBE_FAIL_FIRST_START: 'started-once' },
-          isolation: {},
-          timeoutMs: 15_000,
-        },
-      ],
-    });
+      workdir,
+      // Exits at its first start, serves from the second on.
+      { env: { PROBE_FAIL_FIRST_START: 'started-once' }, timeoutMs: 15_000 },
+      { onConnectError: 'report' },
+    );
     const monitor = new McpHealthMonitor(section, { timeoutMs: 15_000 });
     try {
       await section.connect();
