@@ -88,11 +88,11 @@ export class McpConnectionPool {
        */
       readonly answers?: { readonly session: object; readonly handlers: ClientHandlers };
       /**
-       * How the server is isolated (`ServerConfig.isolation`): a route that
-       * sandboxes it stops its normal process at the switch, and a holder
-       * that does not isolate it would keep that process running.
+       * Whether and when the holder sandboxes the server (`sandbox at
+       * confidential`): such a route stops its normal process at the
+       * switch, and a holder that does not would keep that process running.
        */
-      readonly isolation?: unknown;
+      readonly isolation?: string | undefined;
     },
   ): string {
     // An in-memory server is one object: share by identity, not by content.
@@ -108,7 +108,7 @@ export class McpConnectionPool {
         : [answers.session, elicitation, sampling, roots]
             .map((owner) => (owner === undefined ? '-' : String(objectId(owner))))
             .join(':');
-    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}\u0000${process.masks ?? ''}\u0000${answersKey}\u0000${canonicalJsonText(process.isolation ?? null)}`;
+    return `${serverName}\u0000${endpoint}\u0000${transportKey}\u0000${canonicalJsonText(process.env ?? {})}\u0000${String(process.inheritEnv)}\u0000${process.masks ?? ''}\u0000${answersKey}\u0000${process.isolation ?? ''}`;
   }
 
   /** @internal Borrows the connection for `key`, creating it with `create` the first time. */

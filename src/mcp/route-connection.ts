@@ -65,7 +65,11 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
           inheritEnv: config.inheritEnv === true,
           masks: options.redactor.fingerprint,
           answers: { session: options.session, handlers: options.handlers },
-          isolation: config.isolation,
+          // A sandboxing route stops the normal process at its level; an isolated deployment leaves it.
+          isolation:
+            config.isolation === undefined || config.isolation.transport !== undefined
+              ? undefined
+              : `sandbox at ${config.isolation.at ?? 'confidential'}`,
         }),
         create,
       );

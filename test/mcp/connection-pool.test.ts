@@ -294,7 +294,7 @@ describe('McpConnectionPool.keyOf', () => {
       env: undefined,
       inheritEnv: false,
       answers: { session, handlers: {} },
-      isolation: {},
+      isolation: 'sandbox at confidential',
     });
     expect(sandboxed).not.toBe(plain);
   });

@@ -162,7 +162,12 @@ describe.each(Object.entries(SECRETS))(
 
     it('in schemas whose validators quote it', async () => {
       const out = await reported(secret, 'secret-schema', { args: { a: 'x' } });
-      expect(out.results).toMatch(/leaky_enum: .*\*\*\*/);
+      // A long value of the schema's is named by its length, a short one quoted and masked.
+      expect(out.results).toMatch(
+        secret.length > 80
+          ? /leaky_enum: .*the schema's string of \d+ characters/
+          : /leaky_enum: .*\*\*\*/,
+      );
       expect(out.results).toMatch(/leaky_pattern: .*\*\*\*/);
       expect(out.results).toMatch(/leaky_dangling: .*input schema cannot be used.*\*\*\*/);
       // A schema is data the model is given as sent (masking it would change

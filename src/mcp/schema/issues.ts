@@ -5,7 +5,6 @@
  * `output-units.ts` decides which findings the validator's errors make.
  */
 import { isJsonRecord, type JsonRecord, type JsonData } from '../../core/json.js';
-import { sliceSafe } from '../../core/well-formed.js';
 
 /** A path into the arguments: property names and array indexes. */
 export type ArgumentPath = readonly (string | number)[];
@@ -62,16 +61,20 @@ function counted(count: unknown, noun: string): string {
   return `${JSON.stringify(count) ?? 'nothing'} ${count === 1 ? noun : plural}`;
 }
 
-/** Longest string of the schema's a message quotes whole; a longer one is cut, with its length. */
+/** Longest string of the schema's that a message quotes; a longer one is named by its length. */
 const MAX_QUOTED_STRING = 80;
 
-/** Schema values in a sentence: `"S", "M", "L"`, at most eight of them, a long string cut. */
+/**
+ * Schema values in a sentence: `"S", "M", "L"`, at most eight of them; a
+ * long string by its length alone (cut, its start could be the start of a
+ * secret, which masking finds only whole).
+ */
 function listValues(values: readonly unknown[]): string {
   const shown = values
     .slice(0, MAX_SHOWN)
     .map((value) =>
       typeof value === 'string' && value.length > MAX_QUOTED_STRING
-        ? `${JSON.stringify(`${sliceSafe(value, 0, MAX_QUOTED_STRING)}…`)} (${value.length} characters)`
+        ? `the schema's string of ${value.length} characters`
         : (JSON.stringify(value) ?? String(value)),
     );
   return values.length > MAX_SHOWN ? `${shown.join(', ')}, …` : shown.join(', ');

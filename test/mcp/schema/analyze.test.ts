@@ -488,7 +488,7 @@ describe('the text one check writes', () => {
     });
     expect(refused.length).toBeGreaterThan(0);
     expect(stringsWritten).toBeLessThan(200_000);
-    expect(refused[0]?.message).toContain(`"${'s'.repeat(80)}…" (200000 characters)`);
+    expect(refused[0]?.message).toContain("the schema's string of 200000 characters");
     expect(strings({ a: [long], b: [long] })).toEqual([]);
     // What a problem says of such a value: its size, not its text.
     const c = problems.find(({ path }) => path[0] === 'c');
