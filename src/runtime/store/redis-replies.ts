@@ -8,9 +8,22 @@ import { privateDataState } from './session-store.js';
 
 export function asArray(reply: unknown, length: number): unknown[] {
   if (!Array.isArray(reply) || reply.length < length) {
-    throw new SessionStoreError('store-corrupt', `unexpected reply from Redis: ${String(reply)}`);
+    throw new SessionStoreError(
+      'store-corrupt',
+      `unexpected reply from Redis: expected a list of ${length} items, received ${describeReply(reply)}`,
+    );
   }
   return reply as unknown[];
+}
+
+/** A reply in a message: a list by its length, a short string as it is, nil as nil. */
+function describeReply(reply: unknown): string {
+  if (Array.isArray(reply)) return `a list of ${reply.length} item${reply.length === 1 ? '' : 's'}`;
+  if (reply === null || reply === undefined) return 'nil';
+  if (typeof reply === 'string') {
+    return reply.length <= 40 ? JSON.stringify(reply) : `a string of ${reply.length} characters`;
+  }
+  return typeof reply === 'number' ? String(reply) : `a ${typeof reply}`;
 }
 
 export function toVersion(value: unknown): number {

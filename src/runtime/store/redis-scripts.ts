@@ -70,7 +70,8 @@ if changed then
   version = redis.call('INCR', KEYS[2])
   redis.call('PUBLISH', ARGV[1], ARGV[2])
 else
-  version = tonumber(redis.call('GET', KEYS[2]) or '0')
+  -- As stored: the client checks it is a count (tonumber would end the reply at a nil).
+  version = redis.call('GET', KEYS[2]) or '0'
 end
 return { version, redis.call('HGETALL', KEYS[1]) }
 `);
@@ -80,7 +81,8 @@ return { version, redis.call('HGETALL', KEYS[1]) }
  * Returns `{ version, HGETALL private[, HGETALL slices] }`.
  */
 export const READ_SESSION = script(`
-local version = tonumber(redis.call('GET', KEYS[2]) or '0')
+-- As stored: the client checks it is a count (tonumber would end the reply at a nil).
+local version = redis.call('GET', KEYS[2]) or '0'
 if #KEYS >= 3 then
   return { version, redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[3]) }
 end

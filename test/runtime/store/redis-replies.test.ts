@@ -36,9 +36,14 @@ describe('asArray', () => {
   });
 
   it('refuses a reply that is not an array, or too short, showing it', () => {
-    expect(corrupt(() => asArray('OK', 1)).message).toBe('unexpected reply from Redis: OK');
-    expect(corrupt(() => asArray(null, 1)).message).toBe('unexpected reply from Redis: null');
-    expect(corrupt(() => asArray([4, 5], 3)).message).toBe('unexpected reply from Redis: 4,5');
+    const says = (what: string, length: number): string =>
+      `unexpected reply from Redis: expected a list of ${length} items, received ${what}`;
+    expect(corrupt(() => asArray('OK', 1)).message).toBe(says('"OK"', 1));
+    expect(corrupt(() => asArray(null, 1)).message).toBe(says('nil', 1));
+    expect(corrupt(() => asArray([4, 5], 3)).message).toBe(says('a list of 2 items', 3));
+    // An empty list or string said nothing before.
+    expect(corrupt(() => asArray([], 2)).message).toBe(says('a list of 0 items', 2));
+    expect(corrupt(() => asArray('', 2)).message).toBe(says('""', 2));
   });
 });
 

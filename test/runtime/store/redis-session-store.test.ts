@@ -166,6 +166,25 @@ describe('RedisSessionStore', () => {
     expect(await admin.hget(`${keyPrefix}:{conv}:private`, 'level')).toBe('bogus');
   });
 
+  it('refuses a stored version that is not a count, naming it, on every read', async () => {
+    const keyPrefix = `t-${randomUUID()}`;
+    await using store = newStore({ keyPrefix });
+    await store.mergePrivateData('conv', state('secret', { hr: 'secret' }));
+    await admin.set(`${keyPrefix}:{conv}:version`, 'abc');
+    for (const read of [
+      () => store.load('conv'),
+      () => store.readPrivateData('conv'),
+      () => store.version('conv'),
+      () => store.mergePrivateData('conv', state('secret', { hr: 'secret' })),
+    ]) {
+      const error = await errorOf(read());
+      expect(error).toMatchObject({
+        code: 'store-corrupt',
+        message: 'stored version abc is not a count',
+      });
+    }
+  });
+
   it('never loses an escalation when ten clients merge at once', async () => {
     const clients = Array.from({ length: 10 }, () => newStore({ keyPrefix: 'shared-prop' }));
     try {
