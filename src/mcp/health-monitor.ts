@@ -269,12 +269,8 @@ export class McpHealthMonitor {
       }
       return { name, tools: route.tools, at: new Date() };
     }
-    // A sandbox that could not be made is not made again, and the server is
-    // never run unsandboxed again: nothing to ping or reconnect.
-    if (route.mode === 'sandbox' && route.failClosedReason !== undefined) {
-      return { name, error: failingClosed(route), at: new Date() };
-    }
-    const connection = route.active;
+    const connection = route.upkeep;
+    if (connection === undefined) return { name, error: failingClosed(route), at: new Date() };
     try {
       // A ping: cheap for the server, and the tool list is kept current by list_changed.
       await this.#bounded(

@@ -140,6 +140,16 @@ export class ServerRoute {
     return this.#phase !== 'normal' && this.#isolated !== undefined ? this.#isolated : this.#normal;
   }
 
+  /**
+   * The connection a health check keeps up: the one calls use, or none
+   * once a sandboxed route fails closed (its normal process is stopped for
+   * good, and a sandbox that could not be made is not made again).
+   */
+  get upkeep(): McpServerConnection | undefined {
+    if (this.mode === 'sandbox' && this.#phase === 'fail-closed') return undefined;
+    return this.active;
+  }
+
   /** The server's tools as listed by the active connection. */
   get tools(): readonly McpToolDescription[] {
     return this.active.tools;
