@@ -143,8 +143,8 @@ export const MAX_LISTING_PATTERN_INSTRUCTIONS = 200_000;
 /** The first of a route's tools whose input schema is refused outright, as an error. */
 function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
   const budget = {
+    instructions: MAX_LISTING_PATTERN_INSTRUCTIONS,
     instructionsLeft: MAX_LISTING_PATTERN_INSTRUCTIONS,
-    describe: `${MAX_LISTING_PATTERN_INSTRUCTIONS} RE2 instructions`,
   };
   for (const description of route.tools) {
     if (!isToolSelected(route.config, description.name)) continue;

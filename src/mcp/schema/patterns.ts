@@ -42,9 +42,9 @@ export const MAX_SCHEMA_PATTERN_INSTRUCTIONS = 10_000;
  * checks of one listing: a server's tools together are bounded too.
  */
 export interface PatternBudget {
+  /** The bound, for the refusal's message. */
+  readonly instructions: number;
   instructionsLeft: number;
-  /** What the bound is, for the refusal's message. */
-  readonly describe: string;
 }
 
 /** How a schema object was reached from the root. */
@@ -116,7 +116,7 @@ export function planPatterns(
         budget.instructionsLeft -= size;
         if (budget.instructionsLeft < 0) {
           throw new SchemaProblem(
-            `the patterns of the server's schemas together compile to more than ${budget.describe}, more than checking them in bounded time and memory allows`,
+            `the patterns of the server's schemas together compile to more than ${budget.instructions} RE2 instructions, more than checking them in bounded time and memory allows`,
           );
         }
       }

@@ -391,7 +391,7 @@ describe('what patterns may compile to', () => {
   });
 
   it('refuses the schema that takes a listing past its shared budget, and only from there', () => {
-    const budget = { instructionsLeft: 30_000, describe: '30000 RE2 instructions' };
+    const budget = { instructions: 30_000, instructionsLeft: 30_000 };
     expect(inputSchemaRefusal(heavy(9, 'a'), budget)).toBeUndefined();
     expect(inputSchemaRefusal(heavy(9, 'b'), budget)).toBeUndefined();
     expect(inputSchemaRefusal(heavy(9, 'c'), budget)).toBeUndefined();
