@@ -98,7 +98,11 @@ const MAX_WRITTEN_DEPTH = 1_000;
  * takes time in proportion: `Object.keys` and `for…in` list them all). Endless
  * too when it cannot be written: a bigint, or nested deeper than
  * {@link MAX_WRITTEN_DEPTH}. Own enumerable members count, as JSON writes
- * them (a member `undefined` or a function is left out).
+ * them (a member `undefined` or a function is left out). Not
+ * `listing-size.ts`'s `valueSize`, which weighs memory (each object and
+ * array counts extra) and counts what JSON cannot carry as little: here
+ * the measure is the text the limit speaks of, and what cannot be written
+ * is too large to keep.
  */
 function jsonLength(value: unknown, limit: number): number {
   let chars = 0;
