@@ -10,6 +10,7 @@ import { mkdtempSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import fc from 'fast-check';
 import { afterAll, expect, it } from 'vitest';
 import {
   McpHealthMonitor,
@@ -154,3 +155,52 @@ it.runIf(sandboxSupport({ allowUnshare: true }).backend === 'unshare')(
     expect(await expectNoNewChildren(before)).toEqual([]);
   },
 );
+
+it('never runs the server unsandboxed after the escalation, whatever the order of a crash, calls and health checks', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.scheduler(), async (s) => {
+      const before = childPids();
+      const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
+      const session = new Session();
+      const reconnect = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
+      const section = probeSection(session, workdir, {}, { reconnect });
+      const monitor = new McpHealthMonitor(section);
+      let escalated = false;
+      try {
+        await section.connect();
+        const { pid } = jsonOf<{ pid: number }>(await call(section, 'probe_whoami'));
+        const tasks = [
+          s.schedule(Promise.resolve('escalate')).then(() => {
+            session.privateData.add('x');
+            escalated = true;
+          }),
+          s.schedule(Promise.resolve('crash')).then(() => {
+            if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+          }),
+          s.schedule(Promise.resolve('check')).then(() => monitor.check()),
+          s.schedule(Promise.resolve('call')).then(async () => {
+            const startedAfter = escalated;
+            const result = await call(section, 'probe_whoami');
+            // A call that starts once the session holds private data is refused.
+            if (startedAfter) expect(result.success).toBe(false);
+          }),
+        ];
+        await s.waitAll();
+        await Promise.all(tasks);
+        if (!escalated) throw new Error('the escalation did not run');
+        // Past every try of the reconnection, and after one more health check.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const [health] = await monitor.check();
+        expect(health?.healthy).toBe(false);
+        expect(health?.lastError).toMatch(/^calls are refused \(fail closed\)/);
+        expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
+      } finally {
+        monitor.stop();
+        await section.disconnect();
+        await rm(workdir, { recursive: true, force: true });
+      }
+      expect(await expectNoNewChildren(before)).toEqual([]);
+    }),
+    { numRuns: 8 },
+  );
+}, 60_000);
