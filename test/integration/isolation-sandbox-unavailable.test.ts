@@ -74,18 +74,47 @@ it('fails closed, naming bubblewrap and how to get it, when bubblewrap cannot ru
   expect(await expectNoNewChildren(before)).toEqual([]);
 });
 
-it('never runs the server unsandboxed again: stopped at the switch, not restarted after a crash or by a health check', async () => {
+/** A connected probe section, its monitor and its server's pid: what one of the tests below acts on. */
+interface Probe {
+  readonly session: Session;
+  readonly section: ReturnType<typeof probeSection>;
+  readonly monitor: McpHealthMonitor;
+  readonly pid: number;
+  /** The processes started since the probe was made that are still running. */
+  newChildren(): number[];
+}
+
+/**
+ * Runs `test` on a probe section whose reconnections come a few
+ * milliseconds apart (their whole window is short to wait out), then
+ * closes everything and checks that no process is left.
+ */
+async function withProbe(test: (probe: Probe) => Promise<void>): Promise<void> {
   const before = childPids();
   const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
   const session = new Session();
-  // Reconnections a few milliseconds apart: their whole window is short to wait out.
-  const reconnect = { attempts: 3, baseDelayMs: 20, maxDelayMs: 50 };
+  const reconnect = { attempts: 3, baseDelayMs: 10, maxDelayMs: 30 };
   const section = probeSection(session, workdir, {}, { reconnect });
   const monitor = new McpHealthMonitor(section);
   try {
     await section.connect();
     const { pid } = jsonOf<{ pid: number }>(await call(section, 'probe_whoami'));
     expect(isAlive(pid)).toBe(true);
+    const newChildren = (): number[] => childPids().filter((child) => !before.includes(child));
+    await test({ session, section, monitor, pid, newChildren });
+  } finally {
+    monitor.stop();
+    await section.disconnect();
+    await rm(workdir, { recursive: true, force: true });
+  }
+  expect(await expectNoNewChildren(before)).toEqual([]);
+}
+
+/** Past every try of the probe's reconnection (3, at most 30 ms apart, with jitter). */
+const RECONNECT_WINDOW_MS = 300;
+
+it('never runs the server unsandboxed again: stopped at the switch, not restarted after a crash or by a health check', async () => {
+  await withProbe(async ({ session, section, monitor, pid, newChildren }) => {
     // The server crashes; its connection would start it again a few milliseconds
     // later, unless the switch, which begins now, stops it first.
     process.kill(pid, 'SIGKILL');
@@ -93,43 +122,60 @@ it('never runs the server unsandboxed again: stopped at the switch, not restarte
     session.privateData.add('x');
     const refused = await call(section, 'probe_whoami');
     expect(refused.message).toMatch(/^calls to server "probe" are refused \(fail closed\)/);
-    // Past every try of the reconnection (3, at most 50 ms apart, with jitter):
-    // a process it started would be running now.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
-
+    // A process the reconnection started would be running now.
+    await new Promise((resolve) => setTimeout(resolve, RECONNECT_WINDOW_MS));
+    expect(newChildren()).toEqual([]);
     const [health] = await monitor.check();
     expect(health).toMatchObject({ name: 'probe', healthy: false });
     expect(health?.lastError).toMatch(
       /^calls are refused \(fail closed\): this host cannot sandbox/,
     );
-    expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
-  } finally {
-    monitor.stop();
-    await section.disconnect();
-    await rm(workdir, { recursive: true, force: true });
-  }
-  expect(await expectNoNewChildren(before)).toEqual([]);
+    expect(newChildren()).toEqual([]);
+  });
 });
 
 it('stops the unsandboxed server at the switch when no call is in flight', async () => {
-  const before = childPids();
-  const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
-  const session = new Session();
-  const section = probeSection(session, workdir);
-  try {
-    await section.connect();
-    const { pid } = jsonOf<{ pid: number }>(await call(section, 'probe_whoami'));
+  await withProbe(async ({ session, section, pid, newChildren }) => {
     session.privateData.add('x');
     expect((await call(section, 'probe_whoami')).success).toBe(false);
     await waitFor(() => !isAlive(pid), { timeoutMs: 5_000, description: `pid ${pid} to exit` });
-    expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
-  } finally {
-    await section.disconnect();
-    await rm(workdir, { recursive: true, force: true });
-  }
-  expect(await expectNoNewChildren(before)).toEqual([]);
+    expect(newChildren()).toEqual([]);
+  });
 });
+
+it('never runs the server unsandboxed after the escalation, whatever the order of a crash, calls and health checks', async () => {
+  await fc.assert(
+    fc.asyncProperty(fc.scheduler(), (s) =>
+      withProbe(async ({ session, section, monitor, pid, newChildren }) => {
+        let escalated = false;
+        const tasks = [
+          s.schedule(Promise.resolve('escalate')).then(() => {
+            session.privateData.add('x');
+            escalated = true;
+          }),
+          s.schedule(Promise.resolve('crash')).then(() => {
+            if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+          }),
+          s.schedule(Promise.resolve('check')).then(() => monitor.check()),
+          s.schedule(Promise.resolve('call')).then(async () => {
+            const startedAfter = escalated;
+            const result = await call(section, 'probe_whoami');
+            // A call that starts once the session holds private data is refused.
+            if (startedAfter) expect(result.success).toBe(false);
+          }),
+        ];
+        await s.waitAll();
+        await Promise.all(tasks);
+        await new Promise((resolve) => setTimeout(resolve, RECONNECT_WINDOW_MS));
+        const [health] = await monitor.check();
+        expect(health?.healthy).toBe(false);
+        expect(health?.lastError).toMatch(/^calls are refused \(fail closed\)/);
+        expect(newChildren()).toEqual([]);
+      }),
+    ),
+    { numRuns: 8 },
+  );
+}, 60_000);
 
 it.runIf(sandboxSupport({ allowUnshare: true }).backend === 'unshare')(
   'uses the network-only unshare sandbox only when the config allows it',
@@ -155,52 +201,3 @@ it.runIf(sandboxSupport({ allowUnshare: true }).backend === 'unshare')(
     expect(await expectNoNewChildren(before)).toEqual([]);
   },
 );
-
-it('never runs the server unsandboxed after the escalation, whatever the order of a crash, calls and health checks', async () => {
-  await fc.assert(
-    fc.asyncProperty(fc.scheduler(), async (s) => {
-      const before = childPids();
-      const workdir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-isolation-cwd-'));
-      const session = new Session();
-      const reconnect = { attempts: 3, baseDelayMs: 5, maxDelayMs: 20 };
-      const section = probeSection(session, workdir, {}, { reconnect });
-      const monitor = new McpHealthMonitor(section);
-      let escalated = false;
-      try {
-        await section.connect();
-        const { pid } = jsonOf<{ pid: number }>(await call(section, 'probe_whoami'));
-        const tasks = [
-          s.schedule(Promise.resolve('escalate')).then(() => {
-            session.privateData.add('x');
-            escalated = true;
-          }),
-          s.schedule(Promise.resolve('crash')).then(() => {
-            if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-          }),
-          s.schedule(Promise.resolve('check')).then(() => monitor.check()),
-          s.schedule(Promise.resolve('call')).then(async () => {
-            const startedAfter = escalated;
-            const result = await call(section, 'probe_whoami');
-            // A call that starts once the session holds private data is refused.
-            if (startedAfter) expect(result.success).toBe(false);
-          }),
-        ];
-        await s.waitAll();
-        await Promise.all(tasks);
-        if (!escalated) throw new Error('the escalation did not run');
-        // Past every try of the reconnection, and after one more health check.
-        await new Promise((resolve) => setTimeout(resolve, 200));
-        const [health] = await monitor.check();
-        expect(health?.healthy).toBe(false);
-        expect(health?.lastError).toMatch(/^calls are refused \(fail closed\)/);
-        expect(childPids().filter((child) => !before.includes(child))).toEqual([]);
-      } finally {
-        monitor.stop();
-        await section.disconnect();
-        await rm(workdir, { recursive: true, force: true });
-      }
-      expect(await expectNoNewChildren(before)).toEqual([]);
-    }),
-    { numRuns: 8 },
-  );
-}, 60_000);
