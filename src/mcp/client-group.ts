@@ -13,6 +13,7 @@ import type {
   ResolvedServerConfig,
 } from '../config/server-config.js';
 import { McpConnectionError } from '../core/errors.js';
+import { SharedAttempt } from '../core/shared-attempt.js';
 import { SensitivityEscalated } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
 import { ToolResult } from '../tools/tool-result.js';
@@ -100,7 +101,8 @@ export class McpClientGroup {
   readonly #redactors: ReadonlyMap<string, SecretRedactor>;
   readonly #pool: McpConnectionPool;
   #state: GroupState = 'idle';
-  #connecting: Promise<void> | undefined;
+  /** The connect under way, which a second `connect()` joins (see {@link connect}). */
+  #connecting: SharedAttempt<void> | undefined;
   #routes: ServerRoute[] = [];
   readonly #catalog: ToolCatalog;
   #unavailable = new Map<string, string>();
@@ -177,24 +179,37 @@ export class McpClientGroup {
 
   /**
    * Connects every server in parallel and bridges their tools. Calling it
-   * again while connecting returns the same promise.
+   * again while connecting joins the connect under way: each call's
+   * `signal` ends its own wait (rejecting with the signal's reason), and
+   * the connect itself is cancelled only once every call waiting for it
+   * gave up.
    *
    * @throws McpConnectionError (with `onConnectError: 'throw'`) for the first server that failed.
    * @throws McpSchemaError when two tools map to the same name.
    */
-  connect(options: { signal?: AbortSignal } = {}): Promise<void> {
-    if (this.#state === 'connected') return Promise.resolve();
-    if (this.#connecting !== undefined) return this.#connecting;
-    this.#state = 'connecting';
-    this.#connecting = this.#connectAll(options.signal).finally(() => {
-      this.#connecting = undefined;
-    });
-    return this.#connecting;
+  async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (this.#state === 'connected') return;
+    let attempt = this.#connecting;
+    if (attempt?.abandoned === true) {
+      // Every caller of that one gave up: it ends, and this caller starts anew.
+      await attempt.promise.catch(() => undefined);
+      return this.connect(options);
+    }
+    if (attempt === undefined) {
+      this.#state = 'connecting';
+      const started: SharedAttempt<void> = new SharedAttempt((signal) =>
+        this.#connectAll(signal).finally(() => {
+          if (this.#connecting === started) this.#connecting = undefined;
+        }),
+      );
+      this.#connecting = attempt = started;
+    }
+    return attempt.join(options.signal, (reason) => reason);
   }
 
   /** Closes every connection and stops every child process; idempotent. */
   async disconnect(): Promise<void> {
-    if (this.#connecting !== undefined) await this.#connecting.catch(() => undefined);
+    if (this.#connecting !== undefined) await this.#connecting.promise.catch(() => undefined);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
     for (const unregister of this.#unregister.splice(0)) unregister();

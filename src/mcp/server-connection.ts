@@ -6,6 +6,7 @@ import type {
 } from '@modelcontextprotocol/sdk/types.js';
 import { coalesce } from '../core/coalesce.js';
 import { withDeadline } from '../core/deadline.js';
+import { SharedAttempt } from '../core/shared-attempt.js';
 import { McpConnectionError, McpTimeoutError, messageOf } from '../core/errors.js';
 import { PACKAGE_VERSION } from '../core/package-version.js';
 import { pause } from '../core/pause.js';
@@ -93,7 +94,12 @@ export class McpServerConnection {
   #lastError: string | undefined;
   /** What the current client's transport errors said (see TransportErrorWatch). */
   #watch: TransportErrorWatch | undefined;
-  #pending: Promise<void> | undefined;
+  /**
+   * The connect or reconnect under way, which later callers join: a
+   * connect is aborted only once every caller that waits for it gave up;
+   * a reconnect by nobody.
+   */
+  #pending: SharedAttempt<void> | undefined;
   /** The application's handlers running for this server, whichever client asked. */
   readonly #runningHandlers: RunningHandlers = { count: 0 };
   /** When the last listing after `tools/list_changed` began. */
@@ -166,18 +172,46 @@ export class McpServerConnection {
   }
 
   /**
-   * Connects and lists the tools.
-   * @throws McpConnectionError when the server cannot be reached.
+   * Connects and lists the tools, or joins the connect or reconnect under
+   * way. `signal` ends this caller's wait; the attempt itself ends early
+   * only when every caller waiting for it gave up (another section on a
+   * pooled connection, a health check), so one caller's cancellation or
+   * time limit never fails another's connect.
+   * @throws McpConnectionError when the server cannot be reached, or
+   *   naming the signal's reason when this caller gave up first.
    */
   async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#state === 'connected') return;
-    if (this.#pending !== undefined) return this.#pending;
-    if (this.#state === 'closed') throw this.#error('the connection was closed');
-    this.#state = 'connecting';
-    this.#pending = this.#open(false, options.signal).finally(() => {
-      this.#pending = undefined;
-    });
-    return this.#pending;
+    let attempt = this.#pending;
+    if (attempt?.abandoned === true) {
+      // Every caller of that one gave up: it ends, and this caller starts anew.
+      await attempt.promise.catch(() => undefined);
+      return this.connect(options);
+    }
+    if (attempt === undefined) {
+      if (this.#state === 'closed') throw this.#error('the connection was closed');
+      this.#state = 'connecting';
+      attempt = this.#begin((signal) => this.#open(false, signal));
+    }
+    return attempt.join(options.signal, (reason) =>
+      this.#error(`cannot connect: ${this.#options.redactor.message(reason)}`, reason),
+    );
+  }
+
+  /** Starts `run` as the attempt under way, until it settles. */
+  #begin(
+    run: (signal: AbortSignal) => Promise<void>,
+    options: { pinned?: boolean } = {},
+  ): SharedAttempt<void> {
+    const attempt: SharedAttempt<void> = new SharedAttempt(
+      (signal) =>
+        run(signal).finally(() => {
+          if (this.#pending === attempt) this.#pending = undefined;
+        }),
+      options,
+    );
+    this.#pending = attempt;
+    return attempt;
   }
 
   /** Lists every tool, page by page; also refreshes {@link tools}. */
@@ -261,12 +295,9 @@ export class McpServerConnection {
   /** Drops the current connection, if any, and connects again. */
   async reconnect(): Promise<void> {
     if (this.#state === 'closed') throw this.#error('the connection was closed');
-    if (this.#pending !== undefined) return this.#pending;
+    if (this.#pending !== undefined) return this.#pending.promise;
     this.#state = 'reconnecting';
-    this.#pending = this.#retryOpen().finally(() => {
-      this.#pending = undefined;
-    });
-    return this.#pending;
+    return this.#begin(() => this.#retryOpen(), { pinned: true }).promise;
   }
 
   /** Closes the connection and its transport; idempotent. */
@@ -280,7 +311,7 @@ export class McpServerConnection {
   }
 
   async #ready(): Promise<Client> {
-    if (this.#pending !== undefined) await this.#pending.catch(() => undefined);
+    if (this.#pending !== undefined) await this.#pending.promise.catch(() => undefined);
     if (this.#state === 'connected' && this.#client !== undefined) return this.#client;
     throw this.#notConnected();
   }
@@ -449,11 +480,9 @@ export class McpServerConnection {
     this.#lastError = reason;
     this.#listeners.emit('disconnected', { expected: false, reason });
     this.#state = 'reconnecting';
-    this.#pending = this.#retryOpen().finally(() => {
-      this.#pending = undefined;
-    });
+    const attempt = this.#begin(() => this.#retryOpen(), { pinned: true });
     // Waiters observe the outcome through #ready(); nothing else awaits this.
-    this.#pending.catch(() => undefined);
+    attempt.promise.catch(() => undefined);
   }
 
   async #retryOpen(): Promise<void> {
