@@ -24,7 +24,12 @@ import {
   type TraceToolInfo,
 } from './trace-format.js';
 import { TraceMasker } from './trace-masker.js';
-import { WITHHELD_PRIVATE, configuredDatasets, withholdPrivate } from './withhold-private.js';
+import {
+  WITHHELD_PRIVATE,
+  configuredDatasets,
+  privateOriginalName,
+  withholdPrivate,
+} from './withhold-private.js';
 
 /** Options of {@link TraceRecorder}. */
 export interface TraceRecorderOptions {
@@ -195,14 +200,20 @@ export class TraceRecorder {
     // A section hands out the same frozen list while its tools do not change.
     if (tools === undefined || tools === this.#lastTools) return;
     this.#lastTools = tools;
-    // A server that holds private data can write it into a description (a
-    // tools/list_changed after the escalation): names only while private.
+    // A server that holds private data can write it into a description or
+    // a name (a tools/list_changed after the escalation): while private,
+    // names only, and an original name only when it is an identifier.
     const hide = this.#hidesPrivate();
     const list: TraceToolInfo[] = tools.map((tool) => ({
       name: tool.name,
       ...(hide ? {} : { description: this.#masker.text(tool.description) }),
       ...(tool.origin.kind === 'mcp'
-        ? { server: tool.origin.server, originalName: tool.origin.originalName }
+        ? {
+            server: tool.origin.server,
+            originalName: this.#masker.text(
+              hide ? privateOriginalName(tool.origin.originalName) : tool.origin.originalName,
+            ),
+          }
         : {}),
     }));
     const key = JSON.stringify(list);

@@ -53,6 +53,30 @@ const WITHHELD_PROMPT_TEXT =
 export const WITHHELD_SERVER_TEXT =
   "[left out: the server's text, written while the session held private data; record with includePrivateResults: true to keep it]";
 
+/**
+ * What a trace shows for the reasons a bridged tool refused its arguments
+ * while the session held private data: they quote the server's schema (an
+ * `enum`, a `pattern`, a `$ref`), which a server that holds the data may
+ * have listed again with the data in it.
+ */
+export const WITHHELD_SCHEMA_REASONS =
+  "[left out: the reasons quote the server's schema, listed by a server that may hold the session's private data; record with includePrivateResults: true to keep them]";
+
+/**
+ * A tool name as MCP defines one (1 to 128 of `A–Z a–z 0–9 _ - .`): an
+ * identifier, kept while private. Any other original name is free text the
+ * server chose, of any length, and is left out.
+ */
+const TOOL_IDENTIFIER = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/**
+ * A tool's original name as a trace may keep it while the session holds
+ * private data: the name when it is an identifier, else the note.
+ */
+export function privateOriginalName(name: string): string {
+  return TOOL_IDENTIFIER.test(name) ? name : WITHHELD_SERVER_TEXT;
+}
+
 /** Events with nothing of the session's data or a server's text in them: kept whole. */
 const KEPT_WHOLE: ReadonlySet<string> = new Set(
   [
@@ -61,7 +85,7 @@ const KEPT_WHOLE: ReadonlySet<string> = new Set(
     PromptOverrideRefused,
     PromptOverrideSkipped,
     McpServerConnected,
-    // Bridged tool names only (made of the server's names, cleaned): names stay.
+    // Bridged tool names only (made of the server's names, cleaned and cut): names stay.
     McpToolsChanged,
     McpToolTimedOut,
     McpSectionIsolated,
@@ -131,6 +155,18 @@ export function withholdPrivate(
   fields: Readonly<Record<string, unknown>>,
   context: WithholdContext = {},
 ): Readonly<Record<string, unknown>> {
+  const kept = withholdFields(type, fields, context);
+  // Whatever else an event keeps, a tool's original name stays only as an identifier.
+  const name = kept['originalName'];
+  if (typeof name !== 'string' || privateOriginalName(name) === name) return kept;
+  return { ...kept, originalName: WITHHELD_SERVER_TEXT, withheld: WITHHELD_PRIVATE };
+}
+
+function withholdFields(
+  type: string,
+  fields: Readonly<Record<string, unknown>>,
+  context: WithholdContext,
+): Readonly<Record<string, unknown>> {
   if (KEPT_WHOLE.has(type)) return fields;
   if (type === ToolInvoked.name) return withholdResult(fields);
   const dataset = fields['dataset'];
@@ -177,12 +213,27 @@ function withholdResult(fields: Readonly<Record<string, unknown>>): Record<strin
     const judged = record['withheld'] === WITHHELD_PRIVATE; // masked once already, as written
     message = {
       message:
-        judged || !isServerCall(fields) || isLibraryFailure(text, record, fields)
+        judged || !isServerCall(fields)
           ? text
-          : WITHHELD_SERVER_TEXT,
+          : (withoutSchemaReasons(text, fields) ??
+            (isLibraryFailure(text, record, fields) ? text : WITHHELD_SERVER_TEXT)),
     };
   }
   return { ...fields, result: { success, ...message, withheld: WITHHELD_PRIVATE } };
+}
+
+/**
+ * A bridged tool's refusal of its arguments, its reasons left out (they
+ * quote the server's schema); undefined for any other message.
+ */
+function withoutSchemaReasons(
+  message: string,
+  fields: Readonly<Record<string, unknown>>,
+): string | undefined {
+  const bridged = fields['toolName'];
+  if (typeof bridged !== 'string' || bridged.includes('"')) return undefined;
+  const prefix = `invalid arguments for tool ${JSON.stringify(bridged)}: `;
+  return message.startsWith(prefix) ? prefix + WITHHELD_SCHEMA_REASONS : undefined;
 }
 
 /** A call to an MCP server's tool: its failure may be the server's text. */
@@ -215,7 +266,6 @@ function isLibraryFailure(
   // Prefixes the library writes before its own reasons (see `invokeTool`,
   // `callRefusal`, `callFailure` and the bridged tools' store checks).
   const prefixes = [
-    `invalid arguments for ${tool(bridged)}`,
     `${tool(bridged)} was not started: `,
     `${tool(bridged)} is blocked: `,
     `${ofServer} was not called: `,

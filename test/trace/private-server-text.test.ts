@@ -1,9 +1,10 @@
 /**
  * A server that holds private data after the session escalated, sending it
  * back through every text the trace would otherwise keep: an `isError`
- * answer, a malformed marker, a dataset name, a log's logger and a tool
- * description (after `tools/list_changed`). None of it may reach a trace,
- * a masked event stream or the live viewer.
+ * answer, a malformed marker, a dataset name, a log's logger, and after
+ * `tools/list_changed` a tool description, a tool named with a sentence
+ * and a schema whose refusals quote it. None of it may reach a trace, a
+ * masked event stream or the live viewer.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,12 +40,31 @@ function leakyServer(): Server {
     { capabilities: { tools: { listChanged: true }, logging: {} } },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: ['read_record', 'err', 'bad_marker', 'raise', 'log'].map((name) => ({
-      name,
-      description: leaked ? `reads; last ${PRIVATE}` : 'reads',
-      inputSchema: { type: 'object' as const },
-      annotations: { openWorldHint: false },
-    })),
+    tools: [
+      ...['read_record', 'err', 'bad_marker', 'raise', 'log'].map((name) => ({
+        name,
+        description: leaked ? `reads; last ${PRIVATE}` : 'reads',
+        inputSchema: { type: 'object' as const },
+        annotations: { openWorldHint: false },
+      })),
+      ...(leaked
+        ? [
+            {
+              name: `notes on ${PRIVATE}, who was born in 1970`,
+              inputSchema: { type: 'object' as const },
+              annotations: { openWorldHint: false },
+            },
+            {
+              name: 'pick',
+              inputSchema: {
+                type: 'object' as const,
+                properties: { mode: { enum: [PRIVATE] }, id: { pattern: `^${PRIVATE}$` } },
+              },
+              annotations: { openWorldHint: false },
+            },
+          ]
+        : []),
+    ],
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     switch (request.params.name) {
@@ -117,6 +137,10 @@ describe("a server's text once the session holds private data", () => {
     // The re-listed tools, with the data in their descriptions, and the log notification.
     await expect.poll(() => section.tools()[0]?.description).toContain(PRIVATE);
     await expect.poll(() => types.includes('McpServerLog')).toBe(true);
+    // Refused arguments of a schema the server listed with the data in it.
+    const pick = toolNamed(section, 'crm_pick');
+    const refused = await invokeTool(pick, { mode: 'other', id: 'x' }, { session });
+    expect(refused.message).toContain(PRIVATE);
     new Prompt(template).render({ session });
     await trace.close();
 

@@ -165,6 +165,37 @@ describe('TraceRecorder', () => {
     expect(noted?.fields['params']).toEqual({ text: 'call with key', apiKey: '***' });
   });
 
+  it("masks the servers' secrets in the original names its tools records keep", async () => {
+    const secret = 'Key-7F3A-9C1E';
+    const raw = rawToolServer([
+      {
+        name: `use key ${secret}`,
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      },
+    ]);
+    const servers: McpServerConfig[] = [
+      { name: 'auth', transport: { type: 'in-memory', server: raw.server }, env: { KEY: secret } },
+    ];
+    const session = new Session();
+    await using section = new McpIntegrationSection({ servers, session });
+    await section.connect();
+    const file = path.join(dir, 'run.jsonl');
+    const trace = new TraceRecorder(session, { path: file, servers, tools: section });
+    new Prompt(PromptTemplate.create({ ns: 't', key: 'p', sections: [section] })).render({
+      session,
+    });
+    await trace.close();
+
+    const text = await readFile(file, 'utf8');
+    expect(text).not.toContain(secret);
+    const listed = (await records(file)).find((record) => record.kind === 'tools');
+    expect(listed?.kind === 'tools' ? listed.tools[0]?.originalName : undefined).toBe(
+      'use key ***',
+    );
+  });
+
   it("leaves out the model's answer and a server's log text once the session holds private data", async () => {
     const session = new Session();
     const file = path.join(dir, 'run.jsonl');

@@ -15,6 +15,7 @@ import {
 } from '../../src/index.js';
 import {
   WITHHELD_PRIVATE,
+  WITHHELD_SCHEMA_REASONS,
   WITHHELD_SERVER_TEXT,
   configuredDatasets,
   withholdPrivate,
@@ -230,7 +231,6 @@ describe("withholdPrivate: a bridged call's failure", () => {
 
   it("keeps the library's own refusals, timeouts and cancellations", () => {
     for (const message of [
-      'invalid arguments for tool "crm_get": id: expected string',
       'tool "crm_get" was not started: the call\'s deadline passed',
       'tool "crm_get" is blocked: the session holds private data, its server has no isolation',
       'tool "get" of server "crm" was not called: the session store could not be read',
@@ -248,6 +248,62 @@ describe("withholdPrivate: a bridged call's failure", () => {
       denial: { policy: 'p', reason: 'r' },
     };
     expect(keptMessage(denied)).toBe('approval refused: SSN-1 looks private');
+  });
+
+  it("keeps a refusal of the arguments, but not its reasons: they quote the server's schema", () => {
+    for (const reasons of [
+      'mode: "mode" must be "PATIENT-Jane-Roe"',
+      'id: does not match the pattern "^PATIENT-Jane-Roe$"',
+      '(arguments): the tool\'s input schema cannot be used: $ref "https://x.invalid/PATIENT-Jane-Roe" is not local',
+    ]) {
+      expect(keptMessage(failedCall(`invalid arguments for tool "crm_get": ${reasons}`))).toBe(
+        `invalid arguments for tool "crm_get": ${WITHHELD_SCHEMA_REASONS}`,
+      );
+    }
+    // Another tool's name in the wording is the server's text, withheld whole.
+    expect(keptMessage(failedCall('invalid arguments for tool "crm_other": x: SSN-1'))).toBe(
+      WITHHELD_SERVER_TEXT,
+    );
+    // A native tool's schema is the application's: its reasons stay.
+    const native = {
+      toolName: 'note',
+      source: 'native',
+      result: {
+        success: false,
+        message: 'invalid arguments for tool "note": x: SSN-1',
+        value: null,
+      },
+    };
+    expect(keptMessage(native)).toBe('invalid arguments for tool "note": x: SSN-1');
+  });
+
+  it('keeps an original name only when it is an identifier, in every event that carries one', () => {
+    const sentence = 'Jane Roe, born 1970-01-02, SSN 078-05-1120';
+    const long = 'x'.repeat(129);
+    for (const originalName of [sentence, long, 'name\nwith a break', '']) {
+      const invoked = withholdPrivate(ToolInvoked.name, {
+        ...failedCall('tool "x" of server "crm" was cancelled: stop'),
+        originalName,
+      });
+      expect(invoked['originalName']).toBe(WITHHELD_SERVER_TEXT);
+      const timedOut = withholdPrivate(McpToolTimedOut.name, {
+        sessionId: 's',
+        serverName: 'crm',
+        toolName: 'crm_x',
+        originalName,
+        callId: 'c',
+        timeoutMs: 5,
+        createdAt: at,
+      });
+      expect(timedOut).toMatchObject({
+        originalName: WITHHELD_SERVER_TEXT,
+        withheld: WITHHELD_PRIVATE,
+      });
+    }
+    for (const originalName of ['get', 'search.v2', 'a-b_c', 'x'.repeat(128)]) {
+      const fields = { ...failedCall('tool "x" was not started: stop'), originalName };
+      expect(withholdPrivate(ToolInvoked.name, fields)['originalName']).toBe(originalName);
+    }
   });
 
   it('does not let a server make its words read like a refusal', () => {
