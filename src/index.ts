@@ -356,7 +356,7 @@ export type {
 export { TraceError } from './trace/errors.js';
 export type { TraceErrorCode } from './trace/errors.js';
 export { TraceRecorder } from './trace/trace-recorder.js';
-export { WITHHELD_PRIVATE } from './trace/withhold-private.js';
+export { WITHHELD_PRIVATE } from './ecosystem/withhold-private.js';
 export type { TraceRecorderOptions } from './trace/trace-recorder.js';
 export { DEFAULT_TRACE_MAX_BYTES, DEFAULT_TRACE_MAX_FILES } from './trace/trace-file.js';
 export { DEFAULT_TRACE_MAX_TEXT_LENGTH } from './trace/trace-masker.js';

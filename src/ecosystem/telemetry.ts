@@ -5,7 +5,9 @@
  *
  * Never recorded: secret arguments (see `src/tools/secret-arguments.ts`), server `env`,
  * header values, URL credentials, and tool results (only their outcome, and
- * the message of a failure, scrubbed of the secrets above).
+ * the message of a failure, scrubbed of the secrets above). Once the
+ * session holds private data, a server's words are left out as a trace
+ * leaves them out (`withhold-private.ts`): spans leave the process too.
  */
 import { cutText } from '../core/well-formed.js';
 import {
@@ -26,6 +28,7 @@ import type { Session } from '../runtime/session.js';
 import type { Tool } from '../tools/tool.js';
 import { maskSecretArguments } from '../tools/secret-arguments.js';
 import { scrubSecrets } from '../tools/secret-text.js';
+import { withholdPrivate } from './withhold-private.js';
 
 /** Name of the tracer used when none is given. */
 export const TRACER_NAME = 'mcp-sections';
@@ -57,6 +60,13 @@ export interface InstrumentSessionOptions {
    * @default true
    */
   readonly recordArguments?: boolean;
+  /**
+   * Keep a server's words (a bridged call's failure message, a tool's
+   * original name that is not an identifier, connection reasons) once the
+   * session holds private data, for spans that stay where the data may go.
+   * @default false: left out, as a trace leaves them out
+   */
+  readonly includePrivateText?: boolean;
 }
 
 /** Stops the instrumentation; also `using`-disposable. Idempotent. */
@@ -99,6 +109,12 @@ export function instrumentSession(
     );
   const ours = (event: { readonly sessionId: string }): boolean =>
     event.sessionId === session.sessionId;
+  const keepPrivate = options.includePrivateText === true;
+  /** `fields` of an event of `type` as a span may keep them now (see withhold-private.ts). */
+  const spanFields = <T extends Readonly<Record<string, unknown>>>(type: string, fields: T): T =>
+    keepPrivate || !session.privateData.hasPrivateData
+      ? fields
+      : (withholdPrivate(type, fields) as T);
   const connections = new Map<string, Span>();
 
   const onToolInvoked = (event: ToolInvoked): void => {
@@ -114,10 +130,18 @@ export function instrumentSession(
       'tool.outcome': event.result.success ? 'success' : 'error',
       'tool.duration_ms': event.durationMs,
     };
+    const { originalName, result } = spanFields(ToolInvoked.name, {
+      toolName: event.toolName,
+      source: event.source,
+      ...(event.mcpServer === undefined ? {} : { mcpServer: event.mcpServer }),
+      ...(event.originalName === undefined ? {} : { originalName: event.originalName }),
+      ...(event.denial === undefined ? {} : { denial: event.denial }),
+      result: event.result,
+    });
     if (event.source === 'mcp') {
       if (event.mcpServer !== undefined) attributes['mcp.server'] = event.mcpServer;
       attributes['mcp.tool'] = event.toolName;
-      if (event.originalName !== undefined) attributes['mcp.tool.original'] = event.originalName;
+      if (originalName !== undefined) attributes['mcp.tool.original'] = originalName;
     }
     if (recordArguments) {
       const json = safeJson(masked);
@@ -133,7 +157,7 @@ export function instrumentSession(
       span.setAttribute('error.type', 'tool_error');
       span.setStatus({
         code: SpanStatusCode.ERROR,
-        message: redact(event.result.message, secrets),
+        message: redact(result.message ?? '', secrets),
       });
     }
     span.end(start + Math.max(0, event.durationMs));
@@ -180,12 +204,14 @@ export function instrumentSession(
     if (span === undefined) return;
     connections.delete(key);
     span.setAttribute('mcp.disconnect.expected', event.expected);
-    if (event.reason !== undefined)
-      span.setAttribute('mcp.disconnect.reason', redact(event.reason));
+    const { reason } = spanFields(McpServerDisconnected.name, {
+      ...(event.reason === undefined ? {} : { reason: event.reason }),
+    });
+    if (reason !== undefined) span.setAttribute('mcp.disconnect.reason', redact(reason));
     if (!event.expected) {
       span.setStatus({
         code: SpanStatusCode.ERROR,
-        message: redact(event.reason ?? 'connection lost'),
+        message: redact(reason ?? 'connection lost'),
       });
     }
     span.end(event.createdAt);
@@ -194,7 +220,8 @@ export function instrumentSession(
   const onUnavailable = (event: McpServerUnavailable): void => {
     if (!ours(event)) return;
     const span = serverSpan('mcp.connect', event, { 'error.type': 'unavailable' });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: redact(event.reason) });
+    const { reason } = spanFields(McpServerUnavailable.name, { reason: event.reason });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: redact(reason) });
     span.end(event.createdAt);
   };
 

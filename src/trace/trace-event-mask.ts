@@ -10,7 +10,7 @@ import type {
   SerializedSessionEvent,
 } from '../runtime/store/event-serialization.js';
 import { TraceMasker, type TraceMaskerOptions } from './trace-masker.js';
-import { configuredDatasets, withholdPrivate } from './withhold-private.js';
+import { configuredDatasets, withholdPrivate } from '../ecosystem/withhold-private.js';
 
 /** Options of {@link traceEventMask}: those of a `TraceRecorder` that decide what a record holds. */
 export interface TraceEventMaskOptions extends TraceMaskerOptions {

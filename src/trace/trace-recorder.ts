@@ -29,7 +29,7 @@ import {
   configuredDatasets,
   privateOriginalName,
   withholdPrivate,
-} from './withhold-private.js';
+} from '../ecosystem/withhold-private.js';
 
 /** Options of {@link TraceRecorder}. */
 export interface TraceRecorderOptions {

@@ -8,6 +8,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { instrumentSession } from '../../src/ecosystem/telemetry.js';
+import { WITHHELD_SERVER_TEXT } from '../../src/ecosystem/withhold-private.js';
 import type { McpServerConfig } from '../../src/config/server-config.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { ToolInvoked } from '../../src/runtime/events.js';
@@ -217,5 +218,82 @@ describe('instrumentSession', () => {
     for (const secret of [ENV_SECRET, HEADER_SECRET, QUERY_SECRET, PASSWORD, PIN, API_KEY]) {
       expect(everything).not.toContain(secret);
     }
+  });
+});
+
+describe('instrumentSession once the session holds private data', () => {
+  const PRIVATE = 'SSN-078-05-1120';
+
+  /** A server that marks its first answer private, then fails with the data, under a name made of it. */
+  function leakyServer(): ReturnType<typeof rawToolServer> {
+    return rawToolServer([
+      {
+        name: 'read_record',
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: () => ({
+          content: [{ type: 'text', text: `record ${PRIVATE}` }],
+          _meta: {
+            'mcp-sections/private-data': { dataset: 'crm.people', sensitivity: 'confidential' },
+          },
+        }),
+      },
+      {
+        name: `notes on ${PRIVATE}`,
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: () => ({
+          isError: true,
+          content: [{ type: 'text', text: `lookup failed near ${PRIVATE}` }],
+        }),
+      },
+    ]);
+  }
+
+  async function spansOfRun(includePrivateText: boolean): Promise<ReadableSpan[]> {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const session = new Session();
+    const servers: McpServerConfig[] = [
+      { name: 'crm', transport: { type: 'in-memory', server: leakyServer().server } },
+    ];
+    await using section = new McpIntegrationSection({ servers, session });
+    const stop = instrumentSession(session, {
+      tracer: provider.getTracer('test'),
+      tools: section,
+      servers,
+      includePrivateText,
+    });
+    await section.connect();
+    const read = section.tools().find((tool) => tool.name === 'crm_read_record');
+    const notes = section.tools().find((tool) => tool !== read);
+    await invokeTool(read!, {}, { session });
+    expect(session.privateData.hasPrivateData).toBe(true);
+    const failed = await invokeTool(notes!, {}, { session });
+    expect(failed.message).toContain(PRIVATE);
+    stop();
+    // Shutting the exporter down empties it.
+    const spans = exporter.getFinishedSpans();
+    await provider.shutdown();
+    return spans;
+  }
+
+  it("leaves out a server's failure text and a tool's original name that is not an identifier", async () => {
+    const spans = await spansOfRun(false);
+    const failed = spans.find((span) => span.attributes['tool.outcome'] === 'error');
+    expect(failed?.status.message).toBe(WITHHELD_SERVER_TEXT);
+    expect(failed?.attributes['mcp.tool.original']).toBe(WITHHELD_SERVER_TEXT);
+    expect(
+      JSON.stringify(spans.map((span) => [span.name, span.attributes, span.status])),
+    ).not.toContain(PRIVATE);
+  });
+
+  it('keeps them when the application asks (includePrivateText)', async () => {
+    const spans = await spansOfRun(true);
+    const failed = spans.find((span) => span.attributes['tool.outcome'] === 'error');
+    expect(failed?.status.message).toContain(PRIVATE);
+    expect(failed?.attributes['mcp.tool.original']).toBe(`notes on ${PRIVATE}`);
   });
 });

@@ -26,7 +26,7 @@ import {
 import { toJsonCopy } from '../../src/core/json-copy.js';
 import { traceEventMask } from '../../src/trace/trace-event-mask.js';
 import { RemoteTrace } from '../../src/trace/viewer/remote-trace.js';
-import { WITHHELD_SERVER_TEXT } from '../../src/trace/withhold-private.js';
+import { WITHHELD_SERVER_TEXT } from '../../src/ecosystem/withhold-private.js';
 import { toolNamed } from '../support/mcp-fixtures.js';
 
 const PRIVATE = 'SSN-078-05-1120';

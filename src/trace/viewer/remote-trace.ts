@@ -9,7 +9,7 @@ import type { RemoteSessionEvent } from '../../runtime/store/event-serialization
 import { TRACE_FORMAT_VERSION, type TraceRecord } from '../trace-format.js';
 import { TraceMasker, type TraceMaskerOptions } from '../trace-masker.js';
 import type { LoadedTrace } from '../trace-reader.js';
-import { configuredDatasets, withholdPrivate } from '../withhold-private.js';
+import { configuredDatasets, withholdPrivate } from '../../ecosystem/withhold-private.js';
 
 /** Options of {@link RemoteTrace}. */
 export interface RemoteTraceOptions extends TraceMaskerOptions {

@@ -19,7 +19,7 @@ import {
   WITHHELD_SERVER_TEXT,
   configuredDatasets,
   withholdPrivate,
-} from '../../src/trace/withhold-private.js';
+} from '../../src/ecosystem/withhold-private.js';
 
 const at = new Date(0);
 

@@ -1,5 +1,6 @@
 /**
- * What a trace leaves out of an event once the session holds private data.
+ * What a trace, and a span (`telemetry.ts`), leave out of an event once the
+ * session holds private data: both leave the process.
  * The library's events are sorted one by one: those that carry nothing of
  * the session's data and no server's text (ids, names, levels, counts) are
  * kept whole; those that can carry either lose those fields: a server that
