@@ -16,7 +16,7 @@ import { CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { parseCallArguments } from './json-args.js';
 import { candidateLines } from './suggest.js';
-import { terminalLine, terminalLines } from './terminal-text.js';
+import { terminalJson, terminalLine, terminalLines } from './terminal-text.js';
 
 /** The `call --json` document. */
 export interface CallReport {
@@ -102,7 +102,7 @@ export async function callCommand(
           value: result.value,
           exitCode: code,
         };
-        io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        io.stdout.write(`${terminalJson(report)}\n`);
       } else if (result.success) {
         // A result may span lines: its line breaks and tabs stay, other controls show as escapes.
         const text = terminalLines(result.message);

@@ -16,7 +16,7 @@ import { EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { checkOutputPath } from './output-path.js';
 import type { Progress } from './spinner.js';
-import { terminalLine } from './terminal-text.js';
+import { terminalJson, terminalLine } from './terminal-text.js';
 
 /** What every command gets. */
 export interface CommandContext {
@@ -39,7 +39,7 @@ export function inspectCommand(configPath: string, context: CommandContext): Pro
     (opened): Promise<ExitCode> => {
       const report = inspectReport(opened);
       if (context.json) {
-        io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+        io.stdout.write(`${terminalJson(report)}\n`);
       } else {
         io.stdout.write(inspectText(report));
       }

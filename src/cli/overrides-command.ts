@@ -21,6 +21,7 @@ import type { PromptTemplate } from '../prompt/prompt-template.js';
 import { SECTION_KEY_PATTERN } from '../prompt/section.js';
 import type { CommandContext } from './commands.js';
 import { CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
+import { terminalJson } from './terminal-text.js';
 
 /** What `overrides seed` is asked to do. */
 export interface SeedCommandOptions {
@@ -86,7 +87,7 @@ export async function seedCommand(
     tools: Object.keys(seed.tools),
   };
   if (context.json) {
-    context.io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    context.io.stdout.write(`${terminalJson(report)}\n`);
   } else {
     const count = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
     context.io.stderr.write(

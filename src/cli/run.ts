@@ -9,7 +9,7 @@ import type { CommandContext } from './commands.js';
 import { asCliError, CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { createProgress, SILENT_PROGRESS } from './spinner.js';
-import { terminalLine } from './terminal-text.js';
+import { terminalJson, terminalLine } from './terminal-text.js';
 import { messageOf } from '../core/errors.js';
 
 /** The text of `mcp-sections --help`. */
@@ -142,7 +142,7 @@ export async function runCli(
           ...(failure.details.length === 0 ? {} : { details: failure.details }),
         },
       };
-      io.stdout.write(`${JSON.stringify(document, null, 2)}\n`);
+      io.stdout.write(`${terminalJson(document)}\n`);
     }
     return failure.exitCode;
   }

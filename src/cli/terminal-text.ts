@@ -8,8 +8,9 @@
  * person does not see. Each of them is written out visibly instead
  * (`\x1b`, `\u202e`, `\u{e0041}`), so a person sees that it was there.
  *
- * Only text mode needs this: `--json` output is JSON, whose strings escape
- * every C0 control.
+ * `--json` output is JSON: {@link terminalJson} writes every such
+ * character of its strings as a `\u` escape, which JSON reads back as the
+ * same character (`JSON.stringify` escapes only the C0 controls).
  */
 
 /**
@@ -51,6 +52,28 @@ export function terminalLine(text: string): string {
  */
 export function terminalLines(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(UNSAFE_KEEPING_LINES, visible);
+}
+
+/** The same, except the line feed and the space: JSON's own layout. */
+const UNSAFE_IN_JSON = new RegExp(`(?![\\n ])[\\p{Cc}\\p{Zl}\\p{Zp}]|${INVISIBLE}`, 'gu');
+
+/**
+ * `value` as indented JSON that a terminal shows as it is: the controls,
+ * separators and invisible characters `JSON.stringify` leaves raw (DEL,
+ * C1 controls such as U+009B, line separators, bidi overrides, tag
+ * characters) written as `\u` escapes. It parses to the same value.
+ */
+export function terminalJson(value: unknown): string {
+  return (JSON.stringify(value, null, 2) ?? 'null').replace(UNSAFE_IN_JSON, jsonEscape);
+}
+
+/** Each UTF-16 unit of `character` as a JSON `\u` escape. */
+function jsonEscape(character: string): string {
+  let escaped = '';
+  for (let index = 0; index < character.length; index++) {
+    escaped += `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`;
+  }
+  return escaped;
 }
 
 function visible(character: string): string {

@@ -3,6 +3,8 @@
  * a model finds its tool and runs it. Shared by the OpenAI, Anthropic and AI
  * SDK formats.
  */
+import { describeSent } from '../core/describe-sent.js';
+import { listNames } from '../mcp/execute.js';
 import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
@@ -82,8 +84,9 @@ export async function invokeByName(
   const tools = toolsOf(source);
   const tool = findTool(source, name);
   if (tool === undefined) {
-    const available = tools.map((candidate) => candidate.name).join(', ') || '(none)';
-    return ToolResult.error(`unknown tool ${JSON.stringify(name)}; available tools: ${available}`);
+    const available = listNames(tools.map((candidate) => candidate.name));
+    // The name is the model's: shown only when short (a 100,000-character name came back whole).
+    return ToolResult.error(`unknown tool ${describeSent(name)}; available tools: ${available}`);
   }
   const { session, signal, deadline, prompt } = options;
   return invokeTool(tool, args, {

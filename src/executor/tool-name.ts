@@ -5,6 +5,7 @@
  * function names, so bridged names use `server__tool` instead; both forms
  * are accepted and normalised to the dotted one.
  */
+import { describeSent } from '../core/describe-sent.js';
 
 /**
  * A tool name could not be split into a server and a tool.
@@ -80,7 +81,7 @@ export function splitToolName(name: string): { server: string; tool: string } {
   if (server === undefined || tool === undefined) {
     throw new ToolNameError(
       name,
-      `tool name ${JSON.stringify(name)} must look like "server.tool" (e.g. "kubernetes.get_pods")`,
+      `tool name ${describeSent(name)} must look like "server.tool" (e.g. "kubernetes.get_pods")`,
     );
   }
   return { server, tool };

@@ -6,6 +6,7 @@ import type { Approval } from '../tools/policy/approval.js';
 import type { ToolPolicy } from '../tools/policy/tool-policy.js';
 import type { Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
+import { describeSent } from '../core/describe-sent.js';
 import { messageOf } from '../core/errors.js';
 
 /** A tool call as a text-protocol agent writes it. */
@@ -83,7 +84,7 @@ function byServer(
   const normalized =
     known === undefined ? normalizeToolName(name) : `${known.server}.${known.rest}`;
   if (!normalized.includes('.')) {
-    return `unknown tool ${JSON.stringify(name)}; available tools: ${list(tools.map((tool) => tool.name))}`;
+    return `unknown tool ${describeSent(name)}; available tools: ${listNames(tools.map((tool) => tool.name))}`;
   }
   let parts: { server: string; tool: string };
   try {
@@ -95,7 +96,7 @@ function byServer(
     (entry) => entry.name === parts.server || entry.prefix === parts.server,
   );
   if (server === undefined) {
-    return `unknown server ${JSON.stringify(parts.server)} in ${JSON.stringify(name)}; available servers: ${list(servers.map((s) => s.name))}`;
+    return `unknown server ${describeSent(parts.server)} in ${describeSent(name)}; available servers: ${listNames(servers.map((s) => s.name))}`;
   }
   const ofServer = tools.filter(
     (tool) => tool.origin.kind === 'mcp' && tool.origin.server === server.name,
@@ -109,7 +110,7 @@ function byServer(
       ? `${server.name}.${candidate.origin.originalName}`
       : candidate.name,
   );
-  return `server "${server.name}" has no tool ${JSON.stringify(parts.tool)}; available tools: ${list(names)}`;
+  return `server "${server.name}" has no tool ${describeSent(parts.tool)}; available tools: ${listNames(names)}`;
 }
 
 /** `server.tool` for an MCP tool, its name otherwise. */
@@ -136,8 +137,18 @@ function knownServerPrefix(
   return undefined;
 }
 
-function list(names: readonly string[]): string {
-  return names.length === 0 ? '(none)' : names.join(', ');
+/** Most names an error lists: a section may bridge thousands of tools. */
+const MAX_LISTED_NAMES = 100;
+
+/**
+ * `names` for an error that offers them: at most {@link MAX_LISTED_NAMES},
+ * then how many more; `(none)` for none.
+ */
+export function listNames(names: readonly string[]): string {
+  if (names.length === 0) return '(none)';
+  const shown = names.slice(0, MAX_LISTED_NAMES).join(', ');
+  const more = names.length - MAX_LISTED_NAMES;
+  return more > 0 ? `${shown}, and ${more} more` : shown;
 }
 
 function invokeFailure(message: string): Promise<ToolResult> {

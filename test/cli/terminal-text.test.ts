@@ -11,7 +11,7 @@ import { formatProgress } from '../../src/cli/call-progress.js';
 import { callCommand, inspectCommand } from '../../src/cli/commands.js';
 import { EXIT_CODES } from '../../src/cli/exit-codes.js';
 import { runCli } from '../../src/cli/run.js';
-import { terminalLine, terminalLines } from '../../src/cli/terminal-text.js';
+import { terminalJson, terminalLine, terminalLines } from '../../src/cli/terminal-text.js';
 import type { HttpHost, RawTool } from '../support/mcp-fixtures.js';
 import { captureIo, configDir, startToolHost, type ConfigDir, commandContext } from './mcp-host.js';
 
@@ -82,6 +82,23 @@ describe('terminalLine and terminalLines', () => {
   });
 });
 
+describe('terminalJson', () => {
+  it('writes what JSON.stringify leaves raw as \\u escapes, and parses back to the same value', () => {
+    const value = {
+      [`key\u202e`]: ['\u009b31m', 'del\u007f', 'line\u2028sep', 'tag\u{e0041}', 'ok ✓ 👨‍👩‍👧'],
+      nested: { text: `esc${ESC}[8m\n` },
+    };
+    const text = terminalJson(value);
+    expect(text).not.toMatch(OBEYED);
+    expect(text).not.toMatch(/[\u2028\u{e0041}]/u);
+    expect(text).toContain('"\\u009b31m"');
+    expect(text).toContain('"tag\\udb40\\udc41"');
+    // The layout stays: indented lines.
+    expect(text.split('\n')[1]).toMatch(/^ {2}"key/);
+    expect(JSON.parse(text)).toEqual(value);
+  });
+});
+
 describe('formatProgress', () => {
   it('shows the escapes of a progress message and of the label', () => {
     const line = formatProgress(
@@ -142,6 +159,23 @@ describe('CLI text output of a hostile server', () => {
       EXIT_CODES.toolError,
     );
     expect(io.err()).toBe('error: bad\\x1b[2J stuff\n');
+  });
+
+  it('--json output of inspect and call carries the same text, with no control a terminal obeys', async () => {
+    const inspected = captureIo();
+    expect(await runCli(['inspect', config, '--json'], inspected)).toBe(EXIT_CODES.ok);
+    expect(inspected.out()).not.toMatch(OBEYED);
+    // Parsed and written again by JSON.stringify, the text is the server's.
+    const asSent = (text: string): string => JSON.stringify(text).slice(1, -1);
+    const report = JSON.stringify(JSON.parse(inspected.out()));
+    expect(report).toContain(asSent('\u009b31m'));
+    expect(report).toContain(asSent(`Path to read ${ESC}[31mRED${ESC}[0m\u202Eevil`));
+    const called = captureIo();
+    expect(await runCli(['call', config, 'srv.result', '--json', '-q'], called)).toBe(
+      EXIT_CODES.ok,
+    );
+    expect(called.out()).not.toMatch(OBEYED);
+    expect(JSON.stringify(JSON.parse(called.out()))).toContain(asSent(OSC52));
   });
 
   it('an error and its detail lines show the controls of tool names as escapes', async () => {

@@ -101,6 +101,23 @@ describe('invokeByName', () => {
     expect(none.message).toBe('unknown tool "add"; available tools: (none)');
   });
 
+  it('bounds that error: a long name by its length, at most 100 tools by name', async () => {
+    const session = new Session();
+    const long = await invokeByName([add], `x${'y'.repeat(100_000)}`, {}, { session });
+    expect(long.message).toBe('unknown tool a string of 100001 characters; available tools: add');
+    const many = Array.from({ length: 150 }, (_, index) =>
+      Tool.create({
+        name: `t${index}`,
+        description: 'A tool',
+        params: z.object({}),
+        handler: () => ToolResult.ok(null),
+      }),
+    );
+    const listed = await invokeByName(many, 'nope', {}, { session });
+    expect(listed.message).toContain('t0, t1, ');
+    expect(listed.message).toMatch(/, t99, and 50 more$/);
+  });
+
   it('forwards the signal to the handler', async () => {
     const controller = new AbortController();
     const running = invokeByName(

@@ -24,6 +24,14 @@ describe('splitToolName', () => {
     expect(splitToolName(name)).toStrictEqual({ server, tool });
   });
 
+  it('names a long or unprintable name by its length, not whole', () => {
+    for (const name of ['x'.repeat(100_000), 'a\u001b[8mb']) {
+      expect(() => splitToolName(name)).toThrow(
+        `tool name a string of ${name.length} characters must look like "server.tool"`,
+      );
+    }
+  });
+
   it.each([
     'server.tool.extra',
     '.tool',
