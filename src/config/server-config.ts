@@ -382,8 +382,7 @@ function sameDeployment(
   const where = (url: string): string | undefined => {
     try {
       const parsed = new URL(url);
-      const host = LOOPBACK_NAMES.has(parsed.hostname) ? 'loopback' : parsed.hostname;
-      return `${parsed.protocol}//${host}:${parsed.port}${parsed.pathname.replace(/\/+$/, '')}`;
+      return `${machineOrigin(parsed)}${parsed.pathname.replace(/\/+$/, '')}`;
     } catch {
       return undefined; // the URL's own rule reports it
     }
@@ -406,14 +405,33 @@ function postsWhereTold(
     (isolated.type === 'streamable-http' && isolated.sseFallback !== false);
   if (!sse || (normal.type !== 'sse' && normal.type !== 'streamable-http')) return false;
   try {
-    return new URL(isolated.url).origin === new URL(normal.url).origin;
+    return machineOrigin(new URL(isolated.url)) === machineOrigin(new URL(normal.url));
   } catch {
     return false; // the URL's own rule reports it
   }
 }
 
-/** Names every machine gives itself. */
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+/**
+ * A URL's scheme, host and port, with every name this machine answers to
+ * as one host: `localhost` and its subdomains, 127.0.0.0/8 (in any form
+ * the URL parser reads as such, IPv4-mapped IPv6 too), `::1`, and the
+ * unspecified `0.0.0.0` and `::`, which connect here. `localhost:3000`
+ * and `127.0.0.2:3000` are one origin to a server listening on all
+ * loopback addresses.
+ */
+function machineOrigin(url: URL): string {
+  const name = url.hostname.toLowerCase().replace(/\.$/, '');
+  const here =
+    name === 'localhost' ||
+    name.endsWith('.localhost') ||
+    /^127\.\d+\.\d+\.\d+$/.test(name) ||
+    name === '0.0.0.0' ||
+    name === '[::1]' ||
+    name === '[::]' ||
+    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(name);
+  const port = url.port === '' ? (url.protocol === 'https:' ? '443' : '80') : url.port;
+  return `${url.protocol}//${here ? 'this-machine' : name}:${port}`;
+}
 
 /** One MCP server as written: what `McpIntegrationSection` and the loaders accept. */
 export type McpServerConfig = z.input<typeof serverConfigSchema>;

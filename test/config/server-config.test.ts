@@ -208,6 +208,35 @@ describe('the server config schema', () => {
       expect(error.field).toBe('servers[0].isolation.transport');
       expect(error.message).toContain('may speak SSE on the origin of transport');
     }
+    // Every name this machine answers to is one origin: the SSE server could name the normal path.
+    for (const [normalUrl, isolatedUrl] of [
+      ['http://127.0.0.1:8080/mcp', 'http://localhost:8080/sse'],
+      ['http://localhost:8080/mcp', 'http://[::1]:8080/sse'],
+      ['http://127.0.0.1:8080/mcp', 'http://127.0.0.2:8080/sse'],
+      ['http://127.0.0.1:8080/mcp', 'http://[::ffff:127.0.0.1]:8080/sse'],
+      ['http://127.0.0.1:8080/mcp', 'http://0.0.0.0:8080/sse'],
+      ['http://127.0.0.1:8080/mcp', 'http://LOCALHOST.:8080/sse'],
+      ['http://127.0.0.1:8080/mcp', 'http://api.localhost:8080/sse'],
+      ['http://127.1:80/mcp', 'http://localhost/sse'],
+    ] as const) {
+      const error = configError([
+        {
+          name: 'x',
+          transport: { type: 'streamable-http', url: normalUrl },
+          isolation: { transport: { type: 'sse', url: isolatedUrl } },
+        },
+      ]);
+      expect(error.message, isolatedUrl).toContain('may speak SSE on the origin of transport');
+    }
+    expect(
+      parseServerConfigs([
+        {
+          name: 'z',
+          transport: { type: 'streamable-http', url: 'http://127.0.0.1:8080/mcp' },
+          isolation: { transport: { type: 'sse', url: 'http://localhost:8081/sse' } },
+        },
+      ]),
+    ).toHaveLength(1);
     expect(
       parseServerConfigs([
         {
