@@ -4,7 +4,9 @@
  * - each JSON body, and each SSE event, stops with an error once it passes
  *   a size no real message reaches (the SDK reads a JSON answer whole and
  *   buffers an SSE event until it ends, so an answer that never ends would
- *   grow the process until it dies);
+ *   grow the process until it dies), or once it holds more objects and
+ *   arrays than one message may (`message-containers.ts`: parsing them
+ *   would hold the event loop for seconds);
  * - a redirect is never followed, and nothing is sent but to the
  *   configured URL (streamable HTTP) or under its directory (an SSE server
  *   names where to post; no encoded separator or `;` there): an isolated
@@ -12,12 +14,18 @@
  *   deployment behind the same host;
  * - the server's event stream (GET) is opened again at most four times a
  *   second, whatever `retry:` it asks for;
- * - a call's answer stream is closed when the client cancels the call (a
- *   timeout, an abort): a server that keeps it open would otherwise hold a
- *   socket per call until the connection ends.
+ * - a call's answer is closed when the client cancels the call (a timeout,
+ *   an abort), an event stream or a JSON body alike: a server that keeps it
+ *   open would otherwise hold a socket per call, and have the client read
+ *   and keep up to a message's limit of it, until the connection ends.
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { pause } from '../core/pause.js';
+import {
+  ContainerCounter,
+  MAX_MESSAGE_CONTAINERS,
+  TooManyContainersError,
+} from './message-containers.js';
 
 /**
  * The most bytes one message may take on an HTTP transport: a JSON body,
@@ -33,6 +41,13 @@ export const MAX_HTTP_MESSAGE_BYTES = 64 * 1024 * 1024;
  * times a second.
  */
 export const MIN_STREAM_REOPEN_MS = 250;
+
+/**
+ * The most bytes read of an answer that is an HTTP error (a status of 400
+ * or more): the SDK only quotes it in a message, which is cut far shorter.
+ * A 60 MB error page was read whole, and masked whole, for every call.
+ */
+export const MAX_ERROR_BODY_BYTES = 65_536;
 
 /** Requests read for their JSON-RPC id (to close a cancelled call's answer) up to this size. */
 const MAX_READ_REQUEST_CHARS = 1_048_576;
@@ -128,12 +143,14 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     if (response.body === null || NULL_BODY.has(response.status)) return response;
     const eventStream = response.headers.get('content-type')?.includes('text/event-stream');
     const counter = eventStream === true ? new EventCounter() : new BodyCounter();
-    // Only a streamed answer can be left open: only then is the request read for its id.
-    const id = eventStream === true ? requestId(init?.body) : undefined;
+    // Any answer can be left open, an event stream or a JSON body that never ends.
+    const id = requestId(init?.body);
     const forget = (): void => {
       if (id !== undefined) answering.delete(id);
     };
-    const eventIds = id === undefined ? undefined : new LastEventId();
+    const eventIds = id === undefined || eventStream !== true ? undefined : new LastEventId();
+    /** The bytes of an error answer passed on so far. */
+    let quoted = 0;
     const bounded = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         start(controller) {
@@ -153,13 +170,32 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
           });
         },
         transform(chunk, controller) {
+          if (response.status >= 400) {
+            // Only quoted: what is past the bound is not read.
+            const room = MAX_ERROR_BODY_BYTES - quoted;
+            if (chunk.byteLength <= room) {
+              quoted += chunk.byteLength;
+              controller.enqueue(chunk);
+              return;
+            }
+            controller.enqueue(chunk.subarray(0, room));
+            forget();
+            controller.terminate();
+            return;
+          }
+          const what = eventStream === true ? 'event' : 'answer';
           if (counter.add(chunk) > limit) {
             forget();
             controller.error(
               new Error(
-                `the server's ${eventStream === true ? 'event' : 'answer'} passed ${limit} bytes, the most one message may take; the rest was not read`,
+                `the server's ${what} passed ${limit} bytes, the most one message may take; the rest was not read`,
               ),
             );
+            return;
+          }
+          if (counter.containers > MAX_MESSAGE_CONTAINERS) {
+            forget();
+            controller.error(new TooManyContainersError(what));
             return;
           }
           eventIds?.add(chunk);
@@ -214,29 +250,42 @@ function parseMessage(body: unknown): object | undefined {
   }
 }
 
-/** Bytes of a whole body. */
+/** Bytes of a whole body, and the objects and arrays it holds. */
 class BodyCounter {
   #bytes = 0;
+  readonly #containers = new ContainerCounter();
+
+  get containers(): number {
+    return this.#containers.count;
+  }
 
   add(chunk: Uint8Array): number {
     this.#bytes += chunk.byteLength;
+    this.#containers.add(chunk);
     return this.#bytes;
   }
 }
 
 /**
- * Bytes of the SSE events being received: an empty line (LF, CR or CRLF)
- * ends one. `add` gives the largest event the chunk held or added to, so
- * an event past the limit that also ends inside the chunk still counts.
+ * Bytes of the SSE events being received, and the objects and arrays
+ * they hold: an empty line (LF, CR or CRLF) ends one. `add` gives the
+ * largest event the chunk held or added to, and {@link containers} the
+ * most objects and arrays of one, so an event past a limit that also
+ * ends inside the chunk still counts.
  */
 class EventCounter {
+  /** The most objects and arrays of one event the chunks so far held. */
+  containers = 0;
   #bytes = 0;
   #atLineStart = true;
   #afterCarriageReturn = false;
+  readonly #opened = new ContainerCounter();
 
   add(chunk: Uint8Array): number {
     let largest = this.#bytes;
-    for (const byte of chunk) {
+    let eventStart = 0;
+    for (let index = 0; index < chunk.length; index++) {
+      const byte = chunk[index]!;
       this.#bytes += 1;
       if (this.#bytes > largest) largest = this.#bytes;
       if (byte === 10 && this.#afterCarriageReturn) {
@@ -245,13 +294,25 @@ class EventCounter {
       }
       this.#afterCarriageReturn = byte === 13;
       if (byte === 10 || byte === 13) {
-        if (this.#atLineStart) this.#bytes = 0; // an empty line: the event ended
+        if (this.#atLineStart) {
+          // An empty line: the event ended.
+          this.#bytes = 0;
+          this.#countContainers(chunk, eventStart, index);
+          this.#opened.reset();
+          eventStart = index + 1;
+        }
         this.#atLineStart = true;
       } else {
         this.#atLineStart = false;
       }
     }
+    this.#countContainers(chunk, eventStart, chunk.length);
     return largest;
+  }
+
+  #countContainers(chunk: Uint8Array, start: number, end: number): void {
+    const count = this.#opened.add(chunk, start, end);
+    if (count > this.containers) this.containers = count;
   }
 }
 

@@ -10,6 +10,11 @@
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { readJsonRpcMessage } from './json-rpc-message.js';
+import {
+  ContainerCounter,
+  MAX_MESSAGE_CONTAINERS,
+  TooManyContainersError,
+} from './message-containers.js';
 
 const NEWLINE = 0x0a;
 
@@ -66,8 +71,9 @@ export class LineBuffer implements ReadBufferLike {
 
   /**
    * The next message, or null until a whole line has arrived. The line is
-   * taken before it is parsed: one that does not parse throws, and the
-   * next call goes on after it.
+   * taken before it is parsed: one that does not parse, or that holds more
+   * objects and arrays than one message may (`message-containers.ts`),
+   * throws, and the next call goes on after it.
    */
   readMessage(): JSONRPCMessage | null {
     let start = this.#searchedBytes;
@@ -113,6 +119,12 @@ export class LineBuffer implements ReadBufferLike {
     this.#searched = 0;
     this.#searchedBytes = 0;
     this.#merged = 0;
+    // Shorter lines cannot hold that many: every object or array takes a byte.
+    if (total > MAX_MESSAGE_CONTAINERS) {
+      if (new ContainerCounter().add(bytes) > MAX_MESSAGE_CONTAINERS) {
+        throw new TooManyContainersError('line');
+      }
+    }
     // A CR before the newline is dropped, as the SDK's `replace(/\r$/, '')` drops it.
     const line = bytes.toString('utf8');
     return line.endsWith('\r') ? line.slice(0, -1) : line;

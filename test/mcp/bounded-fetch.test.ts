@@ -5,7 +5,12 @@
  */
 import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { boundedFetch, MAX_HTTP_MESSAGE_BYTES } from '../../src/mcp/bounded-fetch.js';
+import {
+  boundedFetch,
+  MAX_ERROR_BODY_BYTES,
+  MAX_HTTP_MESSAGE_BYTES,
+} from '../../src/mcp/bounded-fetch.js';
+import { MAX_MESSAGE_CONTAINERS } from '../../src/mcp/message-containers.js';
 import { invokeTool, McpIntegrationSection, Session } from '../../src/index.js';
 import { type HttpHost, startHttpHost, toolNamed } from '../support/mcp-fixtures.js';
 
@@ -163,5 +168,64 @@ describe('boundedFetch', () => {
     await expect((await boundedFetch({ limit: 1000 })(json.url('/'))).text()).rejects.toThrow(
       'passed 1000 bytes',
     );
+  });
+
+  it('stops a JSON body, and an SSE event, that holds more objects and arrays than a message may', async () => {
+    const many = `[${'{},'.repeat(MAX_MESSAGE_CONTAINERS)}{}]`;
+    const json = await startHttpHost(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(many);
+      await Promise.resolve();
+    });
+    hosts.push(json);
+    await expect((await boundedFetch()(json.url('/'))).text()).rejects.toThrow(
+      `held more than ${MAX_MESSAGE_CONTAINERS} objects and arrays`,
+    );
+    const stream = await startHttpHost(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${many}\n\n`);
+      await Promise.resolve();
+    });
+    hosts.push(stream);
+    await expect((await boundedFetch()(stream.url('/'))).text()).rejects.toThrow(
+      `the server's event held more than ${MAX_MESSAGE_CONTAINERS} objects and arrays`,
+    );
+  });
+
+  it('counts objects and arrays outside strings, and per SSE event', async () => {
+    // As many braces as a message may hold objects, inside a string: text, not structure.
+    const quoted = JSON.stringify({ text: `{[\\"${'{'.repeat(MAX_MESSAGE_CONTAINERS)}` });
+    const half = `[${'{},'.repeat(MAX_MESSAGE_CONTAINERS / 2)}{}]`;
+    const host = await startHttpHost(async (req, res) => {
+      if (req.url === '/json') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(quoted);
+      } else {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // Two events of half as many each: the stream holds more, no event does.
+        res.end(`data: ${half}\n\ndata: ${half}\r\n\r\n`);
+      }
+      await Promise.resolve();
+    });
+    hosts.push(host);
+    expect(await (await boundedFetch()(host.url('/json'))).text()).toBe(quoted);
+    expect((await (await boundedFetch()(host.url('/sse'))).text()).length).toBeGreaterThan(
+      2 * half.length,
+    );
+  });
+
+  it('reads no more of an HTTP error answer than a message can quote', async () => {
+    let poured = 0;
+    const host = await startHttpHost(async (_req, res) => {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      poured = await pour(res, Buffer.alloc(64 * 1024, 'e'), 64 * 1024 * 1024);
+      res.end();
+    });
+    hosts.push(host);
+    const response = await boundedFetch()(host.url('/'));
+    expect(response.status).toBe(500);
+    expect((await response.text()).length).toBe(MAX_ERROR_BODY_BYTES);
+    await expect.poll(() => poured, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect(poured).toBeLessThan(16 * 1024 * 1024);
   });
 });

@@ -5,7 +5,7 @@
  * to the normal deployment behind the same host); the event stream is
  * opened again at most four times a second, whatever `retry:` the server
  * asks;
- * a cancelled call's answer stream is closed.
+ * a cancelled call's answer is closed, an event stream or a JSON body.
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -197,6 +197,40 @@ describe('an HTTP endpoint', () => {
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     expect(resumed).toBe(0);
     expect(open.size).toBe(0);
+  });
+
+  it.each([
+    ['while it is read', 0],
+    ['before it began', 600],
+  ])('closes the JSON answer of a call that timed out %s', async (_, delayMs) => {
+    const gw = await gateway(['/mcp']);
+    const answering = new Set<ServerResponse>();
+    let started = 0;
+    gw.intercept = (_req, res, body) => {
+      if (!body.includes('tools/call')) return false;
+      const id = (JSON.parse(body) as { id: number }).id;
+      setTimeout(() => {
+        if (res.destroyed) return;
+        // A JSON answer that never ends: the client would read and keep it until the limit.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"`);
+        started += 1;
+        answering.add(res);
+        const timer = setInterval(() => res.write('a'.repeat(1024)), 20);
+        res.on('close', () => {
+          clearInterval(timer);
+          answering.delete(res);
+        });
+      }, delayMs);
+      return true;
+    };
+    const session = new Session();
+    const s = section(session, `${gw.base}/mcp`, { timeoutMs: 300 });
+    await s.connect();
+    const result = await invokeTool(toolNamed(s, 'data_store'), { note: 'x' }, { session });
+    expect(result.message).toContain('timed out after 300 ms');
+    await expect.poll(() => started, { timeout: 5_000 }).toBeGreaterThan(0);
+    await expect.poll(() => answering.size, { timeout: 5_000 }).toBe(0);
   });
 
   it('closes the answer stream of a call cancelled before its answer began', async () => {

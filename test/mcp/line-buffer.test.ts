@@ -8,6 +8,7 @@ import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { LineBuffer, type ReadBufferLike } from '../../src/mcp/line-buffer.js';
+import { MAX_MESSAGE_CONTAINERS } from '../../src/mcp/message-containers.js';
 import { useLineBuffer } from '../../src/mcp/transport-factory.js';
 
 /** Everything `buffer` gives after each chunk: messages, and the errors it throws, in order. */
@@ -100,6 +101,20 @@ describe('LineBuffer', () => {
     const out = readAll(new LineBuffer(), chunks);
     expect(out).toHaveLength(2);
     expect(out[1]).toEqual({ jsonrpc: '2.0', id: 8, result: {} });
+  });
+
+  it('refuses a line of more objects and arrays than a message may hold, and reads the next', () => {
+    const many = `{"jsonrpc":"2.0","id":1,"result":{"items":[${'{},'.repeat(MAX_MESSAGE_CONTAINERS)}{}]}}`;
+    // As many braces inside a string: text, read as a message.
+    const quoted = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      result: { text: `\\"{${'['.repeat(MAX_MESSAGE_CONTAINERS)}` },
+    });
+    const next = '{"jsonrpc":"2.0","id":3,"result":{}}';
+    const out = readAll(new LineBuffer(), [Buffer.from(`${many}\n${quoted}\n${next}\n`)]);
+    expect(out[0]).toBe('read: TooManyContainersError');
+    expect(out.slice(1)).toEqual([JSON.parse(quoted), { jsonrpc: '2.0', id: 3, result: {} }]);
   });
 
   it('gives the same messages when a long line arrives in thousands of tiny chunks (merged as it goes)', () => {
