@@ -195,6 +195,45 @@ export function boundedQuote(quoted: string): string {
 }
 
 /**
+ * How far past what it keeps a cut text is masked: room for the longest
+ * form of a secret (percent-encoded, spread by invisible characters,
+ * escaped as JSON) that begins before the cut.
+ */
+export const MASK_MARGIN = 65_536;
+
+/**
+ * The first `keep` characters of `text` as `mask` makes them, masking
+ * only `keep` + {@link MASK_MARGIN} of it: masking a server's megabytes
+ * to show a few thousand characters held the event loop for seconds.
+ * Undefined when `text` is no longer than that (mask it whole). A secret
+ * the window cut in two began at `keep` or later; when masking shortened
+ * the text before it, what is kept is shorter by as much, so that its
+ * unmasked start never moves into it.
+ */
+export function maskedHead(
+  text: string,
+  mask: (text: string) => string,
+  keep: number,
+): string | undefined {
+  if (text.length <= keep + MASK_MARGIN) return undefined;
+  const window = sliceSafe(text, 0, keep + MASK_MARGIN);
+  const masked = mask(window);
+  const shortened = Math.max(0, window.length - masked.length);
+  return sliceSafe(masked, 0, Math.max(0, keep - shortened));
+}
+
+/**
+ * `text` masked by `mask` (when given) and cut as {@link boundedQuote}
+ * cuts it, masking only the part it can show (see {@link maskedHead}).
+ */
+export function maskedQuote(text: string, mask: ((text: string) => string) | undefined): string {
+  if (mask === undefined) return boundedQuote(text);
+  const head = maskedHead(text, mask, MAX_QUOTED_CHARS);
+  if (head === undefined) return boundedQuote(mask(text));
+  return `${toWellFormed(head)}… (${text.length - head.length} more characters)`;
+}
+
+/**
  * What went wrong, as text: an `Error`'s message, anything else as a
  * string. Never throws: a thrown value that cannot be written as text (an
  * object without a prototype, a throwing getter) is described instead.

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { withDeadline } from '../core/deadline.js';
-import { boundedQuote } from '../core/errors.js';
+import { maskedQuote } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import {
   type DataSensitivity,
@@ -387,7 +387,7 @@ class BridgedCall {
       // An error's text becomes its message: written from a copy masked (the
       // server's secrets, and the call's secret arguments it may echo) before
       // the limit can cut a secret; the value stays the tool's data.
-      const masked = limitResult(withMaskedText(raw, mask), maxChars);
+      const masked = limitResult(withMaskedText(raw, mask, maxChars), maxChars);
       result = ToolResult.error(mask(mapCallResult(masked).message), result.value);
     }
     if (result.success && this.#sensitiveLevel !== undefined) {
@@ -473,7 +473,7 @@ class BridgedCall {
     const masked = (message: string): string => {
       mask ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS;
       // Masked before the cut, which could leave a piece of a secret unrecognised.
-      return boundedQuote(mask(message));
+      return maskedQuote(message, mask);
     };
     // Progress arrives on the transport's own callback; running it in the call's
     // async context makes the reducers it runs part of this call, so a failure
@@ -543,7 +543,7 @@ class BridgedCall {
     });
     // A server's error page or message can be megabytes: cut once masked.
     const message = note === undefined ? result.message : `${result.message}; ${note}`;
-    return ToolResult.error(boundedQuote(mask === undefined ? message : mask(message)));
+    return ToolResult.error(maskedQuote(message, mask));
   }
 }
 

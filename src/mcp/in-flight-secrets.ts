@@ -11,7 +11,7 @@ import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types
 import { scrubSecretStarts } from '../tools/secret-text.js';
 import { SecretRedactor } from './redact.js';
 import type { McpServerConnection } from './server-connection.js';
-import { logText } from './server-log.js';
+import { cappedLogText, logText } from './server-log.js';
 
 /**
  * How long a call's secrets stay masked in its connection's log after the
@@ -141,6 +141,7 @@ export function withoutCallSecrets(
   return {
     ...message,
     ...(message.logger === undefined ? {} : { logger: mask(message.logger) }),
-    data: mask(logText(message.data)),
+    // Cut as an event keeps it: a log line of megabytes is masked only as far as it is kept.
+    data: cappedLogText(logText(message.data), mask),
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { McpTransportConfig, ResolvedServerConfig } from '../config/server-config.js';
-import { boundedQuote, messageOf } from '../core/errors.js';
+import { maskedQuote, messageOf } from '../core/errors.js';
 
 const MASK = '***';
 /**
@@ -198,9 +198,9 @@ export class SecretRedactor {
     });
   }
 
-  /** The error's message, masked, then cut to a bounded length (see `boundedQuote`). */
+  /** The error's message, masked, then cut to a bounded length (see `maskedQuote`). */
   message(error: unknown): string {
-    return boundedQuote(this.redact(messageOf(error)));
+    return maskedQuote(messageOf(error), (text) => this.redact(text));
   }
 
   /** Whether there is a secret to mask: without one, every method returns its input. */
@@ -309,8 +309,12 @@ function transportSecrets(transport: McpTransportConfig): string[] {
   const secrets: string[] = [];
   for (const value of Object.values(transport.headers ?? {})) {
     secrets.push(value);
-    const token = /^\s*\S+\s+(\S+)\s*$/.exec(value)?.[1];
-    if (token !== undefined) secrets.push(token);
+    const [, scheme, token] = /^\s*(\S+)\s+(\S+)\s*$/.exec(value) ?? [];
+    if (token === undefined) continue;
+    secrets.push(token);
+    // A Basic token is `user:password` in base64: a server that echoes the
+    // credentials it was sent writes them decoded.
+    if (scheme?.toLowerCase() === 'basic') secrets.push(...basicCredentials(token));
   }
   try {
     secrets.push(...urlSecrets(new URL(transport.url)));
@@ -318,6 +322,15 @@ function transportSecrets(transport: McpTransportConfig): string[] {
     // Invalid URLs are rejected by config validation before this runs.
   }
   return secrets;
+}
+
+/** The password of a Basic token, and `user:password`, when the token decodes to them. */
+function basicCredentials(token: string): string[] {
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(token)) return [];
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0 || decoded.includes('\uFFFD')) return [];
+  return [decoded, decoded.slice(colon + 1)];
 }
 
 /** What a URL carries that may be a secret: its user and password (as written and decoded) and its query's values. */

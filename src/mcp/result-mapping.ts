@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { maskedHead } from '../core/errors.js';
 import { toWellFormed } from '../core/well-formed.js';
 import { ToolResult } from '../tools/tool-result.js';
 
@@ -40,12 +41,21 @@ export function mapCallResult(result: CallToolResult): ToolResult<McpToolValue> 
  * `redact` (text blocks, embedded resources' text and URIs, links' URIs
  * and names); kinds, binary data and structured content stay as sent. For
  * an error, whose text becomes a message, before the result limit can cut
- * a secret out of masking's sight.
+ * a secret out of masking's sight; a text far longer than `keep` is masked
+ * and kept only as far as `keep`, and says how much more it had.
  */
 export function withMaskedText(
   result: CallToolResult,
-  redact: (text: string) => string,
+  mask: (text: string) => string,
+  keep: number = Number.POSITIVE_INFINITY,
 ): CallToolResult {
+  // A text far longer than what is kept is masked only as far as it can be kept (`maskedHead`).
+  const redact = (text: string): string => {
+    const head = maskedHead(text, mask, keep);
+    return head === undefined
+      ? mask(text)
+      : `${head}… (${text.length - head.length} more characters)`;
+  };
   const content = result.content.map((block): ContentBlock => {
     switch (block.type) {
       case 'text':

@@ -1,4 +1,6 @@
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import { maskedHead } from '../core/errors.js';
+import { sliceSafe } from '../core/well-formed.js';
 import { McpServerLog } from './events.js';
 import type { SecretRedactor } from './redact.js';
 import { serverTextLine } from './server-text.js';
@@ -33,10 +35,17 @@ export function logText(data: unknown): string {
   }
 }
 
-function capLogText(text: string): string {
-  return text.length <= MAX_LOG_TEXT
-    ? text
-    : `${text.slice(0, MAX_LOG_TEXT)}… (${text.length} characters, cut)`;
+/**
+ * `text` masked, then cut to {@link MAX_LOG_TEXT} with the note of the cut
+ * (so that capping it again changes nothing); a text far longer is masked
+ * only as far as it is kept (`maskedHead`).
+ */
+export function cappedLogText(text: string, mask: (text: string) => string): string {
+  const head = maskedHead(text, mask, MAX_LOG_TEXT);
+  const masked = head ?? mask(text);
+  if (head === undefined && masked.length <= MAX_LOG_TEXT) return masked;
+  const note = `… (${text.length} characters, cut)`;
+  return `${sliceSafe(masked, 0, MAX_LOG_TEXT - note.length)}${note}`;
 }
 
 /**
@@ -58,7 +67,7 @@ export function serverLogEvent(
       ? {}
       : { logger: serverTextLine(message.logger, 100, redactor) }),
     // Masked before it is capped; the redactor also knows a secret as JSON escapes it.
-    message: capLogText(redactor.redact(logText(message.data))),
+    message: cappedLogText(logText(message.data), (text) => redactor.redact(text)),
     createdAt: new Date(),
   });
 }

@@ -4,6 +4,7 @@
  * helpers put it on one line, strip what a reader cannot see, mask the
  * server's secrets in what is left, and bound it.
  */
+import { maskedHead } from '../core/errors.js';
 import { sliceSafe, toWellFormed } from '../core/well-formed.js';
 
 /** Longest unavailable reason rendered in the prompt. */
@@ -50,10 +51,13 @@ const INVISIBLE =
  * part of a secret for the masker to find.
  */
 export function serverTextLine(text: string, maxLength: number, masker?: TextMasker): string {
-  const line =
-    masker === undefined ? cleanLine(text) : masker.redact(cleanLine(masker.redact(text)));
-  if (line.length <= maxLength) return line;
-  const note = ` … (${line.length} characters, cut)`;
+  const clean = (part: string): string =>
+    masker === undefined ? cleanLine(part) : masker.redact(cleanLine(masker.redact(part)));
+  // Megabytes of it are not all cleaned and masked to show a line of them.
+  const head = maskedHead(text, clean, maxLength);
+  const line = head ?? clean(text);
+  if (head === undefined && line.length <= maxLength) return line;
+  const note = ` … (${head === undefined ? line.length : text.length} characters, cut)`;
   // A limit too short for the note gets the text cut with a bare ellipsis.
   if (note.length > maxLength) return `${sliceSafe(line, 0, Math.max(0, maxLength - 1))}…`;
   return `${sliceSafe(line, 0, maxLength - note.length).trimEnd()}${note}`;

@@ -54,6 +54,24 @@ describe('SecretRedactor', () => {
       expect(redactor.redact('key-67890')).toBe('***');
     });
 
+    it('collects what a Basic token decodes to: user:password, and the password', () => {
+      const token = Buffer.from('alice:Pa55-w0rd!zq').toString('base64');
+      const config: McpServerConfig = {
+        name: 'x',
+        transport: {
+          type: 'streamable-http',
+          url: 'https://example.com/mcp',
+          headers: { Authorization: `Basic ${token}`, 'X-Other': 'bearer notbase64!' },
+        },
+      };
+      const redactor = SecretRedactor.forServer(config);
+      expect(redactor.redact('login failed for alice:Pa55-w0rd!zq')).toBe('login failed for ***');
+      expect(redactor.redact('bad password Pa55-w0rd!zq')).toBe('bad password ***');
+      expect(redactor.redact(`sent ${token}`)).toBe('sent ***');
+      // The user name alone is no secret.
+      expect(redactor.redact('user alice')).toBe('user alice');
+    });
+
     it('collects URL credentials, raw and decoded, and query values', () => {
       const config: McpServerConfig = {
         name: 'x',

@@ -145,12 +145,14 @@ describe('serverLogEvent', () => {
     expect(long).toHaveLength(100);
   });
 
-  it('keeps a message of 8,192 characters and caps a longer one with a note', () => {
+  it('keeps a message of 8,192 characters and caps a longer one to as many, with a note', () => {
     const at = 'm'.repeat(8_192);
     expect(logEvent({ level: 'info', data: at }, 'info', plain, base)?.message).toBe(at);
-    expect(logEvent({ level: 'info', data: `${at}xyz` }, 'info', plain, base)?.message).toBe(
-      `${at}… (8195 characters, cut)`,
-    );
+    const note = '… (8195 characters, cut)';
+    const capped = logEvent({ level: 'info', data: `${at}xyz` }, 'info', plain, base)?.message;
+    expect(capped).toBe(`${'m'.repeat(8_192 - note.length)}${note}`);
+    // Capped again (a message masked as it arrived, then published): unchanged.
+    expect(logEvent({ level: 'info', data: capped }, 'info', plain, base)?.message).toBe(capped);
   });
 
   it('keeps line breaks in the message: it is an event, not prompt text', () => {
