@@ -6,6 +6,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpConnectionPool } from '../../src/mcp/connection-pool.js';
@@ -182,5 +183,79 @@ describe('a connect that several callers wait for', () => {
     await byB;
     expect(b.connected).toBe(true);
     expect(await echo(b, session)).toBe('still here');
+  });
+
+  it('in any order of handshakes and cancellations, a section that asked for no limit connects', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.boolean(),
+        fc.boolean(),
+        async (scheduler, aHasSignal, bHasSignal) => {
+          const server = slowServer();
+          const gated = {
+            ...server.endpoint,
+            async connect(transport: Transport) {
+              await scheduler.schedule(Promise.resolve(), 'handshake');
+              server.open();
+              const connecting = server.endpoint.connect(transport);
+              server.open();
+              await connecting;
+            },
+          };
+          const session = new Session();
+          const a = section(session, gated, { key: 'a' });
+          const b = section(session, gated, { key: 'b' });
+          const asked = [
+            { target: a, controller: aHasSignal ? new AbortController() : undefined },
+            { target: b, controller: bHasSignal ? new AbortController() : undefined },
+          ];
+          const outcomes = asked.map(({ target, controller }) => {
+            if (controller !== undefined) {
+              void scheduler
+                .schedule(Promise.resolve(), `abort ${target === a ? 'a' : 'b'}`)
+                .then(() => controller.abort(new Error('gave up')));
+            }
+            return target.connect(controller ? { signal: controller.signal } : {}).then(
+              () => 'connected',
+              (error: Error) => error.message,
+            );
+          });
+          // One scheduled step at a time, in the scheduler's order, those scheduled
+          // meanwhile (the handshake, once a connection reaches its transport) too.
+          let settled: string[] | undefined;
+          const all = Promise.all(outcomes).then((values) => (settled = values));
+          while (settled === undefined) {
+            if (scheduler.count() > 0) await scheduler.waitOne();
+            else await new Promise((resolve) => setTimeout(resolve, 1));
+          }
+          await all;
+          await scheduler.waitAll();
+          console.log(
+            aHasSignal,
+            bHasSignal,
+            settled,
+            scheduler
+              .report()
+              .map((r) => r.label)
+              .join(','),
+          );
+          asked.forEach(({ target, controller }, index) => {
+            // No limit asked: connected, whatever the other did.
+            if (controller === undefined) expect(settled[index]).toBe('connected');
+            // A limit that fired before the connect ended: this caller alone gave up.
+            else if (settled[index] !== 'connected') expect(settled[index]).toContain('gave up');
+            expect(target.connected).toBe(settled[index] === 'connected');
+          });
+          for (const [index, { target }] of asked.entries()) {
+            if (settled[index] === 'connected')
+              expect(await echo(target, session)).toBe('still here');
+          }
+          await Promise.all([a.disconnect(), b.disconnect()]);
+          expect(session.resources.get(McpConnectionPool)?.size ?? 0).toBe(0);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
