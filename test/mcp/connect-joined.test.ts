@@ -223,23 +223,14 @@ describe('a connect that several callers wait for', () => {
           });
           // One scheduled step at a time, in the scheduler's order, those scheduled
           // meanwhile (the handshake, once a connection reaches its transport) too.
-          let settled: string[] | undefined;
-          const all = Promise.all(outcomes).then((values) => (settled = values));
-          while (settled === undefined) {
+          let done = false;
+          const all = Promise.all(outcomes).finally(() => (done = true));
+          while (!done) {
             if (scheduler.count() > 0) await scheduler.waitOne();
             else await new Promise((resolve) => setTimeout(resolve, 1));
           }
-          await all;
+          const settled = await all;
           await scheduler.waitAll();
-          console.log(
-            aHasSignal,
-            bHasSignal,
-            settled,
-            scheduler
-              .report()
-              .map((r) => r.label)
-              .join(','),
-          );
           asked.forEach(({ target, controller }, index) => {
             // No limit asked: connected, whatever the other did.
             if (controller === undefined) expect(settled[index]).toBe('connected');
