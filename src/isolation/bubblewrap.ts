@@ -1,7 +1,8 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CommandLine } from './command-line.js';
+import { SANDBOX_LAUNCHER } from './sandbox-launcher.js';
 
 /** Where the sandboxed server's home is, inside the sandbox only. */
 export const SANDBOX_HOME = '/home/sandbox';
@@ -86,30 +87,6 @@ export const SANDBOX_EGRESS_DIRECTORY = '/run/mcp-sections-egress';
 export const SANDBOX_PROXY_PORT = 3128;
 
 /**
- * Runs inside the sandbox as `node -e FORWARDER <socket> <port> <command> <args…>`:
- * listens on the sandbox's own 127.0.0.1:<port>, hands every connection to
- * the proxy's unix socket, and runs the server with stdio passed through,
- * ending as it ends. Our code, never server text.
- */
-const FORWARDER = [
-  "const net = require('node:net');",
-  "const { spawn } = require('node:child_process');",
-  'const [socket, port, command, ...args] = process.argv.slice(1);',
-  'const server = net.createServer((client) => {',
-  '  const upstream = net.connect(socket);',
-  '  client.pipe(upstream).pipe(client);',
-  "  client.on('error', () => upstream.destroy());",
-  "  upstream.on('error', () => client.destroy());",
-  '});',
-  "server.listen(Number(port), '127.0.0.1', () => {",
-  "  const child = spawn(command, args, { stdio: 'inherit' });",
-  "  child.on('error', () => process.exit(127));",
-  "  child.on('exit', (code, signal) => (signal ? process.kill(process.pid, signal) : process.exit(code ?? 1)));",
-  "  for (const name of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(name, () => child.kill(name));",
-  '});',
-].join('\n');
-
-/**
  * The bubblewrap command line that runs `line` with every namespace of its
  * own (user, pid, ipc, net, uts, cgroup), no capabilities, a read-only view
  * of the system and of the server's own files, private `/tmp`, `/run` and
@@ -151,11 +128,18 @@ export function bubblewrapCommand(
   if (layout.workspace !== undefined) {
     shown(layout.workspace, `the workspace (\`cwd\` ${JSON.stringify(layout.workspace)})`);
   }
+  const fromWorkspace = (place: string): boolean =>
+    layout.workspace !== undefined && resolvesThrough(place, layout.workspace);
   const readOnly = new Set([
-    ...programRoots(line, workingDirectory),
-    ...layout.readOnly.map((p) =>
-      shown(path.resolve(p), `the \`isolation.readOnlyPaths\` entry ${JSON.stringify(p)}`),
-    ),
+    ...programRoots(line, workingDirectory, fromWorkspace),
+    ...layout.readOnly
+      .filter((p) => !fromWorkspace(path.resolve(p)))
+      .map((p) =>
+        shown(
+          mountable(path.resolve(p), `the \`isolation.readOnlyPaths\` entry ${JSON.stringify(p)}`),
+          `the \`isolation.readOnlyPaths\` entry ${JSON.stringify(p)}`,
+        ),
+      ),
   ]);
   if (layout.workspace === undefined) {
     readOnly.add(
@@ -166,19 +150,23 @@ export function bubblewrapCommand(
     );
   }
   const egress = layout.egress;
+  // The launcher runs on the Node that runs this library.
   const node = realpathSync(process.execPath);
-  if (egress !== undefined && !isSystemPath(node)) readOnly.add(installation(node));
+  if (!isSystemPath(node)) readOnly.add(installation(node));
   for (const root of readOnly) args.push('--ro-bind-try', root, root);
   // Mounted last, so a workspace inside a read-only root is still writable.
   if (layout.workspace !== undefined) args.push('--bind', layout.workspace, layout.workspace);
-  args.push('--chdir', workingDirectory, '--');
+  // Read-only: the server connects to the proxy's socket, and writes nothing there.
+  if (egress !== undefined) args.push('--ro-bind', egress.directory, SANDBOX_EGRESS_DIRECTORY);
+  args.push('--chdir', workingDirectory, '--', node, '-e', SANDBOX_LAUNCHER);
+  args.push(
+    egress === undefined ? '' : `${SANDBOX_EGRESS_DIRECTORY}/${egress.socketName}`,
+    egress === undefined ? '' : String(SANDBOX_PROXY_PORT),
+    line.command,
+    ...line.args,
+  );
   const proxyEnv: Record<string, string> = {};
-  if (egress === undefined) {
-    args.push(line.command, ...line.args);
-  } else {
-    args.push(node, '-e', FORWARDER, `${SANDBOX_EGRESS_DIRECTORY}/${egress.socketName}`);
-    args.push(String(SANDBOX_PROXY_PORT), line.command, ...line.args);
-    args.splice(args.indexOf('--chdir'), 0, '--bind', egress.directory, SANDBOX_EGRESS_DIRECTORY);
+  if (egress !== undefined) {
     const proxy = `http://127.0.0.1:${SANDBOX_PROXY_PORT}`;
     for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
       proxyEnv[name] = proxy;
@@ -208,17 +196,26 @@ export function bubblewrapCommand(
  * nearest ancestor with a `node_modules` or `package.json`, so its imports
  * resolve.
  */
-function programRoots(line: CommandLine, cwd: string): string[] {
+function programRoots(
+  line: CommandLine,
+  cwd: string,
+  fromWorkspace: (place: string) => boolean,
+): string[] {
   const roots: string[] = [];
   const command = resolveCommand(line.command, line.env['PATH'] ?? '');
-  if (command !== undefined && !isSystemPath(command)) roots.push(installation(command));
+  if (command !== undefined && !fromWorkspace(command.found) && !isSystemPath(command.real)) {
+    roots.push(installation(command.real));
+  }
   for (const arg of [line.command, ...line.args]) {
     if (arg.startsWith('-')) continue;
     const candidate = path.resolve(cwd, arg);
-    // `/dev/null`, `/proc/self/fd/0`: the sandbox has its own of these.
+    // `/dev/null`, `/proc/self/fd/0`: the sandbox has its own of these. What
+    // the workspace holds is mounted with it, and what its links lead to is
+    // the server's choice: never a mount.
     if (kernelPlaceOf(candidate) !== undefined || !existsSync(candidate)) continue;
+    if (fromWorkspace(candidate)) continue;
     const real = realpathSync(candidate);
-    if (kernelPlaceOf(real) !== undefined) continue;
+    if (kernelPlaceOf(real) !== undefined || isSpecialFile(real)) continue;
     // A directory argument (a folder a filesystem server serves) is shown as it is.
     if (statSync(real).isDirectory()) {
       roots.push(shown(real, `the directory argument ${JSON.stringify(arg)}`));
@@ -318,14 +315,73 @@ function realPath(place: string): string {
   }
 }
 
-function resolveCommand(command: string, searchPath: string): string | undefined {
-  if (command.includes('/')) return existsSync(command) ? realpathSync(command) : undefined;
-  for (const dir of searchPath.split(path.delimiter)) {
-    if (dir.length === 0) continue;
-    const candidate = path.join(dir, command);
-    if (existsSync(candidate)) return realpathSync(candidate);
+/** Where `command` is found (as found, and its real path), by its path or on `searchPath`. */
+function resolveCommand(
+  command: string,
+  searchPath: string,
+): { readonly found: string; readonly real: string } | undefined {
+  const found = command.includes('/')
+    ? [path.resolve(command)]
+    : searchPath
+        .split(path.delimiter)
+        .filter((dir) => dir.length > 0)
+        .map((dir) => path.join(dir, command));
+  const first = found.find((candidate) => existsSync(candidate));
+  return first === undefined ? undefined : { found: first, real: realpathSync(first) };
+}
+
+/**
+ * Whether resolving `place` (its symbolic links followed one by one, as
+ * the kernel would) ever stands in `dir` or under it: what the sandboxed
+ * server may have written there decides where such a path leads. A chain
+ * of links too long to follow counts as leading there.
+ */
+export function resolvesThrough(place: string, dir: string): boolean {
+  const inside = (candidate: string): boolean =>
+    [dir, realPath(dir)].some((root) => candidate === root || candidate.startsWith(withSlash(root)));
+  let pending = path.resolve(place).split(path.sep).filter(Boolean);
+  let current: string = path.sep;
+  for (let links = 0; pending.length > 0; ) {
+    const next = path.join(current, pending.shift()!);
+    if (inside(next)) return true;
+    let stats;
+    try {
+      stats = lstatSync(next);
+    } catch {
+      return false; // nothing there: nothing to mount either
+    }
+    if (!stats.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
+    if ((links += 1) > MAX_LINKS_FOLLOWED) return true;
+    const target = readlinkSync(next);
+    if (path.isAbsolute(target)) current = path.sep;
+    pending = [...target.split(path.sep).filter(Boolean), ...pending];
   }
-  return undefined;
+  return false;
+}
+
+/** As many symbolic links as the kernel follows in one path (`ELOOP` past it). */
+const MAX_LINKS_FOLLOWED = 40;
+
+/** Whether `file` is a socket, a device or a FIFO: nothing the sandbox mounts. */
+function isSpecialFile(file: string): boolean {
+  const stats = statSync(file);
+  return !stats.isFile() && !stats.isDirectory();
+}
+
+/**
+ * `place`, when it is a file or a directory.
+ * @throws Error naming `what` when it is a socket, a device or a FIFO.
+ */
+function mountable(place: string, what: string): string {
+  if (existsSync(place) && isSpecialFile(place)) {
+    throw new Error(
+      `the sandbox will not show ${what}: ${place} is a socket, a device or a FIFO, which would reach past the sandbox`,
+    );
+  }
+  return place;
 }
 
 function isSystemPath(file: string): boolean {

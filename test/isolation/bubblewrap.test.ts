@@ -3,11 +3,27 @@
  * the sandboxed server's environment holds. (What it can and cannot reach
  * when run is in test/integration/isolation-bubblewrap.test.ts.)
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bubblewrapCommand, SANDBOX_HOME } from '../../src/isolation/bubblewrap.js';
+import {
+  bubblewrapCommand,
+  resolvesThrough,
+  SANDBOX_EGRESS_DIRECTORY,
+  SANDBOX_HOME,
+  SANDBOX_PROXY_PORT,
+} from '../../src/isolation/bubblewrap.js';
+import { SANDBOX_LAUNCHER } from '../../src/isolation/sandbox-launcher.js';
 
 const bwrap = { program: 'bwrap', namespaces: ['--unshare-all', '--unshare-user'] };
 const dirs: string[] = [];
@@ -192,5 +208,88 @@ describe('bubblewrapCommand', () => {
     } finally {
       process.env['HOME'] = before;
     }
+  });
+
+  it('runs the server through the launcher, which closes what the sandbox inherited', () => {
+    const line = { command: 'node', args: ['server.js'], env: {} };
+    const plain = bubblewrapCommand(bwrap, line, { workspace: undefined, readOnly: [] });
+    const node = realpathSync(process.execPath);
+    const run = plain.args.slice(plain.args.indexOf('--') + 1);
+    expect(run).toEqual([node, '-e', SANDBOX_LAUNCHER, '', '', 'node', 'server.js']);
+    const egress = {
+      directory: mkdtempSync(path.join(tmpdir(), 'bwrap-egress-')),
+      socketName: 's',
+    };
+    dirs.push(egress.directory);
+    const proxied = bubblewrapCommand(bwrap, line, { workspace: undefined, readOnly: [], egress });
+    const tail = proxied.args.slice(proxied.args.indexOf('--') + 1);
+    expect(tail.slice(3, 5)).toEqual([`${SANDBOX_EGRESS_DIRECTORY}/s`, String(SANDBOX_PROXY_PORT)]);
+    // The proxy's directory is read-only inside: the server connects to its socket, nothing more.
+    expect(mounts(proxied.args)).toContainEqual([
+      '--ro-bind',
+      egress.directory,
+      SANDBOX_EGRESS_DIRECTORY,
+    ]);
+    expect(mounts(proxied.args).filter(([option]) => option === '--bind')).toEqual([]);
+  });
+
+  it('mounts nothing that a path through the workspace leads to, nor a socket', async () => {
+    const workspace = mkdtempSync(path.join(tmpdir(), 'bwrap-ws-'));
+    const host = mkdtempSync(path.join(tmpdir(), 'bwrap-host-'));
+    dirs.push(workspace, host);
+    const hostFile = path.join(host, 'credentials');
+    writeFileSync(hostFile, 'x');
+    mkdirSync(path.join(host, 'project'));
+    // The server's own links, left in its workspace: one to a file, one to a folder.
+    symlinkSync(hostFile, path.join(workspace, 'settings.json'));
+    symlinkSync(path.join(host, 'project'), path.join(workspace, 'lib'));
+    // A host link that leads into the workspace, where the server's link takes over.
+    symlinkSync(path.join(workspace, 'settings.json'), path.join(host, 'config-link'));
+    const socket = path.join(host, 'agent.sock');
+    const listener = net.createServer();
+    await new Promise<void>((resolve) => listener.listen(socket, resolve));
+    try {
+      const wrapped = bubblewrapCommand(
+        bwrap,
+        {
+          command: 'node',
+          args: ['server.js', 'settings.json', 'lib', path.join(host, 'config-link'), socket],
+          env: {},
+        },
+        { workspace, readOnly: [path.join(workspace, 'lib'), path.join(host, 'config-link')] },
+      );
+      const sources = mounts(wrapped.args).map(([, source]) => source);
+      for (const reached of [hostFile, host, path.join(host, 'project'), socket]) {
+        expect(sources).not.toContain(reached);
+      }
+      expect(() =>
+        bubblewrapCommand(
+          bwrap,
+          { command: 'node', args: [], env: {} },
+          { workspace, readOnly: [socket] },
+        ),
+      ).toThrow(`${socket} is a socket, a device or a FIFO`);
+    } finally {
+      await new Promise((resolve) => listener.close(resolve));
+    }
+  });
+
+  it('follows links outside the workspace as before', () => {
+    const host = mkdtempSync(path.join(tmpdir(), 'bwrap-host-'));
+    dirs.push(host);
+    mkdirSync(path.join(host, 'data'));
+    symlinkSync(path.join(host, 'data'), path.join(host, 'data-link'));
+    expect(resolvesThrough(path.join(host, 'data-link'), path.join(host, 'elsewhere'))).toBe(false);
+    expect(resolvesThrough(path.join(host, 'data-link'), path.join(host, 'data'))).toBe(true);
+    const wrapped = bubblewrapCommand(
+      bwrap,
+      { command: 'node', args: [], env: {} },
+      { workspace: undefined, readOnly: [path.join(host, 'data-link')] },
+    );
+    expect(mounts(wrapped.args)).toContainEqual([
+      '--ro-bind-try',
+      path.join(host, 'data-link'),
+      path.join(host, 'data-link'),
+    ]);
   });
 });
