@@ -338,10 +338,12 @@ function resolveCommand(
  */
 export function resolvesThrough(place: string, dir: string): boolean {
   const inside = (candidate: string): boolean =>
-    [dir, realPath(dir)].some((root) => candidate === root || candidate.startsWith(withSlash(root)));
+    [dir, realPath(dir)].some(
+      (root) => candidate === root || candidate.startsWith(withSlash(root)),
+    );
   let pending = path.resolve(place).split(path.sep).filter(Boolean);
   let current: string = path.sep;
-  for (let links = 0; pending.length > 0; ) {
+  for (let links = 0; pending.length > 0;) {
     const next = path.join(current, pending.shift()!);
     if (inside(next)) return true;
     let stats;
