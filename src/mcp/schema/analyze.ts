@@ -370,7 +370,9 @@ class Walk {
       const usable = choicelessPattern(key, `"patternProperties" at ${pointer} has a key that`);
       if (usable === key) continue;
       delete patternProperties[key];
-      patternProperties[usable] = sub;
+      // Written as another key the schema has (`^\\_a` beside `^_a`): both apply.
+      const other = Object.hasOwn(patternProperties, usable) ? patternProperties[usable] : undefined;
+      patternProperties[usable] = other === undefined ? sub : { allOf: [other, sub] };
     }
   }
 

@@ -15,8 +15,62 @@ const NOT_SPACE =
 /** What `.` matches without the `s` flag: anything but a line terminator (RE2's `.` takes `\r`). */
 const DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
 
-/** A pattern compiled for RE2, or why it cannot be. */
-export type LinearPattern = { readonly re2: RE2JS } | { readonly unsupported: string };
+/**
+ * A pattern compiled for RE2, or why it cannot be: `inherent` when no
+ * linear-time engine has what it uses (a back-reference, a look-around, a
+ * count above RE2's 1,000), else a spelling RE2 does not read.
+ */
+export type LinearPattern =
+  { readonly re2: RE2JS } | { readonly unsupported: string; readonly inherent: boolean };
+
+/**
+ * ECMA-262's long names and aliases of the general categories, as RE2
+ * names them (it reads only the short ones, which ECMA-262 reads too).
+ */
+const GENERAL_CATEGORIES: ReadonlyMap<string, string> = new Map([
+  ['Letter', 'L'],
+  ['Cased_Letter', 'LC'],
+  ['Uppercase_Letter', 'Lu'],
+  ['Lowercase_Letter', 'Ll'],
+  ['Titlecase_Letter', 'Lt'],
+  ['Modifier_Letter', 'Lm'],
+  ['Other_Letter', 'Lo'],
+  ['Mark', 'M'],
+  ['Combining_Mark', 'M'],
+  ['Nonspacing_Mark', 'Mn'],
+  ['Spacing_Mark', 'Mc'],
+  ['Enclosing_Mark', 'Me'],
+  ['Number', 'N'],
+  ['Decimal_Number', 'Nd'],
+  ['digit', 'Nd'],
+  ['Letter_Number', 'Nl'],
+  ['Other_Number', 'No'],
+  ['Punctuation', 'P'],
+  ['punct', 'P'],
+  ['Connector_Punctuation', 'Pc'],
+  ['Dash_Punctuation', 'Pd'],
+  ['Open_Punctuation', 'Ps'],
+  ['Close_Punctuation', 'Pe'],
+  ['Initial_Punctuation', 'Pi'],
+  ['Final_Punctuation', 'Pf'],
+  ['Other_Punctuation', 'Po'],
+  ['Symbol', 'S'],
+  ['Math_Symbol', 'Sm'],
+  ['Currency_Symbol', 'Sc'],
+  ['Modifier_Symbol', 'Sk'],
+  ['Other_Symbol', 'So'],
+  ['Separator', 'Z'],
+  ['Space_Separator', 'Zs'],
+  ['Line_Separator', 'Zl'],
+  ['Paragraph_Separator', 'Zp'],
+  ['Other', 'C'],
+  ['Control', 'Cc'],
+  ['cntrl', 'Cc'],
+  ['Format', 'Cf'],
+  ['Surrogate', 'Cs'],
+  ['Private_Use', 'Co'],
+  ['Unassigned', 'Cn'],
+]);
 
 /**
  * `pattern`, already valid with the `u` flag (see `unicodePattern`), as an
@@ -26,11 +80,13 @@ export type LinearPattern = { readonly re2: RE2JS } | { readonly unsupported: st
  */
 export function compileLinear(pattern: string): LinearPattern {
   const translated = re2Syntax(pattern);
-  if (typeof translated !== 'string') return translated;
+  if (typeof translated !== 'string')
+    return { unsupported: translated.unsupported, inherent: true };
   try {
     return { re2: RE2JS.compile(translated) };
   } catch (error) {
-    return { unsupported: error instanceof Error ? error.message : String(error) };
+    const why = error instanceof Error ? error.message : String(error);
+    return { unsupported: why, inherent: why.includes('invalid repeat count') };
   }
 }
 
@@ -100,9 +156,18 @@ function escapeAt(
     return codePoint(((control[1].codePointAt(0) ?? 0) % 32).toString(16), 3);
   }
   if (/[1-9k]/.test(next)) return { text: { unsupported: 'a back-reference' }, end };
-  const property = /^\\([pP])\{(?:General_Category=|gc=|Script=|sc=)?([^}]*)\}/.exec(rest);
-  if (property !== null)
-    return { text: `\\${property[1]}{${property[2]}}`, end: property[0].length + index };
+  const property = /^\\([pP])\{(General_Category=|gc=|Script=|sc=)?([^}]*)\}/.exec(rest);
+  if (property !== null) {
+    const [whole, sign = 'p', kind, name = ''] = property;
+    // A script keeps its name (RE2 reads the long ones); a category may be named long.
+    const script = kind === 'Script=' || kind === 'sc=';
+    const category = script ? undefined : GENERAL_CATEGORIES.get(name);
+    if (kind === undefined && name === 'ASCII') {
+      const ascii = sign === 'p' ? '\\x{0}-\\x{7f}' : '\\x{80}-\\x{10ffff}';
+      return { text: inClass ? ascii : `[${ascii}]`, end: whole.length + index };
+    }
+    return { text: `\\${sign}{${category ?? name}}`, end: whole.length + index };
+  }
   if (next === 's') return { text: inClass ? SPACE : `[${SPACE}]`, end };
   if (next === 'S') return { text: inClass ? NOT_SPACE : `[${NOT_SPACE}]`, end };
   if (next === 'v') return { text: '\\x{b}', end };

@@ -102,6 +102,12 @@ export function planPatterns(
     // RE2 cannot run it (a look-around, a back-reference, a count above 1000):
     // where leaving it out only accepts more, it is not checked (the server
     // remains the authority, as for `format`); elsewhere the schema is refused.
+    // A spelling RE2 does not read (`\p{Script=Grek}`) is refused wherever it is.
+    if ('unsupported' in linear && !linear.inherent) {
+      throw new SchemaProblem(
+        `"pattern" at ${at} uses what the linear-time engine (RE2) cannot read, so it cannot be checked: ${linear.unsupported}`,
+      );
+    }
     if ('unsupported' in linear) unchecked.set(node, { pattern, why: linear.unsupported });
     else {
       compiled.set(node, { pattern, re2: linear.re2 });
@@ -330,7 +336,8 @@ function memberEdge(
     return schema['prefixItems'] === undefined ? 'tuple' : undefined;
   }
   if (keyword === 'prefixItems') return listedItems ? undefined : 'tuple';
-  if (keyword === 'additionalItems' && !isJsonRecord(schema['items'])) return 'items';
+  // Only beside a tuple: otherwise it is ignored (draft-07 §6.4.2, 2019-09 §9.3.1.2).
+  if (keyword === 'additionalItems') return listedItems ? 'items' : undefined;
   return undefined;
 }
 

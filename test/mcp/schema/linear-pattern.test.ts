@@ -73,9 +73,54 @@ describe('compileLinear', () => {
     );
   });
 
-  it('says why it cannot compile a back-reference or a look-around', () => {
-    expect(compileLinear('(a)\\1')).toEqual({ unsupported: 'a back-reference' });
-    expect(compileLinear('^(?=a)')).toEqual({ unsupported: 'a look-around' });
+  it('says why it cannot compile a back-reference or a look-around, which no linear engine has', () => {
+    expect(compileLinear('(a)\\1')).toEqual({ unsupported: 'a back-reference', inherent: true });
+    expect(compileLinear('^(?=a)')).toEqual({ unsupported: 'a look-around', inherent: true });
+    expect(compileLinear('a{1001}')).toMatchObject({ inherent: true });
+    // A spelling RE2 does not read is no inherent limit: the schema is refused for it.
+    expect(compileLinear('\\p{Script=Grek}')).toMatchObject({ inherent: false });
+  });
+
+  it('reads the long names of general categories, gc= and General_Category=, and ASCII, as ECMA-262 does', () => {
+    const texts = [
+      'a',
+      'Z',
+      'é',
+      'ß',
+      '1',
+      '٣',
+      '_',
+      '-',
+      '(',
+      '$',
+      '+',
+      ' ',
+      '\u2028',
+      '\u0000',
+      'Ω',
+      '😀',
+      '\u00ad',
+    ];
+    for (const pattern of [
+      '^\\p{Letter}+$',
+      '^\\p{Lowercase_Letter}$',
+      '^\\p{General_Category=Decimal_Number}$',
+      '^\\p{gc=Uppercase_Letter}$',
+      '^\\P{Letter}$',
+      '^[\\p{Punctuation}\\p{Symbol}]$',
+      '^\\p{ASCII}+$',
+      '^\\P{ASCII}$',
+      '^[\\p{ASCII}é]+$',
+      '^\\p{Script=Greek}$',
+      '^\\p{digit}$',
+      '^\\p{Other}$',
+    ]) {
+      for (const text of texts) {
+        expect(re2Verdict(pattern, text), `${pattern} on ${JSON.stringify(text)}`).toBe(
+          new RegExp(pattern, 'u').test(text),
+        );
+      }
+    }
   });
 });
 

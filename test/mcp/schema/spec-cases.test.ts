@@ -1,0 +1,68 @@
+/**
+ * Cases where the check of arguments once gave another verdict than the
+ * JSON Schema specification (found by differential testing against the
+ * spec and a reference validator), each end to end: the schema as a server
+ * lists it, the arguments as a model sends them.
+ */
+import { describe, expect, it } from 'vitest';
+import { createInputValidator, inputSchemaRefusal } from '../../../src/mcp/schema/index.js';
+
+const ids = { serverName: 's', toolName: 't' };
+
+function accepts(schema: Record<string, unknown>, value: unknown): boolean {
+  return createInputValidator(schema, ids).safeParse(value).success;
+}
+
+describe('argument checks that follow the specification', () => {
+  it('ignores additionalItems where items is no tuple (draft-07 §6.4.2), its pattern too', () => {
+    const draft7 = 'http://json-schema.org/draft-07/schema#';
+    for (const items of [undefined, true, { type: 'string' }]) {
+      const v = {
+        type: 'array',
+        ...(items === undefined ? {} : { items }),
+        additionalItems: { type: 'string', pattern: '^x' },
+      };
+      const schema = { $schema: draft7, type: 'object', properties: { v } };
+      expect(accepts(schema, { v: ['y'] }), JSON.stringify(items)).toBe(true);
+    }
+    // Beside a tuple it applies to the items after it.
+    const tuple = {
+      $schema: draft7,
+      type: 'object',
+      properties: {
+        v: { type: 'array', items: [{ type: 'number' }], additionalItems: { pattern: '^x' } },
+      },
+    };
+    expect(accepts(tuple, { v: [1, 'xa'] })).toBe(true);
+    expect(accepts(tuple, { v: [1, 'ya'] })).toBe(false);
+  });
+
+  it('applies both patternProperties schemas when one key is written two ways (`\\_` is `_`)', () => {
+    const schema = {
+      type: 'object',
+      patternProperties: { '^_a': { type: 'number' }, '^\\_a': { type: 'string' } },
+    };
+    expect(accepts(schema, { _a: 's' })).toBe(false);
+    expect(accepts(schema, { _a: 1 })).toBe(false);
+    expect(accepts(schema, { b: 's' })).toBe(true);
+  });
+
+  it('checks a pattern with a long category name, and refuses one RE2 cannot read rather than skip it', () => {
+    const named = (pattern: string): Record<string, unknown> => ({
+      type: 'object',
+      properties: { name: { type: 'string', pattern } },
+    });
+    expect(accepts(named('^\\p{Letter}+$'), { name: 'abc' })).toBe(true);
+    expect(accepts(named('^\\p{Letter}+$'), { name: '123' })).toBe(false);
+    expect(accepts(named('^\\p{General_Category=Decimal_Number}+$'), { name: '٣4' })).toBe(true);
+    expect(accepts(named('^\\p{ASCII}+$'), { name: 'é' })).toBe(false);
+    for (const pattern of ['^\\p{Script=Grek}+$', '^\\p{ID_Start}', '^\\p{scx=Greek}']) {
+      expect(inputSchemaRefusal(named(pattern)), pattern).toMatch(
+        /uses what the linear-time engine \(RE2\) cannot read/,
+      );
+    }
+    // What no linear engine has stays unchecked where that only accepts more, as documented.
+    expect(inputSchemaRefusal(named('^(a)\\1$'))).toBeUndefined();
+    expect(accepts(named('^(a)\\1$'), { name: 'zz' })).toBe(true);
+  });
+});
