@@ -17,6 +17,7 @@ import {
   type SchemaSurvey,
   surveySchema,
 } from './json.js';
+import { dropForeignKeywords } from './keywords.js';
 import { type PatternBudget, planPatterns } from './patterns.js';
 import { describeSent } from '../../core/describe-sent.js';
 
@@ -132,6 +133,8 @@ function build(text: string): CacheEntry {
     // A private copy from the canonical text: the analysis edits it, and the
     // validator library annotates it, while the caller's schema stays as sent.
     const copy = JSON.parse(text) as JsonRecord;
+    // What the schema's own dialect does not have, the validator must not apply.
+    dropForeignKeywords(copy);
     const survey = surveySchema(copy);
     const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
     if (refusal !== undefined) return { rejection: refusal };

@@ -30,6 +30,54 @@ export function detectDraft(root: JsonRecord): SchemaDraft {
   );
 }
 
+/** Keywords 2019-09 added that change a verdict. */
+const ADDED_IN_2019 = [
+  'dependentRequired',
+  'dependentSchemas',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'minContains',
+  'maxContains',
+];
+
+/**
+ * The keywords that change a verdict which each dialect does not have:
+ * there they are unknown keywords, which a validator ignores (draft-07
+ * Core §4.3.1; 2019-09 §6.5). The validator underneath applies them in
+ * every dialect, so they are taken out of its copy.
+ */
+const FOREIGN_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
+  '4': ['const', 'contains', 'propertyNames', 'if', 'then', 'else', ...ADDED_IN_2019, 'prefixItems'],
+  '6': ['if', 'then', 'else', ...ADDED_IN_2019, 'prefixItems'],
+  '7': [...ADDED_IN_2019, 'prefixItems'],
+  '2019-09': ['prefixItems'],
+};
+
+/**
+ * Takes out of `root` (a private copy) every keyword its dialect does not
+ * have (see {@link FOREIGN_KEYWORDS}), in every subschema; a schema in
+ * 2020-12, MCP's default, is left as it is.
+ * @throws {SchemaProblem} as {@link detectDraft} and {@link childSchemas} do.
+ */
+export function dropForeignKeywords(root: JsonRecord): void {
+  detectDraft(root);
+  const named = root['$schema'];
+  const match = typeof named === 'string' ? DIALECT.exec(named) : null;
+  const dialect = match?.[2] ?? (match?.[1] === 'draft/2019-09/' ? '2019-09' : undefined);
+  const foreign = dialect === undefined ? undefined : FOREIGN_KEYWORDS[dialect];
+  if (foreign === undefined) return;
+  const pending: [JsonRecord, string][] = [[root, '#']];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, pointer] = next;
+    for (const keyword of foreign) {
+      if (Object.hasOwn(node, keyword)) delete node[keyword];
+    }
+    for (const [suffix, child] of childSchemas(node, pointer)) {
+      pending.push([child, `${pointer}${suffix}`]);
+    }
+  }
+}
+
 type Rule = readonly [holds: (value: unknown) => boolean, expected: string];
 
 const isCount = (value: unknown): boolean =>

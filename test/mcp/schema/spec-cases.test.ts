@@ -66,3 +66,38 @@ describe('argument checks that follow the specification', () => {
     expect(accepts(named('^(a)\\1$'), { name: 'zz' })).toBe(true);
   });
 });
+
+describe('keywords a dialect does not have', () => {
+  const draft = (version: string): string => `http://json-schema.org/draft-${version}/schema#`;
+
+  it('are ignored, as the specification ignores unknown keywords', () => {
+    const cases: [string, Record<string, unknown>, unknown][] = [
+      [draft('07'), { maxContains: 1, contains: { type: 'number' } }, [1, 2]],
+      [draft('07'), { dependentRequired: { a: ['b'] } }, { a: 1 }],
+      [draft('07'), { dependentSchemas: { a: { required: ['b'] } } }, { a: 1 }],
+      [draft('07'), { prefixItems: [{ type: 'string' }] }, [1]],
+      [draft('07'), { unevaluatedProperties: false }, { a: 1 }],
+      [draft('06'), { if: { type: 'object' }, then: { required: ['b'] } }, { a: 1 }],
+      [draft('04'), { const: 1 }, 2],
+      [draft('04'), { propertyNames: { maxLength: 1 } }, { long: 1 }],
+      ['https://json-schema.org/draft/2019-09/schema', { prefixItems: [{ type: 'string' }] }, [1]],
+    ];
+    for (const [$schema, keyword, value] of cases) {
+      const schema = { $schema, type: 'object', properties: { v: keyword } };
+      expect(accepts(schema, { v: value }), `${$schema} ${JSON.stringify(keyword)}`).toBe(true);
+    }
+  });
+
+  it('are applied in the dialect that has them', () => {
+    const v = { dependentRequired: { a: ['b'] }, prefixItems: [{ type: 'string' }] };
+    const schema = { type: 'object', properties: { v } };
+    expect(accepts(schema, { v: { a: 1 } })).toBe(false);
+    expect(accepts(schema, { v: [1] })).toBe(false);
+    const seven = {
+      $schema: draft('07'),
+      type: 'object',
+      properties: { v: { if: { type: 'object' }, then: { required: ['b'] } } },
+    };
+    expect(accepts(seven, { v: { a: 1 } })).toBe(false);
+  });
+});
