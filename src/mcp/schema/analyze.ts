@@ -17,6 +17,7 @@ import {
 } from '../../core/json.js';
 import { MAX_SAME_VALUE_SCHEMAS } from './bounds.js';
 import { SchemaProblem } from './json.js';
+import { asSent } from './json-data.js';
 import { problemsFromOutputUnits } from './output-units.js';
 import { hasNoChoice } from './linear-pattern.js';
 import { patternProblems, type PatternNode } from './pattern-check.js';
@@ -67,12 +68,16 @@ export function createArgumentCheck(
       document,
     );
   const accepts = flatAcceptor(document);
-  return (value) => {
-    if (!isJsonRecord(value)) {
-      const message = `the arguments must be an object; received ${describeTyped(value)}`;
+  return (given) => {
+    if (!isJsonRecord(given)) {
+      const message = `the arguments must be an object; received ${describeTyped(given)}`;
       return [{ path: [], keyword: 'type', message }];
     }
     try {
+      // Checked as the server will receive them.
+      const sent = asSent(given);
+      if ('message' in sent) return [{ path: sent.path, keyword: 'type', message: sent.message }];
+      const value = sent.value as JsonRecord;
       if (accepts?.(value) === true) return patternProblems(patterns, value);
       const values = refs > 0 || enums.counting ? countValues(value) : 0;
       if (refs > 0) counted.reset(refBudget(refs, values));
@@ -81,7 +86,7 @@ export function createArgumentCheck(
       const problems = result.valid ? [] : problemsFromOutputUnits(result.errors, value, locate);
       return [...problems, ...patternProblems(patterns, value)];
     } catch (error) {
-      // Refuse rather than let unchecked arguments through (e.g. a value JSON cannot carry).
+      // Refuse rather than let unchecked arguments through (a getter or proxy that throws).
       const message = `the arguments could not be validated: ${messageOf(error)}`;
       return [{ path: [], keyword: 'error', message }];
     }
@@ -371,7 +376,9 @@ class Walk {
       if (usable === key) continue;
       delete patternProperties[key];
       // Written as another key the schema has (`^\\_a` beside `^_a`): both apply.
-      const other = Object.hasOwn(patternProperties, usable) ? patternProperties[usable] : undefined;
+      const other = Object.hasOwn(patternProperties, usable)
+        ? patternProperties[usable]
+        : undefined;
       patternProperties[usable] = other === undefined ? sub : { allOf: [other, sub] };
     }
   }

@@ -101,3 +101,32 @@ describe('keywords a dialect does not have', () => {
     expect(accepts(seven, { v: { a: 1 } })).toBe(false);
   });
 });
+
+describe('arguments JSON cannot carry', () => {
+  it('are refused, naming where and what: the server would not receive them as checked', () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { type: 'number' }, r: {}, d: { type: 'object' }, list: { type: 'array' } },
+      required: ['r'],
+    };
+    const validator = createInputValidator(schema, ids);
+    const refused = (value: Record<string, unknown>): string => {
+      const result = validator.safeParse(value);
+      return result.success ? 'accepted' : (result.error.issues[0]?.message ?? '');
+    };
+    expect(refused({ r: 1, n: Number.NaN })).toBe(
+      '"n" is NaN, which JSON cannot carry: the server would not receive it as checked',
+    );
+    expect(refused({ r: 1, n: Number.POSITIVE_INFINITY })).toContain('"n" is Infinity');
+    // A member set to undefined is left out, as JSON leaves it out: present for nothing.
+    expect(refused({ r: undefined })).toBe('"r" is required');
+    expect(refused({ r: 1, n: undefined })).toBe('accepted');
+    expect(refused({ r: [undefined] })).toContain('"r[0]" is undefined');
+    expect(refused({ r: 1, d: new Date(0) })).toContain('"d" is a Date object');
+    // eslint-disable-next-line no-sparse-arrays -- a hole is the case
+    expect(refused({ r: 1, list: [1, , 3] })).toContain('"list[1]" is a hole in an array');
+    expect(refused({ r: { deep: [{ x: 1n }] } })).toContain('"r.deep[0].x" is a bigint');
+    expect(refused({ r: Object.assign(Object.create(null), { a: 1 }) })).toBe('accepted');
+    expect(refused({ r: 1, n: 2.5, d: {}, list: [1, 'a', null] })).toBe('accepted');
+  });
+});
