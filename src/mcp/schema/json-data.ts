@@ -22,6 +22,51 @@ export interface NotJsonData {
  * function, a hole or `undefined` in an array).
  */
 export function asSent(value: unknown): { readonly value: unknown } | NotJsonData {
+  // Every call passes here: the common arguments, plain JSON, allocate nothing.
+  const kind = dataKind(value, 0);
+  if (kind === PLAIN) return { value };
+  if (kind === WITH_UNDEFINED_MEMBERS)
+    return { value: JSON.parse(JSON.stringify(value)) as unknown };
+  return whereNotData(value);
+}
+
+/** JSON data throughout. */
+const PLAIN = 0;
+/** JSON data but for members set to `undefined`. */
+const WITH_UNDEFINED_MEMBERS = 1;
+/** Something JSON cannot carry, or nested too deep to look at without a stack of our own. */
+const OTHER = 2;
+
+/** Which of the three `value` is, without building anything; past a depth of 64, {@link OTHER}. */
+function dataKind(value: unknown, depth: number): number {
+  if (typeof value !== 'object' || value === null)
+    return unsendable(value) === undefined ? PLAIN : OTHER;
+  if (depth > 64 || unsendable(value) !== undefined) return OTHER;
+  let kind = PLAIN;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      if (!(index in value)) return OTHER;
+      const item: unknown = value[index];
+      const inner = item === undefined ? OTHER : dataKind(item, depth + 1);
+      if (inner === OTHER) return OTHER;
+      if (inner === WITH_UNDEFINED_MEMBERS) kind = inner;
+    }
+    return kind;
+  }
+  for (const key of Object.keys(value)) {
+    const member: unknown = (value as Record<string, unknown>)[key];
+    if (member === undefined) kind = WITH_UNDEFINED_MEMBERS;
+    else {
+      const inner = dataKind(member, depth + 1);
+      if (inner === OTHER) return OTHER;
+      if (inner === WITH_UNDEFINED_MEMBERS) kind = inner;
+    }
+  }
+  return kind;
+}
+
+/** Where `value` holds what JSON cannot carry (found by {@link dataKind}), or the value as sent. */
+function whereNotData(value: unknown): { readonly value: unknown } | NotJsonData {
   let undefinedMembers = false;
   const pending: [unknown, ArgumentPath][] = [[value, []]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {

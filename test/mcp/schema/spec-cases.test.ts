@@ -121,6 +121,12 @@ describe('arguments JSON cannot carry', () => {
     // A member set to undefined is left out, as JSON leaves it out: present for nothing.
     expect(refused({ r: undefined })).toBe('"r" is required');
     expect(refused({ r: 1, n: undefined })).toBe('accepted');
+    const nested = createInputValidator(
+      { type: 'object', properties: { list: { type: 'array', items: { required: ['k'] } } } },
+      ids,
+    );
+    expect(nested.safeParse({ list: [{ k: undefined }] }).success).toBe(false);
+    expect(nested.safeParse({ list: [{ k: 1, other: undefined }] }).success).toBe(true);
     expect(refused({ r: [undefined] })).toContain('"r[0]" is undefined');
     expect(refused({ r: 1, d: new Date(0) })).toContain('"d" is a Date object');
     // eslint-disable-next-line no-sparse-arrays -- a hole is the case
