@@ -309,18 +309,21 @@ class Walk {
 
   /** Visits every subschema reachable from `start` without following `$ref`. */
   visit(start: JsonRecord, startPointer: string): void {
-    const stack: [JsonRecord, string][] = [[start, startPointer]];
+    // With each node, the pointer of the nested resource it lies in, if any.
+    const stack: [JsonRecord, string, string | undefined][] = [[start, startPointer, undefined]];
     for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-      const [node, pointer] = next;
+      const [node, pointer, outerResource] = next;
       if (this.pointers.has(node)) continue;
       this.pointers.set(node, pointer);
-      this.check(node, pointer);
+      const resource = this.check(node, pointer) ? pointer : outerResource;
+      if (resource !== undefined) refuseNestedAnchor(node, pointer, resource);
       for (const [suffix, child] of childSchemas(node, pointer))
-        stack.push([child, pointer + suffix]);
+        stack.push([child, pointer + suffix, resource]);
     }
   }
 
-  private check(node: JsonRecord, pointer: string): void {
+  /** Checks `node`; true when it starts a nested resource (an `$id` of its own, not a fragment). */
+  private check(node: JsonRecord, pointer: string): boolean {
     checkKeywordValues(node, pointer, this.draft);
     quietLongConst(node);
     quietData(node['enum']);
@@ -334,7 +337,8 @@ class Walk {
       delete node['id'];
     }
     const id = this.draft === '4' ? node['id'] : node['$id'];
-    if (typeof id === 'string' && node !== this.root && !id.startsWith('#')) this.nestedResources++;
+    const nested = typeof id === 'string' && node !== this.root && !id.startsWith('#');
+    if (nested) this.nestedResources++;
     for (const name of [node['$anchor'], node['$dynamicAnchor']].filter(isString)) {
       this.anchors.set(name, [...(this.anchors.get(name) ?? []), pointer]);
     }
@@ -370,17 +374,8 @@ class Walk {
       node['pattern'] = choicelessPattern(node['pattern'], `"pattern" at ${pointer}`);
     }
     const patternProperties = node['patternProperties'];
-    if (!isJsonRecord(patternProperties)) return;
-    for (const [key, sub] of Object.entries(patternProperties)) {
-      const usable = choicelessPattern(key, `"patternProperties" at ${pointer} has a key that`);
-      if (usable === key) continue;
-      delete patternProperties[key];
-      // Written as another key the schema has (`^\\_a` beside `^_a`): both apply.
-      const other = Object.hasOwn(patternProperties, usable)
-        ? patternProperties[usable]
-        : undefined;
-      patternProperties[usable] = other === undefined ? sub : { allOf: [other, sub] };
-    }
+    if (isJsonRecord(patternProperties)) repairPatternKeys(patternProperties, pointer);
+    return nested;
   }
 
   /**
@@ -470,4 +465,38 @@ function fragmentOf(pointer: string): string {
 
 function isString(value: unknown): value is string {
   return typeof value === 'string';
+}
+
+/**
+ * `patternProperties` keys in the form the validator reads (see
+ * `choicelessPattern`); a key that becomes one the schema already has
+ * (`^\\_a` beside `^_a`) adds its schema to that key's: both apply.
+ */
+function repairPatternKeys(patternProperties: JsonRecord, pointer: string): void {
+  for (const [key, sub] of Object.entries(patternProperties)) {
+    const usable = choicelessPattern(key, `"patternProperties" at ${pointer} has a key that`);
+    if (usable === key) continue;
+    delete patternProperties[key];
+    // Written as another key the schema has (`^\\_a` beside `^_a`): both apply.
+    const other = Object.hasOwn(patternProperties, usable) ? patternProperties[usable] : undefined;
+    patternProperties[usable] = other === undefined ? sub : { allOf: [other, sub] };
+  }
+}
+
+/**
+ * Refuses an anchor in a nested resource (`resource`, a subschema with an
+ * `$id` of its own): it belongs to that resource's base URI alone, but the
+ * validator's lookup also finds it from the outer one, so a `$ref` there
+ * could reach the wrong schema, or one it must not reach.
+ */
+function refuseNestedAnchor(node: JsonRecord, pointer: string, resource: string): void {
+  // An `$id` (`id` in draft 4) that is a fragment names an anchor too.
+  const anchored = ['$anchor', '$dynamicAnchor', '$id', 'id'].find((keyword) => {
+    const value = node[keyword];
+    return isString(value) && (keyword.endsWith('nchor') || value.startsWith('#'));
+  });
+  if (anchored === undefined) return;
+  throw new SchemaProblem(
+    `"${anchored}" at ${pointer} lies in the nested resource at ${resource} (a subschema with an "$id" of its own); anchors are only supported in the schema's root resource`,
+  );
 }

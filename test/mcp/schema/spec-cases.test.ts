@@ -136,3 +136,36 @@ describe('arguments JSON cannot carry', () => {
     expect(refused({ r: 1, n: 2.5, d: {}, list: [1, 'a', null] })).toBe('accepted');
   });
 });
+
+describe('anchors', () => {
+  it('are refused in a nested resource, whose anchors the validator would also find from outside', () => {
+    const nested = {
+      $id: 'https://example.com/base.json',
+      type: 'object',
+      properties: { v: { $ref: '#bigint' } },
+      $defs: {
+        bigint: { $anchor: 'bigint', maximum: 10 },
+        smallint: { $id: 'https://example.com/other/', $anchor: 'bigint', maximum: 2 },
+      },
+    };
+    expect(() => createInputValidator(nested, ids)).toThrow(
+      /"\$anchor" at #\/\$defs\/smallint lies in the nested resource at #\/\$defs\/smallint/,
+    );
+    const draft7 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      definitions: { other: { $id: 'http://x.test/o', definitions: { a: { $id: '#a' } } } },
+    };
+    expect(() => createInputValidator(draft7, ids)).toThrow(
+      /"\$id" at .* lies in the nested resource/,
+    );
+    // In the root resource, an anchor is read as it should be.
+    const root = {
+      type: 'object',
+      properties: { v: { $ref: '#small' } },
+      $defs: { small: { $anchor: 'small', maximum: 2 } },
+    };
+    expect(accepts(root, { v: 1 })).toBe(true);
+    expect(accepts(root, { v: 5 })).toBe(false);
+  });
+});
