@@ -47,7 +47,16 @@ const ADDED_IN_2019 = [
  * every dialect, so they are taken out of its copy.
  */
 const FOREIGN_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
-  '4': ['const', 'contains', 'propertyNames', 'if', 'then', 'else', ...ADDED_IN_2019, 'prefixItems'],
+  '4': [
+    'const',
+    'contains',
+    'propertyNames',
+    'if',
+    'then',
+    'else',
+    ...ADDED_IN_2019,
+    'prefixItems',
+  ],
   '6': ['if', 'then', 'else', ...ADDED_IN_2019, 'prefixItems'],
   '7': [...ADDED_IN_2019, 'prefixItems'],
   '2019-09': ['prefixItems'],
