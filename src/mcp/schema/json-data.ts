@@ -19,14 +19,21 @@ export interface NotJsonData {
  * without its members set to `undefined` (JSON leaves them out, so a call
  * may pass an optional argument as `undefined`); or where it holds what
  * JSON cannot carry (`NaN`, `Infinity`, an object of a class, a bigint, a
- * function, a hole or `undefined` in an array).
+ * function, a hole or `undefined` in an array). Work linear in the
+ * arguments, however deep; an object met twice (shared, or a cycle) is
+ * looked at once, and the validator refuses a cycle.
  */
 export function asSent(value: unknown): { readonly value: unknown } | NotJsonData {
   // Every call passes here: the common arguments, plain JSON, allocate nothing.
-  const kind = dataKind(value, 0);
+  const outerBudget = budget;
+  budget = MAX_QUICK_NODES;
+  let kind: number;
+  try {
+    kind = dataKind(value, 0);
+  } finally {
+    budget = outerBudget;
+  }
   if (kind === PLAIN) return { value };
-  if (kind === WITH_UNDEFINED_MEMBERS)
-    return { value: JSON.parse(JSON.stringify(value)) as unknown };
   return whereNotData(value);
 }
 
@@ -34,14 +41,21 @@ export function asSent(value: unknown): { readonly value: unknown } | NotJsonDat
 const PLAIN = 0;
 /** JSON data but for members set to `undefined`. */
 const WITH_UNDEFINED_MEMBERS = 1;
-/** Something JSON cannot carry, or nested too deep to look at without a stack of our own. */
+/** Something JSON cannot carry, or too deep or too large for the quick look. */
 const OTHER = 2;
 
-/** Which of the three `value` is, without building anything; past a depth of 64, {@link OTHER}. */
+/** The quick look's bounds: past them, the walk with a stack of its own decides. */
+const MAX_QUICK_DEPTH = 64;
+const MAX_QUICK_NODES = 10_000;
+/** Nodes the quick look in progress may still visit. */
+let budget = 0;
+
+/** Which of the three `value` is, without building anything. */
 function dataKind(value: unknown, depth: number): number {
-  if (typeof value !== 'object' || value === null)
+  if (typeof value !== 'object' || value === null) {
     return unsendable(value) === undefined ? PLAIN : OTHER;
-  if (depth > 64 || unsendable(value) !== undefined) return OTHER;
+  }
+  if (depth > MAX_QUICK_DEPTH || --budget < 0 || unsendable(value) !== undefined) return OTHER;
   let kind = PLAIN;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
@@ -55,43 +69,59 @@ function dataKind(value: unknown, depth: number): number {
   }
   for (const key of Object.keys(value)) {
     const member: unknown = (value as Record<string, unknown>)[key];
-    if (member === undefined) kind = WITH_UNDEFINED_MEMBERS;
-    else {
-      const inner = dataKind(member, depth + 1);
-      if (inner === OTHER) return OTHER;
-      if (inner === WITH_UNDEFINED_MEMBERS) kind = inner;
-    }
+    const inner = member === undefined ? WITH_UNDEFINED_MEMBERS : dataKind(member, depth + 1);
+    if (inner === OTHER) return OTHER;
+    if (inner === WITH_UNDEFINED_MEMBERS) kind = inner;
   }
   return kind;
 }
 
-/** Where `value` holds what JSON cannot carry (found by {@link dataKind}), or the value as sent. */
+/** A node of the walk, linked to its parent: a path is written out only for a refusal. */
+interface Step {
+  readonly node: unknown;
+  readonly parent: Step | undefined;
+  readonly key: string | number | undefined;
+}
+
+/** Where `value` holds what JSON cannot carry, or the value as sent; linear in its nodes. */
 function whereNotData(value: unknown): { readonly value: unknown } | NotJsonData {
   let undefinedMembers = false;
-  const pending: [unknown, ArgumentPath][] = [[value, []]];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [node, path] = next;
+  const seen = new Set<object>();
+  const pending: Step[] = [{ node: value, parent: undefined, key: undefined }];
+  for (let step = pending.pop(); step !== undefined; step = pending.pop()) {
+    const { node } = step;
     const what = unsendable(node);
-    if (what !== undefined) return refusal(path, what);
-    if (typeof node !== 'object' || node === null) continue;
+    if (what !== undefined) return refusal(step, what);
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
     if (Array.isArray(node)) {
       for (let index = 0; index < node.length; index++) {
-        if (!(index in node)) return refusal([...path, index], 'a hole in an array');
-        pending.push([node[index], [...path, index]]);
+        const child: Step = { node: node[index] as unknown, parent: step, key: index };
+        if (!(index in node)) return refusal(child, 'a hole in an array');
+        pending.push(child);
       }
       continue;
     }
     for (const key of Object.keys(node)) {
       const member: unknown = (node as Record<string, unknown>)[key];
       if (member === undefined) undefinedMembers = true;
-      else pending.push([member, [...path, key]]);
+      else pending.push({ node: member, parent: step, key });
     }
   }
-  // Only JSON data and undefined members are left: JSON's own copy drops those.
-  return { value: undefinedMembers ? (JSON.parse(JSON.stringify(value)) as unknown) : value };
+  if (!undefinedMembers) return { value };
+  // Only JSON data and undefined members are left: JSON's own copy drops those
+  // (a cycle cannot be copied: the validator refuses it as it is).
+  try {
+    return { value: JSON.parse(JSON.stringify(value)) as unknown };
+  } catch {
+    return { value };
+  }
 }
 
-function refusal(path: ArgumentPath, what: string): NotJsonData {
+function refusal(step: Step, what: string): NotJsonData {
+  const path: (string | number)[] = [];
+  for (let at: Step | undefined = step; at?.key !== undefined; at = at.parent) path.push(at.key);
+  path.reverse();
   return {
     path,
     message: `${subjectOf(path)} is ${what}, which JSON cannot carry: the server would not receive it as checked`,
