@@ -132,7 +132,11 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
         remember(cancelledEarly, cancelled);
       }
     }
-    const response = await fetch(url, { ...init, redirect: 'manual' });
+    const response = await fetch(withoutCredentials(target), {
+      ...init,
+      ...credentialsHeader(target, init?.headers),
+      redirect: 'manual',
+    });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       const location = response.headers.get('location');
@@ -210,6 +214,45 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       headers: response.headers,
     });
   };
+}
+
+/**
+ * `url` without the user and password it may carry (`https://user:pass@host/mcp`):
+ * `fetch` refuses a URL with credentials, so they go in a header instead.
+ */
+function withoutCredentials(url: URL): URL {
+  if (url.username === '' && url.password === '') return url;
+  const bare = new URL(url.href);
+  bare.username = '';
+  bare.password = '';
+  return bare;
+}
+
+/**
+ * The headers of a request to `url`, with its credentials as HTTP Basic
+ * authorization, unless the request names its own `Authorization`; none
+ * when the URL carries no credentials.
+ */
+function credentialsHeader(
+  url: URL,
+  headers: NonNullable<Parameters<FetchLike>[1]>['headers'],
+): { headers?: Headers } {
+  if (url.username === '' && url.password === '') return {};
+  const merged = new Headers(headers);
+  if (!merged.has('authorization')) {
+    const pair = `${decoded(url.username)}:${decoded(url.password)}`;
+    merged.set('authorization', `Basic ${Buffer.from(pair, 'utf8').toString('base64')}`);
+  }
+  return { headers: merged };
+}
+
+/** A URL's percent-encoded part as text; as it is when it does not decode. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /** The path up to its last `/`: where an endpoint's siblings live. */

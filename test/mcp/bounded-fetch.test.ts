@@ -228,4 +228,30 @@ describe('boundedFetch', () => {
     await expect.poll(() => poured, { timeout: 10_000 }).toBeGreaterThan(0);
     expect(poured).toBeLessThan(16 * 1024 * 1024);
   });
+
+  it("sends a URL's credentials as Basic authorization, which fetch refuses in the URL", async () => {
+    const host = await startHttpHost(async (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+      await Promise.resolve();
+    });
+    hosts.push(host);
+    const url = new URL(host.url('/mcp'));
+    url.username = 'alice';
+    url.password = 'p%40ss word';
+    const endpoint = new URL(url.href);
+    const response = await boundedFetch({ endpoint, paths: 'exact' })(url);
+    expect(await response.text()).toBe('{}');
+    const sent = host.requests.at(-1);
+    expect(sent?.headers.authorization).toBe(
+      `Basic ${Buffer.from('alice:p@ss word').toString('base64')}`,
+    );
+    // A request's own Authorization wins.
+    await (
+      await boundedFetch({ endpoint, paths: 'exact' })(url, {
+        headers: { Authorization: 'Bearer own' },
+      })
+    ).text();
+    expect(host.requests.at(-1)?.headers.authorization).toBe('Bearer own');
+  });
 });
