@@ -15,6 +15,7 @@ import {
   type ProviderInvokeOptions,
   type ToolSource,
 } from './tool-source.js';
+import { describeSent } from '../core/describe-sent.js';
 import { messageOf } from '../core/errors.js';
 import { cutText } from '../core/well-formed.js';
 
@@ -150,7 +151,7 @@ export function readOpenAIToolCall(toolCall: OpenAIToolCall): {
   if (toolCall.type === 'custom') {
     const { name } = toolCall.custom;
     const error = ToolResult.error(
-      `tool call of ${JSON.stringify(name)} is a custom tool call; ` +
+      `tool call of ${describeSent(name)} is a custom tool call; ` +
         'only function tools are offered, so call it as a function with JSON arguments',
     );
     return { name, parsed: { ok: false, error } };
@@ -173,7 +174,7 @@ export function parseToolArguments(name: string, text: string): ParsedToolArgume
     return {
       ok: false,
       error: ToolResult.error(
-        `arguments of tool ${JSON.stringify(name)} are not valid JSON: ${reason}`,
+        `arguments of tool ${describeSent(name)} are not valid JSON: ${reason}`,
       ),
     };
   }

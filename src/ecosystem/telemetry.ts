@@ -141,7 +141,8 @@ export function instrumentSession(
     if (event.source === 'mcp') {
       if (event.mcpServer !== undefined) attributes['mcp.server'] = event.mcpServer;
       attributes['mcp.tool'] = event.toolName;
-      if (originalName !== undefined) attributes['mcp.tool.original'] = originalName;
+      // The server's name for it: masked and cut like every other text.
+      if (originalName !== undefined) attributes['mcp.tool.original'] = redact(originalName);
     }
     if (recordArguments) {
       const json = safeJson(masked);

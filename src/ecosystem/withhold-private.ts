@@ -52,7 +52,7 @@ const WITHHELD_PROMPT_TEXT =
  * the data writes it, so any of its words may carry the data.
  */
 export const WITHHELD_SERVER_TEXT =
-  "[left out: the server's text, written while the session held private data; record with includePrivateResults: true to keep it]";
+  "[left out: the server's text, written while the session held private data; a trace keeps it with includePrivateResults: true, a span with includePrivateText: true]";
 
 /**
  * What a trace shows for the reasons a bridged tool refused its arguments

@@ -202,7 +202,7 @@ function programRoots(
   fromWorkspace: (place: string) => boolean,
 ): string[] {
   const roots: string[] = [];
-  const command = resolveCommand(line.command, line.env['PATH'] ?? '');
+  const command = resolveCommand(line.command, line.env['PATH'] ?? '', cwd);
   if (command !== undefined && !fromWorkspace(command.found) && !isSystemPath(command.real)) {
     roots.push(installation(command.real));
   }
@@ -315,13 +315,17 @@ function realPath(place: string): string {
   }
 }
 
-/** Where `command` is found (as found, and its real path), by its path or on `searchPath`. */
+/**
+ * Where `command` is found (as found, and its real path): by its path,
+ * relative to `cwd` where the sandbox runs it, or on `searchPath`.
+ */
 function resolveCommand(
   command: string,
   searchPath: string,
+  cwd: string,
 ): { readonly found: string; readonly real: string } | undefined {
   const found = command.includes('/')
-    ? [path.resolve(command)]
+    ? [path.resolve(cwd, command)]
     : searchPath
         .split(path.delimiter)
         .filter((dir) => dir.length > 0)

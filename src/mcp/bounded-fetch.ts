@@ -271,8 +271,18 @@ function cancelledRequest(body: unknown): string | number | undefined {
   return typeof requestId === 'string' || typeof requestId === 'number' ? requestId : undefined;
 }
 
+/**
+ * A request's id as the SDK writes it, last (`{"method":…,"jsonrpc":"2.0","id":7}`):
+ * read without parsing the call's arguments a second time.
+ */
+const LAST_ID = /^\{"method":.*,"id":(\d{1,15}|"[^"\\]{0,256}")\}$/s;
+
 /** The JSON-RPC id `body`, a request, asks under. */
 function requestId(body: unknown): string | number | undefined {
+  if (typeof body === 'string') {
+    const id = LAST_ID.exec(body)?.[1];
+    if (id !== undefined) return id.startsWith('"') ? id.slice(1, -1) : Number(id);
+  }
   const message = parseMessage(body) as { id?: unknown; method?: unknown } | undefined;
   const id = message?.id;
   return typeof message?.method === 'string' && (typeof id === 'string' || typeof id === 'number')

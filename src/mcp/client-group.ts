@@ -316,7 +316,9 @@ export class McpClientGroup {
         failures.push({ route: routes[index] as ServerRoute, error: outcome.reason });
     });
     try {
-      if (failures.length > 0 && this.#onConnectError === 'throw') {
+      // Every caller gave up (the signal): nothing is reported unavailable for
+      // it, and nothing connected stays; whoever comes next starts anew.
+      if (failures.length > 0 && (this.#onConnectError === 'throw' || signal?.aborted === true)) {
         throw (failures[0] as { error: unknown }).error;
       }
       for (const { route, error } of failures) this.#markUnavailable(route, error);

@@ -290,6 +290,36 @@ describe('instrumentSession once the session holds private data', () => {
     ).not.toContain(PRIVATE);
   });
 
+  it("masks a server's secret in a tool's original name, and cuts a long one", async () => {
+    const secret = 'Key-7F3A-9C1E';
+    const raw = rawToolServer([
+      {
+        name: `use ${secret} ${'x'.repeat(10_000)}`,
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      },
+    ]);
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const session = new Session();
+    const servers: McpServerConfig[] = [
+      { name: 'crm', transport: { type: 'in-memory', server: raw.server }, env: { K: secret } },
+    ];
+    await using section = new McpIntegrationSection({ servers, session });
+    const stop = instrumentSession(session, { tracer: provider.getTracer('t'), servers });
+    await section.connect();
+    await invokeTool(section.tools()[0]!, {}, { session });
+    stop();
+    const original = String(exporter.getFinishedSpans()[0]?.attributes['mcp.tool.original']);
+    await provider.shutdown();
+    expect(original.startsWith('use *** xxx')).toBe(true);
+    expect(original).not.toContain(secret);
+    expect(original.length).toBeLessThan(4_200);
+  });
+
   it('keeps them when the application asks (includePrivateText)', async () => {
     const spans = await spansOfRun(true);
     const failed = spans.find((span) => span.attributes['tool.outcome'] === 'error');

@@ -150,23 +150,32 @@ describe('a connect that several callers wait for', () => {
     expect(await echo(b, session)).toBe('still here');
   });
 
-  it('a connect that every caller gave up ends, and a later connect starts anew', async () => {
-    const server = slowServer({ delayMs: 100 });
-    const session = new Session();
-    const target = section(session, server.endpoint);
-    const alone = new AbortController();
-    const abandoned = target.connect({ signal: alone.signal });
-    abandoned.catch(() => undefined);
-    await turn();
-    alone.abort(new Error('nobody waits'));
-    // Asked again before the abandoned attempt has ended: it does not share its cancellation.
-    const again = target.connect();
-    await expect(abandoned).rejects.toThrow('nobody waits');
-    await again;
-    expect(server.handshakes()).toBe(2);
-    expect(target.connected).toBe(true);
-    expect(await echo(target, session)).toBe('still here');
-  });
+  it.each([['throw'], ['report']] as const)(
+    'a connect that every caller gave up ends, and a later connect starts anew (onConnectError: %s)',
+    async (onConnectError) => {
+      const server = slowServer({ delayMs: 100 });
+      const session = new Session();
+      const target = section(
+        session,
+        server.endpoint,
+        onConnectError === 'report' ? { onConnectError } : {},
+      );
+      const alone = new AbortController();
+      const abandoned = target.connect({ signal: alone.signal });
+      abandoned.catch(() => undefined);
+      await turn();
+      alone.abort(new Error('nobody waits'));
+      // Asked again before the abandoned attempt has ended: it does not share its cancellation.
+      const again = target.connect();
+      await expect(abandoned).rejects.toThrow('nobody waits');
+      await again;
+      expect(server.handshakes()).toBe(2);
+      expect(target.connected).toBe(true);
+      // Not unavailable for a cancellation that was not this caller's.
+      expect(target.unavailableServers).toEqual([]);
+      expect(await echo(target, session)).toBe('still here');
+    },
+  );
 
   it('a section that connects just after another gave up alone on the pooled connection starts it anew', async () => {
     const server = slowServer({ delayMs: 100 });
