@@ -45,6 +45,18 @@ afterEach(async () => {
   expect(await expectNoNewChildren(before)).toEqual([]);
 });
 
+/** The probe server with `settings.json` of its workspace on its command line. */
+function settingsProbe(session: Session): ReturnType<typeof probeSection> {
+  return probeSection(session, workspace, {
+    transport: {
+      type: 'stdio',
+      command: process.execPath,
+      args: [netProbeServerPath, 'settings.json'],
+      cwd: workspace,
+    },
+  });
+}
+
 describe.runIf(support.backend === 'bubblewrap')('the sandbox, tried through its edges', () => {
   it('passes no descriptor the agent inherited to the sandboxed server', async () => {
     const hostFile = path.join(hostDir, 'written-by-the-sandbox.log');
@@ -82,14 +94,7 @@ describe.runIf(support.backend === 'bubblewrap')('the sandbox, tried through its
     await writeFile(hostSecret, 'aws_secret_access_key=host-only');
     await writeFile(path.join(workspace, 'settings.json'), '{}');
     const session = new Session();
-    const section = probeSection(session, workspace, {
-      transport: {
-        type: 'stdio',
-        command: process.execPath,
-        args: [netProbeServerPath, 'settings.json'],
-        cwd: workspace,
-      },
-    });
+    const section = settingsProbe(session);
     const connected = collect(session, McpServerConnected);
     await section.connect();
     try {
@@ -120,14 +125,7 @@ describe.runIf(support.backend === 'bubblewrap')('the sandbox, tried through its
     await symlink(hostSecret, path.join(workspace, 'settings.json'));
     const session = new Session();
     session.privateData.add('customer-records', 'secret');
-    const section = probeSection(session, workspace, {
-      transport: {
-        type: 'stdio',
-        command: process.execPath,
-        args: [netProbeServerPath, 'settings.json'],
-        cwd: workspace,
-      },
-    });
+    const section = settingsProbe(session);
     await section.connect();
     try {
       expect(jsonOf(await call(section, 'probe_try-read', { path: hostSecret }))).toEqual({
