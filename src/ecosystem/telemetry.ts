@@ -110,11 +110,16 @@ export function instrumentSession(
   const ours = (event: { readonly sessionId: string }): boolean =>
     event.sessionId === session.sessionId;
   const keepPrivate = options.includePrivateText === true;
-  /** `fields` of an event of `type` as a span may keep them now (see withhold-private.ts). */
-  const spanFields = <T extends Readonly<Record<string, unknown>>>(type: string, fields: T): T =>
-    keepPrivate || !session.privateData.hasPrivateData
+  /**
+   * `event`'s fields as a span may keep them now (see withhold-private.ts):
+   * the event itself while the session holds no private data.
+   */
+  const spanFields = (event: object): Readonly<Record<string, unknown>> => {
+    const fields = event as Readonly<Record<string, unknown>>;
+    return keepPrivate || !session.privateData.hasPrivateData
       ? fields
-      : (withholdPrivate(type, fields) as T);
+      : withholdPrivate(event.constructor.name, fields);
+  };
   const connections = new Map<string, Span>();
 
   const onToolInvoked = (event: ToolInvoked): void => {
@@ -130,14 +135,9 @@ export function instrumentSession(
       'tool.outcome': event.result.success ? 'success' : 'error',
       'tool.duration_ms': event.durationMs,
     };
-    const { originalName, result } = spanFields(ToolInvoked.name, {
-      toolName: event.toolName,
-      source: event.source,
-      ...(event.mcpServer === undefined ? {} : { mcpServer: event.mcpServer }),
-      ...(event.originalName === undefined ? {} : { originalName: event.originalName }),
-      ...(event.denial === undefined ? {} : { denial: event.denial }),
-      result: event.result,
-    });
+    const kept = spanFields(event);
+    const originalName = kept['originalName'] as string | undefined;
+    const message = (kept['result'] as { readonly message?: string }).message ?? '';
     if (event.source === 'mcp') {
       if (event.mcpServer !== undefined) attributes['mcp.server'] = event.mcpServer;
       attributes['mcp.tool'] = event.toolName;
@@ -158,7 +158,7 @@ export function instrumentSession(
       span.setAttribute('error.type', 'tool_error');
       span.setStatus({
         code: SpanStatusCode.ERROR,
-        message: redact(result.message ?? '', secrets),
+        message: redact(message, secrets),
       });
     }
     span.end(start + Math.max(0, event.durationMs));
@@ -205,9 +205,7 @@ export function instrumentSession(
     if (span === undefined) return;
     connections.delete(key);
     span.setAttribute('mcp.disconnect.expected', event.expected);
-    const { reason } = spanFields(McpServerDisconnected.name, {
-      ...(event.reason === undefined ? {} : { reason: event.reason }),
-    });
+    const reason = spanFields(event)['reason'] as string | undefined;
     if (reason !== undefined) span.setAttribute('mcp.disconnect.reason', redact(reason));
     if (!event.expected) {
       span.setStatus({
@@ -221,7 +219,7 @@ export function instrumentSession(
   const onUnavailable = (event: McpServerUnavailable): void => {
     if (!ours(event)) return;
     const span = serverSpan('mcp.connect', event, { 'error.type': 'unavailable' });
-    const { reason } = spanFields(McpServerUnavailable.name, { reason: event.reason });
+    const reason = spanFields(event)['reason'] as string;
     span.setStatus({ code: SpanStatusCode.ERROR, message: redact(reason) });
     span.end(event.createdAt);
   };
