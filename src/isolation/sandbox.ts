@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import type { CommandLine } from './command-line.js';
 import { bubblewrapCommand, type BubblewrapLayout } from './bubblewrap.js';
+import { SANDBOX_LAUNCHER } from './sandbox-launcher.js';
 
 /**
  * How a stdio server is sandboxed. `bubblewrap` is the real sandbox (every
@@ -162,9 +163,21 @@ export function sandboxedCommand(
     );
   }
   const home = plan.unshareHome ?? '/nonexistent';
+  // Through the launcher here too: a descriptor the agent inherited (a
+  // connected socket) would be network that no namespace takes away.
   return {
     command: 'unshare',
-    args: [...support.flags, '--', line.command, ...line.args],
+    args: [
+      ...support.flags,
+      '--',
+      process.execPath,
+      '-e',
+      SANDBOX_LAUNCHER,
+      '',
+      '',
+      line.command,
+      ...line.args,
+    ],
     env: {
       ...line.env,
       HOME: home,

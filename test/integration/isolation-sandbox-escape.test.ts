@@ -57,36 +57,52 @@ function settingsProbe(session: Session): ReturnType<typeof probeSection> {
   });
 }
 
+/**
+ * Runs the agent fixture with descriptor 20 open on a host file, not
+ * close-on-exec, and returns what its sandboxed server found and whether
+ * the file was written.
+ */
+async function inheritedDescriptorRun(
+  backend: 'bubblewrap' | 'unshare',
+): Promise<{ agentInherited: boolean; sandboxed: unknown[]; written: string }> {
+  const hostFile = path.join(hostDir, 'written-by-the-sandbox.log');
+  await writeFile(hostFile, '');
+  const inherited = openSync(hostFile, 'a');
+  let output = '';
+  try {
+    // Descriptor 20: past those Node marks close-on-exec at its start.
+    const stdio: StdioOptions = [
+      'ignore',
+      'pipe',
+      'inherit',
+      ...Array<'ignore'>(17).fill('ignore'),
+      inherited,
+    ];
+    const agent = spawn(
+      process.execPath,
+      ['--import', 'tsx', agentPath, workspace, ...(backend === 'unshare' ? ['unshare'] : [])],
+      { stdio },
+    );
+    agent.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => agent.on('exit', resolve));
+    expect(code).toBe(0);
+  } finally {
+    closeSync(inherited);
+  }
+  const report = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
+    agentInherited: boolean;
+    sandboxed: unknown[];
+  };
+  return { ...report, written: readFileSync(hostFile, 'utf8') };
+}
+
 describe.runIf(support.backend === 'bubblewrap')('the sandbox, tried through its edges', () => {
   it('passes no descriptor the agent inherited to the sandboxed server', async () => {
-    const hostFile = path.join(hostDir, 'written-by-the-sandbox.log');
-    await writeFile(hostFile, '');
-    const inherited = openSync(hostFile, 'a');
-    let output = '';
-    try {
-      // Descriptor 20: past those Node marks close-on-exec at its start.
-      const stdio: StdioOptions = [
-        'ignore',
-        'pipe',
-        'inherit',
-        ...Array<'ignore'>(17).fill('ignore'),
-        inherited,
-      ];
-      const agent = spawn(process.execPath, ['--import', 'tsx', agentPath, workspace], { stdio });
-      agent.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => agent.on('exit', resolve));
-      expect(code).toBe(0);
-    } finally {
-      closeSync(inherited);
-    }
-    const report = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
-      agentInherited: boolean;
-      sandboxed: unknown[];
-    };
+    const report = await inheritedDescriptorRun('bubblewrap');
     // The agent did hold it, open to its children: the case is real.
     expect(report.agentInherited).toBe(true);
     expect(report.sandboxed).toEqual([]);
-    expect(readFileSync(hostFile, 'utf8')).toBe('');
+    expect(report.written).toBe('');
   }, 60_000);
 
   it("mounts nothing a link in the workspace leads to, after the server's restart", async () => {
@@ -139,3 +155,15 @@ describe.runIf(support.backend === 'bubblewrap')('the sandbox, tried through its
     }
   }, 60_000);
 });
+
+it.runIf(sandboxSupport({ allowUnshare: true }).backend !== undefined)(
+  'passes no inherited descriptor through the network-only unshare sandbox either',
+  async () => {
+    // A connected socket passed on would be network no namespace takes away.
+    const report = await inheritedDescriptorRun('unshare');
+    expect(report.agentInherited).toBe(true);
+    expect(report.sandboxed).toEqual([]);
+    expect(report.written).toBe('');
+  },
+  60_000,
+);

@@ -6,6 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxedCommand, sandboxSupport } from '../../src/isolation/sandbox.js';
+import { SANDBOX_LAUNCHER } from '../../src/isolation/sandbox-launcher.js';
 
 const line = { command: 'node', args: ['server.js'], env: { PATH: '/usr/bin' } };
 const plan = { workspace: undefined, readOnly: [] };
@@ -47,7 +48,18 @@ describe('sandboxSupport', () => {
       expect(support).toMatchObject({ available: true, backend: 'unshare' });
       const wrapped = sandboxedCommand(line, { ...plan, unshareHome: '/tmp/home-x' }, support);
       expect(wrapped.command).toBe('unshare');
-      expect(wrapped.args).toEqual([...support.flags, '--', 'node', 'server.js']);
+      // Through the launcher, which closes what the agent inherited.
+      expect(wrapped.args).toEqual([
+        ...support.flags,
+        '--',
+        process.execPath,
+        '-e',
+        SANDBOX_LAUNCHER,
+        '',
+        '',
+        'node',
+        'server.js',
+      ]);
       expect(wrapped.env).toMatchObject({ HOME: '/tmp/home-x', PATH: '/usr/bin' });
     },
   );
