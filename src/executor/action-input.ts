@@ -8,7 +8,7 @@
  * typo must become a tool error the agent can read, not a crash of the loop
  * that runs it.
  */
-import { parseAllDocuments } from 'yaml';
+import { isScalar, parseAllDocuments, visit } from 'yaml';
 import type { DocumentOptions, ParseOptions, SchemaOptions } from 'yaml';
 import { isPlainObject } from '../core/json.js';
 import { coerceValue } from './coerce-value.js';
@@ -145,6 +145,7 @@ function fromYaml(text: string, lists: boolean): Parsed {
     if (!Array.isArray(documents) || documents.length !== 1) return undefined;
     const [document] = documents;
     if (document === undefined || document.errors.length > 0) return undefined;
+    visit(document, { Scalar: keepInexactNumberText });
     // The default alias limit guards against "billion laughs" expansion.
     value = document.toJS({ maxAliasCount: 100 });
   } catch {
@@ -156,6 +157,19 @@ function fromYaml(text: string, lists: boolean): Parsed {
   if (lists && Array.isArray(value)) return { input: value };
   if (isPlainObject(value) && Object.values(value).some(isCollection)) return value;
   return undefined;
+}
+
+/**
+ * A number JSON cannot carry or JavaScript cannot hold exactly (`.inf`,
+ * `.nan`, `1e400`, an integer past 2^53) stays its text, as the pairs'
+ * coercion leaves it: sent as a number it would arrive as `null` or as
+ * another number.
+ */
+function keepInexactNumberText(_key: unknown, node: unknown): void {
+  if (!isScalar(node) || typeof node.value !== 'number') return;
+  const { value } = node;
+  const exact = Number.isFinite(value) && (!Number.isInteger(value) || Number.isSafeInteger(value));
+  if (!exact) node.value = typeof node.source === 'string' ? node.source : String(value);
 }
 
 // Identifier-like key, then `:` followed by a space (so `http://host` is not a

@@ -28,6 +28,9 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ECONNABORTED',
   'ERR_STREAM_DESTROYED',
   'ERR_STREAM_WRITE_AFTER_END',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'ERR_STREAM_ALREADY_FINISHED',
+  'ERR_IPC_CHANNEL_CLOSED',
   'UND_ERR_SOCKET',
   'ERR_SOCKET_CLOSED',
 ]);
@@ -62,7 +65,7 @@ const GATEWAY_MESSAGE =
   /\b(?:https?(?:\/\d(?:\.\d)?)?|status(?:\s+code)?)[\s:=(]*50[234]\b|\bbad gateway\b|\bservice unavailable\b|\bgateway time-?out\b/i;
 
 const CONNECTION_MESSAGE =
-  /connection (?:was |has been )?(?:refused|reset|closed)|broken pipe|socket hang up|socket (?:is |was |has been )?closed|not connected|transport (?:was |has been |is )?closed|fetch failed|\b(?:ECONNREFUSED|ECONNRESET|EPIPE|ENOTCONN|ECONNABORTED|ERR_STREAM_DESTROYED|ERR_STREAM_WRITE_AFTER_END|UND_ERR_SOCKET|ERR_SOCKET_CLOSED)\b/i;
+  /connection (?:was |has been )?(?:refused|reset|closed)|broken pipe|socket hang up|socket (?:is |was |has been )?closed|not connected|transport (?:was |has been |is )?closed|fetch failed|\b(?:ECONNREFUSED|ECONNRESET|EPIPE|ENOTCONN|ECONNABORTED|ERR_STREAM_DESTROYED|ERR_STREAM_WRITE_AFTER_END|ERR_STREAM_PREMATURE_CLOSE|ERR_STREAM_ALREADY_FINISHED|ERR_IPC_CHANNEL_CLOSED|UND_ERR_SOCKET|ERR_SOCKET_CLOSED)\b|premature close|channel closed/i;
 
 // No word boundaries on purpose: undici's "ConnectTimeoutError" counts too.
 // Checked after CONNECTION_MESSAGE, so "ECONNABORTED" is a connection error.

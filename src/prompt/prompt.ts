@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { trimBodyEdges } from './template-text.js';
 import { PromptRenderError } from '../core/errors.js';
 import { isObserved } from '../runtime/event-bus.js';
 import { PromptRendered } from '../runtime/events.js';
@@ -233,11 +234,11 @@ export class Prompt<O = unknown> {
     const { depth, number, path, session } = context;
     const overrides = this.#overrides;
     // The body first: a section that cannot render says so before its tools are asked for.
-    const body = (
+    const rendered =
       overrides === undefined || out.outcomes === undefined
         ? section.renderBody(params as never, context)
-        : overrides.renderBody(section, path, params, context, out.outcomes)
-    ).trim();
+        : overrides.renderBody(section, path, params, context, out.outcomes);
+    const body = trimBodyEdges(rendered);
     const tools = this.#offer(section, section.tools(), path, out);
     out.parts.push(headingOf(section, context), withToolExamples(body, tools));
     this.#visit(section.children, depth + 1, number, path, out, walk, session);

@@ -27,6 +27,15 @@ export function dedent(text: string): string {
 }
 
 /**
+ * A rendered body without blank lines at its edges and trailing
+ * whitespace: the template was trimmed already, and what a value put at
+ * the start (the indentation of a code block) is kept.
+ */
+export function trimBodyEdges(text: string): string {
+  return text.replace(/^(?:[ \t]*(?:\r\n?|\n))+/, '').trimEnd();
+}
+
+/**
  * Splits a template into literal text and `${name}` placeholders; `$$` is a
  * literal `$`.
  *

@@ -178,7 +178,8 @@ export class Session {
     this.resources = options.resources ?? new ResourceRegistry();
     this.privateData = new PrivateData(
       (previous, sensitivity, dataset) => {
-        this.bus.dispatch(
+        // Reducers see it as every other event (a call's rollback keeps what they wrote).
+        this.dispatchOutsideCalls(
           new SensitivityEscalated({
             sessionId: this.sessionId,
             previous,

@@ -226,6 +226,21 @@ describe('parseActionInput', () => {
     expect(parseActionInput('a: 1\na: [2]')).toStrictEqual({ a: '[2]' }); // last duplicate wins
   });
 
+  it('keeps YAML numbers that JSON or JavaScript cannot hold exactly as their text', () => {
+    // Sent as numbers they would arrive as null (.inf, .nan, 1e400) or as another number.
+    expect(parseActionInput('a: .inf\nb: -.Inf\nc: .nan\nd: 1e400\nl: [1]')).toEqual({
+      a: '.inf',
+      b: '-.Inf',
+      c: '.nan',
+      d: '1e400',
+      l: [1],
+    });
+    expect(parseActionInput('big: 9007199254740993\nl: [9007199254740991, 2.5, 0x10]')).toEqual({
+      big: '9007199254740993',
+      l: [9007199254740991, 2.5, 16],
+    });
+  });
+
   it('refuses YAML aliases that make a cycle', () => {
     expect(parseActionInput('&a [*a]', { yamlLists: true })).toStrictEqual({ input: '&a [*a]' });
     // Refused as YAML, the text is still a pair.

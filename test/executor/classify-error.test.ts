@@ -123,6 +123,22 @@ describe('classifyError', () => {
     ['UND_ERR_SOCKET', () => nodeError('UND_ERR_SOCKET', 'other side closed'), 'retry-new-session'],
     ['ERR_SOCKET_CLOSED', () => nodeError('ERR_SOCKET_CLOSED', 'x'), 'retry-new-session'],
     [
+      'ERR_STREAM_PREMATURE_CLOSE',
+      () => nodeError('ERR_STREAM_PREMATURE_CLOSE', 'x'),
+      'retry-new-session',
+    ],
+    [
+      'ERR_STREAM_ALREADY_FINISHED',
+      () => nodeError('ERR_STREAM_ALREADY_FINISHED', 'x'),
+      'retry-new-session',
+    ],
+    ['ERR_IPC_CHANNEL_CLOSED', () => nodeError('ERR_IPC_CHANNEL_CLOSED', 'x'), 'retry-new-session'],
+    [
+      "a stream's premature close, by message",
+      () => new Error('Premature close'),
+      'retry-new-session',
+    ],
+    [
       'a code two causes deep',
       () =>
         new Error('call failed', {

@@ -159,6 +159,21 @@ describe('Prompt.render', () => {
     expect(text).toBe('## 1. Steps (steps)\n\n1. Read.\n   Carefully.\n\n2. Write.');
   });
 
+  it("keeps what a value put at the body's start, a code block's indentation", () => {
+    const Code = z.object({ code: z.string() });
+    const template = PromptTemplate.create({
+      ns: 'docs',
+      key: 'code',
+      sections: [
+        new MarkdownSection({ key: 'code', title: 'Code', params: Code, template: '${code}' }),
+      ],
+    });
+    const text = new Prompt(template)
+      .bind(Code, { code: '\n  \n    indented code\n    more\n  ' })
+      .render().text;
+    expect(text).toBe('## 1. Code (code)\n\n    indented code\n    more');
+  });
+
   it('renders $$ as a literal $, also in front of a brace', () => {
     const Price = z.object({ amount: z.number() });
     const template = PromptTemplate.create({

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
   InProcessEventBus,
   ResourceRegistry,
@@ -6,6 +7,10 @@ import {
   SessionSnapshot,
   defineEvent,
   type EventBus,
+  invokeTool,
+  SensitivityEscalated,
+  Tool,
+  ToolResult,
 } from '../../src/index.js';
 
 class Deposited extends defineEvent<{ readonly amount: number }>() {}
@@ -173,6 +178,26 @@ describe('Session', () => {
       session.bus.dispatch(new Deposited({ amount: 1 }));
       expect(balance.get().total).toBe(0);
     });
+  });
+
+  it('runs the reducers of SensitivityEscalated, as of every event, and a rollback keeps what they wrote', async () => {
+    const session = new Session();
+    const rises = session.slice('rises', { initial: { levels: [] as string[] } });
+    rises.on(SensitivityEscalated, (draft, event) => {
+      draft.levels.push(event.sensitivity);
+    });
+    session.privateData.add('notes', 'internal');
+    const tool = Tool.create({
+      name: 'reads_records',
+      description: 'Reads records, then fails',
+      params: z.object({}),
+      handler: (_params, { session: inCall }) => {
+        inCall.privateData.add('records', 'secret');
+        return ToolResult.error('failed after reading');
+      },
+    });
+    expect((await invokeTool(tool, {}, { session })).success).toBe(false);
+    expect(rises.get().levels).toEqual(['internal', 'secret']);
   });
 
   describe('snapshot and restore', () => {

@@ -1,4 +1,5 @@
 import { PromptRenderError } from '../../core/errors.js';
+import { trimBodyEdges } from '../template-text.js';
 import type { Tool } from '../../tools/tool.js';
 import type { Section, SectionRenderContext } from '../section.js';
 
@@ -95,7 +96,9 @@ export class DisclosureWalk {
       }
     }
     const closedParts = parts.length - openedParts.size;
-    const summary = section.renderSummary(params as never, { ...context, openedParts }).trim();
+    const summary = trimBodyEdges(
+      section.renderSummary(params as never, { ...context, openedParts }),
+    );
     const tools = section.summaryTools(openedParts);
     // Every part opened one by one and no child hidden: nothing is left to open.
     if (parts.length > 0 && closedParts === 0 && section.children.length === 0) {
