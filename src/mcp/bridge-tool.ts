@@ -57,6 +57,21 @@ export interface BridgeContext {
   readonly session: Session;
   readonly route: ServerRoute;
   readonly retry: Required<RetryOptions>;
+  /**
+   * The reach each of the server's tools was bridged with before, by
+   * original name, for the section's life: a tool listed again is never
+   * looser than that (a server that re-lists its network tool as
+   * closed-world, once the session holds private data, still has it
+   * refused). Each bridged tool records its own here.
+   */
+  readonly reaches: Map<string, ToolReach>;
+  /**
+   * The listing came after the server's first one while the session held
+   * private data: a tool it names for the first time (a network tool
+   * renamed) is not taken at its word that it is closed-world; only the
+   * config's `permissions` can say so.
+   */
+  readonly listedWhilePrivate: boolean;
 }
 
 /**
@@ -140,7 +155,12 @@ class BridgedCall {
     this.annotations = toAnnotations(description, context.route.redactor);
     const config = context.route.config;
     this.#configured = ownValue(config.permissions, this.#original);
-    this.#bridgedReach = resolveReach(this.#configured, this.annotations);
+    const before = context.reaches.get(this.#original);
+    const hints =
+      before !== undefined || !context.listedWhilePrivate ? this.annotations : undefined;
+    const listed = resolveReach(this.#configured, hints);
+    this.#bridgedReach = before === undefined ? listed : stricterReach(before, listed);
+    context.reaches.set(this.#original, this.#bridgedReach);
     this.#listed = {
       listing: context.route.tools,
       reach: this.#bridgedReach,

@@ -296,7 +296,16 @@ export class McpClientGroup {
   }
 
   async #connectAll(signal?: AbortSignal): Promise<void> {
+    // The session's level decides which process may start: one that holds
+    // private data (here, or as its store says) starts no server outside its
+    // isolation, not even for the handshake. A store that cannot be read fails the connect.
+    if (this.session.store !== undefined) {
+      await this.session.ready;
+      await this.session.syncFromStore(signal === undefined ? {} : { signal });
+    }
     const routes = this.servers.map((config) => this.#createRoute(config));
+    const level = this.session.privateData.sensitivity;
+    for (const route of routes) route.noteSensitivity(level);
     this.#routes = routes;
     // The pool's callTool runs this section's bridged tools: the same checks and routing.
     this.#unregister = routes.map((route) =>

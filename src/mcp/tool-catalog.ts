@@ -6,7 +6,8 @@
  */
 import { McpSchemaError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
-import { bridgeTool, type McpTool } from './bridge-tool.js';
+import type { ToolReach } from '../isolation/permissions.js';
+import { type BridgeContext, bridgeTool, type McpTool } from './bridge-tool.js';
 import type { RetryOptions } from './retry-policy.js';
 import { inputSchemaRefusal } from './schema/index.js';
 import { canonicalJsonText } from '../core/json.js';
@@ -28,6 +29,12 @@ export class ToolCatalog {
   readonly #byServer = new Map<string, readonly McpTool[]>();
   /** Each server's tools by bridged name, with the listing entry each was bridged from. */
   readonly #sources = new Map<string, ReadonlyMap<string, BridgedFrom>>();
+  /**
+   * Each server's tools' reach as bridged, by original name, kept across
+   * re-listings and reconnects for the section's life (see
+   * `BridgeContext.reaches`); no entry until the server's first listing.
+   */
+  readonly #reaches = new Map<string, Map<string, ToolReach>>();
   #all: readonly McpTool[] = Object.freeze([]);
 
   constructor(session: Session, retry: Required<RetryOptions>) {
@@ -98,6 +105,15 @@ export class ToolCatalog {
     const previous = this.#sources.get(route.name);
     const sources = new Map<string, BridgedFrom>();
     const tools: McpTool[] = [];
+    const reaches = this.#reaches.get(route.name);
+    const context: BridgeContext = {
+      session: this.#session,
+      route,
+      retry: this.#retry,
+      reaches: reaches ?? new Map<string, ToolReach>(),
+      listedWhilePrivate: reaches !== undefined && this.#session.privateData.hasPrivateData,
+    };
+    this.#reaches.set(route.name, context.reaches);
     for (const description of route.tools) {
       if (!isToolSelected(config, description.name)) continue;
       const name = bridgedToolName(prefix, description.name);
@@ -110,11 +126,7 @@ export class ToolCatalog {
         tools.push(from.tool);
         continue;
       }
-      const tool = bridgeTool(description, name, {
-        session: this.#session,
-        route,
-        retry: this.#retry,
-      });
+      const tool = bridgeTool(description, name, context);
       // Its text is written when it is first compared (a first connect writes none).
       sources.set(name, text === undefined ? { tool, description } : { tool, description, text });
       tools.push(tool);

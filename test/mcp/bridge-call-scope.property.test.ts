@@ -67,6 +67,8 @@ describe('a bridged call and its call scope, interleaved', () => {
               session,
               route,
               retry: DEFAULT_RETRY,
+              reaches: new Map(),
+              listedWhilePrivate: false,
             });
             const ticks = session.slice('ticks', { initial: { n: 0 } });
             const observe = (): void =>

@@ -69,6 +69,8 @@ describe('bridged calls settling, interleaved', () => {
                 session,
                 route,
                 retry: { enabled: true, minDelayMs: 1, maxDelayMs: 2 },
+                reaches: new Map(),
+                listedWhilePrivate: false,
               });
               return s
                 .schedule(Promise.resolve(), `call ${index} (${kind})`)

@@ -36,7 +36,13 @@ async function bridged(
   const byName = new Map(
     route.tools.map((description) => [
       description.name,
-      bridgeTool(description, `srv_${description.name}`, { session, route, retry: DEFAULT_RETRY }),
+      bridgeTool(description, `srv_${description.name}`, {
+        session,
+        route,
+        retry: DEFAULT_RETRY,
+        reaches: new Map(),
+        listedWhilePrivate: false,
+      }),
     ]),
   );
   return { raw, route, session, tool: (name: string) => byName.get(name)! };

@@ -397,6 +397,92 @@ async function switchedWhileDown(tools: Record<string, ToolAnnotations | ToolSpe
   return { section, normal, isolated, seen };
 }
 
+describe('a listing after the escalation loosens nothing', () => {
+  const OPEN: ToolAnnotations = { openWorldHint: true };
+
+  it('still refuses a network tool its server re-lists as closed-world', async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { post: OPEN });
+    const section = plainSection(session, plain);
+    await section.connect();
+    session.privateData.add('records', 'secret');
+    expect(
+      (await invokeTool(toolNamed(section, 'plain_post'), { q: 'x' }, { session })).message,
+    ).toContain('is blocked');
+    const seen = changes(session);
+    plain.set('post', CLOSED);
+    await waitFor(() => seen.length > 0, { timeoutMs: 5_000, description: 'the re-listing' });
+
+    const relisted = await invokeTool(toolNamed(section, 'plain_post'), { q: 'x' }, { session });
+    expect(relisted.message).toContain('"connect" permission');
+    expect(plain.received).toEqual([]);
+  });
+
+  it('does not take a tool first listed after the escalation at its word that it is closed-world', async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { post: OPEN });
+    // The config says `post` reaches the network: the server renames it.
+    const section = sectionOf(session, {
+      name: 'plain',
+      transport: { type: 'in-memory', server: plain.endpoint as never },
+      permissions: { post: ['write', 'connect'] },
+    });
+    await section.connect();
+    session.privateData.add('records', 'secret');
+    const seen = changes(session);
+    plain.remove('post');
+    plain.set('post_v2', CLOSED);
+    await waitFor(() => section.tools().some((tool) => tool.name === 'plain_post_v2'), {
+      timeoutMs: 5_000,
+      description: 'the renamed tool',
+    });
+    expect(seen.length).toBeGreaterThan(0);
+
+    const renamed = await invokeTool(toolNamed(section, 'plain_post_v2'), { q: 'x' }, { session });
+    expect(renamed.message).toContain('is not declared closed-world');
+    expect(plain.received).toEqual([]);
+  });
+
+  it("lets the config's permissions decide for a tool first listed after the escalation", async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { post: OPEN });
+    const section = sectionOf(session, {
+      name: 'plain',
+      transport: { type: 'in-memory', server: plain.endpoint as never },
+      permissions: { lookup: ['read'] },
+    });
+    await section.connect();
+    session.privateData.add('records', 'secret');
+    plain.set('lookup', CLOSED);
+    await waitFor(() => section.tools().some((tool) => tool.name === 'plain_lookup'), {
+      timeoutMs: 5_000,
+      description: 'the new tool',
+    });
+
+    const looked = await invokeTool(toolNamed(section, 'plain_lookup'), { q: 'x' }, { session });
+    expect(looked).toMatchObject({ success: true });
+    expect(plain.received).toEqual(['lookup']);
+  });
+
+  it('takes the hints of a first connect made after the escalation', async () => {
+    const session = new Session();
+    session.privateData.add('records', 'secret');
+    const plain = new Deployment('plain', { lookup: CLOSED, post: OPEN });
+    const section = plainSection(session, plain);
+    await section.connect();
+
+    expect(
+      await invokeTool(toolNamed(section, 'plain_lookup'), { q: 'x' }, { session }),
+    ).toMatchObject({
+      success: true,
+    });
+    expect(
+      (await invokeTool(toolNamed(section, 'plain_post'), { q: 'x' }, { session })).message,
+    ).toContain('is blocked');
+    expect(plain.received).toEqual(['lookup']);
+  });
+});
+
 describe('what else follows the list of the moment', () => {
   it('sends a call once more only when the tool is listed repeatable now, also through an old object', async () => {
     const session = new Session();

@@ -1,0 +1,108 @@
+/**
+ * A section connected when its session already holds private data (or
+ * its store says so) starts its stdio server only inside the sandbox:
+ * never once outside it, not even for the handshake. Found by an
+ * attacker's review: the server started on the host first, read its
+ * workspace and wrote to the host's loopback before it was restarted.
+ */
+import { readFileSync, readlinkSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FileSessionStore, McpSectionIsolated, Session } from '../../src/index.js';
+import { sandboxSupport } from '../../src/isolation/sandbox.js';
+import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
+import { childPids, expectNoNewChildren } from '../support/processes.js';
+
+const support = sandboxSupport();
+const HOST_NETNS = readlinkSync('/proc/self/ns/net');
+
+let workspace: string;
+let storeDir: string;
+let before: number[];
+
+beforeEach(async () => {
+  before = childPids();
+  workspace = await mkdtemp(path.join(tmpdir(), 'mcp-sections-late-ws-'));
+  storeDir = await mkdtemp(path.join(tmpdir(), 'mcp-sections-late-store-'));
+});
+
+afterEach(async () => {
+  await rm(workspace, { recursive: true, force: true });
+  await rm(storeDir, { recursive: true, force: true });
+  expect(await expectNoNewChildren(before)).toEqual([]);
+});
+
+/** The network namespaces the probe server started in, one per start. */
+function starts(): string[] {
+  return readFileSync(path.join(workspace, 'starts.log'), 'utf8').trim().split('\n');
+}
+
+function loggedProbe(session: Session): ReturnType<typeof probeSection> {
+  return probeSection(session, workspace, { env: { PROBE_START_LOG: 'starts.log' } });
+}
+
+describe.runIf(support.backend === 'bubblewrap')('a section connected after the escalation', () => {
+  it('starts its server sandboxed only, when the session already holds private data', async () => {
+    const session = new Session();
+    session.privateData.add('patients', 'secret');
+    const isolated = collect(session, McpSectionIsolated);
+    const section = loggedProbe(session);
+    try {
+      await section.connect();
+      const seen = jsonOf<{ netns: string | null }>(await call(section, 'probe_whoami'));
+      expect(seen.netns).not.toBe(HOST_NETNS);
+      expect(isolated).toHaveLength(1);
+    } finally {
+      await section.disconnect();
+    }
+    expect(starts()).toHaveLength(1);
+    expect(starts()).not.toContain(HOST_NETNS);
+  }, 60_000);
+
+  it('starts no server outside the sandbox on a connect after a disconnect', async () => {
+    const session = new Session();
+    const first = loggedProbe(session);
+    await first.connect();
+    session.privateData.add('patients', 'secret');
+    expect((await call(first, 'probe_whoami')).success).toBe(true);
+    await first.disconnect();
+    const second = loggedProbe(session);
+    try {
+      await second.connect();
+      expect((await call(second, 'probe_whoami')).success).toBe(true);
+    } finally {
+      await second.disconnect();
+    }
+    // The first start was before the escalation: on the host, as allowed.
+    const [beforeEscalation, ...after] = starts();
+    expect(beforeEscalation).toBe(HOST_NETNS);
+    expect(after.length).toBeGreaterThan(0);
+    expect(after).not.toContain(HOST_NETNS);
+  }, 60_000);
+
+  it('reads the store before it starts anything: a resumed session is not connected unsandboxed', async () => {
+    const sessionId = 'resumed-at-secret';
+    const earlier = await Session.open({
+      sessionId,
+      store: new FileSessionStore({ directory: storeDir }),
+    });
+    earlier.privateData.add('patients', 'secret');
+    await earlier.flushPrivateData();
+    // Not awaited: the section waits for the session to load.
+    const resumed = new Session({
+      sessionId,
+      store: new FileSessionStore({ directory: storeDir }),
+    });
+    const section = loggedProbe(resumed);
+    try {
+      await section.connect();
+      expect(resumed.privateData.sensitivity).toBe('secret');
+      expect((await call(section, 'probe_whoami')).success).toBe(true);
+    } finally {
+      await section.disconnect();
+    }
+    expect(starts()).not.toContain(HOST_NETNS);
+  }, 60_000);
+});
