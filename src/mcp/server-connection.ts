@@ -527,7 +527,8 @@ export class McpServerConnection {
     // An error this connection already made names the server: keep only its reason.
     const own = error instanceof McpConnectionError && error.serverName === this.serverName;
     const reason = this.#describeExit(
-      this.#watch?.closedBecause ?? (own ? error.reason : this.#options.redactor.message(error)),
+      this.#watch?.closedBecause ??
+        (own ? error.reason : this.#options.redactor.message(withCauses(error))),
     );
     this.#lastError = reason;
     return this.#error(`cannot connect: ${reason}`, error);
@@ -566,6 +567,22 @@ export class McpServerConnection {
       },
     );
   }
+}
+
+/**
+ * `error` with what its causes say added to its message, where the message
+ * does not say it already: `fetch` fails with "fetch failed" and keeps
+ * "connect ECONNREFUSED 127.0.0.1:8080" in its cause.
+ */
+function withCauses(error: unknown): unknown {
+  if (!(error instanceof Error) || !(error.cause instanceof Error)) return error;
+  let message = error.message;
+  let cause: unknown = error.cause;
+  for (let depth = 0; depth < 3 && cause instanceof Error; depth++, cause = cause.cause) {
+    if (cause.message.length > 0 && !message.includes(cause.message))
+      message = `${message}: ${cause.message}`;
+  }
+  return new Error(message);
 }
 
 /** An error's reason without the server's name, which the caller's text already gives. */

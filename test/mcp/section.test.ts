@@ -220,6 +220,8 @@ describe("onConnectError: 'report'", () => {
     const [alpha, zeta] = section.unavailableServers;
     // The block names the server already; the reason is the rest of the error.
     expect(alpha?.reason).toMatch(/^cannot connect: /);
+    // Not only fetch's "fetch failed": what its cause says, the refused connection.
+    expect(alpha?.reason).toContain(`ECONNREFUSED 127.0.0.1:${port}`);
     expect(zeta?.reason).toMatch(/^cannot connect: /);
     expect(
       events.of(McpServerUnavailable).map((event) => [event.serverName, event.transport]),
