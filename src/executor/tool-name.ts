@@ -24,7 +24,7 @@ export class ToolNameError extends Error {
   /** Stable machine-readable code, for callers that switch on it. */
   readonly code = 'tool-name' as const;
   constructor(
-    /** The name as it was given, before normalisation. */
+    /** The name as it was given, before normalisation; for a name that is not a string, what was given. */
     readonly toolName: string,
     message: string,
     options?: ErrorOptions,
@@ -35,6 +35,9 @@ export class ToolNameError extends Error {
 
 // Each part: an ASCII word character, then word characters or hyphens. Spelled
 // out instead of `\w` so the rule does not depend on regex flags.
+/** The right form, as messages show it. */
+const EXAMPLE = '"server.tool" (e.g. "kubernetes.get_pods")';
+
 const QUALIFIED_NAME = /^([A-Za-z0-9_][A-Za-z0-9_-]*)\.([A-Za-z0-9_][A-Za-z0-9_-]*)$/;
 
 /**
@@ -51,8 +54,11 @@ const QUALIFIED_NAME = /^([A-Za-z0-9_][A-Za-z0-9_-]*)\.([A-Za-z0-9_][A-Za-z0-9_-
  * normalizeToolName('server__tool__extra'); // "server.tool__extra"
  * normalizeToolName('server.tool'); // "server.tool"
  * ```
+ *
+ * @throws {@link ToolNameError} when `name` is not a string.
  */
 export function normalizeToolName(name: string): string {
+  checkString(name);
   if (name.includes('.')) return name;
   const at = name.indexOf('__');
   return at === -1 ? name : `${name.slice(0, at)}.${name.slice(at + 2)}`;
@@ -64,8 +70,9 @@ export function normalizeToolName(name: string): string {
  * Each part must start with an ASCII letter, digit or `_` and continue with
  * those or `-`.
  *
- * @throws {@link ToolNameError} when the normalised name is not of that form;
- * the message quotes the name and shows an example of the right form.
+ * @throws {@link ToolNameError} when the normalised name is not of that form,
+ * or `name` is not a string; the message quotes the name (or says what was
+ * given) and shows an example of the right form.
  *
  * @example
  * ```ts
@@ -79,10 +86,17 @@ export function splitToolName(name: string): { server: string; tool: string } {
   const server = match?.[1];
   const tool = match?.[2];
   if (server === undefined || tool === undefined) {
-    throw new ToolNameError(
-      name,
-      `tool name ${describeSent(name)} must look like "server.tool" (e.g. "kubernetes.get_pods")`,
-    );
+    throw new ToolNameError(name, `tool name ${describeSent(name)} must look like ${EXAMPLE}`);
   }
   return { server, tool };
+}
+
+/**
+ * @throws {@link ToolNameError} for a name that is not a string, whose
+ *   `toolName` is then a description of what was given.
+ */
+function checkString(name: unknown): asserts name is string {
+  if (typeof name === 'string') return;
+  const given = describeSent(name);
+  throw new ToolNameError(given, `tool name must be a string like ${EXAMPLE}, received ${given}`);
 }

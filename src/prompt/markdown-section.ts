@@ -52,10 +52,16 @@ export class MarkdownSection<P extends ParamsSchema | undefined = undefined> ext
         : parseTemplate(this.summary, `summary of section "${options.key}"`);
   }
 
-  override validate(): void {
-    this.#checkPlaceholders(this.#parts, `section "${this.key}"`);
+  /**
+   * Checks that every placeholder names a params field.
+   * @param path The section's dotted path, which errors name. @default the key
+   * @throws PromptValidationError naming the path, the placeholder and the fields.
+   */
+  override validate(path: string = this.key): void {
+    const where = `section "${path}"`;
+    this.#checkPlaceholders(this.#parts, where);
     if (this.#summaryParts !== undefined) {
-      this.#checkPlaceholders(this.#summaryParts, `section "${this.key}"`, 'summary placeholder');
+      this.#checkPlaceholders(this.#summaryParts, where, 'summary placeholder');
     }
   }
 

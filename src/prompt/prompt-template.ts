@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { PromptValidationError, messageOf } from '../core/errors.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
-import type { JsonSchema } from '../tools/tool.js';
+import { type JsonSchema, Tool } from '../tools/tool.js';
+import { describeValue } from './describe-value.js';
 import { checkDisclosureToolNames, checkSummarizable } from './disclosure/disclosure-checks.js';
-import { SECTION_KEY_PATTERN, type Section } from './section.js';
+import { SECTION_EXPECTED, SECTION_KEY_PATTERN, type Section, isSection } from './section.js';
 
 /** Options of {@link PromptTemplate.create}. */
 export interface PromptTemplateOptions<O = unknown> {
@@ -58,21 +59,37 @@ export class PromptTemplate<O = unknown> {
   /**
    * Validates the tree and creates the template: keys match
    * `^[a-z0-9][a-z0-9._-]{0,63}$` and are unique among siblings, every
-   * placeholder names a params field, tool names are unique across the prompt.
+   * placeholder names a params field, tool names are unique across the prompt;
+   * sections and tools are what they claim to be.
    *
-   * @throws PromptValidationError quoting the offending value.
+   * @throws PromptValidationError quoting the offending value, or naming the
+   *   path of the section it was found in.
    */
   static create<O = unknown>(options: PromptTemplateOptions<O>): PromptTemplate<O> {
     checkKey(options.ns, 'prompt namespace');
     checkKey(options.key, 'prompt key');
+    const prompt = `prompt "${options.ns}/${options.key}"`;
+    if (!Array.isArray(options.sections)) {
+      throw new PromptValidationError(
+        `${prompt}: sections must be an array of which each item is ${SECTION_EXPECTED}, received ${describeValue(options.sections)}`,
+      );
+    }
     if (options.sections.length === 0) {
-      throw new PromptValidationError(`prompt "${options.ns}/${options.key}" has no sections`);
+      throw new PromptValidationError(`${prompt} has no sections`);
     }
     const toolOwners = new Map<string, string>();
     let summarizable = false;
     const visit = (sections: readonly Section[], parentPath: string): void => {
       const siblings = new Set<string>();
-      for (const section of sections) {
+      for (const [index, section] of sections.entries()) {
+        // Children were checked when their parent was built; a subclass may still hand over anything.
+        if (!isSection(section)) {
+          const owner =
+            parentPath === '' ? `${prompt}: sections` : `section "${parentPath}": children`;
+          throw new PromptValidationError(
+            `${owner}[${index}] must be ${SECTION_EXPECTED}, received ${describeValue(section)}`,
+          );
+        }
         checkKey(
           section.key,
           parentPath === '' ? 'section key' : `section key under "${parentPath}"`,
@@ -84,10 +101,15 @@ export class PromptTemplate<O = unknown> {
           );
         }
         siblings.add(section.key);
-        section.validate();
+        section.validate(path);
         checkSummarizable(section, path);
         summarizable ||= section.summarizable;
-        for (const tool of section.toolsAtCreation()) {
+        for (const [toolIndex, tool] of section.toolsAtCreation().entries()) {
+          if (!(tool instanceof Tool)) {
+            throw new PromptValidationError(
+              `section "${path}": tools[${toolIndex}] must be a Tool (made by Tool.create), received ${describeValue(tool)}`,
+            );
+          }
           const owner = toolOwners.get(tool.name);
           if (owner !== undefined) {
             throw new PromptValidationError(

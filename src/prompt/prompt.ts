@@ -1,6 +1,6 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { trimBodyEdges } from './template-text.js';
-import { PromptRenderError } from '../core/errors.js';
+import { boundedQuote, messageOf, PromptRenderError } from '../core/errors.js';
 import { isObserved } from '../runtime/event-bus.js';
 import { PromptRendered } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
@@ -9,6 +9,7 @@ import { OverridesApplier, type OverrideOutcome } from './overrides/apply.js';
 import { DEFAULT_OVERRIDES_TAG, type PromptOverrides } from './overrides/prompt-overrides.js';
 import type { OverridesStoreCallOptions, PromptOverridesStore } from './overrides/store.js';
 import type { PromptTemplate } from './prompt-template.js';
+import { describeValue } from './describe-value.js';
 import { RenderedPrompt } from './rendered-prompt.js';
 import { sameItems } from './same-items.js';
 import type { ParamsSchema, Section, SectionRenderContext } from './section.js';
@@ -120,9 +121,15 @@ export class Prompt<O = unknown> {
    * Binds a value for every section whose params type is `schema`; binding
    * the same schema again replaces the value.
    *
+   * @throws TypeError when `schema` is not a zod object schema.
    * @throws PromptRenderError when `value` does not parse.
    */
   bind<S extends ParamsSchema>(schema: S, value: z.input<S>): this {
+    if (!((schema as unknown) instanceof z.ZodObject)) {
+      throw new TypeError(
+        `bind(schema, value): schema must be a zod object schema (a section's params), received ${describeValue(schema)}`,
+      );
+    }
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
       throw new PromptRenderError(
@@ -142,7 +149,8 @@ export class Prompt<O = unknown> {
    * summary alone, and while any is, `open_sections` / `read_section` are
    * offered (see docs/prompts.md).
    *
-   * @throws PromptRenderError for a missing value or params that do not parse.
+   * @throws PromptRenderError for a missing value, params that do not parse,
+   *   or an `enabled` predicate that throws (naming the section's path).
    * @throws SessionStoreError `session-not-loaded` when sections may be
    *   summarized and the session's store is not loaded yet.
    */
@@ -198,7 +206,7 @@ export class Prompt<O = unknown> {
     for (const section of sections) {
       const path = parentPath === '' ? section.key : `${parentPath}.${section.key}`;
       const params = this.#resolveParams(section, path);
-      if (!section.isEnabled(params, session === undefined ? {} : { session })) continue;
+      if (!isEnabled(section, params, path, session)) continue;
       index += 1;
       const number = prefix === '' ? String(index) : `${prefix}.${index}`;
       const context: SectionRenderContext = {
@@ -337,6 +345,26 @@ export class Prompt<O = unknown> {
     throw new PromptRenderError(`section "${path}": no params bound; ${failures.join('; ')}`, {
       cause: cause ?? parsed.error,
     });
+  }
+}
+
+/**
+ * Asks a section's `enabled` predicate.
+ * @throws PromptRenderError naming the section's path when the predicate throws, with the error as cause.
+ */
+function isEnabled(
+  section: Section,
+  params: unknown,
+  path: string,
+  session: Session | undefined,
+): boolean {
+  try {
+    return section.isEnabled(params, session === undefined ? {} : { session });
+  } catch (error) {
+    throw new PromptRenderError(
+      `section "${path}": its enabled predicate threw: ${boundedQuote(messageOf(error))}`,
+      { cause: error },
+    );
   }
 }
 

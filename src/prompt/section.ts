@@ -1,8 +1,9 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
-import type { Tool } from '../tools/tool.js';
+import { Tool } from '../tools/tool.js';
+import { describeValue, quoteShort } from './describe-value.js';
 import { dedent } from './template-text.js';
 import {
   type SectionSummaryContext,
@@ -51,8 +52,9 @@ export interface SectionEnabledContext {
 export interface SectionOptions<P extends ParamsSchema | undefined = undefined> {
   /** `^[a-z0-9][a-z0-9._-]{0,63}$`, unique among siblings. */
   readonly key: string;
+  /** The heading's text: one line, not blank. */
   readonly title: string;
-  /** The section's params type; placeholders must name its fields. */
+  /** The section's params type, a zod object schema; placeholders must name its fields. */
   readonly params?: P;
   /** Used when no value is bound for `params`. */
   readonly defaultParams?: P extends ParamsSchema ? z.input<P> : never;
@@ -102,16 +104,22 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
   readonly #policies: readonly ToolPolicy[];
   readonly #visibility: VisibilitySelector<never> | undefined;
 
-  /** @throws PromptValidationError for `policies` that are not a list of `ToolPolicy`. */
+  /**
+   * @throws PromptValidationError naming the section's key for a title that
+   *   is not a one-line, non-blank string, `params` that are not a zod object
+   *   schema, `children` that are not sections, `tools` that are not `Tool`s,
+   *   or `policies` that are not a list of `ToolPolicy`.
+   */
   protected constructor(options: SectionOptions<P>) {
+    const where = `section "${options.key}"`;
     this.key = options.key;
-    this.title = options.title;
-    this.params = options.params;
+    this.title = checkTitle(options.title, where);
+    this.params = checkParams(options.params, where);
     this.defaultParams = options.defaultParams;
-    this.children = Object.freeze([...(options.children ?? [])]);
+    this.children = checkItems(options.children, where, 'children', isSection, SECTION_EXPECTED);
     this.acceptsOverrides = options.acceptsOverrides ?? false;
     this.#enabled = options.enabled;
-    this.#tools = Object.freeze([...(options.tools ?? [])]);
+    this.#tools = checkItems(options.tools, where, 'tools', isTool, TOOL_EXPECTED);
     this.#policies = checkToolPolicies(options.policies, `section "${options.key}"`);
     checkVisibilityOption(options.key, options.visibility);
     checkSummaryOption(options.key, options.summary);
@@ -192,10 +200,11 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
   }
 
   /**
-   * Checks the section's own definition; called by `PromptTemplate.create`.
+   * Checks the section's own definition; called by `PromptTemplate.create`
+   * with the section's dotted path, which errors name.
    * @throws PromptValidationError
    */
-  validate(): void {}
+  validate(_path?: string): void {}
 
   /**
    * The text a prompt override replaces, and whose content hash it
@@ -221,4 +230,68 @@ export abstract class Section<P extends ParamsSchema | undefined = ParamsSchema 
     params: P extends ParamsSchema ? z.output<P> : undefined,
     context: SectionRenderContext,
   ): string;
+}
+
+/** What a section's `children` (and a prompt's `sections`) must hold. */
+export const SECTION_EXPECTED = 'a Section (such as a MarkdownSection)';
+const TOOL_EXPECTED = 'a Tool (made by Tool.create)';
+
+/** Line breaks that would end a heading early: a title holding one could forge a heading. */
+const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/;
+
+/** True for a section, whatever its class. */
+export function isSection(value: unknown): value is Section {
+  return value instanceof Section;
+}
+
+function isTool(value: unknown): value is Tool {
+  return value instanceof Tool;
+}
+
+function checkTitle(title: unknown, where: string): string {
+  if (typeof title !== 'string' || title.trim().length === 0) {
+    throw new PromptValidationError(
+      `${where}: title must be a non-blank string, received ${typeof title === 'string' ? quoteShort(title) : describeValue(title)}`,
+    );
+  }
+  if (LINE_BREAK.test(title)) {
+    throw new PromptValidationError(
+      `${where}: title must be one line (it is the heading's text), received ${quoteShort(title)}`,
+    );
+  }
+  return title;
+}
+
+function checkParams<P>(params: P, where: string): P {
+  if (params === undefined || params instanceof z.ZodObject) return params;
+  throw new PromptValidationError(
+    `${where}: params must be a zod object schema (z.object({ ... })), received ${describeValue(params)}`,
+  );
+}
+
+/**
+ * A frozen copy of a list option whose every item passes `accepts`.
+ * @throws PromptValidationError naming the option, the index and what was there.
+ */
+function checkItems<T>(
+  items: unknown,
+  where: string,
+  option: string,
+  accepts: (item: unknown) => item is T,
+  expected: string,
+): readonly T[] {
+  if (items === undefined) return Object.freeze([]);
+  if (!Array.isArray(items)) {
+    throw new PromptValidationError(
+      `${where}: ${option} must be an array of which each item is ${expected}, received ${describeValue(items)}`,
+    );
+  }
+  items.forEach((item: unknown, index) => {
+    if (!accepts(item)) {
+      throw new PromptValidationError(
+        `${where}: ${option}[${index}] must be ${expected}, received ${describeValue(item)}`,
+      );
+    }
+  });
+  return Object.freeze([...(items as T[])]);
 }

@@ -1,3 +1,5 @@
+import { describeSent } from '../core/describe-sent.js';
+
 /** A class whose instances are events. Subscriptions are by exact class. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- constructor arguments are irrelevant to matching
 export type EventClass<E extends object> = abstract new (...args: any[]) => E;
@@ -88,13 +90,22 @@ export class InProcessEventBus implements EventBus {
   readonly #byClass = new WeakMap<object, readonly Subscription[]>();
   #all: readonly Subscription[] = NO_SUBSCRIPTIONS;
 
+  /** @throws TypeError when `eventClass` is not a class or `handler` not a function. */
   subscribe<E extends object>(eventClass: EventClass<E>, handler: EventHandler<E>): Unsubscribe {
+    if (typeof eventClass !== 'function') {
+      throw new TypeError(
+        `subscribe(eventClass, handler): eventClass must be an event class, received ${describeSent(eventClass)}`,
+      );
+    }
+    checkHandler(handler, 'subscribe(eventClass, handler)');
     const subscription: Subscription = { handler: handler as EventHandler<object> };
     this.#byClass.set(eventClass, [...this.#of(eventClass), subscription]);
     return once(() => this.#byClass.set(eventClass, without(this.#of(eventClass), subscription)));
   }
 
+  /** @throws TypeError when `handler` is not a function. */
   subscribeAll(handler: EventHandler<object>): Unsubscribe {
+    checkHandler(handler, 'subscribeAll(handler)');
     const subscription: Subscription = { handler };
     this.#all = [...this.#all, subscription];
     return once(() => {
@@ -106,7 +117,13 @@ export class InProcessEventBus implements EventBus {
     return this.#of(eventClass).length > 0 || this.#all.length > 0;
   }
 
+  /** @throws TypeError when `event` is not an object (an instance of an event class). */
   dispatch(event: object): DispatchResult {
+    if (typeof event !== 'object' || event === null) {
+      throw new TypeError(
+        `dispatch(event): event must be an instance of an event class, received ${describeSent(event)}`,
+      );
+    }
     const typed = this.#of(event.constructor);
     const all = this.#all;
     if (typed.length === 0 && all.length === 0) return EMPTY_RESULT;
@@ -118,6 +135,12 @@ export class InProcessEventBus implements EventBus {
 
   #of(eventClass: object): readonly Subscription[] {
     return this.#byClass.get(eventClass) ?? NO_SUBSCRIPTIONS;
+  }
+}
+
+function checkHandler(handler: unknown, call: string): void {
+  if (typeof handler !== 'function') {
+    throw new TypeError(`${call}: handler must be a function, received ${describeSent(handler)}`);
   }
 }
 

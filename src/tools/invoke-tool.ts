@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { describeSent } from '../core/describe-sent.js';
 import { boundedQuote, FATAL_PREFIX, McpFatalToolError, messageOf } from '../core/errors.js';
 import { sliceSafe } from '../core/well-formed.js';
 import { isObserved } from '../runtime/event-bus.js';
@@ -66,15 +67,31 @@ export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
  *    when a policy refused the call;
  * 7. return the result.
  *
- * @throws McpFatalToolError, only, when the tool failed with a message that
- *   starts with `[FATAL] ` (after rollback and after `ToolInvoked`).
+ * @throws McpFatalToolError when the tool failed with a message that
+ *   starts with `[FATAL] ` (after rollback and after `ToolInvoked`): the
+ *   only failure of a tool that is thrown, every other is an error result.
+ * @throws TypeError when the caller passed no `Session` as `options.session`
+ *   or a `tool` that is not a `Tool`: a programming error, reported before
+ *   anything runs (no handler, no event).
  */
 export async function invokeTool<S extends z.ZodType, R>(
   tool: Tool<S, R>,
   rawArgs: unknown,
   options: InvokeToolOptions,
 ): Promise<ToolResult<R | null>> {
-  const { session } = options;
+  // Checked by shape, not by class: a second copy of this package makes Tools and Sessions too.
+  const shape = tool as Partial<Tool> | null | undefined;
+  if (typeof shape?.handler !== 'function' || typeof shape.writesInCall !== 'function') {
+    throw new TypeError(
+      `invokeTool(tool, rawArgs, options): tool must be a Tool (made by Tool.create), received ${describeSent(tool)}`,
+    );
+  }
+  const session = (options as InvokeToolOptions | undefined)?.session as Session;
+  if (typeof (session as Partial<Session> | undefined)?.beginCall !== 'function') {
+    throw new TypeError(
+      `invokeTool(tool, rawArgs, options): options.session must be a Session, received ${describeSent(session)}`,
+    );
+  }
   // One clock read: the wall-clock start is worked out only for an event (below).
   const startedAt = performance.now();
   const callId = nextCallId();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeSent } from '../core/describe-sent.js';
 import { PromptValidationError } from '../core/errors.js';
 import { type DirectCheck, directCheckOf } from './direct-check.js';
 import type { ToolContext } from './tool-context.js';
@@ -8,8 +9,32 @@ import type { ToolResult } from './tool-result.js';
 /** Tool names: lower-case letters, digits, `_` and `-`, 1–64 characters. */
 export const TOOL_NAME_PATTERN = /^[a-z0-9_-]{1,64}$/;
 
-/** Longest tool description, after trimming. */
+/**
+ * Longest tool description, after trimming, in characters: Unicode code
+ * points (see {@link characterCount}), so an emoji counts once.
+ */
 export const MAX_TOOL_DESCRIPTION_LENGTH = 200;
+
+/**
+ * The number of characters of `text` as a reader counts them: Unicode
+ * code points, not UTF-16 code units (`'😀'.length` is 2). A combining
+ * mark is a code point of its own; a lone surrogate counts as one.
+ * @internal
+ */
+export function characterCount(text: string): number {
+  let count = text.length;
+  for (let index = 0; index < text.length - 1; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        index++;
+      }
+    }
+  }
+  return count;
+}
 
 /** A JSON Schema object as sent to an LLM API. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -38,7 +63,7 @@ export type ToolHandler<P, R> = (
 export interface ToolOptions<S extends z.ZodType, R> {
   /** `^[a-z0-9_-]{1,64}$`. */
   readonly name: string;
-  /** 1–200 characters after trimming. */
+  /** 1–200 characters (code points) after trimming. */
   readonly description: string;
   /**
    * Validates the arguments before the handler runs: a zod schema, or a
@@ -137,7 +162,8 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
 
   /**
    * Validates and creates a tool.
-   * @throws PromptValidationError quoting a bad name or description, or
+   * @throws PromptValidationError quoting a bad name or description, saying
+   *   what was given for a description or handler of the wrong type, or
    *   naming the example and the field that does not match `params`.
    */
   static create<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
@@ -147,11 +173,24 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
         `tool name ${JSON.stringify(name)} must match ${TOOL_NAME_PATTERN.source}`,
       );
     }
-    const description = typeof options.description === 'string' ? options.description.trim() : '';
-    if (description.length === 0 || description.length > MAX_TOOL_DESCRIPTION_LENGTH) {
+    if (typeof options.description !== 'string') {
+      throw new PromptValidationError(
+        `description of tool "${name}" must be a string of 1-${MAX_TOOL_DESCRIPTION_LENGTH} characters, ` +
+          `received ${kindOf(options.description)}`,
+      );
+    }
+    const description = options.description.trim();
+    const length = characterCount(description);
+    if (length === 0 || length > MAX_TOOL_DESCRIPTION_LENGTH) {
       throw new PromptValidationError(
         `description of tool "${name}" must be 1-${MAX_TOOL_DESCRIPTION_LENGTH} characters after trimming, ` +
-          `got ${description.length}: ${JSON.stringify(description)}`,
+          `got ${length}: ${JSON.stringify(description)}`,
+      );
+    }
+    if (typeof options.handler !== 'function') {
+      throw new PromptValidationError(
+        `handler of tool "${name}" must be a function (params, context) => ToolResult, ` +
+          `received ${kindOf(options.handler)}`,
       );
     }
     if (!(options.params instanceof z.ZodType) && typeof options.params !== 'function') {
@@ -213,5 +252,19 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
       z.toJSONSchema(this.params, { io: 'input', unrepresentable: 'any' }) as JsonSchema,
     );
     return this.#inputSchema;
+  }
+}
+
+/** What a value of the wrong type is, for a message: its kind, and a short primitive's value. */
+function kindOf(value: unknown): string {
+  switch (typeof value) {
+    case 'undefined':
+      return 'nothing';
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      return `a ${typeof value} (${describeSent(value)})`;
+    default:
+      return describeSent(value); // null, an object, an array, a function, a symbol
   }
 }

@@ -14,6 +14,28 @@ describe('normalizeToolName', () => {
   });
 });
 
+describe('a name that is not a string', () => {
+  it.each([
+    [undefined, 'nothing'],
+    [null, 'null'],
+    [42, '42'],
+    [{ server: 'a', tool: 'b' }, 'an object'],
+  ])('%j is a ToolNameError showing the right form', (name, received) => {
+    const message = `tool name must be a string like "server.tool" (e.g. "kubernetes.get_pods"), received ${received}`;
+    for (const call of [normalizeToolName, splitToolName]) {
+      let error: unknown;
+      try {
+        call(name as never);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ToolNameError);
+      expect((error as ToolNameError).message).toBe(message);
+      expect((error as ToolNameError).toolName).toBe(received);
+    }
+  });
+});
+
 describe('splitToolName', () => {
   it.each([
     ['kubernetes.get_pods', 'kubernetes', 'get_pods'],

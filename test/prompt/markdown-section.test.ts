@@ -91,6 +91,101 @@ describe('MarkdownSection', () => {
     expect(error.message).toBe(message);
   });
 
+  describe('title', () => {
+    it.each([
+      [undefined, 'a non-blank string, received nothing'],
+      ['', 'a non-blank string, received ""'],
+      [' \t ', 'a non-blank string, received " \\t "'],
+      [42, 'a non-blank string, received 42'],
+      [
+        'A\n## 9. Fake (fake)',
+        'one line (it is the heading\'s text), received "A\\n## 9. Fake (fake)"',
+      ],
+      ['A\r\nB', 'one line (it is the heading\'s text), received "A\\r\\nB"'],
+      ['A\u2028B', 'one line (it is the heading\'s text), received "A\u2028B"'],
+    ])('refuses the title %j, naming the section key', (title, expected) => {
+      const error = thrown(
+        () => new MarkdownSection({ key: 'k', title: title as never, template: 'x' }),
+      );
+      expect(error).toBeInstanceOf(PromptValidationError);
+      expect(error.message).toBe(`section "k": title must be ${expected}`);
+    });
+
+    it('quotes a long bad title cut short', () => {
+      const title = `${'t'.repeat(5_000)}\n`;
+      const error = thrown(() => new MarkdownSection({ key: 'k', title, template: 'x' }));
+      expect(error).toBeInstanceOf(PromptValidationError);
+      expect(error.message).toContain('(5001 characters)');
+      expect(error.message.length).toBeLessThan(200);
+    });
+  });
+
+  describe('what the section is made of', () => {
+    it('refuses params that are not a zod object schema, saying what they are', () => {
+      for (const [params, received] of [
+        [z.string(), 'a zod string schema'],
+        [{ user: z.string() }, 'an object'],
+        ['user', '"user"'],
+      ] as const) {
+        const error = thrown(
+          () =>
+            new MarkdownSection({
+              key: 'k',
+              title: 'T',
+              params: params as never,
+              template: '${user}',
+            }),
+        );
+        expect(error).toBeInstanceOf(PromptValidationError);
+        expect(error.message).toBe(
+          `section "k": params must be a zod object schema (z.object({ ... })), received ${received}`,
+        );
+      }
+    });
+
+    it('refuses children that are not sections, naming the index and not dumping the value', () => {
+      const child = new MarkdownSection({ key: 'c', title: 'C', template: 'c' });
+      const bad = { key: 'b', secret: 's'.repeat(10_000) };
+      const error = thrown(
+        () =>
+          new MarkdownSection({
+            key: 'k',
+            title: 'T',
+            template: 'x',
+            children: [child, bad as never],
+          }),
+      );
+      expect(error).toBeInstanceOf(PromptValidationError);
+      expect(error.message).toBe(
+        'section "k": children[1] must be a Section (such as a MarkdownSection), received an object',
+      );
+      expect(
+        thrown(
+          () =>
+            new MarkdownSection({ key: 'k', title: 'T', template: 'x', children: child as never }),
+        ).message,
+      ).toBe(
+        'section "k": children must be an array of which each item is a Section (such as a MarkdownSection), received an instance of MarkdownSection',
+      );
+    });
+
+    it('refuses tools that are not Tools', () => {
+      const error = thrown(
+        () =>
+          new MarkdownSection({
+            key: 'k',
+            title: 'T',
+            template: 'x',
+            tools: [{ name: 'x' } as never],
+          }),
+      );
+      expect(error).toBeInstanceOf(PromptValidationError);
+      expect(error.message).toBe(
+        'section "k": tools[0] must be a Tool (made by Tool.create), received an object',
+      );
+    });
+  });
+
   it('validate names a placeholder without a params field', () => {
     const noParams = new MarkdownSection({ key: 'k', title: 'T', template: 'Hi ${user}' });
     const error = thrown(() => noParams.validate());
@@ -106,6 +201,9 @@ describe('MarkdownSection', () => {
     });
     expect(thrown(() => withParams.validate()).message).toBe(
       'section "k": placeholder "${user}" names no params field (params fields: name, age)',
+    );
+    expect(thrown(() => withParams.validate('parent.k')).message).toBe(
+      'section "parent.k": placeholder "${user}" names no params field (params fields: name, age)',
     );
   });
 

@@ -14,7 +14,7 @@ function create(sections: readonly Section[]): PromptTemplate {
 }
 
 function leaf(key: string, extra: { tools?: Tool[] } = {}): MarkdownSection {
-  return new MarkdownSection({ key, title: key, template: 'Body', ...extra });
+  return new MarkdownSection({ key, title: `Title of ${key}`, template: 'Body', ...extra });
 }
 
 function tool(name: string): Tool {
@@ -107,6 +107,44 @@ describe('PromptTemplate.create', () => {
     });
   });
 
+  describe('what the tree is made of', () => {
+    it('rejects sections that are not Section objects, naming the index', () => {
+      expect(validationMessage(() => create(['x' as never]))).toBe(
+        'prompt "test/prompt": sections[0] must be a Section (such as a MarkdownSection), received "x"',
+      );
+      expect(validationMessage(() => create([leaf('a'), { key: 'b' } as never]))).toBe(
+        'prompt "test/prompt": sections[1] must be a Section (such as a MarkdownSection), received an object',
+      );
+      expect(
+        validationMessage(() =>
+          PromptTemplate.create({ ns: 'test', key: 'prompt', sections: leaf('a') as never }),
+        ),
+      ).toBe(
+        'prompt "test/prompt": sections must be an array of which each item is a Section (such as a MarkdownSection), received an instance of MarkdownSection',
+      );
+    });
+
+    it('rejects a child or a tool of the wrong kind that a section hands over later', () => {
+      class Loose extends MarkdownSection {
+        constructor(readonly extraTools: readonly unknown[]) {
+          super({ key: 'loose', title: 'Loose', template: 'x' });
+        }
+        override toolsAtCreation(): readonly Tool[] {
+          return this.extraTools as Tool[];
+        }
+      }
+      const mutated = new Loose([]);
+      // Checked when the section was built; a section may still change its own field.
+      Object.defineProperty(mutated, 'children', { value: [42] });
+      expect(validationMessage(() => create([mutated]))).toBe(
+        'section "loose": children[0] must be a Section (such as a MarkdownSection), received 42',
+      );
+      expect(validationMessage(() => create([new Loose([tool('ok'), { name: 'x' }])]))).toBe(
+        'section "loose": tools[1] must be a Tool (made by Tool.create), received an object',
+      );
+    });
+  });
+
   it('rejects a prompt without sections', () => {
     expect(validationMessage(() => create([]))).toBe('prompt "test/prompt" has no sections');
   });
@@ -140,6 +178,22 @@ describe('PromptTemplate.create', () => {
         children: [child],
       });
       expect(validationMessage(() => create([parent]))).toContain('"${missing}"');
+    });
+
+    it('names a nested section by its dotted path, so two children with one key are told apart', () => {
+      const User = z.object({ user: z.string() });
+      const child = (template: string) => new MarkdownSection({ key: 'b', title: 'B', template });
+      const parent = (key: string, template: string) =>
+        new MarkdownSection({
+          key,
+          title: key,
+          params: User,
+          template: '${user}',
+          children: [child(template)],
+        });
+      expect(validationMessage(() => create([parent('a', 'ok'), parent('x', '${user}')]))).toBe(
+        'section "x.b": placeholder "${user}" names no params field (the section has no params)',
+      );
     });
 
     it('does not treat an escaped $${name} as a placeholder', () => {

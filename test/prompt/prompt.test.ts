@@ -345,7 +345,66 @@ describe('params lookup', () => {
   });
 });
 
+describe('bind', () => {
+  it('refuses a schema that is not a zod object schema with a TypeError saying what it got', () => {
+    const prompt = new Prompt(
+      PromptTemplate.create({
+        ns: 'test',
+        key: 'prompt',
+        sections: [new MarkdownSection({ key: 'a', title: 'A', template: 'x' })],
+      }),
+    );
+    const message =
+      "bind(schema, value): schema must be a zod object schema (a section's params), received";
+    expect(() => prompt.bind(undefined as never, {} as never)).toThrow(
+      new TypeError(`${message} nothing`),
+    );
+    expect(() => prompt.bind(z.string() as never, 'x' as never)).toThrow(
+      new TypeError(`${message} a zod string schema`),
+    );
+    expect(() =>
+      prompt.bind({ safeParse: () => ({ success: true }) } as never, {} as never),
+    ).toThrow(new TypeError(`${message} an object`));
+  });
+});
+
 describe('the enabled predicate', () => {
+  it('that throws makes a PromptRenderError naming the section path, with the error as cause', () => {
+    const failure = new Error('flag store unreachable');
+    const template = PromptTemplate.create({
+      ns: 'test',
+      key: 'prompt',
+      sections: [
+        new MarkdownSection({
+          key: 'parent',
+          title: 'Parent',
+          template: 'P',
+          children: [
+            new MarkdownSection({
+              key: 'child',
+              title: 'Child',
+              template: 'C',
+              enabled: () => {
+                throw failure;
+              },
+            }),
+          ],
+        }),
+      ],
+    });
+    let error: unknown;
+    try {
+      new Prompt(template).render();
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(PromptRenderError);
+    expect((error as PromptRenderError).message).toBe(
+      'section "parent.child": its enabled predicate threw: flag store unreachable',
+    );
+    expect((error as PromptRenderError).cause).toBe(failure);
+  });
+
   it('receives the resolved params and the session, and can switch a section off', () => {
     const Flags = z.object({ verbose: z.boolean() });
     const calls: { params: unknown; session: unknown }[] = [];

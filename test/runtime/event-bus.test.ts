@@ -131,6 +131,41 @@ describe('InProcessEventBus', () => {
     expect(seen).toEqual(['first', 'second', 'first']);
   });
 
+  it('refuses a subscription to something that is not a class, or without a handler function', () => {
+    const bus = new InProcessEventBus();
+    expect(() => bus.subscribe('OrderPlaced' as never, () => {})).toThrow(
+      new TypeError(
+        'subscribe(eventClass, handler): eventClass must be an event class, received "OrderPlaced"',
+      ),
+    );
+    expect(() => bus.subscribe(OrderPlaced, 'log' as never)).toThrow(
+      new TypeError('subscribe(eventClass, handler): handler must be a function, received "log"'),
+    );
+    expect(() => bus.subscribeAll(undefined as never)).toThrow(
+      new TypeError('subscribeAll(handler): handler must be a function, received nothing'),
+    );
+    expect(bus.hasSubscribers(OrderPlaced)).toBe(false);
+  });
+
+  it('refuses to dispatch something that is not an event object', () => {
+    const bus = new InProcessEventBus();
+    const seen: unknown[] = [];
+    bus.subscribeAll((event) => seen.push(event));
+    for (const [event, received] of [
+      [null, 'null'],
+      [undefined, 'nothing'],
+      ['OrderPlaced', '"OrderPlaced"'],
+      [42, '42'],
+    ] as const) {
+      expect(() => bus.dispatch(event as never)).toThrow(
+        new TypeError(
+          `dispatch(event): event must be an instance of an event class, received ${received}`,
+        ),
+      );
+    }
+    expect(seen).toEqual([]);
+  });
+
   it('keeps separate buses separate', () => {
     const one = new InProcessEventBus();
     const two = new InProcessEventBus();

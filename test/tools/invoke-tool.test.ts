@@ -52,6 +52,41 @@ function writer(
 }
 
 describe('invokeTool', () => {
+  describe('programming errors of the caller', () => {
+    it('rejects a call without a session with a TypeError, before the handler runs', async () => {
+      let ran = 0;
+      const tool = writer(() => {
+        ran += 1;
+        return ToolResult.ok(null);
+      });
+      const message =
+        'invokeTool(tool, rawArgs, options): options.session must be a Session, received';
+      await expect(invokeTool(tool, { text: 'a' }, {} as never)).rejects.toThrow(
+        new TypeError(`${message} nothing`),
+      );
+      await expect(invokeTool(tool, { text: 'a' }, undefined as never)).rejects.toThrow(
+        new TypeError(`${message} nothing`),
+      );
+      await expect(
+        invokeTool(tool, { text: 'a' }, { session: { sessionId: 's' } } as never),
+      ).rejects.toThrow(new TypeError(`${message} an object`));
+      expect(ran).toBe(0);
+    });
+
+    it('rejects something that is not a Tool with a TypeError, publishing nothing', async () => {
+      const { session, events, ledger } = fixture();
+      const fake = { name: 'write', handler: () => ToolResult.ok(null) };
+      await expect(invokeTool(fake as never, { text: 'a' }, { session })).rejects.toThrow(
+        new TypeError(
+          'invokeTool(tool, rawArgs, options): tool must be a Tool (made by Tool.create), received an object',
+        ),
+      );
+      await expect(invokeTool(undefined as never, {}, { session })).rejects.toThrow(TypeError);
+      expect(events).toEqual([]);
+      expect(ledger.get().entries).toEqual(['opening']);
+    });
+  });
+
   describe('argument validation', () => {
     it('names at most 20 problems, and counts the rest', async () => {
       const { session } = fixture();

@@ -71,12 +71,49 @@ describe('Tool.create', () => {
       expect(rejection({ description: ' \n\t ' })).toContain('got 0: ""');
     });
 
+    it('counts characters as code points: an emoji is one character', () => {
+      const emoji = '\u{1F600}';
+      expect(Tool.create({ ...base, description: emoji.repeat(150) }).description).toBe(
+        emoji.repeat(150),
+      );
+      expect(Tool.create({ ...base, description: ` ${emoji.repeat(200)} ` }).description).toBe(
+        emoji.repeat(200),
+      );
+      expect(rejection({ description: emoji.repeat(201) })).toContain(
+        'must be 1-200 characters after trimming, got 201:',
+      );
+      // A combining mark is a code point of its own: 'e\u0301' is two characters.
+      expect(() => Tool.create({ ...base, description: 'e\u0301'.repeat(100) })).not.toThrow();
+      expect(rejection({ description: 'e\u0301'.repeat(101) })).toContain('got 202:');
+    });
+
+    it('rejects a description that is not a string, saying what it got', () => {
+      expect(rejection({ description: 123 as never })).toBe(
+        'description of tool "echo" must be a string of 1-200 characters, received a number (123)',
+      );
+      expect(rejection({ description: undefined as never })).toBe(
+        'description of tool "echo" must be a string of 1-200 characters, received nothing',
+      );
+      expect(rejection({ description: ['Echoes'] as never })).toContain('received an array');
+    });
+
     it('rejects a description of 201 characters, quoting it', () => {
       const description = 'd'.repeat(201);
       expect(rejection({ description })).toBe(
         `description of tool "echo" must be 1-200 characters after trimming, got 201: "${description}"`,
       );
     });
+  });
+
+  it('rejects a missing handler, or one that is not a function, when the tool is created', () => {
+    expect(rejection({ handler: undefined as never })).toBe(
+      'handler of tool "echo" must be a function (params, context) => ToolResult, received nothing',
+    );
+    expect(rejection({ handler: 'echo' as never })).toBe(
+      'handler of tool "echo" must be a function (params, context) => ToolResult, received "echo"',
+    );
+    const { handler: _dropped, ...withoutHandler } = base;
+    expect(() => Tool.create(withoutHandler as never)).toThrow(PromptValidationError);
   });
 
   it('rejects params that are not a zod schema', () => {

@@ -8,7 +8,7 @@
 import { PromptOverridesError, PromptValidationError } from '../../core/errors.js';
 import { isObserved } from '../../runtime/event-bus.js';
 import type { Session } from '../../runtime/session.js';
-import { MAX_TOOL_DESCRIPTION_LENGTH, Tool } from '../../tools/tool.js';
+import { characterCount, MAX_TOOL_DESCRIPTION_LENGTH, Tool } from '../../tools/tool.js';
 import type { PromptTemplate } from '../prompt-template.js';
 import type { Section, SectionBodyRenderer, SectionRenderContext } from '../section.js';
 import { contentHash } from './content-hash.js';
@@ -326,10 +326,11 @@ export class OverridesApplier {
 
   /** The rules of the description replaced: `Tool.create`'s for native tools, one line for MCP tools. */
   #checkDescription(tool: Tool, description: string): string {
-    if (tool.origin.kind === 'native' && description.length > MAX_TOOL_DESCRIPTION_LENGTH) {
+    const length = tool.origin.kind === 'native' ? characterCount(description) : 0;
+    if (length > MAX_TOOL_DESCRIPTION_LENGTH) {
       throw this.#error(
         `tool "${tool.name}": description must be 1-${MAX_TOOL_DESCRIPTION_LENGTH} characters after trimming, ` +
-          `got ${description.length}`,
+          `got ${length}`,
       );
     }
     if (tool.origin.kind === 'mcp') {

@@ -416,6 +416,21 @@ describe('tool description overrides', () => {
       'overrides of prompt "demo/welcome" tag "stable": tool "search": description must be 1-200 characters after trimming, got 201',
     );
   });
+
+  it('count characters as Tool.create does, one per code point: 200 emoji fit, 201 do not', () => {
+    const { template } = fixture();
+    const replace = (description: string) =>
+      new Prompt(template, {
+        overrides: overrides(
+          {},
+          { search: { expectedHash: contentHash(SEARCH_DESCRIPTION), description } },
+        ),
+      });
+    expect(() => replace('\u{1F600}'.repeat(200))).not.toThrow();
+    expect(() => replace('\u{1F600}'.repeat(201))).toThrow(
+      'tool "search": description must be 1-200 characters after trimming, got 201',
+    );
+  });
 });
 
 describe('Prompt without overrides', () => {
