@@ -24,7 +24,7 @@
  * ```
  */
 import path from 'node:path';
-import { parseDocument } from 'yaml';
+import { isMap, isNode, parseDocument, type Document } from 'yaml';
 import { McpConfigError } from '../core/errors.js';
 import {
   coerceNumber,
@@ -144,11 +144,11 @@ export async function loadMcpConfig(
     const at = where === undefined ? '' : ` at line ${where.line}, column ${where.col}`;
     throw new McpConfigError('(file)', `${source}: invalid YAML${at}: ${yamlError.code}`);
   }
-  const root: unknown = document.toJS();
-  if (!isRecord(root) || !('mcp_servers' in root)) {
+  const root = document.contents;
+  if (!isMap(root) || !root.has('mcp_servers')) {
     throw new McpConfigError('mcp_servers', `${source}: missing the top-level mcp_servers key`);
   }
-  const servers = root['mcp_servers'];
+  const servers = serversToJS(document, root.get('mcp_servers', true), source);
   if (servers === null || servers === undefined) return [];
   if (!isRecord(servers)) {
     throw new McpConfigError(
@@ -167,6 +167,31 @@ export async function loadMcpConfig(
     return loaded;
   });
   return parseLoadedEntries(entries, source);
+}
+
+/** Alias uses allowed in `mcp_servers` (nested ones multiplied), yaml's default. */
+const MAX_ALIAS_COUNT = 100;
+
+/**
+ * The `mcp_servers` section as plain data. Only this section is converted:
+ * the others belong to the application. yaml refuses an alias that expands
+ * too much (a "billion laughs" file) or names no anchor with a
+ * `ReferenceError`; that becomes an {@link McpConfigError}.
+ */
+function serversToJS(document: Document, node: unknown, source: string): unknown {
+  if (!isNode(node)) return node;
+  try {
+    return node.toJS(document, { maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+  } catch (error) {
+    if (!(error instanceof ReferenceError)) throw error;
+    const problem = /excessive alias count/i.test(error.message)
+      ? `its aliases expand too much (over ${MAX_ALIAS_COUNT} alias uses, nested ones ` +
+        'multiplied; a guard against resource exhaustion); repeat the values or use fewer aliases'
+      : 'an alias names no anchor set before it';
+    throw new McpConfigError('mcp_servers', `${source}: invalid YAML in mcp_servers: ${problem}`, {
+      cause: error,
+    });
+  }
 }
 
 async function environment(

@@ -24,7 +24,9 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * @param taken - Told every value taken from `env` (not a default), and
  *   the field it went into: it may be a secret (see `expandedSecrets`).
  * @throws {McpConfigError} naming the field and the variable when a variable
- *   is unset or a reference is malformed. Values are never quoted in errors.
+ *   is unset, or the field and the reference's position and length when a
+ *   reference is malformed. Values, and what a malformed reference holds,
+ *   are never quoted in errors.
  * @example
  * ```ts
  * expandEnv({ args: ['--token', '${TOKEN}'] }, { TOKEN: 't' }, 'mcp_servers.x', 'config.yaml');
@@ -67,12 +69,13 @@ function expandString(
   source: string,
   taken: ((value: string, field: string) => void) | undefined,
 ): string {
-  return text.replace(REFERENCE, (match, inner: string | undefined) => {
+  return text.replace(REFERENCE, (match: string, inner: string | undefined, offset: number) => {
     if (match === '$$') return '$';
     if (inner === undefined) {
       throw new McpConfigError(
         field,
-        `${source}: ${field}: "\${" is not closed; write \${NAME} or $$ for a literal $`,
+        `${source}: ${field}: "\${" at character ${offset + 1} is not closed; ` +
+          `write \${NAME} or $$ for a literal $`,
       );
     }
     // VS Code writes `${env:NAME}`; the same variable.
@@ -80,9 +83,13 @@ function expandString(
     const separator = reference.indexOf(':-');
     const name = separator < 0 ? reference : reference.slice(0, separator);
     if (!NAME.test(name)) {
+      // Not quoted: what sits between the braces may be the secret itself
+      // (a token pasted in place of a variable name).
       throw new McpConfigError(
         field,
-        `${source}: ${field}: \${${name}} is not a variable reference; names match [A-Za-z_][A-Za-z0-9_]*`,
+        `${source}: ${field}: the \${...} at character ${offset + 1} (${match.length} characters) ` +
+          `is not a variable reference; write \${NAME}, \${NAME:-default} or \${env:NAME}, ` +
+          `where NAME matches [A-Za-z_][A-Za-z0-9_]*, or $$ for a literal $`,
       );
     }
     const current = Object.hasOwn(env, name) ? env[name] : undefined;

@@ -4,14 +4,16 @@
  * and replaced by a message naming the file, with a head-and-tail preview.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { CONTEXT_PRESETS, type ContextPreset, type ContextPresetName } from './context-presets.js';
 import { ContextResultError } from './errors.js';
+import { createExclusiveFile } from './exclusive-file.js';
 import { buildPreview } from './preview.js';
 import { extensionOf, serializeResult, type ResultFormat } from './result-format.js';
 import {
   WORKSPACE_PREFIX,
   resolveWorkspaceScope,
+  sessionWorkspaceDir,
   workspaceToHostPath,
   type WorkspaceScope,
 } from './workspace.js';
@@ -42,7 +44,8 @@ export interface ContextResultOptions {
  * `Results saved to <path> (<n> chars)\n\nPreview:\n<preview>`.
  *
  * @throws {ContextResultError} for an unknown preset or a value without a JSON form.
- * @throws {WorkspacePathError} when `/workspace/results` leads outside the workspace.
+ * @throws {WorkspacePathError} `traversal` when `/workspace/results` is a
+ *   symlink or leads outside the workspace, even if swapped in mid-call.
  * @throws {ServerContextError} without `workspace` outside a tool call.
  * @example
  * ```ts
@@ -91,15 +94,22 @@ export function resolvePreset(
 /** Attempts at a fresh random name before giving up (collisions are ~1 in 4 billion). */
 const MAX_NAME_ATTEMPTS = 5;
 
-/** Saves `text` under a new random name in the results directory; returns its workspace path. */
+/**
+ * Saves `text` under a new random name in the results directory; returns
+ * its workspace path. The file is created through a descriptor of the
+ * directory and its real path checked before anything is written, so a
+ * `results` swapped for a symlink mid-call cannot redirect the write.
+ */
 async function saveResult(text: string, extension: string, scope: WorkspaceScope): Promise<string> {
-  await mkdir(await workspaceToHostPath(RESULTS_DIR, scope), { recursive: true });
+  const resultsHost = await workspaceToHostPath(RESULTS_DIR, scope);
+  await mkdir(resultsHost, { recursive: true });
+  const realBase = await realpath(sessionWorkspaceDir(scope));
   for (let attempt = 1; ; attempt++) {
-    const workspacePath = `${RESULTS_DIR}/result_${randomBytes(4).toString('hex')}.${extension}`;
-    const hostPath = await workspaceToHostPath(workspacePath, scope);
+    const name = `result_${randomBytes(4).toString('hex')}.${extension}`;
+    const workspacePath = `${RESULTS_DIR}/${name}`;
     try {
-      // `wx`: never overwrite an earlier result, never follow a planted symlink.
-      await writeFile(hostPath, text, { encoding: 'utf8', flag: 'wx' });
+      // O_EXCL: never overwrite an earlier result; O_NOFOLLOW: never follow a planted symlink.
+      await createExclusiveFile(resultsHost, name, text, realBase, workspacePath);
       return workspacePath;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= MAX_NAME_ATTEMPTS)

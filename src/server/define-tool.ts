@@ -6,9 +6,12 @@
  *    in context (`getUserId()`, `workspaceToHostPath()`, `privateData.add()`);
  * 2. a `connect` tool is refused, unrun, once the caller's session holds
  *    private data (and when that cannot be checked: fail closed);
- * 3. `ToolRetryError` and `ToolFatalError` become `isError` results; any
- *    other error is logged and reported generically, since its message may
- *    hold host paths or other internals;
+ * 3. `ToolRetryError` and `ToolFatalError` become `isError` results; only
+ *    the latter may start with `[FATAL] ` (a leading one is neutralised in
+ *    any other error, returned ones included); any other error, an SDK
+ *    `McpError` included, is logged and reported generically, since its
+ *    message may hold host paths or other internals (only a URL-elicitation
+ *    request is left for the SDK to answer, and only before private data);
  * 4. if the handler called `privateData.add`, the result carries the
  *    `_meta["mcp-sections/private-data"]` marker.
  */
@@ -23,6 +26,7 @@ import type {
   ZodRawShapeCompat,
 } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import {
+  ErrorCode,
   McpError as SdkMcpError,
   type CallToolResult,
   type ServerNotification,
@@ -165,7 +169,11 @@ async function runTool<Shape extends ZodRawShapeCompat>(
     try {
       result = toCallToolResult(definition.name, await definition.handler(args, extra));
     } catch (error) {
-      if (error instanceof SdkMcpError) throw error; // protocol-level, the SDK answers it
+      // The one error the SDK must answer itself (as a JSON-RPC error the
+      // client acts on): but never once private data entered, since a thrown
+      // error cannot carry the marker. Every other McpError (a failed
+      // sampling, elicitation or sendRequest) is an error like any other.
+      if (isUrlElicitationRequired(error) && markers.length === 0) throw error;
       result = errorResult(definition.name, error, extra, settings);
     }
     return withPrivateDataMarker(result, strongestMarker(markers));
@@ -217,7 +225,8 @@ function toCallToolResult(toolName: string, output: unknown): CallToolResult {
     output !== null &&
     Array.isArray((output as CallToolResult).content)
   ) {
-    return output as CallToolResult;
+    const result = output as CallToolResult;
+    return result.isError === true ? withoutFatalLead(result) : result;
   }
   throw new TypeError(
     `handler of tool "${toolName}" returned ${output === null ? 'null' : typeof output}; ` +
@@ -231,11 +240,10 @@ function errorResult(
   extra: ToolExtra,
   settings: ToolkitServerSettings,
 ): CallToolResult {
-  if (error instanceof ToolFatalError || error instanceof ToolRetryError) {
-    return textResult(error.message, true);
-  }
+  if (error instanceof ToolFatalError) return textResult(error.message, true);
+  if (error instanceof ToolRetryError) return textResult(notFatal(error.message), true);
   if (error instanceof WorkspacePathError && error.agentFacing) {
-    return textResult(error.message, true);
+    return textResult(notFatal(error.message), true);
   }
   if (extra.signal.aborted) return textResult(`Tool "${toolName}" was cancelled.`, true);
   settings.onToolError(error, toolName);
@@ -243,6 +251,45 @@ function errorResult(
     `Tool "${toolName}" failed with an internal error; the details are in the server log.`,
     true,
   );
+}
+
+function isUrlElicitationRequired(error: unknown): boolean {
+  return (
+    error instanceof SdkMcpError && (error.code as ErrorCode) === ErrorCode.UrlElicitationRequired
+  );
+}
+
+/** `FATAL_PREFIX` at the start of a message, allowing for leading white space and case. */
+const LOOKS_FATAL = /^\s*\[FATAL\]/i;
+
+/**
+ * Keeps a retryable message from reading as fatal: one that starts with
+ * `[FATAL] ` (say, because it quotes a path the model chose) gets `Error: `
+ * in front, so that only a `ToolFatalError` aborts the client's run.
+ */
+function notFatal(message: string): string {
+  return LOOKS_FATAL.test(message) ? `Error: ${message}` : message;
+}
+
+/**
+ * An error result a handler returned itself, with a leading `[FATAL] `
+ * neutralised: the client reads the first block as the start of the
+ * message, and only a `ToolFatalError` may abort the run.
+ */
+function withoutFatalLead(result: CallToolResult): CallToolResult {
+  const [first, ...rest] = result.content;
+  if (first?.type === 'text') {
+    const text = notFatal(first.text);
+    return text === first.text ? result : { ...result, content: [{ ...first, text }, ...rest] };
+  }
+  if (
+    first?.type === 'resource' &&
+    'text' in first.resource &&
+    LOOKS_FATAL.test(first.resource.text)
+  ) {
+    return { ...result, content: [{ type: 'text', text: 'Error:' }, ...result.content] };
+  }
+  return result;
 }
 
 function textResult(text: string, isError: boolean): CallToolResult {

@@ -1,6 +1,7 @@
 /**
  * Head-and-tail previews of long results, by kind: JSON arrays by item,
- * objects by key, CSV by row, text by line. Then every line is capped and
+ * objects by key (only when the JSON round-trips exactly, so the preview
+ * shows the tool's own values), CSV by row, text by line. Then every line is capped and
  * the whole preview is capped, so that one enormous line cannot defeat the
  * point of the preview: a preview is never longer than its input.
  */
@@ -21,7 +22,9 @@ export function buildPreview(result: SerializedResult, preset: ContextPreset): s
   let preview: string;
   switch (result.format) {
     case 'json':
-      preview = previewJson(result.parsed, preset);
+      preview =
+        previewExactJson(result.text, preset) ??
+        previewLines(result.text, preset.textHeadLines, preset.textTailLines, 'lines');
       break;
     case 'csv':
       preview = previewCsv(result.text, preset);
@@ -32,6 +35,47 @@ export function buildPreview(result: SerializedResult, preset: ContextPreset): s
   }
   preview = capLines(preview, preset.maxLineChars);
   return capTotal(preview, Math.min(preset.maxPreviewChars, result.text.length));
+}
+
+/**
+ * The JSON preview of `text`, or `undefined` when it would not show the
+ * tool's own output: a preview re-serialises parsed values, so it is made
+ * only when `JSON.stringify(JSON.parse(text))` gives back `text` (white
+ * space between tokens aside). Big or inexact numbers, duplicate keys,
+ * integer-like keys (which objects reorder), escapes written differently,
+ * or nesting too deep for the stack: the caller previews the text instead.
+ */
+function previewExactJson(text: string, preset: ContextPreset): string | undefined {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (JSON.stringify(parsed) !== withoutJsonWhitespace(text)) return undefined;
+    return previewJson(parsed, preset);
+  } catch {
+    // SyntaxError, or RangeError (call stack) from nesting too deep.
+    return undefined;
+  }
+}
+
+/** `text` without the white space between JSON tokens (string contents kept). */
+function withoutJsonWhitespace(text: string): string {
+  const kept: string[] = [];
+  let start = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) {
+      inString = true;
+    } else if (code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d) {
+      if (i > start) kept.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  kept.push(text.slice(start));
+  return kept.join('');
 }
 
 function previewJson(value: unknown, preset: ContextPreset): string {

@@ -5,11 +5,14 @@
  *
  * Two checks keep a path inside its session directory: a lexical one (no
  * `..` may climb out) and a physical one (the real path of the deepest
- * existing ancestor must stay inside, which catches symlinks). A symlink
- * swapped in between the check and the use is not caught; the per-session
- * directory, which only this session's tools write, keeps that window small.
+ * existing ancestor must stay inside, which catches symlinks, dangling ones
+ * included: their targets are walked component by component). A symlink
+ * swapped in between the check and a later use by path is not caught: a
+ * sandbox or an extracting tool may share the directory, so code that must
+ * not be redirected creates its file through a descriptor
+ * (`exclusive-file.ts`, as `contextResult` does).
  */
-import { readlink, realpath } from 'node:fs/promises';
+import { lstat, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { toPathSegment } from './path-segment.js';
 import { checkIdentityId, currentScope, requireIdentity } from './request-context.js';
@@ -95,10 +98,7 @@ export async function workspaceToHostPath(
   const base = sessionWorkspaceDir(resolved);
   const host = relative === '' ? base : path.join(base, relative);
 
-  const [realBase, realHost] = await Promise.all([
-    realpathOfExisting(base),
-    realpathOfExisting(host),
-  ]);
+  const [realBase, realHost] = await Promise.all([physicalPath(base), physicalPath(host)]);
   if (!isInside(realHost, realBase)) {
     throw new WorkspacePathError(
       'traversal',
@@ -179,38 +179,68 @@ function toRelativeWorkspacePath(workspacePath: unknown): string {
 const MAX_SYMLINK_HOPS = 40;
 
 /**
- * The real path of `target`: realpath of its deepest existing ancestor, with
- * the missing tail appended. A dangling symlink is followed by hand, because
- * writing through it would create its target wherever that points.
+ * The real path of `target`, walked one component at a time as the kernel
+ * walks it: each existing component is `lstat`ed, a symlink's target is
+ * spliced in before the remaining components, and `..` is applied to the
+ * real directory reached so far, never to the text. So a dangling link
+ * `x -> h/../elsewhere` with `h -> /srv/out` resolves to `/srv/elsewhere`,
+ * where a write through `x` would land (as text it would read `./elsewhere`). From the
+ * first missing component on, the rest is appended as text (a write would
+ * create it there; `..` after a missing directory cannot be walked by the
+ * kernel at all, so taking it as text changes nothing that could be opened).
  */
-async function realpathOfExisting(target: string, hops = 0): Promise<string> {
+async function physicalPath(target: string): Promise<string> {
+  let real = path.parse(target).root;
   const missing: string[] = [];
-  let current = target;
-  for (;;) {
+  const pending = target.split(path.sep);
+  let hops = 0;
+  for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (missing.length > 0) missing.pop();
+      else real = path.dirname(real);
+      continue;
+    }
+    if (missing.length > 0) {
+      missing.push(part);
+      continue;
+    }
+    const next = path.join(real, part);
+    let isLink: boolean;
     try {
-      const real = await realpath(current);
-      return missing.length === 0 ? real : path.join(real, ...missing.reverse());
+      isLink = (await lstat(next)).isSymbolicLink();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      // ENOTDIR: an ancestor is a file; the path cannot exist, keep climbing.
+      // ENOTDIR: `real` is a file; the path cannot exist, nothing can be written there either.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
-      const link = await readlink(current).catch(() => undefined);
-      if (link !== undefined) {
-        if (hops >= MAX_SYMLINK_HOPS) {
-          throw new WorkspacePathError('traversal', 'too many levels of symbolic links');
-        }
-        const followed = path.resolve(path.dirname(current), link, ...missing.reverse());
-        return realpathOfExisting(followed, hops + 1);
-      }
-      const parent = path.dirname(current);
-      if (parent === current) return target;
-      missing.push(path.basename(current));
-      current = parent;
+      missing.push(part);
+      continue;
     }
+    if (!isLink) {
+      real = next;
+      continue;
+    }
+    if (++hops > MAX_SYMLINK_HOPS) {
+      throw new WorkspacePathError('traversal', 'too many levels of symbolic links');
+    }
+    let link: string;
+    try {
+      link = await readlink(next);
+    } catch (error) {
+      // Changed since the lstat (EINVAL: no longer a link; ENOENT: gone): look again.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'EINVAL' && code !== 'ENOENT') throw error;
+      pending.unshift(part);
+      continue;
+    }
+    pending.unshift(...link.split(path.sep));
+    if (path.isAbsolute(link)) real = path.parse(link).root;
   }
+  return missing.length === 0 ? real : path.join(real, ...missing);
 }
 
-function isInside(candidate: string, base: string): boolean {
+/** True when `candidate` is `base` or a path below it (compare real paths with real paths). */
+export function isInside(candidate: string, base: string): boolean {
   return (
     candidate === base || candidate.startsWith(base.endsWith(path.sep) ? base : base + path.sep)
   );

@@ -232,6 +232,42 @@ mcp_servers:
     expect(error.message).not.toContain('sk-live-123');
   });
 
+  it('never quotes what a malformed ${...} holds (it may be the secret itself)', async () => {
+    const header = await loadError(
+      'mcp_servers:\n  a:\n    url: http://h/mcp\n' +
+        '    headers: { Authorization: "Bearer ${ghp_S3cr3tT0ken-value}" }\n',
+    );
+    expect(header.field).toBe('mcp_servers.a.headers.Authorization');
+    expect(header.message).toContain('character 8 (24 characters) is not a variable reference');
+    expect(header.message).not.toContain('S3cr3t');
+    const env = await loadError(
+      'mcp_servers:\n  a:\n    command: node\n    env: { DB_PASSWORD: "p@${hunter2 is my password}" }\n',
+    );
+    expect(env.field).toBe('mcp_servers.a.env.DB_PASSWORD');
+    expect(env.message).not.toContain('hunter2');
+  });
+
+  it('reports an alias bomb as an McpConfigError, and ignores one outside mcp_servers', async () => {
+    let bomb = 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n';
+    for (let i = 1; i < 9; i++) {
+      bomb += `a${i}: &a${i} [${Array<string>(10)
+        .fill(`*a${i - 1}`)
+        .join(',')}]\n`;
+    }
+    const inside = await loadError(bomb + 'mcp_servers:\n  a:\n    command: node\n    args: *a8\n');
+    expect(inside.field).toBe('mcp_servers');
+    expect(inside.message).toContain(configPath);
+    expect(inside.message).toContain('aliases expand too much');
+    // Other sections belong to the application: not converted, not refused.
+    const servers = await load(bomb + 'mcp_servers:\n  a:\n    command: node\n');
+    expect(servers.map((s) => s.name)).toEqual(['a']);
+    // A reasonable alias into mcp_servers still works.
+    const aliased = await load(
+      'base: &args [--flag]\nmcp_servers:\n  a:\n    command: node\n    args: *args\n',
+    );
+    expect(aliased[0]?.transport).toEqual({ type: 'stdio', command: 'node', args: ['--flag'] });
+  });
+
   it('reports a missing file, bad YAML and a missing mcp_servers key', async () => {
     await expect(loadMcpConfig(path.join(dirs.base, 'nope.yaml'), { env: {} })).rejects.toThrow(
       /not found/,

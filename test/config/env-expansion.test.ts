@@ -50,4 +50,14 @@ describe('expandEnv', () => {
     expect(failure('${OPEN').message).toContain('is not closed');
     expect(failure('${not a name}').message).toContain('is not a variable reference');
   });
+
+  it('names the position and length of a malformed reference, never its contents', () => {
+    const error = failure({ headers: { Authorization: 'Bearer ${ghp_S3cr3tT0ken-value}' } });
+    expect(error.field).toBe('mcp_servers.x.headers.Authorization');
+    expect(error.message).toContain('the ${...} at character 8 (24 characters)');
+    expect(error.message).not.toContain('ghp_');
+    expect(error.message).not.toContain('S3cr3t');
+    expect(failure('p@${hunter2 is my password}').message).not.toContain('hunter2');
+    expect(failure('ab${OPEN').message).toContain('"${" at character 3 is not closed');
+  });
 });

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import {
   CONTEXT_PRESETS,
   contextResult,
   ContextResultError,
+  WorkspacePathError,
   type ContextPresetName,
   type WorkspaceScope,
 } from '../../src/server/index.js';
@@ -214,6 +215,17 @@ describe('contextResult previews', () => {
 });
 
 describe('contextResult errors', () => {
+  it('refuses a results directory that is a symlink, even one that stays inside', async () => {
+    const sessionDir = path.dirname(resultsDir);
+    await mkdir(path.join(sessionDir, 'elsewhere'), { recursive: true });
+    await symlink(path.join(sessionDir, 'elsewhere'), resultsDir);
+    const error = await contextResult('x'.repeat(6000), { workspace }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspacePathError);
+    expect((error as WorkspacePathError).reason).toBe('traversal');
+    expect((error as Error).message).not.toContain(dirs.base);
+    expect(await readdir(path.join(sessionDir, 'elsewhere'))).toEqual([]);
+  });
+
   it('names an unknown preset and the known ones', async () => {
     const error = await contextResult('x', {
       preset: 'huge' as ContextPresetName,

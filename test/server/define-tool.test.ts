@@ -4,6 +4,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ErrorCode,
+  McpError as SdkMcpError,
+  UrlElicitationRequiredError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import {
   createMcpServer,
@@ -88,6 +93,45 @@ beforeEach(async () => {
       if (how === 'fatal') throw new ToolFatalError('database unreachable');
       if (how === 'path') await workspaceToHostPath('/etc/passwd');
       throw new Error(`ENOENT: no such file, open '${dirs.workspaceRoot}/alice/s1/x'`);
+    },
+  });
+  defineTool(server, {
+    name: 'sdk_error',
+    description: 'Throws an SDK McpError, after reading private data or not',
+    permissions: ['read'],
+    inputSchema: { url: z.boolean().default(false), flag: z.boolean().default(false) },
+    handler: async ({ url, flag }) => {
+      if (flag) await privateData.add('patient_records', 'confidential');
+      if (url) {
+        throw new UrlElicitationRequiredError(
+          [{ mode: 'url', message: 'Sign in', url: 'https://example.test/x', elicitationId: 'e1' }],
+          'sign in first',
+        );
+      }
+      throw new SdkMcpError(
+        ErrorCode.InternalError,
+        `cannot summarise rows of ${dirs.workspaceRoot}/alice: P-001 hypertension`,
+      );
+    },
+  });
+  defineTool(server, {
+    name: 'spoof',
+    description: 'Fails with a message that starts like a fatal one',
+    permissions: ['read'],
+    inputSchema: { how: z.enum(['retry', 'lower', 'returned', 'resource', 'fatal']) },
+    handler: ({ how }) => {
+      if (how === 'retry') throw new ToolRetryError('[FATAL] notes is a directory, not a file');
+      if (how === 'lower') throw new ToolRetryError(' \n[fatal] notes is a directory');
+      if (how === 'fatal') throw new ToolFatalError('disk gone');
+      if (how === 'resource') {
+        return {
+          isError: true,
+          content: [
+            { type: 'resource', resource: { uri: 'file:///x', text: '[FATAL] x is a directory' } },
+          ],
+        };
+      }
+      return { isError: true, content: [{ type: 'text', text: '[FATAL] x is a directory' }] };
     },
   });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -183,6 +227,57 @@ describe('defineTool', () => {
       dataset: 'patients',
       sensitivity: 'confidential',
     });
+  });
+
+  it('treats an SDK McpError thrown after reading private data like any error, with the marker', async () => {
+    const result = await callAs(alice, 'sdk_error', { flag: true });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(
+      'Tool "sdk_error" failed with an internal error; the details are in the server log.',
+    );
+    expect(result._meta?.[PRIVATE_DATA_META_KEY]).toEqual({
+      dataset: 'patient_records',
+      sensitivity: 'confidential',
+    });
+    expect(toolErrors.map((e) => e.tool)).toEqual(['sdk_error']);
+  });
+
+  it('hides the text of an SDK McpError without private data too', async () => {
+    const result = await callAs(alice, 'sdk_error');
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).not.toContain('hypertension');
+    expect(textOf(result)).not.toContain(dirs.workspaceRoot);
+    expect(result._meta?.[PRIVATE_DATA_META_KEY]).toBeUndefined();
+  });
+
+  it('leaves a URL-elicitation request to the SDK, unless private data entered first', async () => {
+    const error = await callAs(alice, 'sdk_error', { url: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SdkMcpError);
+    expect((error as SdkMcpError).code).toBe(ErrorCode.UrlElicitationRequired);
+
+    const result = await callAs(alice, 'sdk_error', { url: true, flag: true });
+    expect(result.isError).toBe(true);
+    expect(result._meta?.[PRIVATE_DATA_META_KEY]).toEqual({
+      dataset: 'patient_records',
+      sensitivity: 'confidential',
+    });
+  });
+
+  it('never lets a retryable message start with [FATAL]', async () => {
+    const retry = await callAs(alice, 'spoof', { how: 'retry' });
+    expect(retry.isError).toBe(true);
+    expect(textOf(retry)).toBe('Error: [FATAL] notes is a directory, not a file');
+    expect(textOf(await callAs(alice, 'spoof', { how: 'lower' }))).toBe(
+      'Error:  \n[fatal] notes is a directory',
+    );
+    expect(textOf(await callAs(alice, 'spoof', { how: 'returned' }))).toBe(
+      'Error: [FATAL] x is a directory',
+    );
+    const resource = await callAs(alice, 'spoof', { how: 'resource' });
+    expect(resource.content[0]).toEqual({ type: 'text', text: 'Error:' });
+    expect(resource.content).toHaveLength(2);
+    // A real ToolFatalError keeps its prefix.
+    expect(textOf(await callAs(alice, 'spoof', { how: 'fatal' }))).toBe('[FATAL] disk gone');
   });
 
   it('refuses a connect tool once the session holds private data, without running it', async () => {

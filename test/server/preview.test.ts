@@ -63,6 +63,37 @@ describe('buildPreview', () => {
     );
   });
 
+  it('previews JSON text by item only when it round-trips exactly', () => {
+    const items = Array.from({ length: 6 }, (_, i) => long(i));
+    expect(buildPreview(serializeResult(JSON.stringify(items, null, 4)), SMALL)).toBe(
+      [
+        '[',
+        `  "${long(0)}",`,
+        `  "${long(1)}",`,
+        '  ... (3 items omitted) ...',
+        `  "${long(5)}"`,
+        ']',
+      ].join('\n'),
+    );
+    // Values JSON.parse would change are shown as the tool wrote them, as text lines.
+    const exact = [
+      '[12345678901234567890, 1e999, 3, 4, 5]',
+      '{"b":1,"a":2,"10":3,"2":4}',
+      '{"status":"denied","status":"granted","x":1}',
+      '["\\u0041", "b", "c", "d"]',
+    ];
+    for (const text of exact) expect(buildPreview(serializeResult(text), SMALL)).toBe(text);
+  });
+
+  it('falls back to the text preview for JSON nested too deep to re-serialise', () => {
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    const result = serializeResult(deep);
+    expect(() => buildPreview(result, SMALL)).not.toThrow();
+    const preview = buildPreview(result, SMALL);
+    expect(preview.length).toBeLessThanOrEqual(deep.length);
+    expect(preview.startsWith('[[[[')).toBe(true);
+  });
+
   it('keeps the header, head rows and tail rows of CSV', () => {
     const rows = Array.from({ length: 5 }, (_, i) => `${i},${long(i)}`);
     const csv = ['id,name', ...rows].join('\r\n') + '\r\n';

@@ -90,6 +90,47 @@ describe('workspaceToHostPath', () => {
     expect((await refusal('dangling')).reason).toBe('traversal');
   });
 
+  it('refuses a dangling symlink whose target climbs with .. out of a symlinked directory', async () => {
+    // x -> h/../server-home/.bashrc, h -> <base>/outside: the kernel follows h
+    // first, so `..` lands in <base>, not back in the session directory.
+    const outside = path.join(dirs.base, 'outside');
+    await mkdir(outside);
+    await mkdir(sessionDir, { recursive: true });
+    await symlink(outside, path.join(sessionDir, 'h'));
+    await symlink('h/../server-home/.bashrc', path.join(sessionDir, 'x'));
+    const error = await refusal('/workspace/x');
+    expect(error.reason).toBe('traversal');
+    expect(error.message).not.toContain(dirs.base);
+  });
+
+  it("refuses a dangling symlink that climbs with .. into another user's workspace", async () => {
+    const bobDir = path.join(dirs.workspaceRoot, 'bob', 's1');
+    await mkdir(path.join(bobDir, 'sub2'), { recursive: true });
+    await mkdir(path.join(sessionDir, 'a'), { recursive: true });
+    await symlink(path.join(bobDir, 'sub2'), path.join(sessionDir, 'a', 'u'));
+    await symlink('u/../planted.txt', path.join(sessionDir, 'a', 'e'));
+    expect((await refusal('a/e')).reason).toBe('traversal');
+    // Through a chain of links, and with the climbing link in the middle of the path.
+    await symlink('e', path.join(sessionDir, 'a', 'e2'));
+    expect((await refusal('a/e2')).reason).toBe('traversal');
+    await symlink('u/..', path.join(sessionDir, 'a', 'up'));
+    expect((await refusal('a/up/planted.txt')).reason).toBe('traversal');
+  });
+
+  it('accepts a dangling symlink whose .. stays inside the session', async () => {
+    await mkdir(path.join(sessionDir, 'real', 'deep'), { recursive: true });
+    await symlink('real/deep', path.join(sessionDir, 'in'));
+    await symlink('in/../new.txt', path.join(sessionDir, 'x'));
+    expect(await workspaceToHostPath('x', alice)).toBe(path.join(sessionDir, 'x'));
+  });
+
+  it('refuses a symlink loop', async () => {
+    await mkdir(sessionDir, { recursive: true });
+    await symlink('loop2', path.join(sessionDir, 'loop1'));
+    await symlink('loop1', path.join(sessionDir, 'loop2'));
+    expect((await refusal('loop1/f.txt')).reason).toBe('traversal');
+  });
+
   it('accepts a symlink that stays inside the session', async () => {
     await mkdir(path.join(sessionDir, 'real'), { recursive: true });
     await symlink(path.join(sessionDir, 'real'), path.join(sessionDir, 'alias'));
