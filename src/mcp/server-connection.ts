@@ -296,7 +296,15 @@ export class McpServerConnection {
   async reconnect(): Promise<void> {
     if (this.#state === 'closed') throw this.#error('the connection was closed');
     if (this.#pending !== undefined) return this.#pending.promise;
+    // A session given up while connected ends as a lost one does, announced before the new one.
+    const wasConnected = this.#state === 'connected';
     this.#state = 'reconnecting';
+    if (wasConnected) {
+      this.#listeners.emit('disconnected', {
+        expected: false,
+        reason: 'the session was given up after a failure, and a new one is opened',
+      });
+    }
     return this.#begin(() => this.#retryOpen(), { pinned: true }).promise;
   }
 

@@ -6,7 +6,13 @@
  */
 import type http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { invokeTool, McpIntegrationSection, Session } from '../../src/index.js';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  McpServerConnected,
+  McpServerDisconnected,
+  Session,
+} from '../../src/index.js';
 import { type HttpHost, startHttpHost, toolNamed } from '../support/mcp-fixtures.js';
 
 const hosts: HttpHost[] = [];
@@ -104,6 +110,13 @@ describe('a lost HTTP session', () => {
     await section.connect();
     const read = toolNamed(section, 'web_read');
     expect((await invokeTool(read, {}, { session })).message).toBe('read ok');
+    const lifecycle: string[] = [];
+    session.bus.subscribe(McpServerDisconnected, (event) =>
+      lifecycle.push(`disconnected expected=${String(event.expected)}`),
+    );
+    session.bus.subscribe(McpServerConnected, (event) =>
+      lifecycle.push(`connected reconnect=${String(event.reconnect)}`),
+    );
 
     sessions.clear(); // the server restarted: it knows no session
     // The call that met the 404 fails (a 404 alone may be a gateway's, for one tool);
@@ -114,6 +127,50 @@ describe('a lost HTTP session', () => {
     await expect.poll(() => opened).toBe(2);
     expect((await invokeTool(read, {}, { session })).message).toBe('read ok');
     expect(opened).toBe(2);
+    // The lost session is announced before the new one, as a lost connection is.
+    expect(lifecycle).toEqual(['disconnected expected=false', 'connected reconnect=true']);
+  });
+
+  it('announces a session given up after a broken call as lost, before the new one', async () => {
+    let opened = 0;
+    let breakNextCall = false;
+    const host = await startHttpHost(async (req, res) => {
+      if (req.method !== 'POST') {
+        res.writeHead(req.method === 'DELETE' ? 200 : 405).end();
+        return;
+      }
+      const message = await messageOf(req);
+      if (message.method === 'initialize') opened += 1;
+      if (message.method === 'tools/call' && breakNextCall) {
+        breakNextCall = false;
+        req.socket.destroy(); // the connection breaks under the call
+        return;
+      }
+      if (message.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      const id = `session-${String(opened)}`;
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': id });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, ...answer(message, true) }));
+    });
+    hosts.push(host);
+    const { section, session } = sectionOn({ type: 'streamable-http', url: host.url('/mcp') });
+    await section.connect();
+    const lifecycle: string[] = [];
+    session.bus.subscribe(McpServerDisconnected, (event) =>
+      lifecycle.push(`disconnected expected=${String(event.expected)}`),
+    );
+    session.bus.subscribe(McpServerConnected, (event) =>
+      lifecycle.push(`connected reconnect=${String(event.reconnect)}`),
+    );
+
+    breakNextCall = true;
+    const read = toolNamed(section, 'web_read');
+    // Read-only: sent once more, on a new session.
+    expect((await invokeTool(read, {}, { session })).message).toBe('read ok');
+    expect(opened).toBe(2);
+    expect(lifecycle).toEqual(['disconnected expected=false', 'connected reconnect=true']);
   });
 
   it('legacy SSE: a broken event stream starts a new session', async () => {
