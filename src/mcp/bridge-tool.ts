@@ -33,6 +33,7 @@ import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue, withMaskedText } from './result-mapping.js';
+import type { SecretRedactor } from './redact.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { bridgedValidator } from './bridged-validator.js';
 import {
@@ -111,7 +112,28 @@ export function bridgeTool(
     writesInCall: () => call.reportsProgress(),
     // Read when a section renders its inventory with private data in the session.
     refusal: () => call.refusal(),
+    // Events reach traces, telemetry and stores: the server's secrets are masked there.
+    ...(route.redactor.hasSecrets
+      ? { maskInEvents: (data: unknown) => shownInEvents(data, route.redactor) }
+      : {}),
   });
+}
+
+/**
+ * Results of calls to a server with secrets as their `ToolInvoked` shows
+ * them: masked before the result limit cut their text, which may have cut
+ * a secret that masking then no longer finds whole.
+ */
+const eventResults = new WeakMap<ToolResult<unknown>, ToolResult<unknown>>();
+
+/** What `ToolInvoked` shows of a bridged call's params or result: the server's secrets masked. */
+function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
+  if (!ToolResult.is(data)) return redactor.redactData(data);
+  const shown = eventResults.get(data);
+  if (shown !== undefined) return shown;
+  const message = redactor.redact(data.message);
+  const value = redactor.redactData(data.value);
+  return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
 }
 
 /**
@@ -413,7 +435,29 @@ class BridgedCall {
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
     }
+    if (route.redactor.hasSecrets)
+      eventResults.set(result, this.#shownInEvents(raw, result, maxChars));
     return result;
+  }
+
+  /** `result` as its `ToolInvoked` shows it: the answer masked for the server's secrets, then limited. */
+  #shownInEvents(
+    raw: CallToolResult,
+    result: ToolResult<McpToolValue | null>,
+    maxChars: number,
+  ): ToolResult<unknown> {
+    const { redactor } = this.#context.route;
+    const masked = mapCallResult(
+      limitResult(
+        withMaskedText(raw, (text) => redactor.redact(text), maxChars),
+        maxChars,
+      ),
+    );
+    const value = result.value === null ? null : redactor.redactData(masked.value);
+    // A failure's message was masked before its cut already (or is the library's own).
+    return result.success
+      ? ToolResult.ok(value, masked.message)
+      : ToolResult.error(redactor.redact(result.message), value);
   }
 
   /** The refusal of a call made in a session that is not the section's. */

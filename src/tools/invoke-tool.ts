@@ -180,11 +180,12 @@ export async function invokeTool<S extends z.ZodType, R>(
     // of an agent, `Date.now()` costs microseconds). A step of the wall clock
     // during the call moves the start with it, as it moves its other events' dates.
     const durationMs = performance.now() - startedAt;
+    const mask = tool.maskInEvents;
     session.dispatch(
       new ToolInvoked({
         toolName: tool.name,
-        params,
-        result,
+        params: mask === undefined ? params : mask(params),
+        result: mask === undefined ? result : (mask(result) as ToolResult<R | null>),
         source: origin.kind,
         ...(origin.kind === 'mcp'
           ? { mcpServer: origin.server, originalName: origin.originalName }

@@ -105,6 +105,14 @@ export interface ToolOptions<S extends z.ZodType, R> {
    * once the isolation ratchet refuses them). @default never
    */
   readonly refusal?: () => string | undefined;
+  /**
+   * @internal What `ToolInvoked` shows of a call's params, and of its
+   * `ToolResult` (given whole, a `ToolResult` back): bridged MCP tools mask
+   * their server's secrets there, an `env` value or a token the server
+   * echoed, since events reach subscribers, traces, telemetry and stores.
+   * The caller's result stays the server's data. @default shown as they are
+   */
+  readonly maskInEvents?: ((data: unknown) => unknown) | undefined;
 }
 
 const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
@@ -135,6 +143,8 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   readonly writesInCall: () => boolean;
   /** @internal See {@link ToolOptions.refusal}. */
   readonly refusal: () => string | undefined;
+  /** @internal See {@link ToolOptions.maskInEvents}. */
+  readonly maskInEvents: ((data: unknown) => unknown) | undefined;
   #inputSchema: JsonSchema | undefined;
   #params: S | undefined;
   #paramsFactory: (() => S) | undefined;
@@ -156,6 +166,7 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
     this.examples = examples;
     this.writesInCall = options.writesInCall ?? ALWAYS;
     this.refusal = options.refusal ?? NEVER;
+    this.maskInEvents = options.maskInEvents;
     this.#inputSchema = options.inputSchema;
     Object.freeze(this);
   }

@@ -5,8 +5,8 @@
  * reports server text: not in errors, results, events, the rendered
  * prompt or the tool definitions — not whole, and not a piece of it left
  * by a cut or an escape made before masking. (A result's value is the
- * tool's data, handed to the caller as the server sent it; an error's
- * message is text, and masked.)
+ * tool's data, handed to the caller as the server sent it, and masked in
+ * the `ToolInvoked` that records it; an error's message is text, and masked.)
  */
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +18,6 @@ import {
   Prompt,
   PromptTemplate,
   Session,
-  ToolInvoked,
 } from '../../src/index.js';
 
 const SERVER = fileURLToPath(new URL('../fixtures/hostile/leaky-server.mjs', import.meta.url));
@@ -65,12 +64,8 @@ async function reported(
   const session = new Session();
   const events: string[] = [];
   session.bus.subscribeAll((event) => {
-    // A result's value is the tool's data, handed over as the server sent it.
-    const shown =
-      event instanceof ToolInvoked
-        ? { ...event, result: { ...event.result, value: '(data)' } }
-        : event;
-    events.push(`${event.constructor.name} ${JSON.stringify(shown)}`);
+    // ToolInvoked whole: its result's value masked too (the caller's stays the server's data).
+    events.push(`${event.constructor.name} ${JSON.stringify(event)}`);
   });
   session.bus.subscribe(McpToolProgress, () => undefined);
   const section = new McpIntegrationSection({
