@@ -114,22 +114,6 @@ export const streamableHttpTransportSchema = z
   .readonly()
   .describe('Streamable HTTP, the recommended remote transport.');
 
-/**
- * Whether an SDK server is connected already: an `McpServer` says so, a
- * low-level `Server` holds its transport. Connecting it again would fail
- * only at `connect()`, after other servers were started.
- */
-function isConnectedServer(server: object): boolean {
-  try {
-    const { isConnected, transport } = server as { isConnected?: unknown; transport?: unknown };
-    if (typeof isConnected === 'function')
-      return (isConnected as () => unknown).call(server) === true;
-    return transport !== undefined && transport !== null;
-  } catch {
-    return false; // whatever it is, connect() reports what goes wrong
-  }
-}
-
 /** An SDK server in this process, not yet connected (tests, embedding). */
 export const inMemoryTransportSchema = z
   .strictObject({
@@ -142,11 +126,6 @@ export const inMemoryTransportSchema = z
           typeof (value as { connect?: unknown }).connect === 'function',
         { error: rule('must be an SDK McpServer or Server that is not yet connected') },
       )
-      .refine((server) => !isConnectedServer(server), {
-        error: rule(
-          'is an SDK server already connected to a transport; pass one that is not yet connected (the section connects it)',
-        ),
-      })
       .describe('An SDK `McpServer` or `Server` that is not yet connected.'),
   })
   .readonly()
