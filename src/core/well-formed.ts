@@ -48,3 +48,23 @@ export function sliceSafe(text: string, start: number, end: number): string {
 function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
+
+/**
+ * The number of characters of `text` as a reader counts them: Unicode
+ * code points, not UTF-16 code units (`'😀'.length` is 2). A combining
+ * mark is a code point of its own; a lone surrogate counts as one.
+ */
+export function characterCount(text: string): number {
+  let count = text.length;
+  for (let index = 0; index < text.length - 1; index++) {
+    const code = text.charCodeAt(index);
+    if (code >= 0xd800 && code <= 0xdbff) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        count--;
+        index++;
+      }
+    }
+  }
+  return count;
+}

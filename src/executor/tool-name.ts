@@ -33,11 +33,11 @@ export class ToolNameError extends Error {
   }
 }
 
-// Each part: an ASCII word character, then word characters or hyphens. Spelled
-// out instead of `\w` so the rule does not depend on regex flags.
 /** The right form, as messages show it. */
 const EXAMPLE = '"server.tool" (e.g. "kubernetes.get_pods")';
 
+// Each part: an ASCII word character, then word characters or hyphens. Spelled
+// out instead of `\w` so the rule does not depend on regex flags.
 const QUALIFIED_NAME = /^([A-Za-z0-9_][A-Za-z0-9_-]*)\.([A-Za-z0-9_][A-Za-z0-9_-]*)$/;
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { PromptValidationError, messageOf } from '../core/errors.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
-import { type JsonSchema, Tool } from '../tools/tool.js';
+import { isTool, type JsonSchema } from '../tools/tool.js';
 import { describeValue } from './describe-value.js';
 import { checkDisclosureToolNames, checkSummarizable } from './disclosure/disclosure-checks.js';
 import { SECTION_EXPECTED, SECTION_KEY_PATTERN, type Section, isSection } from './section.js';
@@ -105,7 +105,7 @@ export class PromptTemplate<O = unknown> {
         checkSummarizable(section, path);
         summarizable ||= section.summarizable;
         for (const [toolIndex, tool] of section.toolsAtCreation().entries()) {
-          if (!(tool instanceof Tool)) {
+          if (!isTool(tool)) {
             throw new PromptValidationError(
               `section "${path}": tools[${toolIndex}] must be a Tool (made by Tool.create), received ${describeValue(tool)}`,
             );

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
-import { Tool } from '../tools/tool.js';
+import { isTool, type Tool } from '../tools/tool.js';
 import { describeValue, quoteShort } from './describe-value.js';
 import { dedent } from './template-text.js';
 import {
@@ -239,13 +239,18 @@ const TOOL_EXPECTED = 'a Tool (made by Tool.create)';
 /** Line breaks that would end a heading early: a title holding one could forge a heading. */
 const LINE_BREAK = /[\n\v\f\r\u0085\u2028\u2029]/;
 
-/** True for a section, whatever its class. */
+/**
+ * True for a section, whatever its class and whatever copy of this
+ * package made it: checked by shape, as tools are.
+ */
 export function isSection(value: unknown): value is Section {
-  return value instanceof Section;
-}
-
-function isTool(value: unknown): value is Tool {
-  return value instanceof Tool;
+  const section = value as Partial<Section> | null | undefined;
+  return (
+    typeof section?.key === 'string' &&
+    typeof section.renderBody === 'function' &&
+    typeof section.validate === 'function' &&
+    Array.isArray(section.children)
+  );
 }
 
 function checkTitle(title: unknown, where: string): string {

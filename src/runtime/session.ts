@@ -7,6 +7,7 @@ import {
   type EventClass,
   InProcessEventBus,
 } from './event-bus.js';
+import { describeSent } from '../core/describe-sent.js';
 import { SensitivityEscalated } from './events.js';
 import { PrivateData } from './private-data.js';
 import { ResourceRegistry } from './resources.js';
@@ -178,7 +179,8 @@ export class Session {
     this.resources = options.resources ?? new ResourceRegistry();
     this.privateData = new PrivateData(
       (previous, sensitivity, dataset) => {
-        // Reducers see it as every other event (a call's rollback keeps what they wrote).
+        // Reducers see it as every other event, outside any call: a record of the
+        // rise stays through a failed call's rollback, as the level does.
         this.dispatchOutsideCalls(
           new SensitivityEscalated({
             sessionId: this.sessionId,
@@ -403,6 +405,11 @@ export class Session {
    * reported in the result's `errors`, like a throwing handler.
    */
   dispatch(event: object): DispatchResult {
+    if (typeof event !== 'object' || event === null) {
+      throw new TypeError(
+        `dispatch(event): event must be an instance of an event class, received ${describeSent(event)}`,
+      );
+    }
     const reducers = this.#reducers.get(event.constructor as EventClass<object>);
     let reducerErrors: unknown[] | undefined;
     if (reducers !== undefined) {

@@ -11,7 +11,7 @@ import { cancellationMessage, notStartedMessage } from './cancellation.js';
 import type { Approval } from './policy/approval.js';
 import { denialOf, runWithPolicies } from './policy/run-policies.js';
 import type { ToolPolicy } from './policy/tool-policy.js';
-import type { Tool } from './tool.js';
+import { isTool, type Tool } from './tool.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolResult } from './tool-result.js';
 
@@ -80,8 +80,7 @@ export async function invokeTool<S extends z.ZodType, R>(
   options: InvokeToolOptions,
 ): Promise<ToolResult<R | null>> {
   // Checked by shape, not by class: a second copy of this package makes Tools and Sessions too.
-  const shape = tool as Partial<Tool> | null | undefined;
-  if (typeof shape?.handler !== 'function' || typeof shape.writesInCall !== 'function') {
+  if (!isTool(tool)) {
     throw new TypeError(
       `invokeTool(tool, rawArgs, options): tool must be a Tool (made by Tool.create), received ${describeSent(tool)}`,
     );

@@ -1,6 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { describeSent } from '../core/describe-sent.js';
 import { messageOf, PromptValidationError } from '../core/errors.js';
+import { characterCount } from '../core/well-formed.js';
 
 /** Longest example description, after trimming (as for tool descriptions). */
 export const MAX_TOOL_EXAMPLE_DESCRIPTION_LENGTH = 200;
@@ -57,9 +59,10 @@ function checkExample(
   }
   const { description, input, output } = example as Record<string, unknown>;
   const trimmed = typeof description === 'string' ? description.trim() : '';
-  if (trimmed.length === 0 || trimmed.length > MAX_TOOL_EXAMPLE_DESCRIPTION_LENGTH) {
+  const length = characterCount(trimmed);
+  if (length === 0 || length > MAX_TOOL_EXAMPLE_DESCRIPTION_LENGTH) {
     throw new PromptValidationError(
-      `${where}.description must be 1-${MAX_TOOL_EXAMPLE_DESCRIPTION_LENGTH} characters after trimming, received ${JSON.stringify(description) ?? String(description)}`,
+      `${where}.description must be 1-${MAX_TOOL_EXAMPLE_DESCRIPTION_LENGTH} characters after trimming, received ${describeSent(description)}`,
     );
   }
   checkInput(where, input, params);

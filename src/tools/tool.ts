@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { describeSent } from '../core/describe-sent.js';
+import { characterCount } from '../core/well-formed.js';
 import { PromptValidationError } from '../core/errors.js';
 import { type DirectCheck, directCheckOf } from './direct-check.js';
 import type { ToolContext } from './tool-context.js';
@@ -14,27 +15,6 @@ export const TOOL_NAME_PATTERN = /^[a-z0-9_-]{1,64}$/;
  * points (see {@link characterCount}), so an emoji counts once.
  */
 export const MAX_TOOL_DESCRIPTION_LENGTH = 200;
-
-/**
- * The number of characters of `text` as a reader counts them: Unicode
- * code points, not UTF-16 code units (`'😀'.length` is 2). A combining
- * mark is a code point of its own; a lone surrogate counts as one.
- * @internal
- */
-export function characterCount(text: string): number {
-  let count = text.length;
-  for (let index = 0; index < text.length - 1; index++) {
-    const code = text.charCodeAt(index);
-    if (code >= 0xd800 && code <= 0xdbff) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        count--;
-        index++;
-      }
-    }
-  }
-  return count;
-}
 
 /** A JSON Schema object as sent to an LLM API. */
 export type JsonSchema = Readonly<Record<string, unknown>>;
@@ -118,6 +98,20 @@ export interface ToolOptions<S extends z.ZodType, R> {
 const NATIVE: ToolOrigin = Object.freeze({ kind: 'native' });
 const ALWAYS = (): boolean => true;
 const NEVER = (): undefined => undefined;
+
+/**
+ * True for a tool, whatever copy of this package made it: checked by
+ * shape (a name, a handler, and the members `invokeTool` calls), since a
+ * second copy of the package has a `Tool` class of its own.
+ */
+export function isTool(value: unknown): value is Tool {
+  const tool = value as Partial<Tool> | null | undefined;
+  return (
+    typeof tool?.name === 'string' &&
+    typeof tool.handler === 'function' &&
+    typeof tool.writesInCall === 'function'
+  );
+}
 
 /**
  * A callable tool with validated arguments. Run it with `invokeTool`, which
@@ -229,6 +223,27 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
    */
   static trusted<S extends z.ZodType, R>(options: ToolOptions<S, R>): Tool<S, R> {
     return new Tool(options, options.description, options.examples ?? NO_EXAMPLES);
+  }
+
+  /**
+   * @internal The same tool under another description (checked by the
+   * caller): every other option, internal ones included, is this tool's.
+   * Kept beside the constructor, so that an option added there is copied.
+   */
+  withDescription(description: string): Tool<S, R> {
+    return Tool.trusted({
+      name: this.name,
+      description,
+      params: () => this.params,
+      inputSchema: this.inputSchema,
+      annotations: this.annotations,
+      origin: this.origin,
+      handler: this.handler,
+      examples: this.examples,
+      writesInCall: this.writesInCall,
+      refusal: this.refusal,
+      maskInEvents: this.maskInEvents,
+    });
   }
 
   /** The zod schema that validates the arguments (built on first use when given as a function). */

@@ -180,7 +180,15 @@ describe('Session', () => {
     });
   });
 
-  it('runs the reducers of SensitivityEscalated, as of every event, and a rollback keeps what they wrote', async () => {
+  it('refuses to dispatch something that is not an event object, before any reducer', () => {
+    const session = new Session();
+    expect(() => session.dispatch(null as never)).toThrow(
+      new TypeError('dispatch(event): event must be an instance of an event class, received null'),
+    );
+    expect(() => session.dispatch('Deposited' as never)).toThrow(TypeError);
+  });
+
+  it('runs the reducers of SensitivityEscalated, as of every event; a failed call keeps their record of the rise, as it keeps the level', async () => {
     const session = new Session();
     const rises = session.slice('rises', { initial: { levels: [] as string[] } });
     rises.on(SensitivityEscalated, (draft, event) => {
@@ -198,6 +206,7 @@ describe('Session', () => {
     });
     expect((await invokeTool(tool, {}, { session })).success).toBe(false);
     expect(rises.get().levels).toEqual(['internal', 'secret']);
+    expect(session.privateData.sensitivity).toBe('secret');
   });
 
   describe('snapshot and restore', () => {

@@ -102,7 +102,8 @@ describe('Tool.create examples', () => {
 
   it.each([
     ['empty', '   ', 'received "   "'],
-    ['too long', 'd'.repeat(201), `received "${'d'.repeat(201)}"`],
+    ['too long', 'd'.repeat(201), 'received a string of 201 characters'],
+    ['too long in code points', '😀'.repeat(201), 'received a string of 402 characters'],
     ['not a string', 42, 'received 42'],
   ])('rejects a description that is %s', (_case, description, received) => {
     const message = rejection(() =>
@@ -111,6 +112,12 @@ describe('Tool.create examples', () => {
     expect(message).toBe(
       `tool "add" examples[0].description must be 1-200 characters after trimming, ${received}`,
     );
+  });
+
+  it('counts a description in code points: 200 emoji fit', () => {
+    expect(() =>
+      addTool([{ description: '😀'.repeat(200), input: { a: 1, b: 2 }, output: 3 }]),
+    ).not.toThrow();
   });
 
   it('rejects an output that is not JSON data, and an example that is not an object', () => {

@@ -116,6 +116,35 @@ describe('Tool.create', () => {
     expect(() => Tool.create(withoutHandler as never)).toThrow(PromptValidationError);
   });
 
+  it('withDescription keeps every other option, the internal ones included', () => {
+    const maskInEvents = (data: unknown): unknown => data;
+    const refusal = (): string => 'refused';
+    const writesInCall = (): boolean => false;
+    const tool = Tool.trusted({
+      name: 'lookup',
+      description: 'Looks up',
+      params: z.object({ q: z.string() }),
+      handler: () => ToolResult.ok(null),
+      annotations: { readOnlyHint: true },
+      origin: { kind: 'mcp', server: 'srv', originalName: 'lookup' },
+      writesInCall,
+      refusal,
+      maskInEvents,
+    });
+    const other = tool.withDescription('Finds things');
+    expect(other.description).toBe('Finds things');
+    expect(other).toMatchObject({
+      name: 'lookup',
+      handler: tool.handler,
+      annotations: tool.annotations,
+      origin: tool.origin,
+      writesInCall,
+      refusal,
+      maskInEvents,
+    });
+    expect(other.params).toBe(tool.params);
+  });
+
   it('rejects params that are not a zod schema', () => {
     expect(rejection({ params: { type: 'object' } as never })).toBe(
       'params of tool "echo" must be a zod schema or a function returning one',

@@ -8,7 +8,9 @@
 import { PromptOverridesError, PromptValidationError } from '../../core/errors.js';
 import { isObserved } from '../../runtime/event-bus.js';
 import type { Session } from '../../runtime/session.js';
-import { characterCount, MAX_TOOL_DESCRIPTION_LENGTH, Tool } from '../../tools/tool.js';
+import { characterCount } from '../../core/well-formed.js';
+import type { Tool } from '../../tools/tool.js';
+import { MAX_TOOL_DESCRIPTION_LENGTH } from '../../tools/tool.js';
 import type { PromptTemplate } from '../prompt-template.js';
 import type { Section, SectionBodyRenderer, SectionRenderContext } from '../section.js';
 import { contentHash } from './content-hash.js';
@@ -304,7 +306,7 @@ export class OverridesApplier {
         decision = { tool, outcome: staleOutcome(where, entry.expectedHash, actualHash) };
       } else {
         decision = {
-          tool: withDescription(tool, this.#checkDescription(tool, entry.description)),
+          tool: tool.withDescription(this.#checkDescription(tool, entry.description)),
           outcome: { ...where, kind: 'applied', replacedHash: actualHash },
         };
       }
@@ -366,24 +368,4 @@ export class OverridesApplier {
 function codePoint(match: RegExpExecArray): string {
   const code = match[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
   return `U+${code} at offset ${match.index}`;
-}
-
-/**
- * The same tool with another description: name, schema, handler,
- * annotations, origin, examples (checked already), what its calls write
- * and when they are refused are its own.
- */
-function withDescription(tool: Tool, description: string): Tool {
-  return Tool.trusted({
-    name: tool.name,
-    description,
-    params: () => tool.params,
-    inputSchema: tool.inputSchema,
-    annotations: tool.annotations,
-    origin: tool.origin,
-    handler: tool.handler,
-    examples: tool.examples,
-    writesInCall: tool.writesInCall,
-    refusal: tool.refusal,
-  });
 }
