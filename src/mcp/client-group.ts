@@ -268,6 +268,7 @@ export class McpClientGroup {
     if (this.#state !== 'connected' || route === undefined || !this.#unavailable.has(name)) {
       return false;
     }
+    await this.#noteLevelBeforeStarting([route], signal);
     await route.connect(signal);
     // Disconnected meanwhile: the route is closed and its tools must not come back.
     if (!this.#routes.includes(route)) return false;
@@ -295,17 +296,33 @@ export class McpClientGroup {
     return true;
   }
 
-  async #connectAll(signal?: AbortSignal): Promise<void> {
-    // The session's level decides which process may start: one that holds
-    // private data (here, or as its store says) starts no server outside its
-    // isolation, not even for the handshake. A store that cannot be read fails the connect.
+  /**
+   * Tells `routes` the session's level before any of them starts a
+   * process: a session that holds private data (here, or as its store
+   * says, read first) starts no server outside its isolation, not even
+   * for the handshake.
+   * @throws SessionStoreError when the store cannot be read (fail closed).
+   */
+  async #noteLevelBeforeStarting(
+    routes: readonly ServerRoute[],
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     if (this.session.store !== undefined) {
       await this.session.ready;
       await this.session.syncFromStore(signal === undefined ? {} : { signal });
     }
-    const routes = this.servers.map((config) => this.#createRoute(config));
     const level = this.session.privateData.sensitivity;
     for (const route of routes) route.noteSensitivity(level);
+  }
+
+  async #connectAll(signal?: AbortSignal): Promise<void> {
+    const routes = this.servers.map((config) => this.#createRoute(config));
+    try {
+      await this.#noteLevelBeforeStarting(routes, signal);
+    } catch (error) {
+      await Promise.all(routes.map((route) => route.close()));
+      throw error;
+    }
     this.#routes = routes;
     // The pool's callTool runs this section's bridged tools: the same checks and routing.
     this.#unregister = routes.map((route) =>

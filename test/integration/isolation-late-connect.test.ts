@@ -82,6 +82,40 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
     expect(after).not.toContain(HOST_NETNS);
   }, 60_000);
 
+  it('reads the store before it tries a server unavailable at connect again', async () => {
+    const sessionId = 'worker-shared';
+    const worker = await Session.open({
+      sessionId,
+      store: new FileSessionStore({ directory: storeDir }),
+    });
+    const section = probeSection(
+      worker,
+      workspace,
+      { env: { PROBE_START_LOG: 'starts.log', PROBE_FAIL_FIRST_START: 'failed-once' } },
+      { onConnectError: 'report' },
+    );
+    try {
+      await section.connect();
+      expect(section.unavailableServers.map((server) => server.name)).toEqual(['probe']);
+      // Another worker of the session escalates it through the store.
+      const other = await Session.open({
+        sessionId,
+        store: new FileSessionStore({ directory: storeDir }),
+      });
+      other.privateData.add('patients', 'secret');
+      await other.flushPrivateData();
+      expect(await section.reconnectUnavailable('probe')).toBe(true);
+      expect(worker.privateData.sensitivity).toBe('secret');
+    } finally {
+      await section.disconnect();
+    }
+    // The first start failed on the host, before any escalation; the second is sandboxed.
+    const [first, ...after] = starts();
+    expect(first).toBe(HOST_NETNS);
+    expect(after).toHaveLength(1);
+    expect(after).not.toContain(HOST_NETNS);
+  }, 60_000);
+
   it('reads the store before it starts anything: a resumed session is not connected unsandboxed', async () => {
     const sessionId = 'resumed-at-secret';
     const earlier = await Session.open({
