@@ -120,20 +120,35 @@ export function bridgeTool(
 }
 
 /**
- * Results of calls to a server with secrets as their `ToolInvoked` shows
- * them: masked before the result limit cut their text, which may have cut
- * a secret that masking then no longer finds whole.
+ * The server's answer behind each result of a call to a server with
+ * secrets, kept for its `ToolInvoked` (built only when someone observes
+ * it): the event shows the answer masked before the result limit cuts its
+ * text, since a cut may leave a piece of a secret that masking no longer
+ * finds whole.
  */
-const eventResults = new WeakMap<ToolResult<unknown>, ToolResult<unknown>>();
+const answers = new WeakMap<ToolResult<unknown>, { raw: CallToolResult; maxChars: number }>();
 
 /** What `ToolInvoked` shows of a bridged call's params or result: the server's secrets masked. */
 function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
   if (!ToolResult.is(data)) return redactor.redactData(data);
-  const shown = eventResults.get(data);
-  if (shown !== undefined) return shown;
-  const message = redactor.redact(data.message);
-  const value = redactor.redactData(data.value);
-  return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
+  const answer = answers.get(data);
+  if (answer === undefined) {
+    const message = redactor.redact(data.message);
+    const value = redactor.redactData(data.value);
+    return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
+  }
+  const { raw, maxChars } = answer;
+  const masked = mapCallResult(
+    limitResult(
+      withMaskedText(raw, (text) => redactor.redact(text), maxChars),
+      maxChars,
+    ),
+  );
+  const value = data.value === null ? null : redactor.redactData(masked.value);
+  // A failure's message was masked before its cut already (or is the library's own).
+  return data.success
+    ? ToolResult.ok(value, masked.message)
+    : ToolResult.error(redactor.redact(data.message), value);
 }
 
 /**
@@ -435,29 +450,8 @@ class BridgedCall {
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
     }
-    if (route.redactor.hasSecrets)
-      eventResults.set(result, this.#shownInEvents(raw, result, maxChars));
+    if (route.redactor.hasSecrets) answers.set(result, { raw, maxChars });
     return result;
-  }
-
-  /** `result` as its `ToolInvoked` shows it: the answer masked for the server's secrets, then limited. */
-  #shownInEvents(
-    raw: CallToolResult,
-    result: ToolResult<McpToolValue | null>,
-    maxChars: number,
-  ): ToolResult<unknown> {
-    const { redactor } = this.#context.route;
-    const masked = mapCallResult(
-      limitResult(
-        withMaskedText(raw, (text) => redactor.redact(text), maxChars),
-        maxChars,
-      ),
-    );
-    const value = result.value === null ? null : redactor.redactData(masked.value);
-    // A failure's message was masked before its cut already (or is the library's own).
-    return result.success
-      ? ToolResult.ok(value, masked.message)
-      : ToolResult.error(redactor.redact(result.message), value);
   }
 
   /** The refusal of a call made in a session that is not the section's. */
