@@ -60,7 +60,7 @@ export interface BridgeContext {
   readonly retry: Required<RetryOptions>;
   /**
    * The reach each of the server's tools was bridged with before, by
-   * original name, for the section's life: a tool listed again is never
+   * original name, for the session's life: a tool listed again is never
    * looser than that (a server that re-lists its network tool as
    * closed-world, once the session holds private data, still has it
    * refused). Each bridged tool records its own here.

@@ -23,18 +23,23 @@ export function originalName(tool: McpTool): string {
 }
 
 /** Tools by server, and the published list of all of them. */
+/**
+ * Each server's tools' reach as bridged, by original name, kept for the
+ * session's life across re-listings, reconnects and sections (a second
+ * section of the session shares the pooled connection, and must not take
+ * a listing the first refused to loosen by): see `BridgeContext.reaches`.
+ * No entry for a server until its first listing in the session. Two
+ * sections that give different servers one name share their entries,
+ * which only makes both stricter.
+ */
+const reachesBySession = new WeakMap<Session, Map<string, Map<string, ToolReach>>>();
+
 export class ToolCatalog {
   readonly #session: Session;
   readonly #retry: Required<RetryOptions>;
   readonly #byServer = new Map<string, readonly McpTool[]>();
   /** Each server's tools by bridged name, with the listing entry each was bridged from. */
   readonly #sources = new Map<string, ReadonlyMap<string, BridgedFrom>>();
-  /**
-   * Each server's tools' reach as bridged, by original name, kept across
-   * re-listings and reconnects for the section's life (see
-   * `BridgeContext.reaches`); no entry until the server's first listing.
-   */
-  readonly #reaches = new Map<string, Map<string, ToolReach>>();
   #all: readonly McpTool[] = Object.freeze([]);
 
   constructor(session: Session, retry: Required<RetryOptions>) {
@@ -105,7 +110,10 @@ export class ToolCatalog {
     const previous = this.#sources.get(route.name);
     const sources = new Map<string, BridgedFrom>();
     const tools: McpTool[] = [];
-    const reaches = this.#reaches.get(route.name);
+    const reachesOfSession =
+      reachesBySession.get(this.#session) ?? new Map<string, Map<string, ToolReach>>();
+    reachesBySession.set(this.#session, reachesOfSession);
+    const reaches = reachesOfSession.get(route.name);
     const context: BridgeContext = {
       session: this.#session,
       route,
@@ -113,7 +121,7 @@ export class ToolCatalog {
       reaches: reaches ?? new Map<string, ToolReach>(),
       listedWhilePrivate: reaches !== undefined && this.#session.privateData.hasPrivateData,
     };
-    this.#reaches.set(route.name, context.reaches);
+    reachesOfSession.set(route.name, context.reaches);
     for (const description of route.tools) {
       if (!isToolSelected(config, description.name)) continue;
       const name = bridgedToolName(prefix, description.name);

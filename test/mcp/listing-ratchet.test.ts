@@ -418,6 +418,23 @@ describe('a listing after the escalation loosens nothing', () => {
     expect(plain.received).toEqual([]);
   });
 
+  it('loosens nothing through a second section of the session, which shares the connection', async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { post: OPEN });
+    const first = plainSection(session, plain);
+    await first.connect();
+    session.privateData.add('records', 'secret');
+    const seen = changes(session);
+    plain.set('post', CLOSED);
+    await waitFor(() => seen.length > 0, { timeoutMs: 5_000, description: 'the re-listing' });
+    const second = plainSection(session, plain, { key: 'mcp.second' });
+    await second.connect();
+
+    const again = await invokeTool(toolNamed(second, 'plain_post'), { q: 'x' }, { session });
+    expect(again.message).toContain('"connect" permission');
+    expect(plain.received).toEqual([]);
+  });
+
   it('does not take a tool first listed after the escalation at its word that it is closed-world', async () => {
     const session = new Session();
     const plain = new Deployment('plain', { post: OPEN });
