@@ -17,7 +17,7 @@ import {
   type SchemaSurvey,
   surveySchema,
 } from './json.js';
-import { detectDraft, dropForeignKeywords } from './keywords.js';
+import { dropForeignKeywords } from './keywords.js';
 import { type PatternBudget, planPatterns } from './patterns.js';
 import { describeSent } from '../../core/describe-sent.js';
 
@@ -167,15 +167,7 @@ function build(text: string): CacheEntry {
 export function inputSchemaRefusal(schema: unknown, budget?: PatternBudget): string | undefined {
   if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one
   try {
-    // The dialect first: its own keywords decide what the rest means.
-    detectDraft(schema);
     const survey = listedSurveys.get(schema) ?? surveySchema(schema);
-    // Rare, and refused only where the analysis would refuse it (a schema position,
-    // or reached by a local $ref; not in an annotation): that schema is analysed now.
-    if (survey.remoteRef !== undefined) {
-      const analysed = analysisRefusal(schema);
-      if (analysed !== undefined) return analysed;
-    }
     const refusal = schemaBoundsRefusal(schema, survey);
     if (refusal === undefined && survey.patterned.length > 0)
       planPatterns(schema, survey.patterned, budget);
@@ -186,16 +178,6 @@ export function inputSchemaRefusal(schema: unknown, budget?: PatternBudget): str
     return error instanceof SchemaProblem
       ? error.message
       : `the schema could not be read: ${describeSent(messageOf(error))}`;
-  }
-}
-
-/** Why the analysis refuses `schema` (built and cached now, as at a first call), if it does. */
-function analysisRefusal(schema: JsonRecord): string | undefined {
-  try {
-    createInputValidator(schema, { serverName: '', toolName: '' });
-    return undefined;
-  } catch (error) {
-    return error instanceof McpSchemaError ? error.reason : messageOf(error);
   }
 }
 

@@ -33,13 +33,6 @@ export interface SchemaSurvey {
   readonly anchored: readonly JsonRecord[];
   /** Those with a `pattern` or `patternProperties`. */
   readonly patterned: readonly JsonRecord[];
-  /**
-   * The first reference that is not local (a `$ref` or `$dynamicRef` not
-   * starting with `#`), in any object that may be a schema: the analysis
-   * refuses it where it stands as a schema (nothing is ever fetched), and
-   * ignores it in an annotation.
-   */
-  readonly remoteRef?: { readonly keyword: string; readonly ref: string };
 }
 
 const NONE: readonly JsonRecord[] = Object.freeze([]);
@@ -67,7 +60,6 @@ export function surveySchema(root: unknown): SchemaSurvey {
   let referring = NONE as JsonRecord[];
   let anchored = NONE as JsonRecord[];
   let patterned = NONE as JsonRecord[];
-  let remoteRef: { keyword: string; ref: string } | undefined;
   if (typeof root !== 'object' || root === null) {
     return { chars: scalarChars(root), containers: 0, referring, anchored, patterned };
   }
@@ -103,10 +95,7 @@ export function surveySchema(root: unknown): SchemaSurvey {
         const first = key.charCodeAt(0);
         if (first === 36 /* $ */) {
           if (REFERENCE_KEYWORDS.has(key)) {
-            if (typeof value === 'string') {
-              if (value.startsWith('#')) refers = true;
-              else remoteRef ??= { keyword: key, ref: value };
-            }
+            refers ||= typeof value === 'string' && value.startsWith('#');
           } else {
             anchors ||=
               key === '$anchor' || key === '$dynamicAnchor' || (key === '$id' && isFragment(value));
@@ -141,9 +130,7 @@ export function surveySchema(root: unknown): SchemaSurvey {
     met = containers + dataContainers;
     dataContainers = outerDataContainers;
   }
-  return remoteRef === undefined
-    ? { chars, containers: met, referring, anchored, patterned }
-    : { chars, containers: met, referring, anchored, patterned, remoteRef };
+  return { chars, containers: met, referring, anchored, patterned };
 }
 
 /** What an object or array under a keyword is: a schema (or a list of them), data, or a map of schemas. */

@@ -16,6 +16,14 @@ const DIALECT =
   /^(?:https?:\/\/)?json-schema\.org\/(draft\/2020-12\/|draft\/2019-09\/|draft-0([467])\/|)schema#?$/;
 
 /**
+ * OpenAPI 3.1's dialects (`…/oas/3.1/dialect/base`, or a dated one): JSON
+ * Schema 2020-12 with OpenAPI's vocabulary, whose keywords (`discriminator`,
+ * `xml`, `externalDocs`, `example`) annotate and change no verdict.
+ * Servers generated from an OpenAPI document declare it.
+ */
+const OPENAPI_DIALECT = /^https:\/\/spec\.openapis\.org\/oas\/3\.1\/dialect\/[\w.-]+$/;
+
+/**
  * The dialect named by a root `$schema`; MCP's default, 2020-12, when there is none.
  * @throws {SchemaProblem} for a malformed, obsolete or unknown dialect.
  */
@@ -23,10 +31,11 @@ export function detectDraft(root: JsonRecord): SchemaDraft {
   const named = root['$schema'];
   const match = typeof named === 'string' ? DIALECT.exec(named) : null;
   if (named === undefined || match?.[1] === '' || match?.[1] === 'draft/2020-12/') return '2020-12';
+  if (typeof named === 'string' && OPENAPI_DIALECT.test(named)) return '2020-12';
   if (match?.[1] === 'draft/2019-09/') return '2019-09';
   if (match?.[2] !== undefined) return match[2] === '4' ? '4' : '7';
   throw new SchemaProblem(
-    `"$schema" names ${JSON.stringify(named)}; supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12`,
+    `"$schema" names ${JSON.stringify(named)}; supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12, and OpenAPI 3.1's`,
   );
 }
 

@@ -76,7 +76,7 @@ describe('createArgumentCheck: refusals', () => {
     [
       'an unknown dialect',
       { $schema: 'http://json-schema.org/draft-03/schema#', type: 'object' },
-      '"$schema" names "http://json-schema.org/draft-03/schema#"; supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12',
+      '"$schema" names "http://json-schema.org/draft-03/schema#"; supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12, and OpenAPI 3.1\'s',
     ],
     [
       'a malformed keyword deep down',

@@ -10,7 +10,8 @@ import type { JsonRecord } from '../../../src/core/json.js';
 import { SchemaProblem } from '../../../src/mcp/schema/json.js';
 import { checkKeywordValues, childSchemas, detectDraft } from '../../../src/mcp/schema/keywords.js';
 
-const SUPPORTED = 'supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12';
+const SUPPORTED =
+  "supported dialects are JSON Schema draft-04, -06, -07, 2019-09 and 2020-12, and OpenAPI 3.1's";
 
 /** The error `run` throws; fails the test when it returns. */
 function thrown(run: () => unknown): Error {
@@ -48,6 +49,14 @@ describe('detectDraft', () => {
   });
 
   it.each([
+    'https://spec.openapis.org/oas/3.1/dialect/base',
+    'https://spec.openapis.org/oas/3.1/dialect/2024-11-10',
+  ])('reads OpenAPI 3.1’s dialect %s as 2020-12, which it extends with annotations', (uri) => {
+    expect(detectDraft({ $schema: uri })).toBe('2020-12');
+  });
+
+  it.each([
+    ['OpenAPI 3.0, which is no JSON Schema dialect', 'https://spec.openapis.org/oas/3.0/schema'],
     ['draft-03', 'http://json-schema.org/draft-03/schema#'],
     ['draft-05, which was never a dialect', 'http://json-schema.org/draft-05/schema#'],
     ['another host', 'https://example.com/draft/2020-12/schema'],
