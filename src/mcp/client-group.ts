@@ -268,7 +268,8 @@ export class McpClientGroup {
     if (this.#state !== 'connected' || route === undefined || !this.#unavailable.has(name)) {
       return false;
     }
-    await this.#noteLevelBeforeStarting([route], signal);
+    if (this.session.store !== undefined) await this.#readStore(signal);
+    this.#noteLevel([route]);
     await route.connect(signal);
     // Disconnected meanwhile: the route is closed and its tools must not come back.
     if (!this.#routes.includes(route)) return false;
@@ -297,33 +298,39 @@ export class McpClientGroup {
   }
 
   /**
-   * Tells `routes` the session's level before any of them starts a
-   * process: a session that holds private data (here, or as its store
-   * says, read first) starts no server outside its isolation, not even
-   * for the handshake.
+   * Brings the session level with its store (loaded, then synced), so that
+   * the level noted before a process starts is the one other workers stored.
    * @throws SessionStoreError when the store cannot be read (fail closed).
    */
-  async #noteLevelBeforeStarting(
-    routes: readonly ServerRoute[],
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    if (this.session.store !== undefined) {
-      await this.session.ready;
-      await this.session.syncFromStore(signal === undefined ? {} : { signal });
-    }
+  async #readStore(signal: AbortSignal | undefined): Promise<void> {
+    await this.session.ready;
+    await this.session.syncFromStore(signal === undefined ? {} : { signal });
+  }
+
+  /**
+   * Tells `routes` the session's level before any of them starts a
+   * process: a session that holds private data starts no server outside
+   * its isolation, not even for the handshake.
+   */
+  #noteLevel(routes: readonly ServerRoute[]): void {
     const level = this.session.privateData.sensitivity;
     for (const route of routes) route.noteSensitivity(level);
   }
 
   async #connectAll(signal?: AbortSignal): Promise<void> {
     const routes = this.servers.map((config) => this.#createRoute(config));
-    try {
-      await this.#noteLevelBeforeStarting(routes, signal);
-    } catch (error) {
-      await Promise.all(routes.map((route) => route.close()));
-      throw error;
-    }
     this.#routes = routes;
+    if (this.session.store !== undefined) {
+      try {
+        await this.#readStore(signal);
+      } catch (error) {
+        this.#routes = [];
+        this.#state = 'idle';
+        await Promise.all(routes.map((route) => route.close()));
+        throw error;
+      }
+    }
+    this.#noteLevel(routes);
     // The pool's callTool runs this section's bridged tools: the same checks and routing.
     this.#unregister = routes.map((route) =>
       this.#pool.register(route.name, {

@@ -577,6 +577,9 @@ export class McpServerConnection {
   }
 }
 
+/** A failure's message that names no reason: what its cause says is added. */
+const TERSE_MESSAGE = /^(?:TypeError: )?fetch failed$/;
+
 /**
  * `error` with what its causes say added to its message, where the message
  * does not say it already: `fetch` fails with "fetch failed" and keeps
@@ -584,6 +587,8 @@ export class McpServerConnection {
  */
 function withCauses(error: unknown): unknown {
   if (!(error instanceof Error) || !(error.cause instanceof Error)) return error;
+  // Only a message that says nothing of its own (the CLI's fetch already says where and why).
+  if (!TERSE_MESSAGE.test(error.message)) return error;
   let message = error.message;
   let cause: unknown = error.cause;
   for (let depth = 0; depth < 3 && cause instanceof Error; depth++, cause = cause.cause) {
