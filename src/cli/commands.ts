@@ -5,6 +5,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '../core/atomic-file.js';
+import { messageOf } from '../core/errors.js';
 import { cutText } from '../core/well-formed.js';
 import { generateToolBindings } from '../ecosystem/codegen.js';
 import { Prompt } from '../prompt/prompt.js';
@@ -12,7 +13,7 @@ import { PromptTemplate } from '../prompt/prompt-template.js';
 import type { Tool } from '../tools/tool.js';
 import { withSection, describeTransport, type OpenedSection } from './connect.js';
 import { describeArguments } from './describe-arguments.js';
-import { EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
+import { CliError, EXIT_CODES, oneLine, type ExitCode } from './exit-codes.js';
 import type { CliIo } from './io.js';
 import { checkOutputPath } from './output-path.js';
 import type { Progress } from './spinner.js';
@@ -186,10 +187,18 @@ export async function codegenCommand(
         io.stdout.write(generated.source);
       } else {
         await checkOutputPath(file);
-        await mkdir(path.dirname(file), { recursive: true });
-        // Replaced by a rename, never written in place: a link planted since the
-        // check is replaced, not written through.
-        await writeFileAtomic(file, generated.source, GENERATED_FILE_MODE);
+        try {
+          await mkdir(path.dirname(file), { recursive: true });
+          // Replaced by a rename, never written in place: a link planted since the
+          // check is replaced, not written through.
+          await writeFileAtomic(file, generated.source, GENERATED_FILE_MODE);
+        } catch (error) {
+          // A path the check passed but the system refuses (permissions, a
+          // read-only file system, a change since): the -o given, not a tool's error.
+          throw new CliError(EXIT_CODES.usage, `cannot write ${file}: ${messageOf(error)}`, {
+            cause: error,
+          });
+        }
       }
       const inexact = generated.tools.filter((tool) => !tool.exact);
       for (const tool of inexact) {

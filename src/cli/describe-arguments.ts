@@ -30,7 +30,7 @@ export function describeArguments(schema: unknown): ArgumentSummary[] {
       summary.description = sub['description'].replace(/\s+/g, ' ').trim();
     }
     if (isObject(sub) && sub['default'] !== undefined) {
-      summary.default = JSON.stringify(sub['default']);
+      summary.default = shown(sub['default']);
     }
     return summary;
   });
@@ -40,9 +40,9 @@ function typeOf(schema: unknown, depth: number): string {
   if (schema === true) return 'any';
   if (schema === false) return 'never';
   if (!isObject(schema) || depth > 4) return 'any';
-  if (schema['const'] !== undefined) return JSON.stringify(schema['const']);
+  if (schema['const'] !== undefined) return shown(schema['const']);
   if (Array.isArray(schema['enum'])) {
-    return schema['enum'].map((value) => JSON.stringify(value)).join(' | ');
+    return schema['enum'].map(shown).join(' | ');
   }
   if (typeof schema['$ref'] === 'string') return schema['$ref'].split('/').pop() ?? 'any';
   for (const keyword of ['anyOf', 'oneOf'] as const) {
@@ -56,6 +56,15 @@ function typeOf(schema: unknown, depth: number): string {
   return types
     .map((name) => (name === 'array' ? `${wrap(typeOf(schema['items'], depth + 1))}[]` : name))
     .join(' | ');
+}
+
+/**
+ * `value` as JSON, but a number JSON cannot hold (1e400 parses as
+ * Infinity) as itself: `JSON.stringify` would show it as `null`.
+ */
+function shown(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return JSON.stringify(value);
 }
 
 function wrap(type: string): string {

@@ -5,17 +5,20 @@
  * user's): both are refused.
  */
 import type { Stats } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError, EXIT_CODES } from './exit-codes.js';
 
 /**
  * Checks `file` (an absolute path) before it is written: it must not be a
- * symbolic link, and no directory on its path, up to the root, may be a
- * symbolic link that sits in a directory others can write to (a link such
- * as macOS's `/tmp`, in `/`, is the system's own).
+ * symbolic link or a directory, the nearest part of its path that exists
+ * must be a directory (mkdir creates the rest), and no directory on its
+ * path, up to the root, may be a symbolic link that sits in a directory
+ * others can write to (a link such as macOS's `/tmp`, in `/`, is the
+ * system's own).
  *
- * @throws CliError (exit 2) naming the path when one is a symbolic link.
+ * @throws CliError (exit 2) naming the path when one is a symbolic link,
+ * when it is a directory, or when a file stands where a directory must.
  */
 export async function checkOutputPath(file: string): Promise<void> {
   const own = await lstatOrUndefined(file);
@@ -25,6 +28,13 @@ export async function checkOutputPath(file: string): Promise<void> {
       `refusing to write ${file}: it is a symbolic link; remove it or choose another path`,
     );
   }
+  if (own?.isDirectory() === true) {
+    throw new CliError(
+      EXIT_CODES.usage,
+      `refusing to write ${file}: it is a directory; give the path of a file, e.g. ${path.join(file, 'tools.ts')}`,
+    );
+  }
+  let existing = own !== undefined;
   // Every directory on the way, up to the root: a link planted above the
   // first one that exists leads the path (and what mkdir creates) elsewhere.
   for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
@@ -35,6 +45,17 @@ export async function checkOutputPath(file: string): Promise<void> {
         `refusing to write ${file}: ${dir} is a symbolic link in a directory others can write to`,
       );
     }
+    if (!existing && stats !== undefined) {
+      existing = true;
+      // A link allowed above is followed: what it points to must be a directory.
+      const target = stats.isSymbolicLink() ? await statOrUndefined(dir) : stats;
+      if (target?.isDirectory() !== true) {
+        throw new CliError(
+          EXIT_CODES.usage,
+          `refusing to write ${file}: ${dir} is not a directory`,
+        );
+      }
+    }
     if (path.dirname(dir) === dir) return;
   }
 }
@@ -42,6 +63,14 @@ export async function checkOutputPath(file: string): Promise<void> {
 async function othersCanWrite(dir: string): Promise<boolean> {
   const stats = await lstatOrUndefined(dir);
   return stats !== undefined && (stats.mode & 0o022) !== 0;
+}
+
+async function statOrUndefined(file: string): Promise<Stats | undefined> {
+  try {
+    return await stat(file);
+  } catch {
+    return undefined;
+  }
 }
 
 async function lstatOrUndefined(file: string): Promise<Stats | undefined> {

@@ -220,6 +220,10 @@ class Walker {
         this.report(
           `${pointer}: "${keyword}" with values other than strings, numbers, booleans and null`,
         );
+      } else if (values.some((value) => typeof value === 'number' && !Number.isFinite(value))) {
+        // JSON.parse reads 1e400 as Infinity, which no JSON value equals
+        // (the run time refuses the schema) and a literal would write as null.
+        this.report(`${pointer}: "${keyword}" with a number that is not finite`);
       } else if (
         types !== undefined &&
         !values.every((value) => types.some((type) => isOfType(value, type)))

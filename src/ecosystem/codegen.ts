@@ -14,9 +14,11 @@ import {
   type Serializable,
 } from 'json-schema-to-zod';
 import type { Tool } from '../tools/tool.js';
+import { type Helpers, MULTIPLE_OF_HELPER } from './codegen-helpers.js';
 import { prepareCodegenSchema } from './codegen-schema.js';
 import { toolsOf, type ToolSource } from './tool-source.js';
-import { messageOf } from '../core/errors.js';
+import { McpSchemaError, messageOf } from '../core/errors.js';
+import { createInputValidator } from '../mcp/schema/index.js';
 import { serverTextLine } from '../mcp/server-text.js';
 
 /** Options of {@link generateToolBindings}. */
@@ -34,7 +36,11 @@ export interface GeneratedToolBinding {
   readonly schemaName: string;
   /** The exported type, e.g. `EverythingEchoArgs`. */
   readonly typeName: string;
-  /** False when the schema is outside what the converter keeps exactly; the binding is then `Record<string, unknown>`. */
+  /**
+   * False when the schema is outside what the converter keeps exactly, or
+   * when the run time cannot use it (and refuses every call); the binding
+   * is then `Record<string, unknown>`.
+   */
   readonly exact: boolean;
   /**
    * Why it is not exact (JSON Pointers into the input schema). They hold
@@ -78,6 +84,7 @@ export function generateToolBindings(
   options: GenerateToolBindingsOptions = {},
 ): GeneratedBindings {
   const used = new Set<string>();
+  const helpers: Helpers = { multipleOf: false };
   const bindings: GeneratedToolBinding[] = [];
   const blocks: string[] = [];
   for (const tool of toolsOf(source)) {
@@ -86,19 +93,23 @@ export function generateToolBindings(
     const typeName = `${base.charAt(0).toUpperCase()}${base.slice(1)}Args`;
     const prepared = prepareCodegenSchema(tool.inputSchema);
     let expression: string;
-    let issues = prepared.issues;
+    const refusal = runTimeRefusal(tool);
+    let issues = refusal === undefined ? prepared.issues : [refusal, ...prepared.issues];
     if (issues.length === 0) {
       try {
+        const called: Helpers = { multipleOf: false };
         expression = jsonSchemaToZod(prepared.schema, {
           zodVersion: 4,
           module: 'none',
           withoutDefaults: true,
-          parserOverride: writeServerText,
+          parserOverride: (schema, refs) => writeServerText(schema, refs, called),
         });
         // Every piece of server text should have gone through `literal`.
         if (UNSAFE_IN_CODE.test(expression)) {
           throw new Error('its output holds a control or invisible character');
         }
+        // Only an expression that is kept may bring in a helper.
+        helpers.multipleOf ||= called.multipleOf;
       } catch (error) {
         issues = [`#: the converter failed: ${messageOf(error)}`];
         expression = LOOSE;
@@ -110,10 +121,42 @@ export function generateToolBindings(
     bindings.push({ toolName: tool.name, schemaName, typeName, exact, issues });
     blocks.push(toolBlock(tool, schemaName, typeName, expression, issues));
   }
-  return { source: moduleText(bindings, blocks, options), tools: bindings };
+  return { source: moduleText(bindings, blocks, helpers, options), tools: bindings };
+}
+
+/**
+ * Why the run time refuses every call of an MCP tool (its validator cannot
+ * use the schema: a value JSON cannot carry, a malformed keyword, …), as an
+ * issue; `undefined` when it can. No binding of such a tool is exact. The
+ * validator is cached by schema content, so the call the section makes
+ * later costs nothing more.
+ */
+function runTimeRefusal(tool: Tool): string | undefined {
+  if (tool.origin.kind !== 'mcp') return undefined;
+  try {
+    createInputValidator(tool.inputSchema, { serverName: tool.origin.server, toolName: tool.name });
+    return undefined;
+  } catch (error) {
+    const reason = error instanceof McpSchemaError ? error.reason : messageOf(error);
+    return `#: the run time refuses every call, as it cannot use this schema: ${reason}`;
+  }
 }
 
 const LOOSE = 'z.record(z.string(), z.unknown())';
+/**
+ * Names the module declares besides the per-tool ones: a tool whose
+ * identifier would make one of them (`tool` → `toolArgs`, `ToolArgs`)
+ * gets a numbered one instead.
+ */
+const MODULE_NAMES = new Set([
+  'z',
+  'isMultipleOf',
+  'toolArgs',
+  'ToolName',
+  'ToolArgs',
+  'inexactTools',
+]);
+
 /** Longest issue line in a comment: a pointer can hold long property names. */
 const MAX_ISSUE_LINE = 500;
 
@@ -126,8 +169,16 @@ const MAX_ISSUE_LINE = 500;
 const UNSAFE_IN_LITERAL = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/gu;
 const UNSAFE_IN_CODE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
 
-/** `value` as a JavaScript literal whose text holds no unsafe character (they become `\uXXXX`). */
+/**
+ * `value` as a JavaScript literal whose text holds no unsafe character (they
+ * become `\uXXXX`).
+ * @throws {TypeError} for a number that is not finite: JSON.stringify would
+ * write `null` (`prepareCodegenSchema` reports them first).
+ */
 function literal(value: Serializable): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new TypeError(`the number ${String(value)} has no JSON literal`);
+  }
   return JSON.stringify(value).replace(UNSAFE_IN_LITERAL, (character) =>
     Array.from(
       { length: character.length },
@@ -144,7 +195,11 @@ function literal(value: Serializable): string {
  * each sub-schema. Only the subset `prepareCodegenSchema` lets through
  * needs handling, written as the converter would.
  */
-function writeServerText(schema: JsonSchemaObject, refs: Refs): string | undefined {
+function writeServerText(
+  schema: JsonSchemaObject,
+  refs: Refs,
+  helpers: Helpers,
+): string | undefined {
   if (typeof schema.description === 'string') {
     const { description, ...rest } = schema;
     return `${parseSchema(rest, refs)}.describe(${literal(description)})`;
@@ -153,6 +208,12 @@ function writeServerText(schema: JsonSchemaObject, refs: Refs): string | undefin
   // (`anyOf`, which it reads first, never stands beside them here).
   if (schema.enum !== undefined) return enumExpression(schema.enum);
   if (schema.const !== undefined) return `z.literal(${literal(schema.const)})`;
+  if (
+    schema.type === 'integer' ||
+    (schema.type === 'number' && typeof schema.multipleOf === 'number')
+  ) {
+    return numberExpression(schema, refs, helpers);
+  }
   if (schema.type === 'string' && typeof schema.pattern === 'string') {
     // The run time reads a pattern with the `u` flag (`\u{41}`, `\p{Lu}`,
     // `.` over an emoji), so the generated code does too.
@@ -163,6 +224,26 @@ function writeServerText(schema: JsonSchemaObject, refs: Refs): string | undefin
     return objectExpression(schema, schema.properties, refs);
   }
   return undefined;
+}
+
+/**
+ * A number with `type: integer` or `multipleOf`, checked as the run time
+ * does: the converter writes zod's `.int()`, which also refuses integers
+ * past 2^53 (`2 ** 60`, `1e300`) that `Number.isInteger` accepts, and
+ * `.multipleOf()`, which divides in floating point (see `MULTIPLE_OF_HELPER`).
+ */
+function numberExpression(schema: JsonSchemaObject, refs: Refs, helpers: Helpers): string {
+  const { multipleOf, ...rest } = schema;
+  let expression = parseSchema({ ...rest, type: 'number' }, refs);
+  if (schema.type === 'integer' || multipleOf === 1) {
+    expression += '.refine(Number.isInteger, "Invalid input: expected an integer")';
+  }
+  if (typeof multipleOf === 'number' && multipleOf !== 1) {
+    helpers.multipleOf = true;
+    const message = literal(`Invalid input: expected a multiple of ${multipleOf}`);
+    expression += `.refine((value) => isMultipleOf(value, ${literal(multipleOf)}), ${message})`;
+  }
+  return expression;
 }
 
 function enumExpression(values: readonly Serializable[]): string {
@@ -226,6 +307,7 @@ function toolBlock(
 function moduleText(
   bindings: readonly GeneratedToolBinding[],
   blocks: readonly string[],
+  helpers: Helpers,
   options: GenerateToolBindingsOptions,
 ): string {
   const header = [
@@ -233,7 +315,8 @@ function moduleText(
     ...(options.header ?? []),
   ];
   const entries = bindings.map(
-    (binding) => `  ${literal(binding.toolName)}: ${binding.schemaName},`,
+    // Computed keys: a quoted `"__proto__": …` would set the prototype, not a tool.
+    (binding) => `  [${literal(binding.toolName)}]: ${binding.schemaName},`,
   );
   const inexact = bindings
     .filter((binding) => !binding.exact)
@@ -242,6 +325,7 @@ function moduleText(
     ...header.map((line) => `// ${commentLine(line)}`),
     `import { z } from ${literal(options.zodModule ?? 'zod')};`,
     '',
+    ...(helpers.multipleOf ? [MULTIPLE_OF_HELPER, ''] : []),
     ...blocks.flatMap((block) => [block, '']),
     "/** Every tool's argument schema, by tool name. */",
     entries.length === 0
@@ -295,9 +379,14 @@ function camelCase(name: string): string {
   return /^[0-9]/.test(identifier) ? `t${identifier}` : identifier;
 }
 
+/** `base`, or `base2`, `base3`, …: the first not used whose derived names are not the module's own. */
 function uniqueIdentifier(base: string, used: Set<string>): string {
+  const taken = (candidate: string): boolean =>
+    used.has(candidate) ||
+    MODULE_NAMES.has(`${candidate}Args`) ||
+    MODULE_NAMES.has(`${candidate.charAt(0).toUpperCase()}${candidate.slice(1)}Args`);
   let candidate = base;
-  for (let n = 2; used.has(candidate); n += 1) candidate = `${base}${n}`;
+  for (let n = 2; taken(candidate); n += 1) candidate = `${base}${n}`;
   used.add(candidate);
   return candidate;
 }

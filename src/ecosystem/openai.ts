@@ -5,6 +5,7 @@
  */
 import type { JsonSchema } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
+import { findJsonSyntaxError, type JsonSyntaxIssue } from './json-syntax.js';
 import { openAIStrictIssues } from './openai-strict.js';
 import {
   findTool,
@@ -16,7 +17,6 @@ import {
   type ToolSource,
 } from './tool-source.js';
 import { describeSent } from '../core/describe-sent.js';
-import { messageOf } from '../core/errors.js';
 import { cutText } from '../core/well-formed.js';
 
 /** A Chat Completions function tool (assignable to `OpenAI.Chat.Completions.ChatCompletionTool`). */
@@ -163,21 +163,37 @@ export function readOpenAIToolCall(toolCall: OpenAIToolCall): {
 /**
  * The arguments a model wrote as JSON text (Chat Completions and Responses
  * alike): `{}` for an empty text, or an error result naming the tool when
- * the text is not JSON.
+ * the text is not JSON. The error says where (line, column) and what was
+ * expected there, never what the text holds: `JSON.parse`'s message quotes
+ * a fragment of it, which may be a secret argument, and the result reaches
+ * the model, events and traces.
  */
 export function parseToolArguments(name: string, text: string): ParsedToolArguments {
   if (typeof text !== 'string' || text.trim() === '') return { ok: true, args: {} };
   try {
     return { ok: true, args: JSON.parse(text) as unknown };
-  } catch (error) {
-    const reason = messageOf(error);
+  } catch {
     return {
       ok: false,
       error: ToolResult.error(
-        `arguments of tool ${describeSent(name)} are not valid JSON: ${reason}`,
+        `arguments of tool ${describeSent(name)} are not valid JSON${syntaxErrorPosition(text)}`,
       ),
     };
   }
+}
+
+/** ` at line L, column C: expected …` for text `JSON.parse` refused, or nothing when it cannot say. */
+function syntaxErrorPosition(text: string): string {
+  let issue: JsonSyntaxIssue | undefined;
+  try {
+    issue = findJsonSyntaxError(text);
+  } catch {
+    // The scan recurses per level: text nested past the stack has no position to give.
+    return '';
+  }
+  return issue === undefined
+    ? ''
+    : ` at line ${issue.line}, column ${issue.column}: expected ${issue.expected}`;
 }
 
 /** The `role: 'tool'` message that gives the model a result (text only: the API takes no images here). */

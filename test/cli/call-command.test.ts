@@ -31,14 +31,18 @@ describe('callCommand names', () => {
   let dir: ConfigDir;
   let config: string;
   let withDown: string;
+  /** Why the server that listens nowhere is unavailable: fetch's failure and its cause. */
+  let downReason: string;
 
   beforeAll(async () => {
     host = await startToolHost(TOOLS);
     dir = await configDir('cli-call');
     config = await dir.write('servers.json', { srv: { type: 'http', url: host.url('/mcp') } });
+    const downPort = await freePort();
+    downReason = `cannot connect: fetch failed: connect ECONNREFUSED 127.0.0.1:${downPort}`;
     withDown = await dir.write('two.json', {
       srv: { type: 'http', url: host.url('/mcp') },
-      down: { type: 'http', url: `http://127.0.0.1:${await freePort()}/mcp` },
+      down: { type: 'http', url: `http://127.0.0.1:${downPort}/mcp` },
     });
   });
 
@@ -57,7 +61,7 @@ describe('callCommand names', () => {
     expect(error).toBeInstanceOf(CliError);
     expect(error).toMatchObject({
       exitCode: EXIT_CODES.connection,
-      message: 'server "down" is configured but unavailable: cannot connect: fetch failed',
+      message: `server "down" is configured but unavailable: ${downReason}`,
     });
     // Only the named server was connected.
     expect(ctx.progress.calls).toEqual(['start: connecting to down (streamable-http)', 'stop']);
@@ -127,7 +131,7 @@ describe('callCommand names', () => {
         '  srv_ping',
         '  srv_fail',
         'configured but unavailable:',
-        '  down: cannot connect: fetch failed',
+        `  down: ${downReason}`,
       ],
     });
   });

@@ -81,6 +81,36 @@ describe('codegen -o and symbolic links', () => {
     await expect(lstat(path.join(victim, 'src', 'tools.ts'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('refuses a directory as the output path, before reading the config', async () => {
+    const output = path.join(dir.dir, 'generated-dir');
+    await mkdir(output);
+    const error = await refusal(output);
+    expect(error.exitCode).toBe(EXIT_CODES.usage);
+    expect(error.message).toBe(
+      `refusing to write ${output}: it is a directory; give the path of a file, e.g. ${path.join(output, 'tools.ts')}`,
+    );
+    // A config that does not exist is never read: the path fails first.
+    const early = await codegenCommand(
+      path.join(dir.dir, 'missing.json'),
+      output,
+      commandContext(),
+    ).catch((caught: unknown) => caught);
+    expect(early).toBeInstanceOf(CliError);
+    expect((early as CliError).exitCode).toBe(EXIT_CODES.usage);
+    expect((await lstat(output)).isDirectory()).toBe(true);
+  });
+
+  it('refuses a path under a file, naming the file that is not a directory', async () => {
+    const file = path.join(dir.dir, 'plain-file.json');
+    await writeFile(file, '{}\n');
+    for (const output of [path.join(file, 'tools.ts'), path.join(file, 'deeper', 'tools.ts')]) {
+      const error = await refusal(output);
+      expect(error.exitCode).toBe(EXIT_CODES.usage);
+      expect(error.message).toBe(`refusing to write ${output}: ${file} is not a directory`);
+    }
+    expect(await readFile(file, 'utf8')).toBe('{}\n');
+  });
+
   it('replaces a regular file at the output path and creates missing directories', async () => {
     const output = path.join(dir.dir, 'out', 'nested', 'tools.ts');
     await mkdir(path.dirname(output), { recursive: true });

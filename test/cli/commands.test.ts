@@ -173,15 +173,19 @@ describe('CLI commands in process', () => {
       });
     });
 
+    /** Why the server that listens nowhere is unavailable: fetch's failure and its cause. */
+    const downReason = (): string =>
+      `cannot connect: fetch failed: connect ECONNREFUSED 127.0.0.1:${new URL(downUrl).port}`;
+
     it('reports an unavailable server in the list and on stderr, and exits 4', async () => {
       const io = captureIo();
       expect(await inspectCommand(withDown, commandContext(io))).toBe(EXIT_CODES.connection);
       expect(io.out().split('\n').slice(0, 3)).toEqual([
         'Servers',
         `  srv   streamable-http: ${host.url('/mcp')}  connected, 3 tools`,
-        `  down  streamable-http: ${downUrl}  unavailable: cannot connect: fetch failed`,
+        `  down  streamable-http: ${downUrl}  unavailable: ${downReason()}`,
       ]);
-      expect(io.err()).toBe('error: server "down" is unavailable: cannot connect: fetch failed\n');
+      expect(io.err()).toBe(`error: server "down" is unavailable: ${downReason()}\n`);
 
       const json = captureIo();
       expect(await inspectCommand(withDown, commandContext(json, true))).toBe(
@@ -192,7 +196,7 @@ describe('CLI commands in process', () => {
         name: 'down',
         transport: `streamable-http: ${downUrl}`,
         status: 'unavailable',
-        reason: 'cannot connect: fetch failed',
+        reason: downReason(),
         toolCount: 0,
       });
     });
@@ -281,7 +285,7 @@ describe('CLI commands in process', () => {
         expect(await codegenCommand(config, output, commandContext(io))).toBe(EXIT_CODES.ok);
         expect(io.out()).toContain('// Source: servers.json (servers: srv).\n');
         expect(io.out()).toContain(
-          'export const srvGreetArgs = z.object({ "name": z.string().describe("Who to greet"), "times": z.number().int().optional() });',
+          'export const srvGreetArgs = z.object({ "name": z.string().describe("Who to greet"), "times": z.number().refine(Number.isInteger, "Invalid input: expected an integer").optional() });',
         );
         expect(io.err()).toBe('');
       }

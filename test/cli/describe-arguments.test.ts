@@ -50,6 +50,14 @@ describe('describeArguments', () => {
     ).toEqual([{ name: 'a', type: 'string', required: false }]);
   });
 
+  it('shows numbers JSON cannot hold (1e400 parses as Infinity) as themselves, not null', () => {
+    expect(typeOf({ enum: [Infinity, 2] })).toBe('Infinity | 2');
+    expect(typeOf({ const: -Infinity })).toBe('-Infinity');
+    expect(describeArguments({ properties: { n: { type: 'number', default: NaN } } })).toEqual([
+      { name: 'n', type: 'number', required: false, default: 'NaN' },
+    ]);
+  });
+
   it('keeps a property named __proto__ as an argument', () => {
     const schema: unknown = JSON.parse(
       '{"properties":{"__proto__":{"type":"number"}},"required":["__proto__"]}',

@@ -130,6 +130,12 @@ describe('generateToolBindings with a hostile server', () => {
     inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
     origin: { kind: 'native' },
   } as unknown as Tool;
+  const proto = {
+    name: '__proto__',
+    description: 'A tool named like the prototype key',
+    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
+    origin: { kind: 'native' },
+  } as unknown as Tool;
   let tools: readonly Tool[];
   let generated: GeneratedBindings;
   let module: { toolArgs: Record<string, z.ZodType>; inexactTools: readonly string[] };
@@ -137,7 +143,7 @@ describe('generateToolBindings with a hostile server', () => {
   beforeAll(async () => {
     await section.connect();
     tools = section.tools();
-    generated = generateToolBindings([...tools, native]);
+    generated = generateToolBindings([...tools, native, proto]);
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, 'tools.ts'), generated.source);
     // Importing compiles it: a module that does not parse fails here.
@@ -172,7 +178,7 @@ describe('generateToolBindings with a hostile server', () => {
     // Literals: escaped, so the values are the server's own.
     expect(generated.source).toContain('"id\\u202E\\u2066 \\u001b[8m": z.enum(');
     expect(generated.source).toContain('"d\\uDB40\\uDC41"');
-    expect(generated.source).toContain('"native\\u202Etool\\u001b[31m": ');
+    expect(generated.source).toContain('["native\\u202Etool\\u001b[31m"]: ');
   });
 
   it('keeps the values of escaped literals', async () => {
@@ -213,6 +219,17 @@ describe('generateToolBindings with a hostile server', () => {
         new Set([true, false]),
       );
     }
+  });
+
+  it('keeps a tool named __proto__ an own property of toolArgs, never its prototype', () => {
+    // A quoted `"__proto__": …` in an object literal sets the prototype.
+    expect(generated.source).toContain('  ["__proto__"]: protoArgs,');
+    expect(Object.hasOwn(module.toolArgs, '__proto__')).toBe(true);
+    expect(Object.keys(module.toolArgs)).toContain('__proto__');
+    expect(Object.getPrototypeOf(module.toolArgs)).toBe(Object.prototype);
+    expect('safeParse' in module.toolArgs).toBe(false);
+    expect(module.toolArgs['__proto__']?.safeParse({ q: 1 }).success).toBe(false);
+    expect(module.toolArgs['__proto__']?.safeParse({ q: 'x' }).success).toBe(true);
   });
 
   it('falls back to the loose binding for a schema that inlining would blow up', () => {

@@ -283,3 +283,184 @@ describe('generateToolBindings', () => {
     }
   });
 });
+
+/** A tool object as `generateToolBindings` reads it, without a handler. */
+function nativeTool(name: string, inputSchema: Record<string, unknown> = { type: 'object' }): Tool {
+  return {
+    name,
+    description: `Tool ${name}`,
+    inputSchema,
+    origin: { kind: 'native' },
+  } as unknown as Tool;
+}
+
+/** What `tsc --noEmit` says about the `.ts` files in `dir` (with the repo's options): '' when they check. */
+async function typeCheck(dir: string): Promise<string> {
+  await writeFile(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({
+      extends: path.relative(dir, path.join(repo, 'tsconfig.json')),
+      compilerOptions: { noEmit: true },
+      include: ['*.ts'],
+    }),
+  );
+  const tsc = path.join(repo, 'node_modules', '.bin', 'tsc');
+  return run(tsc, ['--noEmit', '-p', dir], { cwd: repo }).then(
+    () => '',
+    (error: { stdout?: string; stderr?: string }) =>
+      `${error.stdout ?? ''}${error.stderr ?? ''}` || 'tsc failed',
+  );
+}
+
+describe('generateToolBindings: names and numbers', () => {
+  const dir = path.join(repo, '.tmp', `codegen-names-${randomUUID()}`);
+  const session = new Session();
+  const numbers = rawToolServer([
+    {
+      name: 'int',
+      inputSchema: { type: 'object', properties: { v: { type: 'integer', minimum: 0 } } },
+    },
+    {
+      name: 'whole',
+      inputSchema: { type: 'object', properties: { v: { type: 'number', multipleOf: 1 } } },
+    },
+    {
+      name: 'nullable_int',
+      inputSchema: { type: 'object', properties: { v: { type: ['integer', 'null'] } } },
+    },
+    {
+      name: 'int_by_4',
+      inputSchema: { type: 'object', properties: { v: { type: 'integer', multipleOf: 4 } } },
+    },
+    {
+      name: 'by_3',
+      inputSchema: { type: 'object', properties: { v: { type: 'number', multipleOf: 3 } } },
+    },
+    {
+      name: 'tenths',
+      inputSchema: { type: 'object', properties: { v: { type: 'number', multipleOf: 0.1 } } },
+    },
+    // What JSON.parse makes of 1e400 and -1e400.
+    {
+      name: 'infinite',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          v: { enum: [Infinity] },
+          w: { const: -Infinity },
+          x: { type: 'number', enum: [Infinity, 2] },
+        },
+      },
+    },
+    {
+      name: 'infinite_default',
+      inputSchema: { type: 'object', properties: { v: { type: 'number', default: Infinity } } },
+    },
+  ]);
+  const section = new McpIntegrationSection({
+    servers: [{ name: 'num', transport: { type: 'in-memory', server: numbers.server } }],
+    session,
+  });
+
+  beforeAll(async () => {
+    await section.connect();
+    await mkdir(dir, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await section.disconnect();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("gives tools named like the module's own names identifiers of their own", async () => {
+    // `tool`, `_` and `-` all camel-case to `tool`, whose `toolArgs` and
+    // `ToolArgs` are the module's own.
+    const generated = generateToolBindings(['tool', '_', '-', 'tool2'].map((n) => nativeTool(n)));
+    expect(generated.tools.map(({ schemaName, typeName }) => [schemaName, typeName])).toEqual([
+      ['tool2Args', 'Tool2Args'],
+      ['tool3Args', 'Tool3Args'],
+      ['tool4Args', 'Tool4Args'],
+      ['tool22Args', 'Tool22Args'],
+    ]);
+    const names = path.join(dir, 'names');
+    await mkdir(names);
+    await writeFile(path.join(names, 'tools.ts'), generated.source);
+    await writeFile(
+      path.join(names, 'usage.ts'),
+      [
+        "import { toolArgs, type Tool2Args, type ToolArgs, type ToolName } from './tools.js';",
+        'export const own: Tool2Args = {};',
+        "export const byName: ToolArgs['_'] = {};",
+        "export const name: ToolName = '-';",
+        'export const parsed: object = toolArgs.tool.parse({});',
+        '',
+      ].join('\n'),
+    );
+    expect(await typeCheck(names)).toBe('');
+    const module = (await import(pathToFileURL(path.join(names, 'tools.ts')).href)) as {
+      toolArgs: Record<string, z.ZodType>;
+    };
+    expect(Object.keys(module.toolArgs)).toEqual(['tool', '_', '-', 'tool2']);
+  });
+
+  it('checks integers and multiples as the run time does, past 2^53 and in decimal', async () => {
+    const tools = section.tools();
+    const generated = generateToolBindings(tools);
+    const samples: Readonly<Record<string, readonly unknown[]>> = {
+      num_int: [0, 7, 2 ** 60, 1e300, 1.5, -1, 'x'],
+      num_whole: [-3, 2 ** 60, 1e300, 3.5],
+      num_nullable_int: [null, 2 ** 60, 1e300, 0.5],
+      num_int_by_4: [8, 2 ** 60, 2 ** 60 + 256, 6, 4.4],
+      num_by_3: [9, 1.5e1, 1e20, 10],
+      num_tenths: [0.3, 0.7, 123456789.1, 0.1 + 0.2, 0.35],
+    };
+    for (const name of Object.keys(samples)) {
+      expect(generated.tools.find((tool) => tool.toolName === name)?.exact, name).toBe(true);
+    }
+    const numbersDir = path.join(dir, 'numbers');
+    await mkdir(numbersDir);
+    await writeFile(path.join(numbersDir, 'tools.ts'), generated.source);
+    expect(await typeCheck(numbersDir)).toBe('');
+    const module = (await import(pathToFileURL(path.join(numbersDir, 'tools.ts')).href)) as {
+      toolArgs: Record<string, z.ZodType>;
+    };
+    for (const [name, values] of Object.entries(samples)) {
+      const tool = tools.find((candidate) => candidate.name === name)!;
+      const verdicts = await Promise.all(
+        values.map(async (v) => ({
+          v,
+          runtime: (await tool.params.safeParseAsync({ v })).success,
+          generated: module.toolArgs[name]!.safeParse({ v }).success,
+        })),
+      );
+      for (const verdict of verdicts) {
+        expect(verdict.generated, `${name} ${String(verdict.v)}`).toBe(verdict.runtime);
+      }
+      expect(new Set(verdicts.map((verdict) => verdict.runtime)), name).toEqual(
+        new Set([true, false]),
+      );
+    }
+  });
+
+  it('never calls exact a schema the run time cannot use, such as one holding Infinity', () => {
+    const generated = generateToolBindings(section.tools());
+    const infinite = generated.tools.find((tool) => tool.toolName === 'num_infinite');
+    expect(infinite).toMatchObject({ exact: false });
+    expect(infinite?.issues).toEqual([
+      expect.stringMatching(
+        /^#: the run time refuses every call, as it cannot use this schema: .*Infinity.*JSON numbers must be finite/,
+      ),
+      '#/properties/v: "enum" with a number that is not finite',
+      '#/properties/w: "const" with a number that is not finite',
+      '#/properties/x: "enum" with a number that is not finite',
+    ]);
+    // A `default` the binding leaves out still makes the run time refuse the schema.
+    const withDefault = generated.tools.find((tool) => tool.toolName === 'num_infinite_default');
+    expect(withDefault).toMatchObject({ exact: false });
+    expect(withDefault?.issues[0]).toMatch(/^#: the run time refuses every call/);
+    expect(generated.source).not.toContain('z.literal(null)');
+    expect(generated.source).toContain(
+      'export const inexactTools: readonly ToolName[] = ["num_infinite", "num_infinite_default"];',
+    );
+  });
+});

@@ -137,10 +137,45 @@ describe('invokeFromOpenAI', () => {
     );
     expect(result).toMatchObject({
       success: false,
-      message: `arguments of tool "add" are not valid JSON: ${parseError('{"a": 1,')}`,
+      message: `arguments of tool "add" are not valid JSON at line 1, column 9: expected a property name in double quotes`,
       value: null,
     });
     expect(invoked).toEqual([]);
+  });
+
+  it('names where arguments stop being JSON, never quoting what the model wrote', async () => {
+    const secret = 'sk-ARGSECRET-0123456789';
+    const cases: [string, string][] = [
+      [`{"text": ${secret}}`, 'line 1, column 10: expected a value'],
+      [
+        `{\n  "a": 1,\n  "token": "${secret}\u0007"}`,
+        'line 3, column 36: expected no control character in a string',
+      ],
+      [
+        `{"token": "${secret}\\x"}`,
+        'line 1, column 35: expected a valid escape such as \\n or \\u00e9',
+      ],
+    ];
+    // V8's own message quotes the text around the error.
+    expect(parseError(cases[0]![0])).toContain('sk-ARGSECR');
+    for (const [text, where] of cases) {
+      const result = await invokeFromOpenAI(
+        [looseNote],
+        { function: { name: 'note', arguments: text } },
+        { session: new Session() },
+      );
+      expect(result.message).toBe(`arguments of tool "note" are not valid JSON at ${where}`);
+      expect(result.message).not.toContain('ARGSECRET');
+    }
+    // Nested past the scan's stack: no position, and still no text.
+    const deep = await invokeFromOpenAI(
+      [looseNote],
+      { function: { name: 'note', arguments: '['.repeat(1_000_000) } },
+      { session: new Session() },
+    );
+    expect(deep.message).toMatch(
+      /^arguments of tool "note" are not valid JSON( at line 1, column \d+: expected .*)?$/,
+    );
   });
 
   it('lets the validator refuse JSON that is not an object, or has unknown fields', async () => {
