@@ -450,6 +450,7 @@ export class McpClientGroup {
       session: this.session,
       normalEndpointRefusal: (signal) => normalEndpointRefusal(this.session, signal),
       ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
+      syncLevel: () => this.session.syncFromStore(),
       listener: routeListener({
         session: this.session,
         config,

@@ -25,6 +25,8 @@ export interface RouteConnectionOptions {
   /** When `handlers` may not answer the server on this connection. @default always may */
   readonly requestRefusal?: ServerRequestRefusal;
   readonly reconnect: ReconnectPolicy | undefined;
+  /** See `McpServerConnectionOptions.beforeReopen`. */
+  readonly beforeReopen?: () => Promise<void>;
   readonly pool: McpConnectionPool | undefined;
   readonly listener: ConnectionListener;
   /** Set for a sandboxed restart, which is never shared. */
@@ -55,6 +57,7 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
       ...(config.inheritEnv === true && wrapCommand === undefined ? { inheritEnv: true } : {}),
       ...(wrapCommand === undefined ? {} : { wrapCommand }),
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
+      ...(options.beforeReopen === undefined ? {} : { beforeReopen: options.beforeReopen }),
     });
   const owned = pool === undefined || wrapCommand !== undefined;
   const borrowed = owned

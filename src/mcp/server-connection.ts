@@ -55,6 +55,13 @@ export interface ServerConnectionOptions {
   readonly requestRefusal?: ServerRequestRefusal;
   readonly wrapCommand?: CommandWrapper;
   readonly reconnect?: ReconnectPolicy;
+  /**
+   * Asked before each attempt to open the connection again after it was
+   * lost (not before the first connect): a rejection counts as a failed
+   * attempt. A sandboxing route refuses here to start its server outside
+   * the sandbox once the session, read from its store, is at that level.
+   */
+  readonly beforeReopen?: () => Promise<void>;
   readonly listener?: ConnectionListener;
   readonly clientInfo?: { readonly name: string; readonly version: string };
 }
@@ -500,6 +507,9 @@ export class McpServerConnection {
       await pause(reconnectDelayMs(policy, attempt), this.#closed.signal);
       if (this.#state === 'closed') throw this.#error('the connection was closed');
       try {
+        await this.#options.beforeReopen?.();
+        // Closed while it was asked (a sandboxing route lets go of its normal side).
+        if (this.#closed.signal.aborted) throw this.#error('the connection was closed');
         await this.#open(true);
         return;
       } catch (error) {

@@ -41,6 +41,12 @@ export interface ServerRouteOptions {
    */
   readonly normalEndpointRefusal?: ServerRequestRefusal;
   readonly reconnect?: ReconnectPolicy;
+  /**
+   * Brings the session's level up to date (from its store, when it has
+   * one): a rise reaches the route through `SensitivityEscalated`. Asked
+   * before a lost normal connection of a sandboxing route is opened again.
+   */
+  readonly syncLevel?: () => Promise<void>;
   readonly listener: RouteListener;
   /** Share connections with other sections of the session. */
   readonly pool?: McpConnectionPool;
@@ -461,12 +467,31 @@ export class ServerRoute {
         ? { requestRefusal: this.#options.normalEndpointRefusal }
         : {}),
       reconnect: this.#options.reconnect,
+      ...(endpoint === 'normal' && this.mode === 'sandbox'
+        ? { beforeReopen: () => this.#beforeNormalReopens() }
+        : {}),
       pool: this.#options.pool,
       listener: this.#options.listener.connection(endpoint),
       ...(wrapCommand === undefined ? {} : { wrapCommand }),
     });
     this.#releases.set(opened.connection, () => opened.release());
     return opened.connection;
+  }
+
+  /**
+   * Refuses to start the normal (unsandboxed) process again once the
+   * session is at the sandbox's level, as another worker may have made it
+   * while the server was down: the level is read first.
+   */
+  async #beforeNormalReopens(): Promise<void> {
+    await this.#options.syncLevel?.();
+    if (this.#phase !== 'normal') {
+      throw new McpConnectionError(
+        this.name,
+        this.config.transport.type,
+        `server "${this.name}" is not started again outside its sandbox: the session is at its isolation level`,
+      );
+    }
   }
 
   async #release(connection: McpServerConnection): Promise<void> {

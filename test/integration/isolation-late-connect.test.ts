@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FileSessionStore, McpSectionIsolated, Session } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
-import { childPids, expectNoNewChildren } from '../support/processes.js';
+import { childPids, expectNoNewChildren, waitFor } from '../support/processes.js';
 
 const support = sandboxSupport();
 const HOST_NETNS = readlinkSync('/proc/self/ns/net');
@@ -113,6 +113,43 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
     const [first, ...after] = starts();
     expect(first).toBe(HOST_NETNS);
     expect(after).toHaveLength(1);
+    expect(after).not.toContain(HOST_NETNS);
+  }, 60_000);
+
+  it('reads the store before it restarts a crashed server, and starts it again only in its sandbox', async () => {
+    const sessionId = 'worker-crash';
+    const worker = await Session.open({
+      sessionId,
+      store: new FileSessionStore({ directory: storeDir }),
+    });
+    const started = childPids();
+    const section = loggedProbe(worker);
+    try {
+      await section.connect();
+      const server = childPids().filter((pid) => !started.includes(pid));
+      expect(server.length).toBeGreaterThan(0);
+      // Another worker escalates the session; this one has not read it yet.
+      const other = await Session.open({
+        sessionId,
+        store: new FileSessionStore({ directory: storeDir }),
+      });
+      other.privateData.add('patients', 'secret');
+      await other.flushPrivateData();
+      expect(worker.privateData.sensitivity).toBe('public');
+      for (const pid of server) process.kill(pid, 'SIGKILL');
+      // The connection's own reconnection reads the store, and the route switches.
+      await waitFor(() => starts().length >= 2, {
+        timeoutMs: 20_000,
+        description: 'the server started again',
+      });
+      expect(worker.privateData.sensitivity).toBe('secret');
+      expect((await call(section, 'probe_whoami')).success).toBe(true);
+    } finally {
+      await section.disconnect();
+    }
+    const [first, ...after] = starts();
+    expect(first).toBe(HOST_NETNS);
+    expect(after.length).toBeGreaterThan(0);
     expect(after).not.toContain(HOST_NETNS);
   }, 60_000);
 
