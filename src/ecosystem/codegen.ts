@@ -148,14 +148,7 @@ const LOOSE = 'z.record(z.string(), z.unknown())';
  * identifier would make one of them (`tool` → `toolArgs`, `ToolArgs`)
  * gets a numbered one instead.
  */
-const MODULE_NAMES = new Set([
-  'z',
-  'isMultipleOf',
-  'toolArgs',
-  'ToolName',
-  'ToolArgs',
-  'inexactTools',
-]);
+const MODULE_NAMES = new Set(['toolArgs', 'ToolArgs']);
 
 /** Longest issue line in a comment: a pointer can hold long property names. */
 const MAX_ISSUE_LINE = 500;

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { withDeadline } from '../core/deadline.js';
-import { maskedQuote } from '../core/errors.js';
+import { MASK_MARGIN, maskedQuote } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import {
   type DataSensitivity,
@@ -124,7 +124,8 @@ export function bridgeTool(
  * secrets, kept for its `ToolInvoked` (built only when someone observes
  * it): the event shows the answer masked before the result limit cuts its
  * text, since a cut may leave a piece of a secret that masking no longer
- * finds whole.
+ * finds whole. Kept cut at the limit plus {@link MASK_MARGIN}: no more of
+ * a large answer stays alive with the result.
  */
 const answers = new WeakMap<ToolResult<unknown>, { raw: CallToolResult; maxChars: number }>();
 
@@ -192,12 +193,7 @@ class BridgedCall {
     this.annotations = toAnnotations(description, context.route.redactor);
     const config = context.route.config;
     this.#configured = ownValue(config.permissions, this.#original);
-    const before = context.reaches.get(this.#original);
-    const hints =
-      before !== undefined || !context.listedWhilePrivate ? this.annotations : undefined;
-    const listed = resolveReach(this.#configured, hints);
-    this.#bridgedReach = before === undefined ? listed : stricterReach(before, listed);
-    context.reaches.set(this.#original, this.#bridgedReach);
+    this.#bridgedReach = recordReach(this.#original, this.#configured, this.annotations, context);
     this.#listed = {
       listing: context.route.tools,
       reach: this.#bridgedReach,
@@ -450,7 +446,9 @@ class BridgedCall {
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
     }
-    if (route.redactor.hasSecrets) answers.set(result, { raw, maxChars });
+    // Kept no longer than the event can show, and a secret the cut there splits whole.
+    if (route.redactor.hasSecrets)
+      answers.set(result, { raw: limitResult(raw, maxChars + MASK_MARGIN), maxChars });
     return result;
   }
 
@@ -603,6 +601,28 @@ class BridgedCall {
     const message = note === undefined ? result.message : `${result.message}; ${note}`;
     return ToolResult.error(maskedQuote(message, mask));
   }
+}
+
+/**
+ * The reach of a tool as `context`'s listing gives it, recorded in
+ * `context.reaches`: never looser than recorded before, and from the
+ * config alone for a tool first named in a listing made while the session
+ * held private data (see {@link BridgeContext}). The catalog records the
+ * tools it does not bridge (left out by `enabledTools`) too, so that another
+ * section that selects them meets them as known.
+ */
+export function recordReach(
+  original: string,
+  configured: readonly ToolPermission[] | undefined,
+  annotations: ToolAnnotations,
+  context: Pick<BridgeContext, 'reaches' | 'listedWhilePrivate'>,
+): ToolReach {
+  const before = context.reaches.get(original);
+  const hints = before !== undefined || !context.listedWhilePrivate ? annotations : undefined;
+  const listed = resolveReach(configured, hints);
+  const reach = before === undefined ? listed : stricterReach(before, listed);
+  context.reaches.set(original, reach);
+  return reach;
 }
 
 /** A tool as its server lists it now: what the ratchet and a retry decide on. */

@@ -297,7 +297,14 @@ export class McpHealthMonitor {
       // noted first, and a route it switches restarts nothing of its normal side.
       const { session } = this.section;
       try {
-        if (session.store !== undefined) await session.syncFromStore({ signal });
+        if (session.store !== undefined) {
+          await this.#bounded(
+            route,
+            (inner) => session.syncFromStore({ signal: inner }),
+            signal,
+            `the session store did not answer within ${this.timeoutMs} ms`,
+          );
+        }
       } catch (storeError) {
         const reason = `${pingReason}; not reconnected: the session store could not be read: ${reasonOf(route, storeError)}`;
         return { name, error: reason, at: new Date() };

@@ -7,7 +7,9 @@
 import { McpSchemaError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import type { ToolReach } from '../isolation/permissions.js';
-import { type BridgeContext, bridgeTool, type McpTool } from './bridge-tool.js';
+import { type BridgeContext, bridgeTool, type McpTool, recordReach } from './bridge-tool.js';
+import { ownValue } from '../core/own-value.js';
+import { toAnnotations } from './tool-annotations.js';
 import type { RetryOptions } from './retry-policy.js';
 import { inputSchemaRefusal } from './schema/index.js';
 import { canonicalJsonText } from '../core/json.js';
@@ -22,7 +24,6 @@ export function originalName(tool: McpTool): string {
   return tool.origin.kind === 'mcp' ? tool.origin.originalName : tool.name;
 }
 
-/** Tools by server, and the published list of all of them. */
 /**
  * Each server's tools' reach as bridged, by original name, kept for the
  * session's life across re-listings, reconnects and sections (a second
@@ -34,6 +35,7 @@ export function originalName(tool: McpTool): string {
  */
 const reachesBySession = new WeakMap<Session, Map<string, Map<string, ToolReach>>>();
 
+/** Tools by server, and the published list of all of them. */
 export class ToolCatalog {
   readonly #session: Session;
   readonly #retry: Required<RetryOptions>;
@@ -123,7 +125,16 @@ export class ToolCatalog {
     };
     reachesOfSession.set(route.name, context.reaches);
     for (const description of route.tools) {
-      if (!isToolSelected(config, description.name)) continue;
+      if (!isToolSelected(config, description.name)) {
+        const configured = ownValue(config.permissions, description.name);
+        recordReach(
+          description.name,
+          configured,
+          toAnnotations(description, route.redactor),
+          context,
+        );
+        continue;
+      }
       const name = bridgedToolName(prefix, description.name);
       const from = previous?.get(name);
       // Reused only when the server lists it exactly as before: a changed

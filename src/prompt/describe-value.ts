@@ -37,3 +37,19 @@ export function quoteShort(text: string): string {
   if (text.length <= MAX_QUOTED_LENGTH) return JSON.stringify(text);
   return `${JSON.stringify(sliceSafe(text, 0, MAX_QUOTED_LENGTH))}… (${text.length} characters)`;
 }
+
+/** Classes of this package whose instances a prompt definition takes, checked by shape. */
+const CHECKED_BY_SHAPE = new Set(['Tool', 'MarkdownSection', 'Section', 'McpIntegrationSection']);
+
+/**
+ * {@link describeValue} of an item refused as a tool or a section: one of
+ * those classes' instances was refused by shape, so another version of the
+ * package made it, and the message says so.
+ */
+export function describeRefusedItem(value: unknown): string {
+  const name = typeof value === 'object' && value !== null ? className(value) : undefined;
+  if (name !== undefined && CHECKED_BY_SHAPE.has(name)) {
+    return `an instance of ${name} from another version of mcp-sections, whose members differ (use one version of the package)`;
+  }
+  return describeValue(value);
+}

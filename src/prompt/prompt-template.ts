@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { PromptValidationError, messageOf } from '../core/errors.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import { isTool, type JsonSchema } from '../tools/tool.js';
-import { describeValue } from './describe-value.js';
+import { describeRefusedItem, describeValue } from './describe-value.js';
 import { checkDisclosureToolNames, checkSummarizable } from './disclosure/disclosure-checks.js';
 import { SECTION_EXPECTED, SECTION_KEY_PATTERN, type Section, isSection } from './section.js';
 
@@ -87,7 +87,7 @@ export class PromptTemplate<O = unknown> {
           const owner =
             parentPath === '' ? `${prompt}: sections` : `section "${parentPath}": children`;
           throw new PromptValidationError(
-            `${owner}[${index}] must be ${SECTION_EXPECTED}, received ${describeValue(section)}`,
+            `${owner}[${index}] must be ${SECTION_EXPECTED}, received ${describeRefusedItem(section)}`,
           );
         }
         checkKey(
@@ -107,7 +107,7 @@ export class PromptTemplate<O = unknown> {
         for (const [toolIndex, tool] of section.toolsAtCreation().entries()) {
           if (!isTool(tool)) {
             throw new PromptValidationError(
-              `section "${path}": tools[${toolIndex}] must be a Tool (made by Tool.create), received ${describeValue(tool)}`,
+              `section "${path}": tools[${toolIndex}] must be a Tool (made by Tool.create), received ${describeRefusedItem(tool)}`,
             );
           }
           const owner = toolOwners.get(tool.name);

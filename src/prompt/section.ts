@@ -3,7 +3,7 @@ import { PromptValidationError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import { checkToolPolicies, type ToolPolicy } from '../tools/policy/tool-policy.js';
 import { isTool, type Tool } from '../tools/tool.js';
-import { describeValue, quoteShort } from './describe-value.js';
+import { describeRefusedItem, describeValue, quoteShort } from './describe-value.js';
 import { dedent } from './template-text.js';
 import {
   type SectionSummaryContext,
@@ -249,6 +249,7 @@ export function isSection(value: unknown): value is Section {
     typeof section?.key === 'string' &&
     typeof section.renderBody === 'function' &&
     typeof section.validate === 'function' &&
+    typeof section.toolsAtCreation === 'function' &&
     Array.isArray(section.children)
   );
 }
@@ -294,7 +295,7 @@ function checkItems<T>(
   items.forEach((item: unknown, index) => {
     if (!accepts(item)) {
       throw new PromptValidationError(
-        `${where}: ${option}[${index}] must be ${expected}, received ${describeValue(item)}`,
+        `${where}: ${option}[${index}] must be ${expected}, received ${describeRefusedItem(item)}`,
       );
     }
   });

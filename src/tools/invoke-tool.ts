@@ -137,11 +137,7 @@ export async function invokeTool<S extends z.ZodType, R>(
         : tool.handler(parsed.data, context);
     try {
       result = await (scope === undefined ? handle() : scope.run(handle));
-      if (!ToolResult.is(result)) {
-        result = ToolResult.error(
-          `tool "${tool.name}" returned ${describeValue(result)}, not a ToolResult`,
-        );
-      }
+      if (!ToolResult.is(result)) result = asToolResult(result, tool.name);
     } catch (error) {
       if (error instanceof McpFatalToolError) fatal = error;
       result = ToolResult.error(errorMessage(error, signal));
@@ -200,6 +196,29 @@ export async function invokeTool<S extends z.ZodType, R>(
 
   if (fatal !== undefined) throw fatal;
   return result;
+}
+
+/**
+ * What a handler returned that is not this copy's `ToolResult`: another
+ * copy of the package's (the same shape, rebuilt here), or an error result
+ * naming what it was.
+ */
+function asToolResult<R>(returned: unknown, toolName: string): ToolResult<R | null> {
+  const shape = returned as Partial<ToolResult<R>> | null | undefined;
+  if (
+    typeof shape?.success === 'boolean' &&
+    typeof shape.message === 'string' &&
+    'value' in shape &&
+    Object.isFrozen(shape)
+  ) {
+    const value = shape.value;
+    return shape.success
+      ? ToolResult.ok(value, shape.message)
+      : ToolResult.error(shape.message, value);
+  }
+  return ToolResult.error(
+    `tool "${toolName}" returned ${describeValue(returned)}, not a ToolResult`,
+  );
 }
 
 /**

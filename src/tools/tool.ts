@@ -101,7 +101,7 @@ const NEVER = (): undefined => undefined;
 
 /**
  * True for a tool, whatever copy of this package made it: checked by
- * shape (a name, a handler, and the members `invokeTool` calls), since a
+ * shape (a name, a handler, and the members the library calls), since a
  * second copy of the package has a `Tool` class of its own.
  */
 export function isTool(value: unknown): value is Tool {
@@ -109,7 +109,8 @@ export function isTool(value: unknown): value is Tool {
   return (
     typeof tool?.name === 'string' &&
     typeof tool.handler === 'function' &&
-    typeof tool.writesInCall === 'function'
+    typeof tool.writesInCall === 'function' &&
+    typeof tool.withDescription === 'function'
   );
 }
 

@@ -10,7 +10,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FileSessionStore, McpSectionIsolated, Session } from '../../src/index.js';
+import {
+  FileSessionStore,
+  McpHealthMonitor,
+  McpSectionIsolated,
+  Session,
+} from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { call, collect, jsonOf, probeSection } from '../fixtures/isolation/helpers.js';
 import { childPids, expectNoNewChildren, waitFor } from '../support/processes.js';
@@ -37,6 +42,18 @@ afterEach(async () => {
 /** The network namespaces the probe server started in, one per start. */
 function starts(): string[] {
   return readFileSync(path.join(workspace, 'starts.log'), 'utf8').trim().split('\n');
+}
+
+/** A worker's session `sessionId`, kept in the test's file store, loaded. */
+function storedSession(sessionId: string): Promise<Session> {
+  return Session.open({ sessionId, store: new FileSessionStore({ directory: storeDir }) });
+}
+
+/** Another worker of session `sessionId` raises it to `secret`, in the store. */
+async function escalateElsewhere(sessionId: string): Promise<void> {
+  const other = await storedSession(sessionId);
+  other.privateData.add('patients', 'secret');
+  await other.flushPrivateData();
 }
 
 function loggedProbe(session: Session): ReturnType<typeof probeSection> {
@@ -84,10 +101,7 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
 
   it('reads the store before it tries a server unavailable at connect again', async () => {
     const sessionId = 'worker-shared';
-    const worker = await Session.open({
-      sessionId,
-      store: new FileSessionStore({ directory: storeDir }),
-    });
+    const worker = await storedSession(sessionId);
     const section = probeSection(
       worker,
       workspace,
@@ -98,12 +112,7 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
       await section.connect();
       expect(section.unavailableServers.map((server) => server.name)).toEqual(['probe']);
       // Another worker of the session escalates it through the store.
-      const other = await Session.open({
-        sessionId,
-        store: new FileSessionStore({ directory: storeDir }),
-      });
-      other.privateData.add('patients', 'secret');
-      await other.flushPrivateData();
+      await escalateElsewhere(sessionId);
       expect(await section.reconnectUnavailable('probe')).toBe(true);
       expect(worker.privateData.sensitivity).toBe('secret');
     } finally {
@@ -118,10 +127,7 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
 
   it('reads the store before it restarts a crashed server, and starts it again only in its sandbox', async () => {
     const sessionId = 'worker-crash';
-    const worker = await Session.open({
-      sessionId,
-      store: new FileSessionStore({ directory: storeDir }),
-    });
+    const worker = await storedSession(sessionId);
     const started = childPids();
     const section = loggedProbe(worker);
     try {
@@ -129,12 +135,7 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
       const server = childPids().filter((pid) => !started.includes(pid));
       expect(server.length).toBeGreaterThan(0);
       // Another worker escalates the session; this one has not read it yet.
-      const other = await Session.open({
-        sessionId,
-        store: new FileSessionStore({ directory: storeDir }),
-      });
-      other.privateData.add('patients', 'secret');
-      await other.flushPrivateData();
+      await escalateElsewhere(sessionId);
       expect(worker.privateData.sensitivity).toBe('public');
       for (const pid of server) process.kill(pid, 'SIGKILL');
       // The connection's own reconnection reads the store, and the route switches.
@@ -155,10 +156,7 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
 
   it('reads the store before it starts anything: a resumed session is not connected unsandboxed', async () => {
     const sessionId = 'resumed-at-secret';
-    const earlier = await Session.open({
-      sessionId,
-      store: new FileSessionStore({ directory: storeDir }),
-    });
+    const earlier = await storedSession(sessionId);
     earlier.privateData.add('patients', 'secret');
     await earlier.flushPrivateData();
     // Not awaited: the section waits for the session to load.
@@ -177,3 +175,47 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
     expect(starts()).not.toContain(HOST_NETNS);
   }, 60_000);
 });
+
+it('bounds the health monitor’s read of a store that does not answer by its timeout', async () => {
+  const file = new FileSessionStore({ directory: storeDir });
+  let hang = false;
+  const never = new Promise<never>(() => undefined);
+  // The same store, which stops answering on demand.
+  const store = new Proxy(file, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]): unknown =>
+        hang ? never : (value as (...given: unknown[]) => unknown).apply(target, args);
+    },
+  });
+  const session = await Session.open({ sessionId: 'store-hangs', store });
+  const started = childPids();
+  const section = probeSection(
+    session,
+    workspace,
+    { isolation: undefined },
+    {
+      reconnect: { attempts: 0, baseDelayMs: 10 },
+    },
+  );
+  const monitor = new McpHealthMonitor(section, { timeoutMs: 1_000 });
+  try {
+    await section.connect();
+    for (const pid of childPids().filter((pid) => !started.includes(pid))) {
+      process.kill(pid, 'SIGKILL');
+    }
+    await waitFor(() => section.routes[0]?.active.state !== 'connected', {
+      timeoutMs: 10_000,
+      description: 'the connection to notice the crash',
+    });
+    hang = true;
+    const [status] = await monitor.check();
+    expect(status?.healthy).toBe(false);
+    expect(status?.lastError).toContain('the session store did not answer within 1000 ms');
+  } finally {
+    monitor.stop();
+    hang = false;
+    await section.disconnect();
+  }
+}, 30_000);

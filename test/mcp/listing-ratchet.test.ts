@@ -435,6 +435,25 @@ describe('a listing after the escalation loosens nothing', () => {
     expect(plain.received).toEqual([]);
   });
 
+  it('knows the tools another section of the session left out: their hints count for a section that selects them', async () => {
+    const session = new Session();
+    const plain = new Deployment('plain', { read: CLOSED, stat: CLOSED });
+    const server = (enabledTools: string[]): McpServerConfig => ({
+      name: 'plain',
+      transport: { type: 'in-memory', server: plain.endpoint as never },
+      enabledTools,
+    });
+    const first = sectionOf(session, server(['read']));
+    await first.connect();
+    session.privateData.add('records', 'secret');
+    const second = sectionOf(session, server(['stat']), { key: 'mcp.second' });
+    await second.connect();
+
+    const stat = await invokeTool(toolNamed(second, 'plain_stat'), { q: 'x' }, { session });
+    expect(stat).toMatchObject({ success: true });
+    expect(plain.received).toEqual(['stat']);
+  });
+
   it('does not take a tool first listed after the escalation at its word that it is closed-world', async () => {
     const session = new Session();
     const plain = new Deployment('plain', { post: OPEN });

@@ -311,6 +311,26 @@ describe('invokeTool', () => {
       expect(nothing.message).toBe('tool "write" returned undefined, not a ToolResult');
     });
 
+    it("takes another copy of the package's ToolResult (frozen, the same shape) as one", async () => {
+      const { session } = fixture();
+      class ToolResultOfAnotherCopy {
+        constructor(
+          readonly message: string,
+          readonly value: unknown,
+          readonly success: boolean,
+        ) {
+          Object.freeze(this);
+        }
+      }
+      const result = await invokeTool(
+        writer(() => new ToolResultOfAnotherCopy('done', 2, true) as unknown as ToolResult),
+        { text: 'a' },
+        { session },
+      );
+      expect(ToolResult.is(result)).toBe(true);
+      expect(result).toMatchObject({ success: true, message: 'done', value: 2 });
+    });
+
     it('does not restore private data with the slices', async () => {
       const { session } = fixture();
       const tool = writer((context) => {
