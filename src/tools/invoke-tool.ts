@@ -175,6 +175,8 @@ export async function invokeTool<S extends z.ZodType, R>(
     // of an agent, `Date.now()` costs microseconds). A step of the wall clock
     // during the call moves the start with it, as it moves its other events' dates.
     const durationMs = performance.now() - startedAt;
+    // Read before the masking below, which takes time of its own.
+    const createdAt = new Date(Date.now() - durationMs);
     const mask = tool.maskInEvents;
     session.dispatch(
       new ToolInvoked({
@@ -188,7 +190,7 @@ export async function invokeTool<S extends z.ZodType, R>(
         ...(denial === undefined ? {} : { denial }),
         callId,
         sessionId: session.sessionId,
-        createdAt: new Date(Date.now() - durationMs),
+        createdAt,
         durationMs,
       }),
     );

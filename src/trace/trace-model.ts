@@ -274,10 +274,8 @@ function buildSteps(
     const level = event.fields['sensitivity'];
     if (!isDataSensitivity(previous) || !isDataSensitivity(level)) continue;
     // The call during which it rose: the first to end after it that had started by then.
-    // Dates hold whole milliseconds, and a call's start is worked out from its end and
-    // duration: one that started in the same millisecond may read one later.
     const call = calls.find(
-      (candidate) => candidate.seq > event.seq && candidate.start <= event.at + START_ROUNDING_MS,
+      (candidate) => candidate.seq > event.seq && candidate.start <= event.at,
     );
     steps.push({
       seq: event.seq,
@@ -290,9 +288,6 @@ function buildSteps(
   }
   return steps;
 }
-
-/** How far a call's start, worked out from whole-millisecond dates, may read late. */
-const START_ROUNDING_MS = 1;
 
 function buildRenders(events: readonly EventView[]): RenderView[] {
   const renders: RenderView[] = [];

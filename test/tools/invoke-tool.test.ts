@@ -525,6 +525,28 @@ describe('invokeTool', () => {
       expect(events[0]!.callId).not.toBe(events[1]!.callId);
     });
 
+    it("dates ToolInvoked at the call's start, however long masking its data for the event takes", async () => {
+      const { session, events } = fixture();
+      let handlerStarted = 0;
+      const tool = Tool.trusted({
+        name: 'masked',
+        description: 'Masks its data for events, slowly',
+        params: z.object({}),
+        handler: () => {
+          handlerStarted = Date.now();
+          return ToolResult.ok('data');
+        },
+        maskInEvents: (data) => {
+          const until = Date.now() + 25;
+          while (Date.now() < until); // masking a large answer takes time
+          return data;
+        },
+      });
+      await invokeTool(tool, {}, { session });
+      expect(events).toHaveLength(1);
+      expect(events[0]!.createdAt.getTime()).toBeLessThanOrEqual(handlerStarted);
+    });
+
     it('publishes ToolInvoked on a bus that cannot say whether anyone listens', async () => {
       const dispatched: object[] = [];
       const bus = {
