@@ -5,6 +5,7 @@
  * agents use. `McpIntegrationSection` renders one for the model; a group
  * also works without a prompt (a worker, a CLI, a test).
  */
+import type { DataSensitivity } from '../core/sensitivity.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { parseServerConfigs, withDefaultIsolation } from '../config/parse-server-configs.js';
 import type {
@@ -268,8 +269,6 @@ export class McpClientGroup {
     if (this.#state !== 'connected' || route === undefined || !this.#unavailable.has(name)) {
       return false;
     }
-    if (this.session.store !== undefined) await this.#readStore(signal);
-    this.#noteLevel([route]);
     await route.connect(signal);
     // Disconnected meanwhile: the route is closed and its tools must not come back.
     if (!this.#routes.includes(route)) return false;
@@ -298,39 +297,21 @@ export class McpClientGroup {
   }
 
   /**
-   * Brings the session level with its store (loaded, then synced), so that
-   * the level noted before a process starts is the one other workers stored.
+   * The session's level, once its store (when it has one) is loaded and
+   * read: what a route notes before it starts a process.
    * @throws SessionStoreError when the store cannot be read (fail closed).
    */
-  async #readStore(signal: AbortSignal | undefined): Promise<void> {
-    await this.session.ready;
-    await this.session.syncFromStore(signal === undefined ? {} : { signal });
-  }
-
-  /**
-   * Tells `routes` the session's level before any of them starts a
-   * process: a session that holds private data starts no server outside
-   * its isolation, not even for the handshake.
-   */
-  #noteLevel(routes: readonly ServerRoute[]): void {
-    const level = this.session.privateData.sensitivity;
-    for (const route of routes) route.noteSensitivity(level);
+  async #levelNow(signal: AbortSignal | undefined): Promise<DataSensitivity> {
+    if (this.session.store !== undefined) {
+      await this.session.ready;
+      await this.session.syncFromStore(signal === undefined ? {} : { signal });
+    }
+    return this.session.privateData.sensitivity;
   }
 
   async #connectAll(signal?: AbortSignal): Promise<void> {
     const routes = this.servers.map((config) => this.#createRoute(config));
     this.#routes = routes;
-    if (this.session.store !== undefined) {
-      try {
-        await this.#readStore(signal);
-      } catch (error) {
-        this.#routes = [];
-        this.#state = 'idle';
-        await Promise.all(routes.map((route) => route.close()));
-        throw error;
-      }
-    }
-    this.#noteLevel(routes);
     // The pool's callTool runs this section's bridged tools: the same checks and routing.
     this.#unregister = routes.map((route) =>
       this.#pool.register(route.name, {
@@ -450,7 +431,7 @@ export class McpClientGroup {
       session: this.session,
       normalEndpointRefusal: (signal) => normalEndpointRefusal(this.session, signal),
       ...(this.#options.reconnect === undefined ? {} : { reconnect: this.#options.reconnect }),
-      syncLevel: () => this.session.syncFromStore(),
+      levelNow: (signal) => this.#levelNow(signal),
       listener: routeListener({
         session: this.session,
         config,

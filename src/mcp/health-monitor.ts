@@ -293,30 +293,6 @@ export class McpHealthMonitor {
           at: new Date(),
         };
       }
-      // Another worker may have escalated the session meanwhile: the level is
-      // noted first, and a route it switches restarts nothing of its normal side.
-      const { session } = this.section;
-      try {
-        if (session.store !== undefined) {
-          await this.#bounded(
-            route,
-            (inner) => session.syncFromStore({ signal: inner }),
-            signal,
-            `the session store did not answer within ${this.timeoutMs} ms`,
-          );
-        }
-      } catch (storeError) {
-        const reason = `${pingReason}; not reconnected: the session store could not be read: ${reasonOf(route, storeError)}`;
-        return { name, error: reason, at: new Date() };
-      }
-      route.noteSensitivity(session.privateData.sensitivity);
-      if (route.phase !== 'normal' && connection === route.connectionAt('normal')) {
-        return {
-          name,
-          error: `${pingReason}; switching to its isolation, not reconnected`,
-          at: new Date(),
-        };
-      }
       try {
         await this.#bounded(
           route,

@@ -1,4 +1,5 @@
-import { McpConnectionError } from '../core/errors.js';
+import { withDeadline } from '../core/deadline.js';
+import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { atLeast, type DataSensitivity, sensitivityRank } from '../core/sensitivity.js';
 import { launchSandbox, type SandboxLaunch } from '../isolation/sandbox-launch.js';
 import { compareToolLists } from './endpoint-check.js';
@@ -42,11 +43,13 @@ export interface ServerRouteOptions {
   readonly normalEndpointRefusal?: ServerRequestRefusal;
   readonly reconnect?: ReconnectPolicy;
   /**
-   * Brings the session's level up to date (from its store, when it has
-   * one): a rise reaches the route through `SensitivityEscalated`. Asked
-   * before a lost normal connection of a sandboxing route is opened again.
+   * The session's level now, read from its store first when it has one
+   * (loaded, then synced): asked before the route starts any process, at
+   * connect and before a lost normal connection of a sandboxing route is
+   * opened again, so that a level another worker stored decides which.
+   * @throws when the store cannot be read: nothing is started (fail closed).
    */
-  readonly syncLevel?: () => Promise<void>;
+  readonly levelNow?: (signal?: AbortSignal) => Promise<DataSensitivity>;
   readonly listener: RouteListener;
   /** Share connections with other sections of the session. */
   readonly pool?: McpConnectionPool;
@@ -171,6 +174,9 @@ export class ServerRoute {
    * @throws McpConnectionError when the normal connection cannot be opened.
    */
   async connect(signal?: AbortSignal): Promise<void> {
+    // The level first: a session that holds private data starts no server
+    // outside its isolation, not even for the handshake.
+    await this.#noteLevelNow(signal);
     // A sandboxed route that has switched never starts its server unsandboxed
     // again (a server unavailable since connect() is tried again here).
     if (this.mode === 'sandbox' && this.#phase !== 'normal') {
@@ -484,7 +490,16 @@ export class ServerRoute {
    * while the server was down: the level is read first.
    */
   async #beforeNormalReopens(): Promise<void> {
-    await this.#options.syncLevel?.();
+    // Bounded like a call: a store that never answers must not hold the reconnection for ever.
+    await withDeadline((signal) => this.#noteLevelNow(signal), {
+      timeoutMs: this.timeoutMs,
+      onTimeout: () =>
+        new McpTimeoutError(
+          this.name,
+          this.timeoutMs,
+          `the session's level could not be read within ${this.timeoutMs} ms, so "${this.name}" is not started again`,
+        ),
+    });
     if (this.#phase !== 'normal') {
       throw new McpConnectionError(
         this.name,
@@ -492,6 +507,12 @@ export class ServerRoute {
         `server "${this.name}" is not started again outside its sandbox: the session is at its isolation level`,
       );
     }
+  }
+
+  /** Notes the session's level as {@link ServerRouteOptions.levelNow} reads it. */
+  async #noteLevelNow(signal?: AbortSignal): Promise<void> {
+    const levelNow = this.#options.levelNow;
+    if (levelNow !== undefined) this.noteSensitivity(await levelNow(signal));
   }
 
   async #release(connection: McpServerConnection): Promise<void> {
