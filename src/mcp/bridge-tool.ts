@@ -133,23 +133,20 @@ const answers = new WeakMap<ToolResult<unknown>, { raw: CallToolResult; maxChars
 function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
   if (!ToolResult.is(data)) return redactor.redactData(data);
   const answer = answers.get(data);
-  if (answer === undefined) {
-    const message = redactor.redact(data.message);
-    const value = redactor.redactData(data.value);
-    return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
-  }
-  const { raw, maxChars } = answer;
-  const masked = mapCallResult(
-    limitResult(
-      withMaskedText(raw, (text) => redactor.redact(text), maxChars),
-      maxChars,
-    ),
-  );
-  const value = data.value === null ? null : redactor.redactData(masked.value);
-  // A failure's message was masked before its cut already (or is the library's own).
-  return data.success
-    ? ToolResult.ok(value, masked.message)
-    : ToolResult.error(redactor.redact(data.message), value);
+  // A failure's message was masked before its cut already (or is the library's own);
+  // a success's is the answer's text, cut: read again from the answer, masked first.
+  const shown =
+    answer === undefined
+      ? data
+      : mapCallResult(
+          limitResult(
+            withMaskedText(answer.raw, (text) => redactor.redact(text), answer.maxChars),
+            answer.maxChars,
+          ),
+        );
+  const message = redactor.redact(data.success ? shown.message : data.message);
+  const value = data.value === null ? null : redactor.redactData(shown.value);
+  return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
 }
 
 /**
