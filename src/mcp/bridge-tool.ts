@@ -67,10 +67,12 @@ export interface BridgeContext {
    */
   readonly reaches: Map<string, ToolReach>;
   /**
-   * The listing came after the server's first one while the session held
-   * private data: a tool it names for the first time (a network tool
-   * renamed) is not taken at its word that it is closed-world; only the
-   * config's `permissions` can say so.
+   * The listing came while the session held private data, and after the
+   * server's first one in the session, or in a session with a store (whose
+   * earlier lives and other workers saw listings this object never did): a
+   * tool it names for the first time (a network tool renamed) is not taken
+   * at its word that it is closed-world; only the config's `permissions`
+   * can say so. Its word that it reaches the network still counts.
    */
   readonly listedWhilePrivate: boolean;
 }
@@ -602,9 +604,9 @@ class BridgedCall {
 
 /**
  * The reach of a tool as `context`'s listing gives it, recorded in
- * `context.reaches`: never looser than recorded before, and from the
- * config alone for a tool first named in a listing made while the session
- * held private data (see {@link BridgeContext}). The catalog records the
+ * `context.reaches`: never looser than recorded before, and closed-world
+ * only by the config for a tool first named in a listing made while the
+ * session held private data (see {@link BridgeContext}). The catalog records the
  * tools it does not bridge (left out by `enabledTools`) too, so that another
  * section that selects them meets them as known.
  */
@@ -615,8 +617,10 @@ export function recordReach(
   context: Pick<BridgeContext, 'reaches' | 'listedWhilePrivate'>,
 ): ToolReach {
   const before = context.reaches.get(original);
-  const hints = before !== undefined || !context.listedWhilePrivate ? annotations : undefined;
-  const listed = resolveReach(configured, hints);
+  const trusted = before !== undefined || !context.listedWhilePrivate;
+  const listed = trusted
+    ? resolveReach(configured, annotations)
+    : stricterReach(resolveReach(configured, undefined), resolveReach(configured, annotations));
   const reach = before === undefined ? listed : stricterReach(before, listed);
   context.reaches.set(original, reach);
   return reach;

@@ -13,7 +13,8 @@ import type {
   McpServerConfig,
   ResolvedServerConfig,
 } from '../config/server-config.js';
-import { McpConnectionError } from '../core/errors.js';
+import { withDeadline } from '../core/deadline.js';
+import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
 import { SharedAttempt } from '../core/shared-attempt.js';
 import { SensitivityEscalated } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
@@ -382,18 +383,56 @@ export class McpClientGroup {
   #onToolsChanged(route: ServerRoute, endpoint: Endpoint): void {
     // Either list changing can make the isolated deployment differ from the normal one.
     route.checkIsolatedTools();
-    // Only the connection that calls go to decides what the model sees, and
-    // not while the route refuses every call: a list that made it fail
-    // closed (the isolated endpoint offering tools the normal one does not)
-    // is not offered; the tools from before stay until it recovers.
-    if (this.#state !== 'connected' || endpoint !== route.active.endpoint) return;
-    if (route.failClosedReason !== undefined) return;
-    // A route of an earlier connect(), or a server still unavailable: its
-    // tools come back through reconnectUnavailable(), announced there.
-    if (!this.#routes.includes(route) || this.#unavailable.has(route.name)) return;
+    if (!this.#offersListing(route, endpoint)) return;
+    if (this.session.store === undefined) {
+      this.#applyListing(route);
+      return;
+    }
+    // Whether the listing came while the session held private data is read
+    // from the store first: another worker may have escalated the session.
+    // Unread (down, or past the route's timeout), it is taken as private.
+    void withDeadline((signal) => this.#levelNow(signal), {
+      timeoutMs: route.timeoutMs,
+      onTimeout: () =>
+        new McpTimeoutError(
+          route.name,
+          route.timeoutMs,
+          `the session's level could not be read within ${route.timeoutMs} ms`,
+        ),
+    })
+      .then(
+        () => false,
+        () => true,
+      )
+      .then((storeUnread) => {
+        if (this.#offersListing(route, endpoint)) this.#applyListing(route, storeUnread);
+      });
+  }
+
+  /**
+   * Whether a listing of `endpoint` is offered: only the connection that
+   * calls go to decides what the model sees, and not while the route
+   * refuses every call (a list that made it fail closed, the isolated
+   * endpoint offering tools the normal one does not, is not offered; the
+   * tools from before stay until it recovers). A route of an earlier
+   * connect(), or a server still unavailable, offers nothing here: its
+   * tools come back through reconnectUnavailable(), announced there.
+   */
+  #offersListing(route: ServerRoute, endpoint: Endpoint): boolean {
+    return (
+      this.#state === 'connected' &&
+      endpoint === route.active.endpoint &&
+      route.failClosedReason === undefined &&
+      this.#routes.includes(route) &&
+      !this.#unavailable.has(route.name)
+    );
+  }
+
+  /** Bridges the route's current listing and announces what changed. */
+  #applyListing(route: ServerRoute, storeUnread = false): void {
     const previous = this.#catalog.of(route.name);
     try {
-      this.#catalog.refresh(route, this.#routes);
+      this.#catalog.refresh(route, this.#routes, storeUnread);
     } catch (error) {
       // A refreshed list that cannot be bridged (a name collision) takes the server out, closed.
       this.#markUnavailable(route, error);

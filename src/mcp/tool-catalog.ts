@@ -26,10 +26,12 @@ export function originalName(tool: McpTool): string {
 
 /**
  * Each server's tools' reach as bridged, by original name, kept for the
- * session's life across re-listings, reconnects and sections (a second
+ * `Session` object's life across re-listings, reconnects and sections (a second
  * section of the session shares the pooled connection, and must not take
  * a listing the first refused to loosen by): see `BridgeContext.reaches`.
- * No entry for a server until its first listing in the session. Two
+ * No entry for a server until its first listing in the session; nothing
+ * is stored, so a session with a store reads every listing made while it
+ * holds private data as a later one (see `BridgeContext.listedWhilePrivate`). Two
  * sections that give different servers one name share their entries,
  * which only makes both stricter.
  */
@@ -63,14 +65,21 @@ export class ToolCatalog {
    * Bridges `route`'s current tools into the catalog and publishes the list
    * for `routes`. On any failure the server has no tools in the catalog.
    *
+   * `storeUnread`: the session's store could not be read before this
+   * listing, so it is read as made while the session held private data.
+   *
    * @throws McpSchemaError for a schema that cannot be checked in bounded
    *   work, or a bridged name used twice (in the server or across servers).
    */
-  refresh(route: ServerRoute, routes: readonly ServerRoute[]): readonly McpTool[] {
+  refresh(
+    route: ServerRoute,
+    routes: readonly ServerRoute[],
+    storeUnread = false,
+  ): readonly McpTool[] {
     try {
       const refused = schemaRefusal(route);
       if (refused !== undefined) throw refused;
-      const tools = this.#bridge(route);
+      const tools = this.#bridge(route, storeUnread);
       this.#byServer.set(route.name, tools);
       this.publish(routes);
       return tools;
@@ -106,7 +115,7 @@ export class ToolCatalog {
   }
 
   /** Bridges a route's current tools, reusing tools whose definition did not change. */
-  #bridge(route: ServerRoute): readonly McpTool[] {
+  #bridge(route: ServerRoute, storeUnread: boolean): readonly McpTool[] {
     const config = route.config;
     const prefix = config.toolPrefix ?? config.name;
     const previous = this.#sources.get(route.name);
@@ -116,12 +125,15 @@ export class ToolCatalog {
       reachesBySession.get(this.#session) ?? new Map<string, Map<string, ToolReach>>();
     reachesBySession.set(this.#session, reachesOfSession);
     const reaches = reachesOfSession.get(route.name);
+    // A session with a store may have met this server in an earlier life or
+    // on another worker: the reaches seen there are not stored.
+    const seenBefore = reaches !== undefined || this.#session.store !== undefined;
     const context: BridgeContext = {
       session: this.#session,
       route,
       retry: this.#retry,
       reaches: reaches ?? new Map<string, ToolReach>(),
-      listedWhilePrivate: reaches !== undefined && this.#session.privateData.hasPrivateData,
+      listedWhilePrivate: storeUnread || (seenBefore && this.#session.privateData.hasPrivateData),
     };
     reachesOfSession.set(route.name, context.reaches);
     for (const description of route.tools) {

@@ -25,6 +25,8 @@ import {
   Session,
   type Tool,
 } from '../../src/index.js';
+import type { ToolReach } from '../../src/isolation/permissions.js';
+import { recordReach } from '../../src/mcp/bridge-tool.js';
 import { waitFor } from '../support/processes.js';
 
 const CLOSED: ToolAnnotations = { openWorldHint: false };
@@ -516,6 +518,170 @@ describe('a listing after the escalation loosens nothing', () => {
       (await invokeTool(toolNamed(section, 'plain_post'), { q: 'x' }, { session })).message,
     ).toContain('is blocked');
     expect(plain.received).toEqual(['lookup']);
+  });
+});
+
+describe('a listing in a session with a store: other workers and earlier lives', () => {
+  const OPEN: ToolAnnotations = { openWorldHint: true };
+
+  async function withStore(run: (store: FileSessionStore) => Promise<void>): Promise<void> {
+    const directory = await mkdtemp(path.join(os.tmpdir(), 'mcp-sections-listing-store-'));
+    const store = new FileSessionStore({ directory });
+    try {
+      await run(store);
+    } finally {
+      await store.close();
+      await rm(directory, { recursive: true, force: true });
+    }
+  }
+
+  it('does not take a renamed tool at its word when another worker escalated first', async () => {
+    await withStore(async (store) => {
+      const first = await Session.open({ sessionId: 'shared', store });
+      const second = await Session.open({ sessionId: 'shared', store });
+      const plain = new Deployment('plain', { post: OPEN });
+      const section = plainSection(second, plain);
+      await section.connect();
+      first.privateData.add('records', 'secret');
+      await first.flush();
+      // The second worker has not synced: its server renames the network tool.
+      plain.remove('post');
+      plain.set('post_v2', CLOSED);
+      await waitFor(() => section.tools().some((tool) => tool.name === 'plain_post_v2'), {
+        timeoutMs: 5_000,
+        description: 'the renamed tool',
+      });
+
+      const renamed = await invokeTool(
+        toolNamed(section, 'plain_post_v2'),
+        { q: 'x' },
+        {
+          session: second,
+        },
+      );
+      expect(renamed.message).toContain('is not declared closed-world');
+      expect(second.privateData.sensitivity).toBe('secret');
+      expect(plain.received).toEqual([]);
+      await section.disconnect();
+    });
+  });
+
+  it('takes a listing whose store could not be read as made while the session held private data', async () => {
+    await withStore(async (store) => {
+      let down = false;
+      const flaky = new Proxy(store, {
+        get(target, key, receiver) {
+          const value = Reflect.get(target, key, receiver) as unknown;
+          if (typeof value !== 'function') return value;
+          return (...args: unknown[]) =>
+            down && key === 'version'
+              ? Promise.reject(new Error('the store is down'))
+              : (value as (...a: unknown[]) => unknown).apply(target, args);
+        },
+      });
+      const session = await Session.open({ sessionId: 'flaky', store: flaky });
+      const plain = new Deployment('plain', { lookup: CLOSED });
+      const section = plainSection(session, plain);
+      await section.connect();
+      down = true;
+      plain.set('fetch_page', CLOSED);
+      await waitFor(() => section.tools().some((tool) => tool.name === 'plain_fetch_page'), {
+        timeoutMs: 5_000,
+        description: 'the new tool',
+      });
+      down = false;
+      session.privateData.add('records', 'secret');
+      await session.flush();
+
+      const added = await invokeTool(
+        toolNamed(section, 'plain_fetch_page'),
+        { q: 'x' },
+        {
+          session,
+        },
+      );
+      expect(added.message).toContain('is not declared closed-world');
+      const known = await invokeTool(toolNamed(section, 'plain_lookup'), { q: 'x' }, { session });
+      expect(known).toMatchObject({ success: true });
+      expect(plain.received).toEqual(['lookup']);
+      await section.disconnect();
+    });
+  });
+
+  it('does not take a resumed session’s first listing at its word that a tool is closed-world', async () => {
+    await withStore(async (store) => {
+      const plain = new Deployment('plain', { post: OPEN });
+      const before = await Session.open({ sessionId: 'resumed', store });
+      const first = plainSection(before, plain);
+      await first.connect();
+      before.privateData.add('records', 'secret');
+      await before.flush();
+      await first.disconnect();
+      // Another life of the session: the server now says `post` is closed-world.
+      plain.set('post', CLOSED, false);
+      const after = await Session.open({ sessionId: 'resumed', store });
+      const section = plainSection(after, plain, {});
+      await section.connect();
+
+      const post = await invokeTool(
+        toolNamed(section, 'plain_post'),
+        { q: 'x' },
+        {
+          session: after,
+        },
+      );
+      expect(post.message).toContain('is not declared closed-world');
+      expect(plain.received).toEqual([]);
+      await section.disconnect();
+    });
+  });
+
+  it('still lets the config say a tool of a resumed session is closed-world', async () => {
+    await withStore(async (store) => {
+      const plain = new Deployment('plain', { lookup: CLOSED });
+      const before = await Session.open({ sessionId: 'configured', store });
+      before.privateData.add('records', 'secret');
+      await before.flush();
+      const after = await Session.open({ sessionId: 'configured', store });
+      const section = sectionOf(after, {
+        name: 'plain',
+        transport: { type: 'in-memory', server: plain.endpoint as never },
+        permissions: { lookup: ['read'] },
+      });
+      await section.connect();
+
+      const looked = await invokeTool(
+        toolNamed(section, 'plain_lookup'),
+        { q: 'x' },
+        {
+          session: after,
+        },
+      );
+      expect(looked).toMatchObject({ success: true });
+      expect(plain.received).toEqual(['lookup']);
+      await section.disconnect();
+    });
+  });
+});
+
+describe('recordReach', () => {
+  const context = (listedWhilePrivate: boolean) => ({
+    reaches: new Map<string, ToolReach>(),
+    listedWhilePrivate,
+  });
+
+  it('takes a tool first named while private at its word that it reaches the network', () => {
+    const reach = recordReach('push', undefined, { openWorldHint: true }, context(true));
+    expect(reach.declaredConnect).toBe(true);
+    expect(reach.declaredClosedWorld).toBe(false);
+  });
+
+  it('does not take it at its word that it is closed-world', () => {
+    const reach = recordReach('lookup', undefined, { openWorldHint: false }, context(true));
+    expect(reach.declaredClosedWorld).toBe(false);
+    expect(
+      recordReach('lookup', undefined, { openWorldHint: false }, context(false)),
+    ).toMatchObject({ declaredClosedWorld: true });
   });
 });
 
