@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type Draft, enablePatches, Immer, type Objectish, type Patch } from 'immer';
+import { type Draft, enablePatches, Immer } from 'immer';
 import { type CallInfo, CallJournal, type CallScope, outsideCalls } from './call-journal.js';
 import {
   type DispatchResult,
@@ -137,7 +137,6 @@ export class Session {
   readonly #journal = new CallJournal({
     read: (name) => this.#host.read(name),
     write: (name, value) => this.#write(name, value),
-    apply: (name, patch) => this.#applyUndo(name, patch),
   });
   readonly #host: SliceHost = {
     read: (name) =>
@@ -443,12 +442,6 @@ export class Session {
         { before, after },
       );
     }
-  }
-
-  #applyUndo(name: string, patch: Patch): void {
-    // A slice value is whatever its recipes produce; patches fit only objects, arrays and
-    // whole-value replacements, and applyPatches throws on anything else (a conflict).
-    this.#write(name, this.#immer.applyPatches(this.#host.read(name) as Objectish, [patch]));
   }
 
   #write(name: string, value: unknown): void {

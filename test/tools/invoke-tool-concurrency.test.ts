@@ -472,6 +472,84 @@ describe('per-call rollback, property', () => {
     );
   });
 
+  it('keeps an element exactly when a kept write added it and no kept write removed it, with removals too', async () => {
+    // Calls (some nested) and application code append, remove their own
+    // entry, pop whatever is last, or take out the first entry: removals by
+    // one writer of another's elements, undone or not, in any order.
+    type Step = 'push' | 'unshift' | 'removeOwn' | 'pop' | 'shift';
+    const step = fc.constantFrom<Step>('push', 'unshift', 'removeOwn', 'pop', 'shift');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(
+          fc.record({
+            steps: fc.array(step, { minLength: 1, maxLength: 4 }),
+            nested: fc.boolean(),
+            innerOk: fc.boolean(),
+            outerOk: fc.boolean(),
+          }),
+          { minLength: 2, maxLength: 5 },
+        ),
+        fc.array(step, { maxLength: 3 }),
+        async (scheduler, plans, outside) => {
+          const session = new Session({ sessionId: 'removals' });
+          const notes = session.slice<Notes>('notes', { initial: INITIAL });
+          /** Who added each element, and who removed it (writers by name). */
+          const addedBy = new Map<string, string>();
+          const removedBy = new Map<string, string[]>();
+          const write = (writer: string, what: Step, index: number): void => {
+            const text = `${writer}.${String(index)}`;
+            notes.update((draft) => {
+              const at =
+                what === 'pop'
+                  ? draft.items.length - 1
+                  : what === 'shift'
+                    ? 0
+                    : draft.items.findIndex((item) => item.startsWith(`${writer}.`));
+              if (what === 'push' || what === 'unshift') {
+                addedBy.set(text, writer);
+                if (what === 'push') draft.items.push(text);
+                else draft.items.unshift(text);
+              } else if (at >= 0 && at < draft.items.length) {
+                const [removed] = draft.items.splice(at, 1);
+                removedBy.set(removed!, [...(removedBy.get(removed!) ?? []), writer]);
+              }
+            });
+          };
+          const writer = (index: number) =>
+            tool(`w${String(index)}`, async () => {
+              for (const [n, what] of plans[index]!.steps.entries()) {
+                await scheduler.schedule(Promise.resolve(), `w${String(index)} ${what}`);
+                write(`w${String(index)}`, what, n);
+              }
+              await scheduler.schedule(Promise.resolve(), `w${String(index)} end`);
+              return plans[index]!.innerOk ? ToolResult.ok(null) : ToolResult.error('failed');
+            });
+          const calls = plans.map((p, index) =>
+            invokeMaybeNested(writer(index), p, session, scheduler),
+          );
+          const app = outside.map(async (what, n) => {
+            await scheduler.schedule(Promise.resolve(), `app ${what}`);
+            write('app', what, n);
+          });
+          await scheduler.waitFor(Promise.all([...calls, ...app]));
+
+          const kept = (name: string): boolean => {
+            if (name === 'app') return true;
+            const p = plans[Number(name.slice(1))]!;
+            return p.innerOk && (!p.nested || p.outerOk);
+          };
+          const expected = [...addedBy]
+            .filter(([text, by]) => kept(by) && !(removedBy.get(text) ?? []).some(kept))
+            .map(([text]) => text)
+            .sort();
+          expect([...notes.get().items].sort()).toEqual(expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
   it('leaves exactly the writes of the successful calls, whatever the interleaving', async () => {
     await fc.assert(
       fc.asyncProperty(
