@@ -10,6 +10,7 @@ import type { Session } from '../runtime/session.js';
 import { cancellationReason } from '../tools/cancellation.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolTimedOut } from './events.js';
+import { sdkRefusedMessage, UNREADABLE_ANSWER } from './json-rpc-message.js';
 
 /** Who the failed call was. */
 export interface FailureContext {
@@ -54,12 +55,18 @@ export function callFailure(error: unknown, context: FailureContext): ToolResult
       `tool "${original}" of server "${serverName}" lost its connection: ${stripRpcPrefix(error.message)}`,
     );
   }
+  if (error instanceof RpcError && error.data === UNREADABLE_ANSWER) {
+    // Not the server's refusal: an answer the client could not read.
+    return ToolResult.error(
+      `tool "${original}" of server "${serverName}" failed: ${stripRpcPrefix(error.message)}`,
+    );
+  }
   if (error instanceof RpcError) {
     return ToolResult.error(
       `server "${serverName}" refused tool "${original}" (JSON-RPC error ${error.code}): ${stripRpcPrefix(error.message)}`,
     );
   }
-  const message = messageOf(error);
+  const message = sdkRefusedMessage(error) ?? messageOf(error);
   return ToolResult.error(`tool "${original}" of server "${serverName}" failed: ${message}`);
 }
 

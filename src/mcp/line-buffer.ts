@@ -9,7 +9,7 @@
  */
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { readJsonRpcMessage } from './json-rpc-message.js';
+import { readJsonRpcMessage, UnreadableLineError } from './json-rpc-message.js';
 import {
   ContainerCounter,
   MAX_MESSAGE_CONTAINERS,
@@ -54,6 +54,8 @@ export class LineBuffer implements ReadBufferLike {
   #searchedBytes = 0;
   /** How many chunks from the start are merged blocks, never merged again. */
   #merged = 0;
+  /** Messages found whole inside a line that was not JSON, to be read next. */
+  #recovered: JSONRPCMessage[] = [];
 
   constructor(maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
     this.#maxBufferSize = maxBufferSize;
@@ -76,11 +78,13 @@ export class LineBuffer implements ReadBufferLike {
    * throws, and the next call goes on after it.
    */
   readMessage(): JSONRPCMessage | null {
+    const recovered = this.#recovered.shift();
+    if (recovered !== undefined) return recovered;
     let start = this.#searchedBytes;
     for (let index = this.#searched; index < this.#chunks.length; index += 1) {
       const chunk = this.#chunks[index]!;
       const at = chunk.indexOf(NEWLINE);
-      if (at !== -1) return readJsonRpcMessage(this.#take(index, at, start + at));
+      if (at !== -1) return this.#read(this.#take(index, at, start + at));
       start += chunk.length;
       this.#searched = index + 1;
       this.#searchedBytes = start;
@@ -89,7 +93,27 @@ export class LineBuffer implements ReadBufferLike {
     return null;
   }
 
+  /**
+   * The message on `line`. A line that is not JSON may be a piece of a
+   * message the server never ended with a newline, followed by the next
+   * message whole: the messages that start within it (at `{"jsonrpc"`,
+   * as servers write them) and read whole are kept for the next calls,
+   * after the error for the line; dropped, the next one left its call
+   * waiting for its whole timeout.
+   */
+  #read(line: string): JSONRPCMessage {
+    try {
+      return readJsonRpcMessage(line);
+    } catch (error) {
+      if (error instanceof UnreadableLineError && error.kind === 'not JSON') {
+        this.#recovered.push(...messagesWithin(line));
+      }
+      throw error;
+    }
+  }
+
   clear(): void {
+    this.#recovered = [];
     this.#chunks = [];
     this.#length = 0;
     this.#searched = 0;
@@ -129,4 +153,23 @@ export class LineBuffer implements ReadBufferLike {
     const line = bytes.toString('utf8');
     return line.endsWith('\r') ? line.slice(0, -1) : line;
   }
+}
+
+/** Where a message starts, as servers write them (`JSON.stringify` of an object whose first member is `jsonrpc`). */
+const MESSAGE_START = '{"jsonrpc"';
+
+/** The messages that start within `line` and read whole up to the next start or its end. */
+function messagesWithin(line: string): JSONRPCMessage[] {
+  const messages: JSONRPCMessage[] = [];
+  let at = line.startsWith(MESSAGE_START) ? 0 : line.indexOf(MESSAGE_START);
+  while (at !== -1) {
+    const next = line.indexOf(MESSAGE_START, at + 1);
+    try {
+      messages.push(readJsonRpcMessage(line.slice(at, next === -1 ? undefined : next)));
+    } catch {
+      // Not a whole message either: that piece is lost with the line.
+    }
+    at = next;
+  }
+  return messages;
 }

@@ -28,6 +28,7 @@ import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
 import { createTransport, type TransportHandle } from './transport-factory.js';
+import { sdkRefusedMessage } from './json-rpc-message.js';
 import { TransportErrorWatch } from './transport-errors.js';
 
 export type { CallOptions, ConnectionListener, McpToolDescription };
@@ -544,9 +545,13 @@ export class McpServerConnection {
     if (this.#state !== 'closed') this.#state = 'failed';
     // An error this connection already made names the server: keep only its reason.
     const own = error instanceof McpConnectionError && error.serverName === this.serverName;
+    const unread = this.#watch?.unreadLines;
     const reason = this.#describeExit(
-      this.#watch?.closedBecause ??
-        (own ? error.reason : this.#options.redactor.message(withCauses(error))),
+      (this.#watch?.closedBecause ??
+        (own
+          ? error.reason
+          : (sdkRefusedMessage(error) ?? this.#options.redactor.message(withCauses(error))))) +
+        (unread === undefined ? '' : `; ${unread}`),
     );
     this.#lastError = reason;
     return this.#error(`cannot connect: ${reason}`, error);

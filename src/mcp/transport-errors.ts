@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SseError } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnreadableLineError } from './json-rpc-message.js';
 import { LineTooLongError } from './line-buffer.js';
 
 /** What a {@link TransportErrorWatch} asks of its connection. */
@@ -27,7 +28,9 @@ export interface WatchedConnection {
  *   answers 404, but a server without a standalone GET stream may answer
  *   that stream with 404 (MCP asks for 405) while the session is fine;
  * - a stdio line past the SDK's read buffer is remembered as
- *   {@link closedBecause}, for the connection's reason.
+ *   {@link closedBecause}, for the connection's reason;
+ * - stdio lines that are not JSON-RPC messages (a banner or a log written
+ *   to stdout) are counted, for {@link unreadLines}.
  */
 export class TransportErrorWatch {
   readonly #client: Client;
@@ -35,6 +38,8 @@ export class TransportErrorWatch {
   /** A ping is asking whether a 404 meant the session was lost. */
   #checking = false;
   #closedBecause: string | undefined;
+  #unread = 0;
+  #firstUnread: UnreadableLineError | undefined;
 
   constructor(client: Client, connection: WatchedConnection) {
     this.#client = client;
@@ -46,8 +51,28 @@ export class TransportErrorWatch {
     return this.#closedBecause;
   }
 
+  /**
+   * The lines the server wrote that are not JSON-RPC messages, said for a
+   * connection that failed: a stdio server that writes a banner or its log
+   * to stdout never answers the handshake with anything the client reads.
+   */
+  get unreadLines(): string | undefined {
+    const first = this.#firstUnread;
+    if (first === undefined) return undefined;
+    const lines = this.#unread === 1 ? '1 line' : `${String(this.#unread)} lines`;
+    return (
+      `the server wrote ${lines} to stdout that ${this.#unread === 1 ? 'is' : 'are'} not JSON-RPC ` +
+      `(the first ${first.kind}, ${String(first.length)} characters): a stdio server writes only ` +
+      'its MCP messages to stdout, and its logs to stderr'
+    );
+  }
+
   /** The client's `onerror`. */
   onError(error: Error): void {
+    if (error instanceof UnreadableLineError) {
+      this.#unread += 1;
+      this.#firstUnread ??= error;
+    }
     if (error instanceof LineTooLongError) {
       this.#closedBecause = `the server sent a line of more than ${error.limit} bytes, the most a stdio connection reads`;
     }

@@ -13,13 +13,19 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   CallToolResultSchema,
+  ErrorCode,
   ListToolsRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readCallToolResult } from '../../src/mcp/call-result.js';
-import { readJsonRpcMessage } from '../../src/mcp/json-rpc-message.js';
+import {
+  readJsonRpcMessage,
+  UNREADABLE_ANSWER,
+  UnreadableLineError,
+} from '../../src/mcp/json-rpc-message.js';
+import { isPlainObject } from '../../src/core/json.js';
 import { McpIntegrationSection, Session, invokeTool, type Tool } from '../../src/index.js';
 
 /** What a read gave: its value, or its error's class and message. */
@@ -184,9 +190,7 @@ describe('readCallToolResult', () => {
           if (sdk.success) expect(readCallToolResult(result)).toStrictEqual(sdk.data);
           else expect(() => readCallToolResult(result)).toThrow(/^its result breaks/);
           const line = '{"jsonrpc":"2.0","id":1,"result":{"a":1}}';
-          expect(outcome(() => readJsonRpcMessage(line))).toStrictEqual(
-            outcome(() => deserializeMessage(line)),
-          );
+          expect(readOutcome(line)).toStrictEqual(expectedRead(line));
         } finally {
           delete (Object.prototype as Record<string, unknown>)[key];
         }
@@ -252,13 +256,46 @@ describe('readCallToolResult', () => {
   });
 });
 
+/**
+ * What readJsonRpcMessage gives on `line`: its message, or the error it
+ * throws by the error it wraps (the SDK's own), or, for an error response
+ * that stands in for an answer it could not read, that answer's id.
+ */
+function readOutcome(line: string): unknown {
+  try {
+    const message = readJsonRpcMessage(line);
+    if ('error' in message && message.error.data === UNREADABLE_ANSWER) {
+      return { unreadableAnswer: message.id, code: message.error.code };
+    }
+    return { value: message };
+  } catch (error) {
+    expect(error).toBeInstanceOf(UnreadableLineError);
+    return outcome(() => {
+      throw (error as Error).cause;
+    });
+  }
+}
+
+/**
+ * What readJsonRpcMessage should give where deserializeMessage gives its
+ * outcome: the same, except that JSON with an `id` and no `method` (an
+ * answer) that the SDK refuses is an unreadable answer.
+ */
+function expectedRead(line: string): unknown {
+  const sdk = outcome(() => deserializeMessage(line));
+  if ((sdk as { error?: string }).error !== 'ZodError') return sdk;
+  const value = JSON.parse(line) as unknown;
+  if (!isPlainObject(value) || 'method' in value) return sdk;
+  const { id } = value;
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return sdk;
+  return { unreadableAnswer: id, code: ErrorCode.InternalError };
+}
+
 describe('readJsonRpcMessage', () => {
-  it('gives deserializeMessage’s verdict, value and error on any line', () => {
+  it('gives deserializeMessage’s verdict, value and error on any line, but for unreadable answers', () => {
     fc.assert(
       fc.property(messageLine, (line) => {
-        expect(outcome(() => readJsonRpcMessage(line))).toEqual(
-          outcome(() => deserializeMessage(line)),
-        );
+        expect(readOutcome(line)).toEqual(expectedRead(line));
       }),
       { numRuns: 3_000 },
     );
@@ -269,10 +306,35 @@ describe('readJsonRpcMessage', () => {
       '{"jsonrpc":"2.0","id":1,"result":{}',
       '{"jsonrpc":"2.0","id":1.5,"result":{}}',
     ]) {
-      expect(outcome(() => readJsonRpcMessage(line))).toEqual(
-        outcome(() => deserializeMessage(line)),
-      );
+      expect(readOutcome(line)).toEqual(outcome(() => deserializeMessage(line)));
     }
+  });
+
+  it('says what is wrong with an answer it cannot read, naming members and kinds only', () => {
+    const said = (answer: object): string => {
+      const message = readJsonRpcMessage(JSON.stringify({ id: 4, ...answer }));
+      return 'error' in message ? message.error.message : 'read';
+    };
+    const prefix = 'its answer is not a JSON-RPC response: ';
+    expect(said({ jsonrpc: '2.0', result: 42 })).toBe(
+      `${prefix}"result" is a number, expected an object`,
+    );
+    expect(said({ jsonrpc: '2.0', result: null })).toBe(
+      `${prefix}"result" is null, expected an object`,
+    );
+    expect(said({ jsonrpc: '1.0', result: {} })).toBe(
+      `${prefix}"jsonrpc" is a string, expected "2.0"`,
+    );
+    expect(said({ jsonrpc: '2.0' })).toBe(`${prefix}it holds neither "result" nor "error"`);
+    expect(said({ jsonrpc: '2.0', error: { code: 'x', message: 'secret-ish' } })).toBe(
+      `${prefix}"error.code" is a string, expected an integer`,
+    );
+    expect(said({ jsonrpc: '2.0', error: { code: 1, message: 12 } })).toBe(
+      `${prefix}"error.message" is a number, expected a string`,
+    );
+    expect(said({ jsonrpc: '2.0', result: { _meta: 5 } })).toBe(
+      `${prefix}its "result" does not fit the MCP schema`,
+    );
   });
 });
 

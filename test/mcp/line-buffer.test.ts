@@ -7,11 +7,17 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ReadBuffer } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { UNREADABLE_ANSWER } from '../../src/mcp/json-rpc-message.js';
 import { LineBuffer, type ReadBufferLike } from '../../src/mcp/line-buffer.js';
 import { MAX_MESSAGE_CONTAINERS } from '../../src/mcp/message-containers.js';
 import { useLineBuffer } from '../../src/mcp/transport-factory.js';
 
-/** Everything `buffer` gives after each chunk: messages, and the errors it throws, in order. */
+/**
+ * Everything `buffer` gives after each chunk: messages, and the errors it
+ * throws, in order, as the SDK's buffer says them: a line LineBuffer cannot
+ * read by the error it wraps, and the error response that stands in for an
+ * answer it cannot read as the schema's error the SDK throws for it.
+ */
 function readAll(buffer: ReadBufferLike, chunks: readonly Buffer[]): unknown[] {
   const out: unknown[] = [];
   for (const chunk of chunks) {
@@ -25,9 +31,11 @@ function readAll(buffer: ReadBufferLike, chunks: readonly Buffer[]): unknown[] {
       try {
         const message = buffer.readMessage();
         if (message === null) break;
-        out.push(message);
+        const unreadable = 'error' in message && message.error.data === UNREADABLE_ANSWER;
+        out.push(unreadable ? 'read: ZodError' : message);
       } catch (error) {
-        out.push(`read: ${(error as Error).name}`);
+        const cause = (error as Error).cause as Error | undefined;
+        out.push(`read: ${(cause ?? (error as Error)).name}`);
       }
     }
   }
@@ -70,6 +78,22 @@ describe('LineBuffer', () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it('reads the messages a line that is not JSON holds whole, after its error', () => {
+    // A server wrote the start of an answer and no newline, then two whole messages.
+    const cutShort = '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"te';
+    const whole = '{"jsonrpc":"2.0","id":2,"result":{}}';
+    const note = '{"jsonrpc":"2.0","method":"notifications/initialized"}';
+    const chunks = [
+      Buffer.from(`${cutShort}${whole}${note}\n{"jsonrpc":"2.0","id":3,"result":{}}\n`),
+    ];
+    expect(readAll(new LineBuffer(), chunks)).toEqual([
+      'read: SyntaxError',
+      { jsonrpc: '2.0', id: 2, result: {} },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 3, result: {} },
+    ]);
   });
 
   it('refuses past its limit with the SDK message, and starts afresh', () => {
