@@ -17,6 +17,7 @@ import {
   type ToolSource,
 } from './tool-source.js';
 import { describeSent } from '../core/describe-sent.js';
+import { isPlainObject } from '../core/json.js';
 import { cutText } from '../core/well-formed.js';
 
 /** A Chat Completions function tool (assignable to `OpenAI.Chat.Completions.ChatCompletionTool`). */
@@ -162,14 +163,26 @@ export function readOpenAIToolCall(toolCall: OpenAIToolCall): {
 
 /**
  * The arguments a model wrote as JSON text (Chat Completions and Responses
- * alike): `{}` for an empty text, or an error result naming the tool when
- * the text is not JSON. The error says where (line, column) and what was
- * expected there, never what the text holds: `JSON.parse`'s message quotes
- * a fragment of it, which may be a secret argument, and the result reaches
- * the model, events and traces.
+ * alike): `{}` for an empty text or none, or an error result naming the
+ * tool when the text is not JSON. The error says where (line, column) and
+ * what was expected there, never what the text holds: `JSON.parse`'s
+ * message quotes a fragment of it, which may be a secret argument, and the
+ * result reaches the model, events and traces. Some OpenAI-compatible
+ * gateways hand the arguments over already parsed: a plain object is taken
+ * as the arguments; any other value is refused, never replaced.
  */
-export function parseToolArguments(name: string, text: string): ParsedToolArguments {
-  if (typeof text !== 'string' || text.trim() === '') return { ok: true, args: {} };
+export function parseToolArguments(name: string, text: unknown): ParsedToolArguments {
+  if (text === undefined || text === null) return { ok: true, args: {} };
+  if (isPlainObject(text)) return { ok: true, args: text };
+  if (typeof text !== 'string') {
+    return {
+      ok: false,
+      error: ToolResult.error(
+        `arguments of tool ${describeSent(name)} must be JSON text (a string) or an object; received ${kindOfArguments(text)}`,
+      ),
+    };
+  }
+  if (text.trim() === '') return { ok: true, args: {} };
   try {
     return { ok: true, args: JSON.parse(text) as unknown };
   } catch {
@@ -180,6 +193,11 @@ export function parseToolArguments(name: string, text: string): ParsedToolArgume
       ),
     };
   }
+}
+
+/** What arguments that are neither text nor an object are, without their value. */
+function kindOfArguments(value: unknown): string {
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 /** ` at line L, column C: expected …` for text `JSON.parse` refused, or nothing when it cannot say. */

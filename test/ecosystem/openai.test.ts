@@ -126,6 +126,29 @@ describe('invokeFromOpenAI', () => {
     expect(result).toMatchObject({ success: true, message: 'Noted', value: '(empty)' });
   });
 
+  it('takes arguments a gateway handed over already parsed, and refuses any other value', async () => {
+    const session = new Session();
+    const call = (value: unknown) =>
+      invokeFromOpenAI(
+        [strictAdd],
+        { function: { name: 'add', arguments: value as string } },
+        { session },
+      );
+    expect(await call({ a: 1, b: 2 })).toMatchObject({ success: true, value: 3 });
+    for (const [value, kind] of [
+      [42, 'a number'],
+      [[1, 2], 'an array'],
+      [true, 'a boolean'],
+    ] as const) {
+      expect(await call(value)).toMatchObject({
+        success: false,
+        message: `arguments of tool "add" must be JSON text (a string) or an object; received ${kind}`,
+      });
+    }
+    // None at all is no arguments, as an empty text is.
+    expect((await call(undefined)).message).toContain('a: Invalid input: expected number');
+  });
+
   it('answers JSON it cannot parse with an error result, running nothing', async () => {
     const session = new Session();
     const invoked: string[] = [];
