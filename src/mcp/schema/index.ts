@@ -138,8 +138,12 @@ function build(text: string): CacheEntry {
     const survey = surveySchema(copy);
     const refusal = schemaBoundsRefusal(copy, { ...survey, chars: text.length });
     if (refusal !== undefined) return { rejection: refusal };
-    const { root, taken, instructions } = planPatterns(copy, survey.patterned);
+    const { root, taken, inert, instructions } = planPatterns(copy, survey.patterned);
     for (const node of taken) delete node['pattern'];
+    for (const node of inert) {
+      delete node['pattern'];
+      delete node['patternProperties'];
+    }
     const check = createArgumentCheck(copy, root);
     // Each problem an issue with `params.keyword`; `invokeTool` calls `check` directly.
     const validator = z.custom<Record<string, unknown>>().check((payload) => {

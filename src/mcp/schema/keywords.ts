@@ -65,25 +65,43 @@ const FOREIGN_KEYWORDS: Readonly<Record<string, readonly string[]>> = {
     'else',
     ...ADDED_IN_2019,
     'prefixItems',
+    '$recursiveRef',
+    '$dynamicRef',
   ],
-  '6': ['if', 'then', 'else', ...ADDED_IN_2019, 'prefixItems'],
-  '7': [...ADDED_IN_2019, 'prefixItems'],
-  '2019-09': ['prefixItems'],
+  '6': ['if', 'then', 'else', ...ADDED_IN_2019, 'prefixItems', '$recursiveRef', '$dynamicRef'],
+  '7': [...ADDED_IN_2019, 'prefixItems', '$recursiveRef', '$dynamicRef'],
+  '2019-09': ['prefixItems', '$dynamicRef'],
+  // 2020-12 replaced it with $dynamicRef.
+  '2020-12': ['$recursiveRef'],
 };
 
 /**
+ * The keywords `root`'s dialect does not have that the validator would
+ * apply (see {@link FOREIGN_KEYWORDS}); none for a dialect it cannot tell
+ * (the analysis refuses it with the reason).
+ */
+export function foreignKeywordsOf(root: JsonRecord): readonly string[] {
+  let draft: SchemaDraft;
+  try {
+    draft = detectDraft(root);
+  } catch {
+    return [];
+  }
+  const named = root['$schema'];
+  const match = typeof named === 'string' ? DIALECT.exec(named) : null;
+  // detectDraft reads draft-06 as 7; only its keywords tell them apart here.
+  return FOREIGN_KEYWORDS[match?.[2] ?? draft] ?? [];
+}
+
+/**
  * Takes out of `root` (a private copy) every keyword its dialect does not
- * have (see {@link FOREIGN_KEYWORDS}), in every subschema; a schema in
- * 2020-12, MCP's default, is left as it is.
+ * have (see {@link FOREIGN_KEYWORDS}), in every subschema.
  * @throws {SchemaProblem} as {@link detectDraft} and {@link childSchemas} do.
  */
 export function dropForeignKeywords(root: JsonRecord): void {
   detectDraft(root);
-  const named = root['$schema'];
-  const match = typeof named === 'string' ? DIALECT.exec(named) : null;
-  const dialect = match?.[2] ?? (match?.[1] === 'draft/2019-09/' ? '2019-09' : undefined);
-  const foreign = dialect === undefined ? undefined : FOREIGN_KEYWORDS[dialect];
-  if (foreign === undefined) return;
+  const foreign = foreignKeywordsOf(root);
+  if (foreign.length === 0) return;
   const pending: [JsonRecord, string][] = [[root, '#']];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, pointer] = next;

@@ -15,7 +15,7 @@ import type { SchemaDraft } from '@cfworker/json-schema';
 import type { PatternNode } from './pattern-check.js';
 import { decodePointer, isJsonRecord, memberOf, type JsonRecord } from '../../core/json.js';
 import { SchemaProblem } from './json.js';
-import { detectDraft } from './keywords.js';
+import { detectDraft, foreignKeywordsOf } from './keywords.js';
 import { compileLinear, hasNoChoice } from './linear-pattern.js';
 
 /** Where a schema's patterns are checked, and the schema objects whose `pattern` the validator's copy must drop (the others keep one without choices). */
@@ -23,6 +23,13 @@ export interface PatternPlan {
   /** Undefined when no pattern applies to the arguments. */
   readonly root: PatternNode | undefined;
   readonly taken: ReadonlySet<JsonRecord>;
+  /**
+   * Objects with a `pattern` or `patternProperties` that the validator
+   * never applies (under a keyword JSON Schema does not define, or one
+   * the schema's dialect does not have): not judged, and their patterns
+   * are dropped from the validator's copy, so that none ever runs.
+   */
+  readonly inert: ReadonlySet<JsonRecord>;
   /** The RE2 instructions its compiled patterns hold (what keeping them costs). */
   readonly instructions: number;
 }
@@ -73,14 +80,24 @@ export function planPatterns(
   budget?: PatternBudget,
 ): PatternPlan {
   const taken = new Set<JsonRecord>();
+  const inert = new Set<JsonRecord>();
   if (patterned.length === 0 || !isJsonRecord(schema)) {
-    return { root: undefined, taken, instructions: 0 };
+    return { root: undefined, taken, inert, instructions: 0 };
   }
   let instructions = 0;
   const index = indexSchema(schema);
+  const reach = reachFrom(schema, index);
   const compiled = new Map<JsonRecord, NonNullable<PatternNode['own']>>();
   const unchecked = new Map<JsonRecord, { readonly pattern: string; readonly why: string }>();
   for (const node of patterned) {
+    // Data or an annotation (ajv-errors' `errorMessage: { pattern: "…" }`), a keyword
+    // the dialect lacks, or a sibling of a $ref in drafts 4 to 7: no pattern to judge.
+    const besideRef =
+      (index.draft === '4' || index.draft === '7') && typeof node['$ref'] === 'string';
+    if (besideRef || (!reach.unresolved && !reach.how.has(node))) {
+      inert.add(node);
+      continue;
+    }
     const at = index.pointers.get(node) ?? '#';
     const { pattern, patternProperties } = node;
     for (const key of isJsonRecord(patternProperties) ? Object.keys(patternProperties) : []) {
@@ -129,7 +146,6 @@ export function planPatterns(
     }
     taken.add(node);
   }
-  const reach = reachFrom(schema, index);
   for (const [node, { pattern, why }] of unchecked) {
     if (!reach.unresolved && ((reach.how.get(node) ?? 0) & OTHER) === 0) continue;
     throw new SchemaProblem(
@@ -150,13 +166,10 @@ export function planPatterns(
       );
     }
     const checked = reach.nodes.get(node);
-    // Drafts 4 to 7 ignore a pattern beside a $ref, and so does the check.
-    const besideRef =
-      (index.draft === '4' || index.draft === '7') && typeof node['$ref'] === 'string';
-    if (checked !== undefined && !besideRef) checked.own = own;
+    if (checked !== undefined) checked.own = own;
     // A pattern reached by nothing never applies (the validator would not read it either).
   }
-  return { root: pruned(reach.nodes, reach.nodes.get(schema)), taken, instructions };
+  return { root: pruned(reach.nodes, reach.nodes.get(schema)), taken, inert, instructions };
 }
 
 /** Pointers of every subschema (definitions included), anchors, and whether a nested resource changes how `$ref`s resolve. */
@@ -208,6 +221,8 @@ function reachFrom(
   readonly nodes: Map<JsonRecord, PatternNode>;
   readonly unresolved: boolean;
 } {
+  // The validator's copy has none of them (see dropForeignKeywords).
+  const foreign = new Set(foreignKeywordsOf(root));
   const how = new Map<JsonRecord, number>();
   const via = new Map<JsonRecord, string>();
   const nodes = new Map<JsonRecord, PatternNode>();
@@ -246,7 +261,7 @@ function reachFrom(
     }
     for (const keyword of REFERENCES) {
       const ref = schema[keyword];
-      if (typeof ref !== 'string') continue;
+      if (typeof ref !== 'string' || foreign.has(keyword)) continue;
       const target = index.nestedResource ? undefined : resolve(root, ref, index.anchors);
       if (target === undefined) unresolved = true;
       else if (target !== null) {
@@ -260,6 +275,7 @@ function reachFrom(
     if ((index.draft === '4' || index.draft === '7') && typeof schema['$ref'] === 'string')
       continue;
     for (const [keyword, key, child] of subschemas(schema, [])) {
+      if (foreign.has(keyword)) continue;
       if (node === undefined) {
         reachOther(child, keyword, cause);
         continue;

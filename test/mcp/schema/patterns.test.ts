@@ -110,9 +110,54 @@ describe('planPatterns', () => {
   it('plans nothing for a schema without patterns, or whose patterns never apply', () => {
     expect(plan({ type: 'object', properties: { a: { type: 'string' } } }).root).toBeUndefined();
     const unused = { pattern: '^(a+)+$' };
-    const { root, taken } = plan({ type: 'object', $defs: { unused } });
+    const { root, inert } = plan({ type: 'object', $defs: { unused } });
     expect(root).toBeUndefined();
-    expect(taken.has(unused)).toBe(true); // dropped from the validator's copy all the same
+    expect(inert.has(unused)).toBe(true); // dropped from the validator's copy all the same
+  });
+
+  it.each([
+    [
+      'under an annotation (ajv-errors)',
+      { properties: { id: { type: 'string', errorMessage: { pattern: 'digits only (0-9' } } } },
+    ],
+    ['under a vendor keyword', { 'x-ui': { patternProperties: { '^(a|b)$': {} } } }],
+    ['under examples given as an object', { examples: { pattern: '(' } }],
+    [
+      'under a keyword draft-07 does not have',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        properties: { v: { unevaluatedProperties: { pattern: '^(a|b)+$' } } },
+      },
+    ],
+    [
+      'beside a $ref in draft-07',
+      {
+        $schema: 'http://json-schema.org/draft-07/schema#',
+        definitions: { o: { type: 'object' } },
+        properties: { v: { $ref: '#/definitions/o', patternProperties: { '^(a|b)$': {} } } },
+      },
+    ],
+  ])('judges no pattern the validator never applies: %s', (_where, schema) => {
+    const { root, inert } = plan(schema);
+    expect(root).toBeUndefined();
+    expect(inert.size).toBe(1);
+  });
+
+  it('follows no reference the dialect does not have', () => {
+    // 2020-12 replaced $recursiveRef with $dynamicRef; draft-07 has neither.
+    expect(
+      plan({ properties: { v: { $recursiveRef: '#/$defs/s' } }, $defs: { s: { pattern: '(' } } })
+        .inert.size,
+    ).toBe(1);
+  });
+
+  it('still judges a pattern under an unknown keyword that a $ref reaches', () => {
+    expect(() =>
+      plan({
+        properties: { id: { $ref: '#/x-shared/id' } },
+        'x-shared': { id: { type: 'string', pattern: '(' } },
+      }),
+    ).toThrow('is not a valid regular expression');
   });
 
   it.each([

@@ -103,8 +103,16 @@ describe('$recursiveRef, which the validator follows without reading its lookup'
   });
 
   it('is refused where it would not be exact: another value than "#", or beside a $ref', () => {
+    // $recursiveRef is 2019-09's (2020-12 replaced it with $dynamicRef).
     const refused = (node: Record<string, unknown>) => () =>
-      createInputValidator({ type: 'object', properties: { a: node } }, ids);
+      createInputValidator(
+        {
+          $schema: 'https://json-schema.org/draft/2019-09/schema',
+          type: 'object',
+          properties: { a: node },
+        },
+        ids,
+      );
     expect(refused({ $recursiveRef: '#/properties' })).toThrow(/must be "#"/);
     expect(refused({ $recursiveRef: '#', $ref: '#' })).toThrow(/no "\$ref" beside it/);
   });

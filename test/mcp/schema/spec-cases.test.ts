@@ -81,9 +81,20 @@ describe('keywords a dialect does not have', () => {
       [draft('04'), { const: 1 }, 2],
       [draft('04'), { propertyNames: { maxLength: 1 } }, { long: 1 }],
       ['https://json-schema.org/draft/2019-09/schema', { prefixItems: [{ type: 'string' }] }, [1]],
+      // References of another dialect: 2020-12 replaced $recursiveRef with $dynamicRef.
+      ['https://json-schema.org/draft/2020-12/schema', { $recursiveRef: '#' }, 5],
+      [draft('07'), { $dynamicRef: '#/definitions/n' }, 'x'],
+      ['https://json-schema.org/draft/2019-09/schema', { $dynamicRef: '#/$defs/n' }, 'x'],
     ];
     for (const [$schema, keyword, value] of cases) {
-      const schema = { $schema, type: 'object', properties: { v: keyword } };
+      const n = { type: 'number' };
+      const schema = {
+        $schema,
+        type: 'object',
+        properties: { v: keyword },
+        definitions: { n },
+        $defs: { n },
+      };
       expect(accepts(schema, { v: value }), `${$schema} ${JSON.stringify(keyword)}`).toBe(true);
     }
   });
@@ -99,6 +110,21 @@ describe('keywords a dialect does not have', () => {
       properties: { v: { if: { type: 'object' }, then: { required: ['b'] } } },
     };
     expect(accepts(seven, { v: { a: 1 } })).toBe(false);
+  });
+});
+
+describe('patterns the validator never applies', () => {
+  it('take no server out at connect: annotations, vendor keywords, data', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        id: { type: 'string', pattern: '^\\d+$', errorMessage: { pattern: 'digits only (0-9' } },
+      },
+      'x-ui': { patternProperties: { '^(a|b)$': {} } },
+    };
+    expect(inputSchemaRefusal(schema)).toBeUndefined();
+    expect(accepts(schema, { id: '12' })).toBe(true);
+    expect(accepts(schema, { id: 'x' })).toBe(false);
   });
 });
 
