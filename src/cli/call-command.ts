@@ -87,6 +87,9 @@ export async function callCommand(
       }
       if (invoked === undefined) throw unknownTool(section, toolName, target, result);
       const name = invoked.toolName;
+      // What the terminal shows is what an event shows: a server's own secrets
+      // masked in its result (the caller's result keeps the server's data as sent).
+      const shownResult = invoked.result;
       let code: ExitCode = EXIT_CODES.ok;
       if (!result.success) {
         // Refused by the validator means the command line was wrong; the tool never ran.
@@ -97,18 +100,20 @@ export async function callCommand(
       if (context.json) {
         const report: CallReport = {
           tool: name,
-          success: result.success,
-          message: result.message,
-          value: result.value,
+          success: shownResult.success,
+          message: shownResult.message,
+          value: shownResult.value,
           exitCode: code,
         };
         io.stdout.write(`${terminalJson(report)}\n`);
-      } else if (result.success) {
+      } else if (shownResult.success) {
         // A result may span lines: its line breaks and tabs stay, other controls show as escapes.
-        const text = terminalLines(result.message);
+        const text = terminalLines(shownResult.message);
         io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       }
-      if (!result.success) io.stderr.write(`error: ${terminalLine(oneLine(result.message))}\n`);
+      if (!result.success) {
+        io.stderr.write(`error: ${terminalLine(oneLine(shownResult.message))}\n`);
+      }
       return code;
     },
   );

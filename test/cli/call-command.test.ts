@@ -150,3 +150,45 @@ describe('callCommand names', () => {
     expect(ctx.progress.calls).toEqual([]);
   });
 });
+
+describe('callCommand output of a server with secrets', () => {
+  const TOKEN = 'tok-CLIOUTPUT-0123456789';
+  const echoing = (isError: boolean) => () => ({
+    isError,
+    content: [{ type: 'text' as const, text: `authenticated with ${TOKEN}` }],
+  });
+  const before = childPids();
+  let host: HttpHost;
+  let dir: ConfigDir;
+  let config: string;
+
+  beforeAll(async () => {
+    host = await startToolHost([
+      { name: 'whoami', inputSchema: { type: 'object' }, handler: echoing(false) },
+      { name: 'refuse', inputSchema: { type: 'object' }, handler: echoing(true) },
+    ]);
+    dir = await configDir('cli-call-secrets');
+    config = await dir.write('servers.json', {
+      srv: { type: 'http', url: host.url('/mcp'), headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+  });
+
+  afterAll(async () => {
+    await host.close();
+    await dir.remove();
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  });
+
+  it.each([
+    ['whoami', false],
+    ['whoami', true],
+    ['refuse', false],
+    ['refuse', true],
+  ])('masks the server’s secret in what %s prints (json: %s)', async (tool, json) => {
+    const io = captureIo();
+    await callCommand(config, `srv.${tool}`, undefined, commandContext(io, json));
+    const printed = io.out() + io.err();
+    expect(printed).toContain('authenticated with ***');
+    expect(printed).not.toContain(TOKEN);
+  });
+});
