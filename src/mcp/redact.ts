@@ -402,19 +402,36 @@ function isBase64Char(unit: number): boolean {
   );
 }
 
-/** The texts an encoded token may stand for: percent-decoded, and form-decoded. */
+/**
+ * How many times a token is percent-decoded at most: a URL quoted inside
+ * another URL (a login page's `return_to=`) is encoded once more, and so
+ * is a secret the first URL already held encoded.
+ */
+const MAX_DECODING_ROUNDS = 3;
+
+/** The texts an encoded token may stand for: percent-decoded (again and again), and form-decoded. */
 function decodings(encoded: string): string[] {
   const out: string[] = [];
   for (const candidate of [encoded, encoded.replace(/\+/g, ' ')]) {
     out.push(candidate);
-    try {
-      out.push(decodeURIComponent(candidate));
-    } catch {
-      // A stray `%` that starts no escape: decode the escapes that are well formed.
-      out.push(candidate.replace(/(%[0-9a-fA-F]{2})+/g, (run) => safeDecode(run)));
+    let text = candidate;
+    for (let round = 0; round < MAX_DECODING_ROUNDS && text.includes('%'); round += 1) {
+      const decoded = percentDecoded(text);
+      if (decoded === text) break;
+      out.push(decoded);
+      text = decoded;
     }
   }
   return out;
+}
+
+function percentDecoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // A stray `%` that starts no escape: decode the escapes that are well formed.
+    return text.replace(/(%[0-9a-fA-F]{2})+/g, (run) => safeDecode(run));
+  }
 }
 
 function safeDecode(run: string): string {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/index.js';
-import { SecretRedactor } from '../../src/mcp/redact.js';
+import { SecretRedactor, urlSecrets } from '../../src/mcp/redact.js';
 
 const base64 = (text: string | Buffer): string => Buffer.from(text).toString('base64');
 const base64url = (text: string | Buffer): string => Buffer.from(text).toString('base64url');
@@ -88,6 +88,24 @@ describe('SecretRedactor: base64', () => {
     const a = base64(`a:${secret}`);
     const b = base64url(`bb${secret}!`);
     expect(redactor.redact(`${a} ${b} ${secret} ${a}`)).toBe('*** *** *** ***');
+  });
+});
+
+describe('SecretRedactor: a URL quoted in another URL', () => {
+  it('masks a query secret that was percent-encoded and is encoded once more', () => {
+    // A token with `/` and `+` is written percent-encoded in the configured URL;
+    // a login page quotes that URL in its own query, which encodes it again.
+    const url = new URL('http://127.0.0.1:9/mcp?key=sk-abc%2Fdef%2Bghi-0123456789');
+    const redactor = new SecretRedactor(urlSecrets(url));
+    const page = `Sign in at https://login.example.test/?return_to=${encodeURIComponent(url.href)}`;
+    expect(page).toContain('sk-abc%252Fdef%252Bghi');
+    const masked = redactor.redact(page);
+    expect(masked).not.toContain('0123456789');
+    expect(masked).toContain('Sign in at https://login.example.test/?return_to=');
+    // Three times encoded, still.
+    expect(redactor.redact(encodeURIComponent(encodeURIComponent(url.href)))).not.toContain(
+      '0123456789',
+    );
   });
 });
 
