@@ -24,6 +24,7 @@ import type { ClientHandlers } from './client-handlers.js';
 import { McpConnectionPool } from './connection-pool.js';
 import { McpServerUnavailable, McpToolsChanged } from './events.js';
 import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execute.js';
+import { checkGroupOptions, GROUP_OPTION_KEYS } from './group-options.js';
 import type { UnavailableServer } from './inventory.js';
 import { SecretRedactor } from './redact.js';
 import { serverTextLine } from './server-text.js';
@@ -112,8 +113,15 @@ export class McpClientGroup {
   #unsubscribe: (() => void) | undefined;
   #unregister: (() => void)[] = [];
 
-  /** @throws McpConfigError for a bad server config. */
+  /** @throws McpConfigError for a bad option or server config. */
   constructor(options: McpClientGroupOptions) {
+    const noun = (options as Partial<McpClientGroupOptions> | undefined)?.noun ?? 'group';
+    const key = (options as Partial<McpClientGroupOptions> | undefined)?.key;
+    checkGroupOptions(
+      options,
+      `${noun} "${typeof key === 'string' ? key : DEFAULT_MCP_SECTION_KEY}"`,
+      [...GROUP_OPTION_KEYS, 'noun'],
+    );
     this.servers = withDefaultIsolation(parseServerConfigs(options.servers), options.isolation);
     this.session = options.session;
     this.key = options.key ?? DEFAULT_MCP_SECTION_KEY;

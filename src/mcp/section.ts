@@ -30,6 +30,7 @@ import {
   type McpClientGroupOptions,
 } from './client-group.js';
 import type { ExecuteOptions, ExecuteRequest } from './execute.js';
+import { checkGroupOptions, GROUP_OPTION_KEYS } from './group-options.js';
 import {
   BLOCKED_MARK,
   DEFAULT_INVENTORY_DESCRIPTION_LENGTH,
@@ -52,6 +53,36 @@ export const MCP_TEMPLATE_PLACEHOLDERS: readonly string[] = Object.freeze([
   'tool_count',
   'tools_by_server',
 ]);
+
+/** Every option a section takes: its group's, and its own. */
+const SECTION_OPTION_KEYS: readonly string[] = [
+  ...GROUP_OPTION_KEYS,
+  'title',
+  'template',
+  'connectOnInit',
+  'inventoryDescriptionLength',
+  'acceptsOverrides',
+  'children',
+  'enabled',
+  'policies',
+  'visibility',
+  'summary',
+] satisfies readonly (keyof McpIntegrationSectionOptions)[];
+
+/** The section's key for a message about its options, before they are checked. */
+function sectionKeyOf(options: unknown): string {
+  const key = (options as { key?: unknown } | null | undefined)?.key;
+  return typeof key === 'string' ? key : DEFAULT_MCP_SECTION_KEY;
+}
+
+/** The options of a section that are its group's. */
+function groupOptionsOf(options: McpIntegrationSectionOptions): McpClientGroupOptions {
+  const picked: Record<string, unknown> = {};
+  for (const key of GROUP_OPTION_KEYS) {
+    if (Object.hasOwn(options, key)) picked[key] = options[key];
+  }
+  return picked as unknown as McpClientGroupOptions;
+}
 
 /** Options of {@link McpIntegrationSection}: its group's, and how it renders. */
 export interface McpIntegrationSectionOptions extends Omit<McpClientGroupOptions, 'noun'> {
@@ -123,8 +154,12 @@ export class McpIntegrationSection extends Section<undefined> {
   #lastOpenedTools:
     { readonly lists: readonly (readonly Tool[])[]; readonly tools: readonly Tool[] } | undefined;
 
-  /** @throws McpConfigError for a bad server config; PromptValidationError for a bad template. */
+  /**
+   * @throws McpConfigError for a bad option or server config;
+   *   PromptValidationError for a bad template.
+   */
   constructor(options: McpIntegrationSectionOptions) {
+    checkGroupOptions(options, `section "${sectionKeyOf(options)}"`, SECTION_OPTION_KEYS);
     super({
       key: options.key ?? DEFAULT_MCP_SECTION_KEY,
       title: options.title ?? DEFAULT_MCP_SECTION_TITLE,
@@ -134,7 +169,7 @@ export class McpIntegrationSection extends Section<undefined> {
       ...(options.visibility === undefined ? {} : { visibility: options.visibility }),
       acceptsOverrides: options.acceptsOverrides ?? false,
     });
-    this.group = new McpClientGroup({ ...options, key: this.key, noun: 'section' });
+    this.group = new McpClientGroup({ ...groupOptionsOf(options), key: this.key, noun: 'section' });
     const length = options.inventoryDescriptionLength ?? DEFAULT_INVENTORY_DESCRIPTION_LENGTH;
     if (!Number.isInteger(length) || length < 1) {
       throw new PromptValidationError(

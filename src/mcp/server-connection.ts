@@ -519,7 +519,10 @@ export class McpServerConnection {
     }
     if (this.#state === 'closed') throw this.#error('the connection was closed');
     this.#state = 'failed';
-    const reason = `gave up after ${policy.attempts} reconnection attempts: ${this.#options.redactor.message(lastError)}`;
+    const reason =
+      policy.attempts === 0
+        ? 'the connection was lost, and reconnection is off (reconnect.attempts is 0)'
+        : `gave up after ${policy.attempts} reconnection attempts: ${this.#options.redactor.message(lastError)}`;
     this.#lastError = reason;
     this.#listeners.emit('failed', { reason });
     throw this.#error(reason, lastError);

@@ -9,7 +9,7 @@ import { serverTextLine } from './server-text.js';
 export const DEFAULT_SERVER_LOG_LEVEL: LoggingLevel = 'info';
 /** Longest server log message kept in an `McpServerLog` event. */
 const MAX_LOG_TEXT = 8_192;
-const LOG_LEVELS: readonly LoggingLevel[] = [
+export const LOG_LEVELS: readonly LoggingLevel[] = [
   'debug',
   'info',
   'notice',

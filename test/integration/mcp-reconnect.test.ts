@@ -31,6 +31,31 @@ function serverPid(section: McpIntegrationSection): number {
 }
 
 describe('a stdio server killed mid-session', () => {
+  it('with reconnection off, is reported lost for that reason', async () => {
+    const before = childPids();
+    const session = new Session();
+    const events = recordEvents(session);
+    const section = new McpIntegrationSection({
+      servers: [{ name: 'everything', transport: everythingStdio() }],
+      session,
+      reconnect: { attempts: 0, baseDelayMs: 0 },
+    });
+    try {
+      await section.connect();
+      process.kill(serverPid(section), 'SIGKILL');
+      await waitFor(() => events.of(McpServerUnavailable).length > 0, {
+        timeoutMs: 15_000,
+        description: 'the server to be given up',
+      });
+      expect(events.of(McpServerUnavailable)[0]?.reason).toBe(
+        'the connection was lost, and reconnection is off (reconnect.attempts is 0)',
+      );
+    } finally {
+      await section.disconnect();
+    }
+    expect(await expectNoNewChildren(before)).toEqual([]);
+  });
+
   it('is reconnected: events say so and a later call succeeds', async () => {
     const before = childPids();
     const session = new Session();
