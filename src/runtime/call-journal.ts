@@ -1,5 +1,14 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Patch } from 'immer';
+import { type ArrayEdit, arrayEdits, followEdits, undoEdits } from './array-undo.js';
+import {
+  GONE,
+  outermostArrayPath,
+  type Path,
+  valueAt,
+  withPatch,
+  withValueAt,
+} from './value-paths.js';
 
 /** Who a running call is, for events about its rollback. */
 export interface CallInfo {
@@ -49,21 +58,21 @@ interface PatchUndo extends UndoBase {
 
 /**
  * The undo of a write into an array (or into something an array holds),
- * kept as the array before and after the write rather than as patches:
- * a patch names an element by its index, which the writes of other calls
- * move (an append of one call, a removal of another), so a patch applied
- * later can remove or replace another call's element. The undo works
- * element by element instead, finding each element by identity.
+ * element by element (see `array-undo.ts`), kept for the outermost such
+ * array: a patch names an element by an index that other calls' writes
+ * move.
  */
 interface ArrayUndo extends UndoBase {
   readonly kind: 'array';
   /** Where the array is: the outermost array on the written path, reached by object keys only. */
-  readonly path: readonly (string | number)[];
+  readonly path: Path;
   /** The array before and after the write. */
   readonly was: readonly unknown[];
   readonly became: readonly unknown[];
-  /** Set on a step handed on after a conflict: the edits still to make, instead of the whole diff. */
-  readonly edits?: readonly ArrayEdit[];
+  /** What is left to undo, each where its element is now. */
+  readonly edits: readonly ArrayEdit[];
+  /** True for the edits of another call's undo handed on (see {@link CallJournal.rollback}). */
+  readonly inherited?: true;
   /** Writers that later replaced the array itself or a parent of it (not an element). */
   readonly replacedBy: Writer[];
 }
@@ -71,24 +80,12 @@ interface ArrayUndo extends UndoBase {
 /** One undo step of a call. */
 type UndoRecord = PatchUndo | ArrayUndo;
 
-/**
- * One element-level change a write made to an array, as its undo sees it:
- * the element it added (taken out again), the element it removed (put
- * back), or both (an element replaced, or changed inside: swapped back).
- */
-interface ArrayEdit {
-  /** The element the write put in, or {@link NONE}. */
-  readonly added: unknown;
-  /** The element the write took out, or {@link NONE}. */
-  readonly removed: unknown;
-  /** For an element only removed: the element it followed then ({@link NONE}: the first). */
-  readonly follows: unknown;
-  /** Its index in the array after the write (the place a conflict names). */
-  readonly at: number;
+/** A slice's value before and after a write or an undo. */
+interface SliceChange {
+  readonly slice: string;
+  readonly before: unknown;
+  readonly after: unknown;
 }
-
-/** No element: an array may hold `undefined` itself. */
-const NONE: unique symbol = Symbol('none');
 
 /** How the journal reads and changes the session's slices. */
 export interface SliceAccess {
@@ -195,8 +192,9 @@ export class CallJournal {
   }
 
   /**
-   * Records a write to `slice`: it is undo work for the call making it, and
-   * it overwrites what other running calls wrote at overlapping paths.
+   * Records a write to `slice`: it is undo work for the call making it; it
+   * overwrites what other running calls wrote at overlapping paths, and
+   * moves the places of their array edits (see `array-undo.ts`).
    */
   record(
     slice: string,
@@ -212,6 +210,7 @@ export class CallJournal {
         if (record.slice === slice) noteLaterWrite(record, writer, patches);
       }
     }
+    this.#follow({ slice, ...values }, writer);
     if (writer === undefined) return;
     const seq = ++this.#seq;
     const base = { seq, slice, before: values.before, after: values.after };
@@ -221,7 +220,8 @@ export class CallJournal {
       const patch = inversePatches[index]!;
       const path = outermostArrayPath(values.after, patch.path);
       const was = path === undefined ? undefined : valueAt(values.before, path);
-      if (path === undefined || !Array.isArray(was)) {
+      const became = path === undefined ? undefined : valueAt(values.after, path);
+      if (path === undefined || !Array.isArray(was) || !Array.isArray(became)) {
         writer.records.push({ ...base, kind: 'patch', patch: copyPatch(patch), overwrittenBy: [] });
         continue;
       }
@@ -234,7 +234,8 @@ export class CallJournal {
         kind: 'array',
         path,
         was: was as readonly unknown[],
-        became: valueAt(values.after, path) as readonly unknown[],
+        became: became as readonly unknown[],
+        edits: arrayEdits(was as readonly unknown[], became as readonly unknown[]),
         overwrittenBy: [],
         replacedBy: [],
       });
@@ -246,7 +247,10 @@ export class CallJournal {
     if (!this.#close(scope)) return;
     const parent = scope.parent;
     if (parent?.active === true && scope.records.length > 0) {
-      parent.records = [...parent.records, ...scope.records].sort((a, b) => a.seq - b.seq);
+      // A step handed to both (an inherited one) is kept once.
+      parent.records = [...new Set([...parent.records, ...scope.records])].sort(
+        (a, b) => a.seq - b.seq,
+      );
     }
     scope.records = [];
   }
@@ -264,16 +268,18 @@ export class CallJournal {
       const steps = records.slice(first, index + 1);
       const outsider = (step: UndoRecord): boolean =>
         step.overwrittenBy.some((writer) => !scope.contains(writer));
-      if (this.#slices.read(record.slice) === record.after && !steps.some(outsider)) {
+      const value = this.#slices.read(record.slice);
+      const unchanged = value === record.after && !steps.some(outsider);
+      if (unchanged && !steps.some((step) => step.kind === 'array' && step.inherited)) {
         // Untouched since this write: put the value before it back whole,
         // the very value rather than a patched copy, and skip the write's
         // other steps.
-        this.#slices.write(record.slice, record.before);
+        this.#undone(record.slice, value, record.before, scope, records, first);
         index = first;
         continue;
       }
       if (record.kind === 'array') {
-        conflicts.push(...this.#undoArray(record, scope));
+        conflicts.push(...this.#undoArray(record, scope, records, index));
         continue;
       }
       const path = record.patch.path;
@@ -282,9 +288,9 @@ export class CallJournal {
         this.#bequeath(record, record.overwrittenBy, scope);
         continue;
       }
-      const undone = withPatch(this.#slices.read(record.slice), record.patch);
+      const undone = withPatch(value, record.patch);
       if (undone === GONE) conflicts.push({ slice: record.slice, path: [...path], reason: 'gone' });
-      else this.#slices.write(record.slice, undone);
+      else this.#undone(record.slice, value, undone, scope, records, index);
     }
     // Its writes are undone: they no longer overwrite anything of other calls.
     const undone = (writer: Writer): boolean => !scope.contains(writer);
@@ -298,54 +304,93 @@ export class CallJournal {
   }
 
   /**
-   * Undoes a write into an array, element by element (see {@link ArrayUndo}):
-   * an element it added is taken out, or swapped back for the one it
-   * replaced, wherever it is now; an element it removed is put back after
-   * the element it followed. An element the write added that is no longer
-   * there (another writer removed or changed it) is left as that writer
-   * made it, a conflict, and its edit passes to every running call that
-   * wrote into the array since (taking it out is harmless once more).
-   * An array another writer replaced whole is left as it is, as a patch
-   * would be.
+   * Undoes a write into an array, element by element (see `array-undo.ts`).
+   * What it cannot undo (an element another writer removed or changed in a
+   * way the undo would overwrite) stays as that writer left it, a conflict,
+   * and passes to the most recent running call among those writers: it is
+   * undone if that call rolls back too. An array another writer replaced
+   * whole is left as it is, as a patch would be.
    */
-  #undoArray(record: ArrayUndo, scope: CallScope): RollbackConflictPath[] {
-    const outsiders = (writers: readonly Writer[]): boolean =>
-      writers.some((writer) => !scope.contains(writer));
+  #undoArray(
+    record: ArrayUndo,
+    scope: CallScope,
+    pending: readonly UndoRecord[],
+    end: number,
+  ): RollbackConflictPath[] {
     const { slice, path } = record;
-    if (outsiders(record.replacedBy)) {
+    const gone = (reason: 'gone' | 'overwritten'): RollbackConflictPath[] => [
+      { slice, path: [...path], reason },
+    ];
+    if (record.replacedBy.some((writer) => !scope.contains(writer))) {
       this.#bequeath(record, record.replacedBy, scope);
-      return [{ slice, path: [...path], reason: 'overwritten' }];
+      return gone('overwritten');
     }
     const value = this.#slices.read(slice);
     const current = valueAt(value, path);
-    if (!Array.isArray(current)) return [{ slice, path: [...path], reason: 'gone' }];
-    if (current === record.became && record.edits === undefined) {
-      this.#slices.write(slice, withValueAt(value, path, record.was));
-      return [];
-    }
-    const next = [...(current as unknown[])];
-    const missed: ArrayEdit[] = [];
-    for (const edit of record.edits ?? arrayEdits(record.was, record.became)) {
-      if (edit.added === NONE) {
-        const anchor = edit.follows === NONE ? -1 : indexOfSame(next, edit.follows, edit.at - 1);
-        const at =
-          anchor >= 0 || edit.follows === NONE ? anchor + 1 : Math.min(edit.at, next.length);
-        next.splice(at, 0, edit.removed);
-        continue;
+    if (!Array.isArray(current)) return gone('gone');
+    const undone =
+      current === record.became && !record.inherited
+        ? { next: record.was, missed: [] }
+        : undoEdits(current as readonly unknown[], record.edits);
+    const next = withValueAt(value, path, Object.freeze(undone.next));
+    if (next === GONE) return gone('gone');
+    this.#undone(slice, value, next, scope, pending, end);
+    if (undone.missed.length === 0) return [];
+    const overwritten = record.overwrittenBy.some((writer) => !scope.contains(writer));
+    const left: ArrayUndo = {
+      ...record,
+      edits: undone.missed,
+      inherited: true,
+      overwrittenBy: [],
+      replacedBy: [],
+    };
+    this.#bequeath(left, record.overwrittenBy, scope);
+    return undone.missed.map((edit) => ({
+      slice,
+      path: [...path, edit.written],
+      reason: overwritten ? 'overwritten' : 'gone',
+    }));
+  }
+
+  /**
+   * Writes an undo's result, and moves the array edits of other calls, and
+   * of the rolling back call's steps still to undo (`pending` before
+   * `end`), with the change.
+   */
+  #undone(
+    slice: string,
+    before: unknown,
+    after: unknown,
+    scope: CallScope,
+    pending: readonly UndoRecord[],
+    end: number,
+  ): void {
+    this.#slices.write(slice, after);
+    this.#follow({ slice, before, after }, scope, pending.slice(0, end));
+  }
+
+  /**
+   * Moves the places of the array edits of every running call (and of
+   * `extra`, the steps of `writer`'s rollback still to make) through a
+   * change of a slice by `writer`; a writer that replaced or removed an
+   * element another call's edit expects is noted as having overwritten it.
+   */
+  #follow(change: SliceChange, writer: Writer, extra: readonly UndoRecord[] = []): void {
+    const move = (record: UndoRecord, owner: CallScope | undefined): void => {
+      if (record.kind !== 'array' || record.slice !== change.slice) return;
+      const was = valueAt(change.before, record.path);
+      const now = valueAt(change.after, record.path);
+      if (was === now) return;
+      const touched =
+        Array.isArray(was) && Array.isArray(now)
+          ? followEdits(record.edits, was, now)
+          : loseAll(record.edits);
+      if (touched && owner?.contains(writer) !== true && !record.overwrittenBy.includes(writer)) {
+        record.overwrittenBy.push(writer);
       }
-      const at = indexOfSame(next, edit.added, edit.at);
-      if (at < 0) missed.push(edit);
-      else if (edit.removed === NONE) next.splice(at, 1);
-      else next[at] = edit.removed;
-    }
-    this.#slices.write(slice, withValueAt(value, path, Object.freeze(next)));
-    if (missed.length === 0) return [];
-    const reason = outsiders(record.overwrittenBy) ? 'overwritten' : 'gone';
-    const left: ArrayUndo = { ...record, edits: missed, overwrittenBy: [], replacedBy: [] };
-    for (const heir of runningHeirs(record.overwrittenBy, scope)) {
-      heir.records = [...heir.records, left].sort((a, b) => a.seq - b.seq);
-    }
-    return missed.map((edit) => ({ slice, path: [...path, edit.at], reason }));
+    };
+    for (const scope of this.#active) for (const record of scope.records) move(record, scope);
+    for (const record of extra) move(record, writer);
   }
 
   /**
@@ -384,8 +429,6 @@ export class CallJournal {
   }
 }
 
-type Path = readonly (string | number)[];
-
 /** A later write by `writer` with `patches` touched what `record` would undo: noted for its rollback. */
 function noteLaterWrite(record: UndoRecord, writer: Writer, patches: readonly Patch[]): void {
   if (record.kind === 'patch') {
@@ -395,14 +438,12 @@ function noteLaterWrite(record: UndoRecord, writer: Writer, patches: readonly Pa
     }
     return;
   }
-  for (const patch of patches) {
-    if (!overlaps(patch.path, record.path)) continue;
-    if (!record.overwrittenBy.includes(writer)) record.overwrittenBy.push(writer);
-    // A write to the array's own place or above it replaced the array, not an element.
-    if (patch.path.length <= record.path.length && !record.replacedBy.includes(writer)) {
-      record.replacedBy.push(writer);
-    }
-  }
+  // A write into the array moves its edits (CallJournal's #follow notes who
+  // overwrote an element); one to the array's own place or above it replaced it.
+  if (record.replacedBy.includes(writer)) return;
+  const replaces = (patch: Patch): boolean =>
+    patch.path.length <= record.path.length && startsWith(record.path, patch.path);
+  if (patches.some(replaces)) record.replacedBy.push(writer);
 }
 
 /**
@@ -430,106 +471,6 @@ function keepOnly<T>(list: T[], keep: (item: T) => boolean): void {
   list.push(...kept);
 }
 
-/**
- * The path of the outermost array that `path` reaches into in `root`
- * (a prefix of `path` made of object keys), or undefined when it reaches
- * into none. An array that is the very value at `path` does not count: a
- * patch there sets the array whole, under an object's key.
- */
-function outermostArrayPath(root: unknown, path: Path): Path | undefined {
-  let node = root;
-  for (let depth = 0; depth < path.length; depth += 1) {
-    if (Array.isArray(node)) return path.slice(0, depth);
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string | number, unknown>)[path[depth]!];
-  }
-  return undefined;
-}
-
-/** The value at `path` in `root` (object keys only), or undefined when there is none. */
-function valueAt(root: unknown, path: Path): unknown {
-  let node = root;
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
-    node = (node as Record<string | number, unknown>)[key];
-  }
-  return node;
-}
-
-/** What {@link withPatch} returns when a container on the path is no longer there. */
-const GONE: unique symbol = Symbol('gone');
-
-/**
- * `root` with `value` at `path`, as a new frozen value that shares
- * everything else (the objects on the path are copied, each with its
- * prototype); {@link GONE} when something on the path is not an object.
- * The value is put in as it is, never copied: other undo steps find
- * elements by identity.
- */
-function withValueAt(root: unknown, path: Path, value: unknown): unknown {
-  if (path.length === 0) return value;
-  if (typeof root !== 'object' || root === null || Array.isArray(root)) return GONE;
-  const [key, ...rest] = path as [string | number, ...Path];
-  const inner = withValueAt((root as Record<string | number, unknown>)[key], rest, value);
-  if (inner === GONE) return GONE;
-  const copy = shallowCopy(root);
-  copy[key] = inner;
-  return Object.freeze(copy);
-}
-
-/** A copy of an object's own enumerable members, with its prototype. */
-function shallowCopy(object: object): Record<string | number, unknown> {
-  const prototype = Object.getPrototypeOf(object) as object | null;
-  return Object.assign(Object.create(prototype) as Record<string | number, unknown>, object);
-}
-
-/** `root` with an undo patch made on an object key applied (see {@link PatchUndo}). */
-function withPatch(root: unknown, patch: Patch): unknown {
-  if (patch.op !== 'remove') return withValueAt(root, patch.path, patch.value);
-  const parentPath = patch.path.slice(0, -1);
-  const parent = valueAt(root, parentPath);
-  if (typeof parent !== 'object' || parent === null || Array.isArray(parent)) return GONE;
-  const copy = shallowCopy(parent);
-  delete copy[patch.path[patch.path.length - 1]!];
-  return withValueAt(root, parentPath, Object.freeze(copy));
-}
-
-/**
- * The element-level changes from `was` to `became`: the elements both
- * start and end with are kept; in between, the write replaced elements one
- * for one, then added or removed the rest. Computed when a rollback needs
- * it, not at every write.
- */
-function arrayEdits(was: readonly unknown[], became: readonly unknown[]): ArrayEdit[] {
-  let start = 0;
-  const shorter = Math.min(was.length, became.length);
-  while (start < shorter && Object.is(was[start], became[start])) start += 1;
-  let wasEnd = was.length;
-  let becameEnd = became.length;
-  while (wasEnd > start && becameEnd > start && Object.is(was[wasEnd - 1], became[becameEnd - 1])) {
-    wasEnd -= 1;
-    becameEnd -= 1;
-  }
-  const edits: ArrayEdit[] = [];
-  const count = Math.max(wasEnd - start, becameEnd - start);
-  for (let offset = 0; offset < count; offset += 1) {
-    const at = start + offset;
-    edits.push({
-      added: at < becameEnd ? became[at] : NONE,
-      removed: at < wasEnd ? was[at] : NONE,
-      follows: at === 0 ? NONE : was[at - 1],
-      at,
-    });
-  }
-  return edits;
-}
-
-/** Where `list` holds `value` (the very value): at `hint` when it is there, else the first place. */
-function indexOfSame(list: readonly unknown[], value: unknown, hint: number): number {
-  if (hint >= 0 && hint < list.length && Object.is(list[hint], value)) return hint;
-  return list.findIndex((item) => Object.is(item, value));
-}
-
 function copyPatch(patch: Patch): Patch {
   return { ...patch, path: [...patch.path] };
 }
@@ -548,4 +489,15 @@ function startsWith(
     if (String(path[index]) !== String(prefix[index])) return false;
   }
   return true;
+}
+
+/** Loses every element edit (its array is gone); true when one was still where it belonged. */
+function loseAll(edits: readonly ArrayEdit[]): boolean {
+  let touched = false;
+  for (const edit of edits) {
+    if (edit.kind === 'insert') continue;
+    touched ||= edit.at >= 0;
+    edit.at = -1;
+  }
+  return touched;
 }

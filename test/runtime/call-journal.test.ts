@@ -1,5 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Session } from '../../src/index.js';
+import type { CallScope } from '../../src/runtime/call-journal.js';
 
 interface Items {
   readonly items: readonly string[];
@@ -200,6 +202,88 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
     expect(Object.isFrozen(rows.get().rows)).toBe(true);
   });
 
+  it('undoes a reorder after someone else moved the array', () => {
+    const session = new Session();
+    const rows = session.slice<{ rows: readonly { readonly id: string }[] }>('rows', {
+      initial: { rows: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] },
+    });
+    const call = session.beginCall({ callId: 'x', toolName: 'x' });
+    call.run(() => rows.update((d) => void d.rows.reverse()));
+    rows.update((d) => void d.rows.unshift({ id: 'z' }));
+    expect(call.rollback()).toEqual([]);
+    expect(rows.get().rows.map((row) => row.id)).toEqual(['z', 'a', 'b', 'c']);
+  });
+
+  it('undoes its own place among equal values, wherever other writes moved it', () => {
+    const session = new Session();
+    const flags = session.slice<{ done: readonly boolean[]; tags: readonly string[] }>('flags', {
+      initial: { done: [true, false, false], tags: ['a', 'b', 'a', 'c'] },
+    });
+    const call = session.beginCall({ callId: 'x', toolName: 'x' });
+    call.run(() =>
+      flags.update((d) => {
+        d.done[2] = true;
+        d.tags.pop();
+      }),
+    );
+    flags.update((d) => {
+      d.done.unshift(false);
+      d.tags.unshift('z');
+    });
+    expect(call.rollback()).toEqual([]);
+    expect(flags.get()).toEqual({
+      done: [false, true, false, false],
+      tags: ['z', 'a', 'b', 'a', 'c'],
+    });
+  });
+
+  it('undoes a write inside an element that another call changed elsewhere', () => {
+    type Threads = { readonly threads: readonly { readonly messages: readonly string[] }[] };
+    const session = new Session();
+    const threads = session.slice<Threads>('threads', { initial: { threads: [{ messages: [] }] } });
+    const grid = session.slice<readonly (readonly number[])[]>('grid', { initial: [[0], [1]] });
+    const a = session.beginCall({ callId: 'a', toolName: 'a' });
+    const b = session.beginCall({ callId: 'b', toolName: 'b' });
+    a.run(() => threads.update((d) => void d.threads[0]!.messages.push('from a')));
+    a.run(() => grid.update((d) => void d[0]!.push(10)));
+    b.run(() => threads.update((d) => void d.threads[0]!.messages.push('from b')));
+    grid.update((d) => void d[0]!.push(20));
+    expect(a.rollback()).toEqual([]);
+    b.commit();
+    expect(threads.get().threads[0]!.messages).toEqual(['from b']);
+    expect(grid.get()).toEqual([[0, 20], [1]]);
+  });
+
+  it('never writes its own marker into a slice whose object on the path became an array', () => {
+    const session = new Session();
+    const value = session.slice<Record<string, unknown>>('value', {
+      initial: { g: { '0': ['a'] } },
+    });
+    const call = session.beginCall({ callId: 'x', toolName: 'x' });
+    call.run(() => value.update((d) => void (d['g'] as { '0': string[] })['0'].push('b')));
+    call.run(() =>
+      value.update((d) => {
+        d['g'] = [['a', 'b']];
+      }),
+    );
+    value.update((d) => void (d['g'] as string[][])[0]!.push('c'));
+    call.rollback();
+    expect(value.get()).toEqual({ g: [['a', 'b', 'c']] });
+  });
+
+  it('hands an unfinished undo to the one call that removed the element, once', () => {
+    const { session, items } = itemsSession();
+    const [a, b, c] = ['a', 'b', 'c'].map((id) => session.beginCall({ callId: id, toolName: id }));
+    a!.run(() => items.update((d) => void d.items.push('x')));
+    c!.run(() => items.update((d) => void d.items.push('y')));
+    b!.run(() => items.update((d) => void d.items.splice(d.items.indexOf('x'), 1)));
+    expect(a!.rollback()).toEqual([{ slice: 'items', path: ['items', 0], reason: 'overwritten' }]);
+    items.update((d) => void d.items.push('x')); // the application's own "x"
+    expect(c!.rollback()).toEqual([]);
+    b!.commit();
+    expect(items.get().items).toEqual(['x']);
+  });
+
   it('keeps scopes of two sessions apart', () => {
     const first = itemsSession();
     const second = itemsSession();
@@ -211,5 +295,138 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
     call.rollback();
     expect(first.items.get().items).toEqual([]);
     expect(second.items.get().items).toEqual(['second']);
+  });
+});
+
+describe('per-call rollback of array writes, property', () => {
+  type Writer = 'a' | 'b' | 'c' | 'nested' | 'app';
+  type Step =
+    | { readonly kind: 'push' | 'unshift' | 'insert'; readonly by: Writer; readonly at: number }
+    | { readonly kind: 'remove' | 'change'; readonly by: Writer; readonly pick: number }
+    | { readonly kind: 'end'; readonly by: Exclude<Writer, 'app'>; readonly ok: boolean };
+  const writer = fc.constantFrom<Writer>('a', 'b', 'c', 'nested', 'app');
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({
+      kind: fc.constantFrom('push' as const, 'unshift' as const, 'insert' as const),
+      by: writer,
+      at: fc.nat(8),
+    }),
+    fc.record({
+      kind: fc.constantFrom('remove' as const, 'change' as const),
+      by: writer,
+      pick: fc.nat(8),
+    }),
+    fc.record({
+      kind: fc.constant('end' as const),
+      by: fc.constantFrom('a' as const, 'b' as const, 'c' as const, 'nested' as const),
+      ok: fc.boolean(),
+    }),
+  );
+
+  /**
+   * Writers change only elements of their own (an element is `id` with a
+   * version, as an object or as a string), in any order, and end in any
+   * order; `nested` is a call `a` started. The elements left are exactly
+   * those of the writes that were kept, and no rollback reports a conflict.
+   */
+  function holds(asObjects: boolean, steps: readonly Step[], ends: readonly boolean[]): void {
+    type Element = string | { readonly id: string; readonly version: number };
+    const make = (id: string, version: number): Element =>
+      asObjects ? { id, version } : `${id}@${String(version)}`;
+    const idOf = (element: Element): string =>
+      typeof element === 'string' ? element.split('@')[0]! : element.id;
+    const versionOf = (element: Element): number =>
+      typeof element === 'string' ? Number(element.split('@')[1]) : element.version;
+    const session = new Session();
+    const list = session.slice<{ readonly items: readonly Element[] }>('list', {
+      initial: { items: [make('app0', 0), make('a0', 0)] },
+    });
+    const scopes = new Map<Writer, CallScope>();
+    for (const name of ['a', 'b', 'c'] as const) {
+      scopes.set(name, session.beginCall({ callId: name, toolName: name }));
+    }
+    scopes.set(
+      'nested',
+      scopes.get('a')!.run(() => session.beginCall({ callId: 'n', toolName: 'n' })),
+    );
+    const failed = new Set<Writer>();
+    const ended = new Set<Writer>();
+    const conflicts: unknown[] = [];
+    const kept: { by: Writer; apply: (model: Map<string, number>) => void }[] = [];
+    let made = 0;
+    const end = (by: Exclude<Writer, 'app'>, ok: boolean): void => {
+      if (ended.has(by)) return;
+      if (by === 'a') end('nested', ends[3]!);
+      ended.add(by);
+      if (ok) scopes.get(by)!.commit();
+      else {
+        failed.add(by);
+        conflicts.push(...scopes.get(by)!.rollback());
+      }
+    };
+    for (const next of steps) {
+      if (next.kind === 'end') {
+        end(next.by, next.ok);
+        continue;
+      }
+      const by = next.by;
+      if (ended.has(by)) continue;
+      const write = (recipe: (items: Element[]) => void): void => {
+        const run = (): void => list.update((draft) => recipe(draft.items));
+        if (by === 'app') run();
+        else scopes.get(by)!.run(run);
+      };
+      if ('at' in next) {
+        const id = `${by}${String(++made)}`;
+        write((items) => {
+          if (next.kind === 'push') items.push(make(id, 0));
+          else if (next.kind === 'unshift') items.unshift(make(id, 0));
+          else items.splice(Math.min(next.at, items.length), 0, make(id, 0));
+        });
+        kept.push({ by, apply: (model) => void model.set(id, 0) });
+        continue;
+      }
+      const own = list.get().items.filter((element) => idOf(element).replace(/\d+$/, '') === by);
+      if (own.length === 0) continue;
+      const id = idOf(own[next.pick % own.length]!);
+      write((items) => {
+        const at = items.findIndex((element) => idOf(element) === id);
+        if (next.kind === 'remove') items.splice(at, 1);
+        else items[at] = make(id, versionOf(items[at]!) + 1);
+      });
+      kept.push({
+        by,
+        apply: (model) =>
+          next.kind === 'remove' ? void model.delete(id) : void model.set(id, model.get(id)! + 1),
+      });
+    }
+    (['a', 'b', 'c'] as const).forEach((by, index) => end(by, ends[index]!));
+    const model = new Map([
+      ['app0', 0],
+      ['a0', 0],
+    ]);
+    const lost = (by: Writer): boolean => failed.has(by) || (by === 'nested' && failed.has('a'));
+    for (const entry of kept) if (!lost(entry.by)) entry.apply(model);
+    const left = list
+      .get()
+      .items.map((element) => `${idOf(element)}@${String(versionOf(element))}`);
+    expect(left.slice().sort()).toEqual(
+      [...model].map(([id, version]) => `${id}@${String(version)}`).sort(),
+    );
+    expect(conflicts).toEqual([]);
+  }
+
+  it.each([
+    ['objects', true],
+    ['strings', false],
+  ])('leaves exactly the kept writes’ elements, with %s as elements', (_kind, asObjects) => {
+    fc.assert(
+      fc.property(
+        fc.array(step, { maxLength: 25 }),
+        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
+        (steps, ends) => holds(asObjects, steps, ends),
+      ),
+      { numRuns: 500 },
+    );
   });
 });

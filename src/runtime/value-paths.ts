@@ -1,0 +1,77 @@
+/**
+ * Reading and setting values in a slice's immutable value by a path of
+ * object keys, as the call journal's undo needs: the new value shares
+ * everything off the path, and puts values in as they are (never copies:
+ * other undo steps find elements by identity).
+ */
+import type { Patch } from 'immer';
+
+/** A path of keys (array indices as numbers). */
+export type Path = readonly (string | number)[];
+
+/** What a setter returns when something on the path is not an object (an array counts as not one). */
+export const GONE: unique symbol = Symbol('gone');
+
+/** The value at `path` in `root`, through objects only; undefined when there is none. */
+export function valueAt(root: unknown, path: Path): unknown {
+  let node = root;
+  for (const key of path) {
+    if (!isObject(node) || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string | number, unknown>)[key];
+  }
+  return node;
+}
+
+/**
+ * `root` with `value` at `path` (through objects only), as a new frozen
+ * value; the objects on the path are copied, each with its prototype.
+ * {@link GONE} when something on the path is not an object.
+ */
+export function withValueAt(root: unknown, path: Path, value: unknown): unknown {
+  if (path.length === 0) return value;
+  if (!isObject(root)) return GONE;
+  const [key, ...rest] = path as [string | number, ...Path];
+  const inner = withValueAt((root as Record<string | number, unknown>)[key], rest, value);
+  if (inner === GONE) return GONE;
+  const copy = shallowCopy(root);
+  copy[key] = inner;
+  return Object.freeze(copy);
+}
+
+/** `root` with an undo patch made on an object key applied; {@link GONE} when its place is no longer there. */
+export function withPatch(root: unknown, patch: Patch): unknown {
+  if (patch.op !== 'remove') return withValueAt(root, patch.path, patch.value);
+  const parentPath = patch.path.slice(0, -1);
+  const parent = valueAt(root, parentPath);
+  if (!isObject(parent)) return GONE;
+  const copy = shallowCopy(parent);
+  delete copy[patch.path[patch.path.length - 1]!];
+  return withValueAt(root, parentPath, Object.freeze(copy));
+}
+
+/**
+ * The path of the outermost array that `path` reaches into in `root` (a
+ * prefix of `path` made of object keys), or undefined when it reaches
+ * into none. An array that is the very value at `path` does not count: a
+ * patch there sets the array whole, under an object's key.
+ */
+export function outermostArrayPath(root: unknown, path: Path): Path | undefined {
+  let node = root;
+  for (let depth = 0; depth < path.length; depth += 1) {
+    if (Array.isArray(node)) return path.slice(0, depth);
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string | number, unknown>)[path[depth]!];
+  }
+  return undefined;
+}
+
+/** An object that is not an array. */
+export function isObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A copy of an object's own enumerable members, with its prototype. */
+export function shallowCopy(object: object): Record<string | number, unknown> {
+  const prototype = Object.getPrototypeOf(object) as object | null;
+  return Object.assign(Object.create(prototype) as Record<string | number, unknown>, object);
+}
