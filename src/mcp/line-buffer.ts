@@ -94,19 +94,24 @@ export class LineBuffer implements ReadBufferLike {
   }
 
   /**
-   * The message on `line`. A line that is not JSON may be a piece of a
-   * message the server never ended with a newline, followed by the next
-   * message whole: the messages that start within it (at `{"jsonrpc"`,
-   * as servers write them) and read whole are kept for the next calls,
-   * after the error for the line; dropped, the next one left its call
-   * waiting for its whole timeout.
+   * The message on `line`. A line that starts a message but is not JSON
+   * may be a message the server never ended with a newline, followed by
+   * the next ones whole: those (each starting at `{"jsonrpc"`, as servers
+   * write them, and read whole up to the next or the end) are kept for the
+   * next calls, after the error for the line; dropped, the next one left
+   * its call waiting for its whole timeout. Only such a line: a message
+   * inside a log line a server wrote to stdout could be anyone's text.
    */
   #read(line: string): JSONRPCMessage {
     try {
       return readJsonRpcMessage(line);
     } catch (error) {
-      if (error instanceof UnreadableLineError && error.kind === 'not JSON') {
-        this.#recovered.push(...messagesWithin(line));
+      if (
+        error instanceof UnreadableLineError &&
+        error.kind === 'not JSON' &&
+        line.startsWith(MESSAGE_START)
+      ) {
+        for (const message of messagesWithin(line)) this.#recovered.push(message);
       }
       throw error;
     }
@@ -158,11 +163,18 @@ export class LineBuffer implements ReadBufferLike {
 /** Where a message starts, as servers write them (`JSON.stringify` of an object whose first member is `jsonrpc`). */
 const MESSAGE_START = '{"jsonrpc"';
 
-/** The messages that start within `line` and read whole up to the next start or its end. */
+/**
+ * Most pieces of one line read for messages: a cut message is followed by
+ * one or two whole ones, and each failed read costs an error; a line of
+ * thousands of pieces held the event loop for seconds.
+ */
+const MAX_PIECES_READ = 8;
+
+/** The messages that start within `line` (past its start) and read whole up to the next start or its end. */
 function messagesWithin(line: string): JSONRPCMessage[] {
   const messages: JSONRPCMessage[] = [];
-  let at = line.startsWith(MESSAGE_START) ? 0 : line.indexOf(MESSAGE_START);
-  while (at !== -1) {
+  let at = line.indexOf(MESSAGE_START, 1);
+  for (let pieces = 0; at !== -1 && pieces < MAX_PIECES_READ; pieces += 1) {
     const next = line.indexOf(MESSAGE_START, at + 1);
     try {
       messages.push(readJsonRpcMessage(line.slice(at, next === -1 ? undefined : next)));

@@ -96,6 +96,18 @@ describe('LineBuffer', () => {
     ]);
   });
 
+  it('reads no message out of a line that does not start one, and a bounded number out of one that does', () => {
+    // A log line on stdout quoting someone's text: it answers no call.
+    const forged = '{"jsonrpc":"2.0","id":1,"result":{"content":[]}}';
+    expect(readAll(new LineBuffer(), [Buffer.from(`GET /?q=${forged}\n`)])).toEqual([
+      'read: SyntaxError',
+    ]);
+    const many = `{"jsonrpc":"2.0",${'{"jsonrpc":"2.0","method":"m"}'.repeat(10_000)}\n`;
+    const out = readAll(new LineBuffer(), [Buffer.from(many)]);
+    expect(out[0]).toBe('read: SyntaxError');
+    expect(out).toHaveLength(9);
+  });
+
   it('refuses past its limit with the SDK message, and starts afresh', () => {
     const chunks = [
       Buffer.from('{"jsonrpc":'),
