@@ -39,7 +39,18 @@ export async function executeByName(
   session: Session,
   options: ExecuteOptions = {},
 ): Promise<ToolResult> {
-  const found = findTool(tools, servers, String(request.name ?? '').trim());
+  if (typeof request !== 'object' || request === null) {
+    throw new TypeError(
+      `execute(request): request must be { name: string, arguments?: object | string }, received ${describeSent(request)}`,
+    );
+  }
+  // A model's call without a name is the model's mistake: an error result it can read.
+  if (typeof request.name !== 'string') {
+    return invokeFailure(
+      `the call names no tool: "name" must be a tool's name (a string), received ${describeSent(request.name)}`,
+    );
+  }
+  const found = findTool(tools, servers, request.name.trim());
   if (typeof found === 'string') return invokeFailure(found);
   const args =
     typeof request.arguments === 'string'

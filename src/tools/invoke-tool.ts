@@ -91,6 +91,7 @@ export async function invokeTool<S extends z.ZodType, R>(
       `invokeTool(tool, rawArgs, options): options.session must be a Session, received ${describeSent(session)}`,
     );
   }
+  if (options.deadline !== undefined || options.signal !== undefined) checkCallLimits(options);
   // One clock read: the wall-clock start is worked out only for an event (below).
   const startedAt = performance.now();
   const callId = nextCallId();
@@ -353,4 +354,28 @@ function errorMessage(error: unknown, signal: AbortSignal): string {
 
 function describeValue(value: unknown): string {
   return value === null ? 'null' : typeof value;
+}
+
+/**
+ * A deadline that is not a valid `Date` (an epoch number, a string) failed
+ * as an internal `TypeError`, and a signal that is not an `AbortSignal` as
+ * a failure blamed on the tool's server.
+ * @throws TypeError naming the option, what was received and what is expected.
+ */
+function checkCallLimits(options: InvokeToolOptions): void {
+  const { deadline, signal } = options;
+  if (deadline !== undefined && !(deadline instanceof Date && !Number.isNaN(deadline.getTime()))) {
+    throw new TypeError(
+      `invokeTool(tool, rawArgs, options): options.deadline must be a valid Date (new Date(Date.now() + ms)), received ${describeSent(deadline)}`,
+    );
+  }
+  const listens = (signal as Partial<AbortSignal> | undefined)?.addEventListener;
+  if (
+    signal !== undefined &&
+    (typeof signal.aborted !== 'boolean' || typeof listens !== 'function')
+  ) {
+    throw new TypeError(
+      `invokeTool(tool, rawArgs, options): options.signal must be an AbortSignal, received ${describeSent(signal)}`,
+    );
+  }
 }

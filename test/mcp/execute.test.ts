@@ -140,6 +140,20 @@ describe('section.execute', () => {
     }
   });
 
+  it('answers a call that names no tool with an error result, and a request that is no object with a TypeError', async () => {
+    const { section } = await twoServers();
+    expect(await section.execute({ arguments: {} } as never)).toMatchObject({
+      success: false,
+      message: 'the call names no tool: "name" must be a tool\'s name (a string), received nothing',
+    });
+    await expect(section.execute(null as never)).rejects.toThrow(
+      new TypeError(
+        'execute(request): request must be { name: string, arguments?: object | string }, received null',
+      ),
+    );
+    await section.disconnect();
+  });
+
   it('coerces numbers in key-value arguments', async () => {
     const { section, alpha } = await twoServers();
     try {

@@ -73,6 +73,33 @@ describe('invokeTool', () => {
       expect(ran).toBe(0);
     });
 
+    it('rejects a deadline that is not a valid Date, or a signal that is not an AbortSignal', async () => {
+      let ran = 0;
+      const tool = writer(() => {
+        ran += 1;
+        return ToolResult.ok(null);
+      });
+      const session = new Session();
+      const prefix = 'invokeTool(tool, rawArgs, options): options.';
+      await expect(
+        invokeTool(tool, { text: 'a' }, { session, deadline: 1_800_000_000_000 as never }),
+      ).rejects.toThrow(
+        new TypeError(
+          `${prefix}deadline must be a valid Date (new Date(Date.now() + ms)), received 1800000000000`,
+        ),
+      );
+      await expect(
+        invokeTool(tool, { text: 'a' }, { session, deadline: new Date('tomorrow') }),
+      ).rejects.toThrow(`${prefix}deadline must be a valid Date`);
+      await expect(
+        invokeTool(tool, { text: 'a' }, { session, signal: 'stop' as never }),
+      ).rejects.toThrow(new TypeError(`${prefix}signal must be an AbortSignal, received "stop"`));
+      expect(ran).toBe(0);
+      expect(
+        await invokeTool(tool, { text: 'a' }, { session, signal: new AbortController().signal }),
+      ).toMatchObject({ success: true });
+    });
+
     it('rejects something that is not a Tool with a TypeError, publishing nothing', async () => {
       const { session, events, ledger } = fixture();
       const fake = { name: 'write', handler: () => ToolResult.ok(null) };
