@@ -79,7 +79,7 @@ describe('invokeTool', () => {
         ran += 1;
         return ToolResult.ok(null);
       });
-      const session = new Session();
+      const { session } = fixture();
       const prefix = 'invokeTool(tool, rawArgs, options): options.';
       await expect(
         invokeTool(tool, { text: 'a' }, { session, deadline: 1_800_000_000_000 as never }),
@@ -95,7 +95,11 @@ describe('invokeTool', () => {
         invokeTool(tool, { text: 'a' }, { session, signal: 'stop' as never }),
       ).rejects.toThrow(new TypeError(`${prefix}signal must be an AbortSignal, received "stop"`));
       expect(ran).toBe(0);
-      await invokeTool(tool, { text: 'a' }, { session, signal: new AbortController().signal });
+      await invokeTool(
+        tool,
+        { text: 'a', count: 1 },
+        { session, signal: new AbortController().signal },
+      );
       expect(ran).toBe(1);
     });
 
