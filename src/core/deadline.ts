@@ -49,10 +49,12 @@ export async function withDeadline<T>(
       reject(error);
     }, options.timeoutMs);
   });
-  const work = run(inner.signal);
   // The loser of the race may still reject; nobody else listens to it.
-  work.catch(() => undefined);
+  stopped.catch(() => undefined);
   try {
+    // Inside the try: a `run` that throws before it returns a promise ends the timer too.
+    const work = run(inner.signal);
+    work.catch(() => undefined);
     return await Promise.race([work, stopped]);
   } finally {
     clearTimeout(timer);

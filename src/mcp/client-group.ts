@@ -106,6 +106,8 @@ export class McpClientGroup {
   #state: GroupState = 'idle';
   /** The connect under way, which a second `connect()` joins (see {@link connect}). */
   #connecting: SharedAttempt<void> | undefined;
+  /** The disconnect under way, which a `connect()` waits for (see {@link disconnect}). */
+  #disconnecting: Promise<void> | undefined;
   #routes: ServerRoute[] = [];
   readonly #catalog: ToolCatalog;
   #unavailable = new Map<string, string>();
@@ -198,6 +200,8 @@ export class McpClientGroup {
    * @throws McpSchemaError when two tools map to the same name.
    */
   async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
+    // A connect after a disconnect starts anew, once everything is closed.
+    while (this.#disconnecting !== undefined) await this.#disconnecting.catch(() => undefined);
     if (this.#state === 'connected') return;
     let attempt = this.#connecting;
     if (attempt?.abandoned === true) {
@@ -217,16 +221,31 @@ export class McpClientGroup {
     return attempt.join(options.signal, (reason) => reason);
   }
 
-  /** Closes every connection and stops every child process; idempotent. */
-  async disconnect(): Promise<void> {
-    if (this.#connecting !== undefined) await this.#connecting.promise.catch(() => undefined);
-    this.#unsubscribe?.();
-    this.#unsubscribe = undefined;
-    for (const unregister of this.#unregister.splice(0)) unregister();
-    const routes = this.#routes;
-    this.#routes = [];
-    this.#state = 'idle';
-    await Promise.all(routes.map((route) => route.close()));
+  /**
+   * Closes every connection and stops every child process; idempotent. A
+   * connect under way is finished, then closed; a `connect()` called after
+   * this one waits for it, and starts anew (it joined the connect being
+   * closed, and resolved with nothing connected).
+   */
+  disconnect(): Promise<void> {
+    const connecting = this.#connecting;
+    this.#connecting = undefined;
+    const previous = this.#disconnecting;
+    const closing = (async (): Promise<void> => {
+      await previous;
+      await connecting?.promise.catch(() => undefined);
+      this.#unsubscribe?.();
+      this.#unsubscribe = undefined;
+      for (const unregister of this.#unregister.splice(0)) unregister();
+      const routes = this.#routes;
+      this.#routes = [];
+      this.#state = 'idle';
+      await Promise.all(routes.map((route) => route.close()));
+    })();
+    this.#disconnecting = closing;
+    return closing.finally(() => {
+      if (this.#disconnecting === closing) this.#disconnecting = undefined;
+    });
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -332,6 +351,13 @@ export class McpClientGroup {
     );
     this.#unavailable.clear();
     this.#catalog.clear();
+    // From before any server starts: an escalation while they connect (even in
+    // the same tick as connect()) switches their routes before a process starts.
+    this.#unsubscribe?.();
+    this.#unsubscribe = this.session.bus.subscribe(SensitivityEscalated, (event) => {
+      if (event.sessionId !== this.session.sessionId) return;
+      for (const route of routes) route.noteSensitivity(event.sensitivity);
+    });
     const outcomes = await Promise.allSettled(routes.map((route) => route.connect(signal)));
     const failures: { route: ServerRoute; error: unknown }[] = [];
     outcomes.forEach((outcome, index) => {
@@ -359,15 +385,13 @@ export class McpClientGroup {
     } catch (error) {
       this.#routes = [];
       this.#state = 'idle';
+      this.#unsubscribe?.();
+      this.#unsubscribe = undefined;
       for (const unregister of this.#unregister.splice(0)) unregister();
       await Promise.all(routes.map((route) => route.close()));
       throw error;
     }
     this.#state = 'connected';
-    this.#unsubscribe = this.session.bus.subscribe(SensitivityEscalated, (event) => {
-      if (event.sessionId !== this.session.sessionId) return;
-      for (const route of this.#routes) route.noteSensitivity(event.sensitivity);
-    });
     // A session that already holds private data isolates before the first call.
     for (const route of routes) route.noteSensitivity(this.session.privateData.sensitivity);
   }

@@ -27,6 +27,8 @@ export interface RouteConnectionOptions {
   readonly reconnect: ReconnectPolicy | undefined;
   /** See `McpServerConnectionOptions.beforeReopen`. */
   readonly beforeReopen?: () => Promise<void>;
+  /** See `McpServerConnectionOptions.mayStart`. */
+  readonly mayStart?: () => string | undefined;
   readonly pool: McpConnectionPool | undefined;
   readonly listener: ConnectionListener;
   /** Set for a sandboxed restart, which is never shared. */
@@ -58,6 +60,7 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
       ...(wrapCommand === undefined ? {} : { wrapCommand }),
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
       ...(options.beforeReopen === undefined ? {} : { beforeReopen: options.beforeReopen }),
+      ...(options.mayStart === undefined ? {} : { mayStart: options.mayStart }),
     });
   const owned = pool === undefined || wrapCommand !== undefined;
   const borrowed = owned

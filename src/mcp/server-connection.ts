@@ -63,6 +63,14 @@ export interface ServerConnectionOptions {
    * the sandbox once the session, read from its store, is at that level.
    */
   readonly beforeReopen?: () => Promise<void>;
+  /**
+   * Asked right before each start of the server (the first connect and
+   * every reopening), with nothing between the answer and the start: a
+   * reason not to start it, which fails the attempt. A sandboxing route
+   * refuses once the session reached the sandbox's level, which an
+   * escalation in the same tick as `connect()` did.
+   */
+  readonly mayStart?: () => string | undefined;
   readonly listener?: ConnectionListener;
   readonly clientInfo?: { readonly name: string; readonly version: string };
 }
@@ -450,6 +458,8 @@ export class McpServerConnection {
       // whole handshake is bounded here, and the caller's signal ends it.
       await withDeadline(
         (stop) => {
+          const refused = this.#options.mayStart?.();
+          if (refused !== undefined) throw this.#error(refused);
           const connecting = client.connect(handle.transport, {
             timeout: handshakeMs,
             signal: stop,

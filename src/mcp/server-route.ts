@@ -179,16 +179,15 @@ export class ServerRoute {
     await this.#noteLevelNow(signal);
     // A sandboxed route that has switched never starts its server unsandboxed
     // again (a server unavailable since connect() is tried again here).
-    if (this.mode === 'sandbox' && this.#phase !== 'normal') {
-      await this.#switching;
-      if (this.#phase === 'isolated') await this.#isolated?.connect(signal ? { signal } : {});
-      return;
-    }
+    if (this.mode === 'sandbox' && this.#phase !== 'normal') return this.#connectSwitched(signal);
     const isolated = this.#isolated;
     const [normal, second] = await Promise.allSettled([
       this.#normal.connect(signal ? { signal } : {}),
       isolated?.connect(signal ? { signal } : {}),
     ]);
+    // Switched while the normal side opened (the session escalated meanwhile):
+    // the sandbox is the server now, and the normal side's failure is its doing.
+    if (this.mode === 'sandbox' && this.#phase !== 'normal') return this.#connectSwitched(signal);
     // A normal endpoint that failed is tried again by the health monitor, with the
     // isolated one kept for it (close() releases both).
     if (normal.status === 'rejected') throw normal.reason;
@@ -202,6 +201,12 @@ export class ServerRoute {
     const difference = compareToolLists(this.#normal.tools, isolated.tools);
     if (difference !== undefined)
       this.#failClose(`the isolated endpoint does not offer the same tools: ${difference}`);
+  }
+
+  /** Connects a sandboxed route that has switched: its sandboxed server, once the switch is done. */
+  async #connectSwitched(signal?: AbortSignal): Promise<void> {
+    await this.#switching;
+    if (this.#phase === 'isolated') await this.#isolated?.connect(signal ? { signal } : {});
   }
 
   /** Starts the switch when `sensitivity` reached the threshold; never switches back. */
@@ -474,7 +479,13 @@ export class ServerRoute {
         : {}),
       reconnect: this.#options.reconnect,
       ...(endpoint === 'normal' && this.mode === 'sandbox'
-        ? { beforeReopen: () => this.#beforeNormalReopens() }
+        ? {
+            beforeReopen: () => this.#beforeNormalReopens(),
+            mayStart: () =>
+              this.#phase === 'normal'
+                ? undefined
+                : `the session's private data reached the sandbox's level, so "${this.name}" is not started outside it`,
+          }
         : {}),
       pool: this.#options.pool,
       listener: this.#options.listener.connection(endpoint),

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { abortReason, untilAborted, withDeadline } from '../../src/core/deadline.js';
 
 const never = (): Promise<never> => new Promise<never>(() => undefined);
@@ -15,6 +15,26 @@ describe('withDeadline', () => {
     );
     expect(value).toBe(42);
     expect(inner?.aborted).toBe(false);
+  });
+
+  it('rejects with what run throws before it returns a promise, and leaves no timer behind', async () => {
+    vi.useFakeTimers();
+    try {
+      const onTimeout = vi.fn(() => new Error('late'));
+      await expect(
+        withDeadline(
+          () => {
+            throw new Error('refused at once');
+          },
+          { timeoutMs: 1_000, onTimeout },
+        ),
+      ).rejects.toThrow('refused at once');
+      expect(vi.getTimerCount()).toBe(0);
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(onTimeout).not.toHaveBeenCalled();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rejects with the timeout error and aborts the inner signal with it', async () => {

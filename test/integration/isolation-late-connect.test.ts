@@ -5,7 +5,7 @@
  * attacker's review: the server started on the host first, read its
  * workspace and wrote to the host's loopback before it was restarted.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -97,6 +97,48 @@ describe.runIf(support.backend === 'bubblewrap')('a section connected after the 
     expect(beforeEscalation).toBe(HOST_NETNS);
     expect(after.length).toBeGreaterThan(0);
     expect(after).not.toContain(HOST_NETNS);
+  }, 60_000);
+
+  it.each([0, 1, 2, 3])(
+    'starts its server sandboxed only when the session escalates %i microtasks after connect()',
+    async (hops) => {
+      const session = new Session();
+      const section = loggedProbe(session);
+      try {
+        const connecting = section.connect();
+        for (let hop = 0; hop < hops; hop += 1) await Promise.resolve();
+        session.privateData.add('patients', 'secret');
+        await connecting;
+        const seen = jsonOf<{ netns: string | null }>(await call(section, 'probe_whoami'));
+        expect(seen.netns).not.toBe(HOST_NETNS);
+      } finally {
+        await section.disconnect();
+      }
+      expect(starts()).not.toContain(HOST_NETNS);
+    },
+    60_000,
+  );
+
+  it('switches to the sandbox when the session escalates while its server starts, and connect() still succeeds', async () => {
+    const session = new Session();
+    const isolated = collect(session, McpSectionIsolated);
+    const section = loggedProbe(session);
+    try {
+      const connecting = section.connect();
+      // Its server has started on the host, public as the session still was.
+      await waitFor(() => existsSync(path.join(workspace, 'starts.log')), {
+        timeoutMs: 10_000,
+        description: 'the start',
+      });
+      session.privateData.add('patients', 'secret');
+      await connecting;
+      const seen = jsonOf<{ netns: string | null }>(await call(section, 'probe_whoami'));
+      expect(seen.netns).not.toBe(HOST_NETNS);
+      expect(isolated).toHaveLength(1);
+    } finally {
+      await section.disconnect();
+    }
+    expect(starts().slice(1)).not.toContain(HOST_NETNS);
   }, 60_000);
 
   it('reads the store before it tries a server unavailable at connect again', async () => {

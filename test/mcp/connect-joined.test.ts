@@ -109,6 +109,19 @@ describe('a connect that several callers wait for', () => {
     expect(await echo(target, session)).toBe('still here');
   });
 
+  it('a connect() called after a disconnect() connects anew, once the disconnect is done', async () => {
+    const server = slowServer({ delayMs: 20 });
+    const session = new Session();
+    const target = section(session, server.endpoint);
+    const first = target.connect();
+    const closing = target.disconnect();
+    const again = target.connect();
+    await Promise.all([first, closing, again]);
+    expect(target.connected).toBe(true);
+    expect(await echo(target, session)).toBe('still here');
+    expect(server.handshakes()).toBe(2);
+  });
+
   it('a section on the pooled connection connects although another section of the session gave up', async () => {
     const server = slowServer();
     const session = new Session();
