@@ -1,3 +1,4 @@
+import { statSync, type Stats } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -84,6 +85,8 @@ export async function createTransport(
 }
 
 function stdioTransport(config: StdioTransportConfig, options: TransportOptions): TransportHandle {
+  // Checked here: spawn's own error names the command it ran (`setsid`), not the directory.
+  if (config.cwd !== undefined) assertDirectory(config.cwd);
   // The agent's own secrets live in its environment: a server sees only what it needs.
   const env: Record<string, string> = {};
   const base = options.inheritEnv === true ? process.env : getDefaultEnvironment();
@@ -182,4 +185,20 @@ function httpOptions(
     endpoint,
     headers === undefined ? { fetch } : { requestInit: { headers: { ...headers } }, fetch },
   ];
+}
+
+/** @throws Error naming `cwd` when it is not a directory that exists. */
+function assertDirectory(cwd: string): void {
+  let found: Stats | undefined;
+  try {
+    found = statSync(cwd);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new Error(
+      `transport.cwd ${JSON.stringify(cwd)} cannot be used as the server's working directory (${code})`,
+    );
+  }
+  if (!found.isDirectory()) {
+    throw new Error(`transport.cwd ${JSON.stringify(cwd)} is not a directory`);
+  }
 }

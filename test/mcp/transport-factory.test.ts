@@ -74,4 +74,15 @@ describe('createTransport (stdio)', () => {
     ) as { env: Record<string, string> };
     expect(report.env['WRAPPED']).toBe('1');
   });
+
+  it('names a cwd that is no directory, not the command that would have run', async () => {
+    const stdio = (cwd: string) =>
+      createTransport({ type: 'stdio', command: process.execPath, args: [], cwd }, {});
+    await expect(stdio('/nonexistent/mcp-sections-dir')).rejects.toThrow(
+      'transport.cwd "/nonexistent/mcp-sections-dir" cannot be used as the server\'s working directory (ENOENT)',
+    );
+    await expect(stdio(process.execPath)).rejects.toThrow(
+      `transport.cwd ${JSON.stringify(process.execPath)} is not a directory`,
+    );
+  });
 });
