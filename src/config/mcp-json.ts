@@ -24,6 +24,7 @@ import {
   type LoadedEntry,
 } from './config-file.js';
 import { expandEnv, type EnvironmentVariables } from './env-expansion.js';
+import { suggestion } from './parse-server-configs.js';
 import { addExpandedSecrets, type TakenValue } from './expanded-secrets.js';
 import { SERVER_NAME_PATTERN, type ResolvedServerConfig } from './server-config.js';
 
@@ -110,7 +111,12 @@ export async function loadMcpJson(
       throw new McpConfigError(path, `${where}: ${path} ${message}`);
     };
     if (!isRecord(entry)) return fail('', 'must be an object with "command" or "url"');
-    if (entry['disabled'] === true) continue;
+    const disabled = entry['disabled'];
+    if (disabled !== undefined && typeof disabled !== 'boolean') {
+      fail('disabled', `must be true or false; got ${quote(disabled)}`);
+    }
+    if (disabled === true) continue;
+    checkEntryKeys(entry, fail);
     const name = serverName(key, strict, fail);
     const other = keysByName.get(name);
     if (other !== undefined) {
@@ -167,6 +173,72 @@ function serverName(
       `cannot be made a valid server name (${SERVER_NAME_PATTERN.source}): it has no letter to start with`,
     )
   );
+}
+
+/** The keys this loader reads from an entry. */
+const ENTRY_KEYS = ['command', 'args', 'cwd', 'env', 'url', 'headers', 'type', 'disabled'];
+
+/**
+ * Keys of the library's own server config that no MCP client config uses:
+ * in an entry they were ignored without a word, a server's `isolation`
+ * with them (someone copying the programmatic shape lost it).
+ */
+const LIBRARY_ONLY_KEYS = [
+  'isolation',
+  'permissions',
+  'sensitiveTools',
+  'secrets',
+  'inheritEnv',
+  'timeoutMs',
+  'maxTotalTimeoutMs',
+  'maxResultChars',
+  'toolPrefix',
+];
+
+/**
+ * Keys other MCP clients give an entry (Claude Desktop, Cursor, Cline, VS
+ * Code, Windsurf, Gemini CLI, ...), ignored here: some are a letter or two
+ * from one of this loader's own (VS Code's `dev`, `env`).
+ */
+const OTHER_CLIENTS_KEYS = [
+  'autoApprove',
+  'alwaysAllow',
+  'timeout',
+  'transportType',
+  'envFile',
+  'dev',
+  'trust',
+  'includeTools',
+  'excludeTools',
+  'disabledTools',
+  'httpUrl',
+  'serverUrl',
+  'description',
+  'oauth',
+  'name',
+  'id',
+];
+
+/**
+ * Refuses a key of the library's own config, and one that is a
+ * misspelling of a key this loader reads (`arg`, `evn`, `Headers`); other
+ * clients' keys (`autoApprove`, `timeout`, `envFile`, ...) pass.
+ */
+function checkEntryKeys(
+  entry: Record<string, unknown>,
+  fail: (at: string, message: string) => never,
+): void {
+  for (const key of Object.keys(entry)) {
+    if (ENTRY_KEYS.includes(key) || OTHER_CLIENTS_KEYS.includes(key)) continue;
+    if (LIBRARY_ONLY_KEYS.includes(key)) {
+      fail(
+        key,
+        `is not read from an MCP client config, whose entries have ${ENTRY_KEYS.join(', ')}; give the server its ${key} in the library's own config (config.yaml, or the section's options: docs/config.md)`,
+      );
+    }
+    const guess = suggestion(key, ENTRY_KEYS, {});
+    if (guess !== undefined) fail(key, `is not a key of an entry; did you mean ${guess}?`);
+  }
 }
 
 /** One entry in the programmatic shape; the schema checks the values. */

@@ -125,6 +125,39 @@ describe('loadMcpJson', () => {
     expect((error as Error).message).toContain('use .json');
   });
 
+  it("refuses a misspelt key, a disabled flag that is not a boolean, and the library's own keys", async () => {
+    const entry = (extra: Record<string, unknown>) => ({
+      mcpServers: { s: { command: 'x', ...extra } },
+    });
+    for (const [extra, field, text] of [
+      [{ arg: ['a'] }, 'mcpServers.s.arg', 'is not a key of an entry; did you mean args?'],
+      [{ evn: {} }, 'mcpServers.s.evn', 'did you mean env?'],
+      [{ Headers: {} }, 'mcpServers.s.Headers', 'did you mean headers?'],
+      [{ disabled: 'true' }, 'mcpServers.s.disabled', 'must be true or false; got "true"'],
+      [{ isolation: {} }, 'mcpServers.s.isolation', 'is not read from an MCP client config'],
+      [
+        { timeoutMs: 5 },
+        'mcpServers.s.timeoutMs',
+        "give the server its timeoutMs in the library's own config",
+      ],
+    ] as const) {
+      const error = await loadError(entry(extra));
+      expect(error.field).toBe(field);
+      expect(error.message).toContain(text);
+    }
+    // Other clients' keys pass, VS Code's `dev` (one letter from `env`) too.
+    const servers = await loadMcpJson(
+      entry({
+        autoApprove: ['x'],
+        timeout: 60,
+        envFile: '.env',
+        dev: { watch: '**' },
+        disabled: false,
+      }),
+    );
+    expect(servers.map((server) => server.name)).toEqual(['s']);
+  });
+
   it('normalises server keys deterministically, or rejects them with names: strict', async () => {
     const servers = await loadMcpJson({
       mcpServers: {
