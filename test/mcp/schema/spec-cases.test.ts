@@ -113,6 +113,23 @@ describe('keywords a dialect does not have', () => {
   });
 });
 
+describe('what the validator would check loosely', () => {
+  it('refuses contains with unevaluatedItems in 2019-09, where contains evaluates no item', () => {
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2019-09/schema',
+      type: 'object',
+      properties: { v: { contains: { type: 'string' }, unevaluatedItems: false } },
+    };
+    expect(() => createInputValidator(schema, ids)).toThrow(
+      /"unevaluatedItems" at #\/properties\/v and "contains" at #\/properties\/v cannot be checked together in draft 2019-09/,
+    );
+    // In 2020-12 contains does evaluate the items it matches: checked as written.
+    const twenty = { ...schema, $schema: 'https://json-schema.org/draft/2020-12/schema' };
+    expect(accepts(twenty, { v: ['a'] })).toBe(true);
+    expect(accepts(twenty, { v: ['a', 1] })).toBe(false);
+  });
+});
+
 describe('patterns the validator never applies', () => {
   it('take no server out at connect: annotations, vendor keywords, data', () => {
     const schema = {
