@@ -19,9 +19,9 @@ export interface NotJsonData {
  * without its members set to `undefined` (JSON leaves them out, so a call
  * may pass an optional argument as `undefined`); or where it holds what
  * JSON cannot carry (`NaN`, `Infinity`, an object of a class, a bigint, a
- * function, a hole or `undefined` in an array). Work linear in the
- * arguments, however deep; an object met twice (shared, or a cycle) is
- * looked at once, and the validator refuses a cycle.
+ * function, a hole or `undefined` in an array, an object that holds
+ * itself, nesting deeper than {@link MAX_ARGUMENT_DEPTH}). Work linear in
+ * the arguments; an object met twice (shared) is looked at once.
  */
 export function asSent(value: unknown): { readonly value: unknown } | NotJsonData {
   // Every call passes here: the common arguments, plain JSON, allocate nothing.
@@ -76,27 +76,49 @@ function dataKind(value: unknown, depth: number): number {
   return kind;
 }
 
+/**
+ * Deepest nesting of arguments sent: deeper, `JSON.stringify` (the SDK's,
+ * as it sends them) and the validator run out of stack, and the failure
+ * was blamed on the server.
+ */
+export const MAX_ARGUMENT_DEPTH = 1_000;
+
 /** A node of the walk, linked to its parent: a path is written out only for a refusal. */
 interface Step {
   readonly node: unknown;
   readonly parent: Step | undefined;
   readonly key: string | number | undefined;
+  readonly depth: number;
+}
+
+/** True when `node` is one of the objects `step` lies in (a cycle, not a shared object). */
+function holdsItself(step: Step, node: object): boolean {
+  for (let at = step.parent; at !== undefined; at = at.parent) if (at.node === node) return true;
+  return false;
 }
 
 /** Where `value` holds what JSON cannot carry, or the value as sent; linear in its nodes. */
 function whereNotData(value: unknown): { readonly value: unknown } | NotJsonData {
   let undefinedMembers = false;
   const seen = new Set<object>();
-  const pending: Step[] = [{ node: value, parent: undefined, key: undefined }];
+  const pending: Step[] = [{ node: value, parent: undefined, key: undefined, depth: 0 }];
   for (let step = pending.pop(); step !== undefined; step = pending.pop()) {
     const { node } = step;
     const what = unsendable(node);
     if (what !== undefined) return refusal(step, what);
-    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    if (typeof node !== 'object' || node === null) continue;
+    if (seen.has(node)) {
+      if (holdsItself(step, node)) return refusal(step, 'an object that holds itself (a cycle)');
+      continue;
+    }
+    if (step.depth >= MAX_ARGUMENT_DEPTH) {
+      return refusal(step, `nested deeper than ${String(MAX_ARGUMENT_DEPTH)} levels`);
+    }
     seen.add(node);
+    const depth = step.depth + 1;
     if (Array.isArray(node)) {
       for (let index = 0; index < node.length; index++) {
-        const child: Step = { node: node[index] as unknown, parent: step, key: index };
+        const child: Step = { node: node[index] as unknown, parent: step, key: index, depth };
         if (!(index in node)) return refusal(child, 'a hole in an array');
         pending.push(child);
       }
@@ -105,12 +127,11 @@ function whereNotData(value: unknown): { readonly value: unknown } | NotJsonData
     for (const key of Object.keys(node)) {
       const member: unknown = (node as Record<string, unknown>)[key];
       if (member === undefined) undefinedMembers = true;
-      else pending.push({ node: member, parent: step, key });
+      else pending.push({ node: member, parent: step, key, depth });
     }
   }
   if (!undefinedMembers) return { value };
-  // Only JSON data and undefined members are left: JSON's own copy drops those
-  // (a cycle cannot be copied: the validator refuses it as it is).
+  // Only JSON data and undefined members are left: JSON's own copy drops those.
   try {
     return { value: JSON.parse(JSON.stringify(value)) as unknown };
   } catch {

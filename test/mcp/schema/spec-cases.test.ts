@@ -145,6 +145,30 @@ describe('patterns the validator never applies', () => {
   });
 });
 
+describe('arguments that hold themselves, or nest too deep', () => {
+  it('are refused by where, not blamed on the server', () => {
+    const validator = createInputValidator(
+      { type: 'object', properties: { text: { type: 'string' } } },
+      ids,
+    );
+    const message = (value: Record<string, unknown>): string => {
+      const result = validator.safeParse(value);
+      return result.success ? 'accepted' : (result.error.issues[0]?.message ?? '');
+    };
+    const looped: Record<string, unknown> = { text: 'a' };
+    looped['self'] = looped;
+    expect(message(looped)).toBe(
+      '"self" is an object that holds itself (a cycle), which JSON cannot carry: the server would not receive it as checked',
+    );
+    // Shared twice is not a cycle.
+    const shared = { n: 1 };
+    expect(message({ text: 'a', left: shared, right: shared })).toBe('accepted');
+    let deep: Record<string, unknown> = {};
+    for (let level = 0; level < 5_000; level += 1) deep = { inner: deep };
+    expect(message({ text: 'a', deep })).toMatch(/is nested deeper than 1000 levels/);
+  });
+});
+
 describe('arguments JSON cannot carry', () => {
   it('are refused, naming where and what: the server would not receive them as checked', () => {
     const schema = {
