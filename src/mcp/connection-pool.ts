@@ -177,7 +177,7 @@ export class McpConnectionPool {
     args: Record<string, unknown>,
     options: PoolCallOptions = {},
   ): Promise<CallToolResult> {
-    const registration = this.#registration(serverName, options.session);
+    const registration = this.#registration(serverName, options.session, toolName);
     // A tool of another session (a resource registry its sessions share) would
     // run this call under this session's ratchet: it must say whose it is.
     if (
@@ -212,11 +212,25 @@ export class McpConnectionPool {
     };
   }
 
-  #registration(serverName: string, session: Session | undefined): PoolRegistration {
+  /**
+   * The section that runs a call of `toolName`: of the sections of the
+   * session that configure the server, the last one that has the tool
+   * (another, still connecting or without the server, has none yet).
+   */
+  #registration(
+    serverName: string,
+    session: Session | undefined,
+    toolName: string,
+  ): PoolRegistration {
     const all = this.#servers.get(serverName) ?? [];
     const candidates =
       session === undefined ? all : all.filter((entry) => entry.session === session);
-    const chosen = candidates.at(-1);
+    let chosen = candidates.at(-1);
+    for (let index = candidates.length - 1; index >= 0; index -= 1) {
+      if (candidates[index]!.find(toolName) === undefined) continue;
+      chosen = candidates[index];
+      break;
+    }
     if (chosen === undefined) {
       const known = [...this.#servers.keys()];
       throw new McpConnectionError(

@@ -175,6 +175,24 @@ describe('McpConnectionPool', () => {
     expect(server.initializes).toBe(1);
   });
 
+  it('runs a call on the section that has the tool, not on a later one that could not connect the server', async () => {
+    const session = new Session();
+    await section(session).connect();
+    const broken = new McpIntegrationSection({
+      servers: [
+        { name: 'counting', transport: { type: 'streamable-http', url: 'http://127.0.0.1:9/mcp' } },
+      ],
+      session,
+      onConnectError: 'report',
+      key: 'mcp.broken',
+    });
+    sections.push(broken);
+    await broken.connect();
+    expect(broken.unavailableServers.map((down) => down.name)).toEqual(['counting']);
+    const result = await invokeTool(relay, { text: 'still reachable' }, { session });
+    expect(result).toMatchObject({ success: true, message: 'echo: still reachable' });
+  });
+
   it('refuses a native tool of another session that shares the resources', async () => {
     // One registry for two sessions: the pool of A's section is reachable from B's tools.
     const resources = new ResourceRegistry();
