@@ -200,9 +200,8 @@ export class McpClientGroup {
    * @throws McpSchemaError when two tools map to the same name.
    */
   async connect(options: { signal?: AbortSignal } = {}): Promise<void> {
-    // A connect after a disconnect starts anew, once everything is closed.
-    while (this.#disconnecting !== undefined) await this.#disconnecting.catch(() => undefined);
-    if (this.#state === 'connected') return;
+    const disconnecting = this.#disconnecting;
+    if (this.#state === 'connected' && disconnecting === undefined) return;
     let attempt = this.#connecting;
     if (attempt?.abandoned === true) {
       // Every caller of that one gave up: it ends, and this caller starts anew.
@@ -211,10 +210,15 @@ export class McpClientGroup {
     }
     if (attempt === undefined) {
       this.#state = 'connecting';
+      // A connect after a disconnect starts anew once everything is closed; it
+      // is under way from now on, so that a disconnect after it closes it too.
       const started: SharedAttempt<void> = new SharedAttempt((signal) =>
-        this.#connectAll(signal).finally(() => {
-          if (this.#connecting === started) this.#connecting = undefined;
-        }),
+        (disconnecting ?? Promise.resolve())
+          .catch(() => undefined)
+          .then(() => this.#connectAll(signal))
+          .finally(() => {
+            if (this.#connecting === started) this.#connecting = undefined;
+          }),
       );
       this.#connecting = attempt = started;
     }

@@ -30,7 +30,18 @@ export interface ArrayEdit {
   readonly expected: unknown;
   /** What the undo puts back: an element (swap), the elements taken out (insert). */
   readonly restore: unknown;
+  /**
+   * A swap whose `restore` the write kept elsewhere in the array (it moved
+   * it: a sort, a swap): the write's moves are undone all together or not
+   * at all, and never inside an element another writer changed.
+   */
+  readonly moved?: true;
+  /** An insert's anchor: the element its elements came after ({@link NONE}: the first). */
+  readonly follows?: unknown;
 }
+
+/** No element: an array may hold `undefined` itself. */
+const NONE: unique symbol = Symbol('none');
 
 /** What {@link revertValue} returns when another change stands in the way. */
 export const FAILED: unique symbol = Symbol('failed');
@@ -43,13 +54,13 @@ const ABSENT: unique symbol = Symbol('absent');
  * elements and their elements from `wasEnd` (in `was`) and `becameEnd`
  * (in `became`) on.
  */
-interface Region {
+export interface Region {
   readonly start: number;
   readonly wasEnd: number;
   readonly becameEnd: number;
 }
 
-function changedRegion(was: readonly unknown[], became: readonly unknown[]): Region {
+export function changedRegion(was: readonly unknown[], became: readonly unknown[]): Region {
   let start = 0;
   const shorter = Math.min(was.length, became.length);
   while (start < shorter && Object.is(was[start], became[start])) start += 1;
@@ -71,20 +82,24 @@ export function arrayEdits(was: readonly unknown[], became: readonly unknown[]):
   const { start, wasEnd, becameEnd } = changedRegion(was, became);
   const paired = Math.min(wasEnd - start, becameEnd - start);
   const edits: ArrayEdit[] = [];
+  const kept = new Set(became.slice(start, becameEnd));
   for (let at = start; at < start + paired; at += 1) {
     if (Object.is(was[at], became[at])) continue;
-    edits.push({ kind: 'swap', at, written: at, expected: became[at], restore: was[at] });
+    const swap = { kind: 'swap', at, written: at, expected: became[at], restore: was[at] } as const;
+    edits.push(kept.has(was[at]) ? { ...swap, moved: true } : swap);
   }
   for (let at = start + paired; at < becameEnd; at += 1) {
     edits.push({ kind: 'drop', at, written: at, expected: became[at], restore: undefined });
   }
   if (wasEnd - start > paired) {
+    const at = start + paired;
     edits.push({
       kind: 'insert',
-      at: start + paired,
-      written: start + paired,
+      at,
+      written: at,
       expected: undefined,
-      restore: was.slice(start + paired, wasEnd),
+      restore: was.slice(at, wasEnd),
+      follows: at === 0 ? NONE : became[at - 1],
     });
   }
   return edits;
@@ -104,8 +119,8 @@ export function followEdits(
   edits: readonly ArrayEdit[],
   before: readonly unknown[],
   after: readonly unknown[],
+  region: Region = changedRegion(before, after),
 ): boolean {
-  const region = changedRegion(before, after);
   const { start, wasEnd, becameEnd } = region;
   const inPlace = wasEnd - start === becameEnd - start;
   let touched = false;
@@ -126,6 +141,13 @@ export function followEdits(
       continue;
     }
     const found = indexNear(after, edit.expected, start, becameEnd, at >= 0 ? at : start);
+    // An element the write moved that a later change moved again (a sort after
+    // a reverse): the later order wins, and the write's moves are not undone.
+    if (found >= 0 && edit.moved === true && at >= 0 && found !== at) {
+      touched = true;
+      edit.at = -1;
+      continue;
+    }
     if (found >= 0) {
       edit.at = found;
       continue;
@@ -139,7 +161,10 @@ export function followEdits(
 /**
  * `current` with `edits` made (their places in `current`), and the edits
  * it could not make: an element no longer there, or changed since in a
- * way its undo would overwrite.
+ * way its undo would overwrite. An element not at its place (a stale one,
+ * after a reorder) is looked for by identity; one changed inside by
+ * another writer is undone inside it ({@link revertValue}), unless the
+ * write moved it. A write's moves are undone all together or not at all.
  */
 export function undoEdits(
   current: readonly unknown[],
@@ -147,31 +172,47 @@ export function undoEdits(
 ): { readonly next: readonly unknown[]; readonly missed: readonly ArrayEdit[] } {
   const replaced = new Map<number, unknown>();
   const dropped = new Set<number>();
-  const inserted = new Map<number, unknown[]>();
+  const claimed = (at: number): boolean => replaced.has(at) || dropped.has(at);
   const missed: ArrayEdit[] = [];
+  const moves: [number, ArrayEdit][] = [];
   for (const edit of edits) {
-    const at = edit.at;
-    if (edit.kind === 'insert') {
-      const gap = Math.min(Math.max(at, 0), current.length);
-      const list = inserted.get(gap) ?? [];
-      for (const value of edit.restore as readonly unknown[]) list.push(value);
-      inserted.set(gap, list);
-      continue;
+    if (edit.kind === 'insert') continue;
+    let at = edit.at >= 0 && edit.at < current.length ? edit.at : -1;
+    // Only an object is told apart by identity; equal values, by their places alone.
+    // A moved element is followed exactly, or not at all (see followEdits).
+    const object =
+      typeof edit.expected === 'object' && edit.expected !== null && edit.moved !== true;
+    if (object && (at < 0 || claimed(at) || !Object.is(current[at], edit.expected))) {
+      const found = indexNear(current, edit.expected, 0, current.length, edit.at, claimed);
+      if (found >= 0) at = found;
     }
-    if (at < 0 || at >= current.length || replaced.has(at) || dropped.has(at)) {
-      missed.push(edit);
-      continue;
-    }
-    const now = current[at];
-    if (Object.is(now, edit.expected)) {
-      if (edit.kind === 'drop') dropped.add(at);
+    if (at >= 0 && !claimed(at) && Object.is(current[at], edit.expected)) {
+      if (edit.moved === true) moves.push([at, edit]);
+      else if (edit.kind === 'drop') dropped.add(at);
       else replaced.set(at, edit.restore);
       continue;
     }
-    // Changed since: a swap is still undone inside it where the two changes do not meet.
-    const reverted = edit.kind === 'swap' ? revertValue(now, edit.restore, edit.expected) : FAILED;
+    // Changed since by another writer: a replacement is still undone inside it
+    // where the two changes do not meet; a move or an addition is not.
+    const reverted =
+      edit.kind === 'swap' && edit.moved !== true && at >= 0 && !claimed(at)
+        ? revertValue(current[at], edit.restore, edit.expected)
+        : FAILED;
     if (reverted === FAILED) missed.push(edit);
     else replaced.set(at, reverted);
+  }
+  const movesMissed = edits.some((edit) => edit.moved === true && missed.includes(edit));
+  for (const [at, edit] of moves) {
+    if (movesMissed) missed.push(edit);
+    else replaced.set(at, edit.restore);
+  }
+  const inserted = new Map<number, unknown[]>();
+  for (const edit of edits) {
+    if (edit.kind !== 'insert') continue;
+    const gap = insertionGap(current, edit);
+    const list = inserted.get(gap) ?? [];
+    for (const value of edit.restore as readonly unknown[]) list.push(value);
+    inserted.set(gap, list);
   }
   const next: unknown[] = [];
   for (let index = 0; index <= current.length; index += 1) {
@@ -183,10 +224,20 @@ export function undoEdits(
   return { next, missed };
 }
 
+/** Where an insert puts its elements back: after the element they came after, else at its tracked gap. */
+function insertionGap(current: readonly unknown[], edit: ArrayEdit): number {
+  if (edit.follows === NONE) return 0;
+  const anchor = indexNear(current, edit.follows, 0, current.length, edit.at - 1);
+  if (anchor >= 0) return anchor + 1;
+  return Math.min(Math.max(edit.at, 0), current.length);
+}
+
 /**
- * `current` with the change from `before` to `after` undone where nobody
- * else changed the same place since, as a new frozen value sharing what
- * it does not change; {@link FAILED} when another change stands in the way.
+ * `current` with the change from `before` to `after` undone, as a new
+ * frozen value sharing what it does not change, when `current` is what the
+ * change left but for changes inside the very members it changed (an
+ * array both wrote into); {@link FAILED} when another change stands in
+ * the way.
  */
 export function revertValue(current: unknown, before: unknown, after: unknown): unknown {
   if (Object.is(current, after)) return before;
@@ -198,6 +249,15 @@ export function revertValue(current: unknown, before: unknown, after: unknown): 
     return missed.length > 0 ? FAILED : Object.freeze(next);
   }
   if (!isObject(current) || !isObject(before) || !isObject(after)) return FAILED;
+  // Only the object the write changed, changed since where the write did too:
+  // one whose other members differ was replaced or edited elsewhere, and a
+  // member equal by chance must not be taken for the write's.
+  for (const key of new Set([...Object.keys(current), ...Object.keys(after)])) {
+    const became = member(after, key);
+    if (Object.is(member(before, key), became) && !Object.is(member(current, key), became)) {
+      return FAILED;
+    }
+  }
   let copy: Record<string | number, unknown> | undefined;
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const was = member(before, key);
@@ -225,13 +285,15 @@ function indexNear(
   from: number,
   to: number,
   hint: number,
+  taken: (index: number) => boolean = () => false,
 ): number {
   const center = Math.min(Math.max(hint, from), to - 1);
+  const fits = (index: number): boolean => Object.is(list[index], value) && !taken(index);
   for (let distance = 0; center - distance >= from || center + distance < to; distance += 1) {
     const below = center - distance;
-    if (below >= from && Object.is(list[below], value)) return below;
+    if (below >= from && fits(below)) return below;
     const above = center + distance;
-    if (distance > 0 && above < to && Object.is(list[above], value)) return above;
+    if (distance > 0 && above < to && fits(above)) return above;
   }
   return -1;
 }

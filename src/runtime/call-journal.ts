@@ -1,6 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Patch } from 'immer';
-import { type ArrayEdit, arrayEdits, followEdits, undoEdits } from './array-undo.js';
+import {
+  type ArrayEdit,
+  arrayEdits,
+  changedRegion,
+  followEdits,
+  type Region,
+  undoEdits,
+} from './array-undo.js';
 import {
   GONE,
   outermostArrayPath,
@@ -376,15 +383,23 @@ export class CallJournal {
    * element another call's edit expects is noted as having overwritten it.
    */
   #follow(change: SliceChange, writer: Writer, extra: readonly UndoRecord[] = []): void {
+    // One comparison per array the change touched, whatever number of steps point into it.
+    const regions = new Map<string, Region | undefined>();
     const move = (record: UndoRecord, owner: CallScope | undefined): void => {
       if (record.kind !== 'array' || record.slice !== change.slice) return;
       const was = valueAt(change.before, record.path);
       const now = valueAt(change.after, record.path);
       if (was === now) return;
-      const touched =
-        Array.isArray(was) && Array.isArray(now)
-          ? followEdits(record.edits, was, now)
-          : loseAll(record.edits);
+      let touched: boolean;
+      if (Array.isArray(was) && Array.isArray(now)) {
+        const key = record.path.join('\u0000');
+        let region = regions.get(key);
+        if (region === undefined) {
+          region = changedRegion(was as readonly unknown[], now as readonly unknown[]);
+          regions.set(key, region);
+        }
+        touched = followEdits(record.edits, was, now, region);
+      } else touched = loseAll(record.edits);
       if (touched && owner?.contains(writer) !== true && !record.overwrittenBy.includes(writer)) {
         record.overwrittenBy.push(writer);
       }

@@ -122,6 +122,19 @@ describe('a connect that several callers wait for', () => {
     expect(server.handshakes()).toBe(2);
   });
 
+  it('connect() then disconnect() twice over ends disconnected, whatever waits for what', async () => {
+    const server = slowServer({ delayMs: 20 });
+    const session = new Session();
+    const target = section(session, server.endpoint);
+    await target.connect();
+    const calls = [target.disconnect(), target.connect(), target.disconnect()];
+    await Promise.all(calls);
+    expect(target.connected).toBe(false);
+    expect(target.routes).toEqual([]);
+    await target.connect();
+    expect(await echo(target, session)).toBe('still here');
+  });
+
   it('a section on the pooled connection connects although another section of the session gave up', async () => {
     const server = slowServer();
     const session = new Session();

@@ -284,6 +284,53 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
     expect(items.get().items).toEqual(['x']);
   });
 
+  it('leaves a reorder that a later reorder moved again, and says so', () => {
+    const session = new Session();
+    const rows = session.slice<{ rows: readonly { readonly id: string }[] }>('rows', {
+      initial: { rows: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] },
+    });
+    const call = session.beginCall({ callId: 'x', toolName: 'x' });
+    call.run(() => rows.update((d) => void d.rows.reverse()));
+    rows.update((d) => void d.rows.sort((p, q) => (p.id < q.id ? -1 : 1)));
+    expect(call.rollback().map((conflict) => conflict.reason)).toEqual([
+      'overwritten',
+      'overwritten',
+    ]);
+    expect(rows.get().rows.map((row) => row.id)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('finds an element it added and changed, after someone reordered the array', () => {
+    const session = new Session();
+    const rows = session.slice<{ rows: readonly { readonly id: string; readonly n: number }[] }>(
+      'rows',
+      { initial: { rows: [{ id: 'p', n: 0 }] } },
+    );
+    const call = session.beginCall({ callId: 'x', toolName: 'x' });
+    call.run(() => rows.update((d) => void d.rows.push({ id: 'x', n: 0 })));
+    call.run(() =>
+      rows.update((d) => {
+        d.rows[1]!.n = 1;
+      }),
+    );
+    rows.update((d) => void d.rows.reverse());
+    expect(call.rollback()).toEqual([]);
+    expect(rows.get().rows).toEqual([{ id: 'p', n: 0 }]);
+  });
+
+  it('puts an element back after the one it followed, whatever happened around it meanwhile', () => {
+    const { session, items } = itemsSession();
+    items.update((d) => void d.items.push('a', 'b', 'x', 'c'));
+    const a = session.beginCall({ callId: 'a', toolName: 'a' });
+    a.run(() => items.update((d) => void d.items.splice(2, 1)));
+    const b = session.beginCall({ callId: 'b', toolName: 'b' });
+    b.run(() => items.update((d) => void d.items.splice(0, 2)));
+    b.run(() => items.update((d) => void d.items.push('y')));
+    expect(b.rollback()).toEqual([]);
+    expect(items.get().items).toEqual(['a', 'b', 'c']);
+    expect(a.rollback()).toEqual([]);
+    expect(items.get().items).toEqual(['a', 'b', 'x', 'c']);
+  });
+
   it('keeps scopes of two sessions apart', () => {
     const first = itemsSession();
     const second = itemsSession();
