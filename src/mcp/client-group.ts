@@ -212,13 +212,16 @@ export class McpClientGroup {
       this.#state = 'connecting';
       // A connect after a disconnect starts anew once everything is closed; it
       // is under way from now on, so that a disconnect after it closes it too.
+      // Started at once when nothing is closing: the section listens for
+      // escalations from this tick on (see #connectAll).
+      const start = (signal: AbortSignal): Promise<void> =>
+        disconnecting === undefined
+          ? this.#connectAll(signal)
+          : disconnecting.catch(() => undefined).then(() => this.#connectAll(signal));
       const started: SharedAttempt<void> = new SharedAttempt((signal) =>
-        (disconnecting ?? Promise.resolve())
-          .catch(() => undefined)
-          .then(() => this.#connectAll(signal))
-          .finally(() => {
-            if (this.#connecting === started) this.#connecting = undefined;
-          }),
+        start(signal).finally(() => {
+          if (this.#connecting === started) this.#connecting = undefined;
+        }),
       );
       this.#connecting = attempt = started;
     }
