@@ -275,7 +275,7 @@ function isLibraryFailure(
   if (prefixes.some((prefix) => message.startsWith(prefix))) return true;
   // Timeouts and a closed connection: whole messages, with the retry note the call may add.
   const whole = new RegExp(
-    `^(?:${escapeRegExp(ofServer)} (?:timed out after \\d+ ms(?: \\(its progress was not asked for[^()]*\\))?|reported progress but did not finish within maxTotalTimeoutMs \\(\\d+ ms\\)|reached the call's deadline [0-9TZ:.-]+ \\(timed out after \\d+ ms\\)|lost its connection: Connection closed)|server ${escapeRegExp(JSON.stringify(server))} was not connected again within \\d+ ms)(?:; [a-z ,.-]+)?$`,
+    `^(?:${escapeRegExp(ofServer)} (?:timed out after \\d+ ms(?: \\(its progress was not asked for[^()]*\\))?|reported progress but did not finish within maxTotalTimeoutMs \\(\\d+ ms\\)|reached the call's deadline [0-9TZ:.-]+ \\(timed out after \\d+ ms\\)|lost its connection: Connection closed(?: \\(the server sent a line of more than \\d+ bytes, the most a stdio connection reads\\))?)|server ${escapeRegExp(JSON.stringify(server))} was not connected again within \\d+ ms)(?:; [a-z ,.-]+)?$`,
   );
   return whole.test(message);
 }

@@ -24,7 +24,7 @@ import { NEVER_ABORTED } from '../tools/invoke-tool.js';
 import { declaresSecretArguments, secretArgumentValues } from '../tools/secret-arguments.js';
 import type { ToolContext } from '../tools/tool-context.js';
 import { ToolResult } from '../tools/tool-result.js';
-import { callFailure } from './call-failure.js';
+import { callFailure, noteLossReason } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
 import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
@@ -289,6 +289,8 @@ class BridgedCall {
         },
         failed: (error) => {
           settled();
+          // Read now: a reconnection forgets why the connection closed.
+          noteLossReason(error, connection.lostBecause);
           return this.#failed(error, args, tool, retried);
         },
       });

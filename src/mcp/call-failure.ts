@@ -22,6 +22,16 @@ export interface FailureContext {
   readonly signal: AbortSignal;
 }
 
+/** Why the connection a call was lost with closed, by the call's error, when it said so. */
+const lossReasons = new WeakMap<object, string>();
+
+/** Notes why the connection closed under the call that failed with `error` (see {@link callFailure}). */
+export function noteLossReason(error: unknown, reason: string | undefined): void {
+  if (reason !== undefined && typeof error === 'object' && error !== null) {
+    lossReasons.set(error, reason);
+  }
+}
+
 /** Turns what a call threw into an error result (and an event for timeouts). */
 export function callFailure(error: unknown, context: FailureContext): ToolResult<null> {
   const { session, serverName, original } = context;
@@ -51,8 +61,9 @@ export function callFailure(error: unknown, context: FailureContext): ToolResult
   ) {
     // The SDK's own error for a connection that went away: no answer, so no refusal.
     // (Servers may use -32000 for errors of their own; those keep the wording below.)
+    const why = lossReasons.get(error);
     return ToolResult.error(
-      `tool "${original}" of server "${serverName}" lost its connection: ${stripRpcPrefix(error.message)}`,
+      `tool "${original}" of server "${serverName}" lost its connection: ${stripRpcPrefix(error.message)}${why === undefined ? '' : ` (${why})`}`,
     );
   }
   if (error instanceof RpcError && error.data === UNREADABLE_ANSWER) {

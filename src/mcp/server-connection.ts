@@ -182,6 +182,14 @@ export class McpServerConnection {
     return this.#lastError;
   }
 
+  /**
+   * Why the current client's transport closed itself, when it said so (a
+   * stdio line past the read buffer): read as the calls on it fail.
+   */
+  get lostBecause(): string | undefined {
+    return this.#watch?.closedBecause;
+  }
+
   /** Process id of a stdio server, while it runs. */
   get pid(): number | null {
     return this.#handle?.pid() ?? null;

@@ -239,6 +239,7 @@ describe("withholdPrivate: a bridged call's failure", () => {
       'tool "get" of server "crm" timed out after 5000 ms (its progress was not asked for, as nothing observes McpToolProgress: set maxTotalTimeoutMs to let progress reports extend the timeout)',
       'tool "get" of server "crm" reported progress but did not finish within maxTotalTimeoutMs (9000 ms)',
       'tool "get" of server "crm" lost its connection: Connection closed; retried once',
+      'tool "get" of server "crm" lost its connection: Connection closed (the server sent a line of more than 10485760 bytes, the most a stdio connection reads)',
       'server "crm" was not connected again within 300 ms',
     ]) {
       expect(keptMessage(failedCall(message))).toBe(message);

@@ -70,6 +70,14 @@ describe('answers a client cannot read', () => {
     expect(result.message).not.toContain('refused');
   });
 
+  it('says why the connection closed under a call whose answer was past what stdio reads', async () => {
+    const { session, tool } = await connected();
+    const result = await invokeTool(tool('huge'), {}, { session });
+    expect(result.message).toContain(
+      'tool "huge" of server "h" lost its connection: Connection closed (the server sent a line of more than 10485760 bytes, the most a stdio connection reads)',
+    );
+  });
+
   it('still delivers the answer that follows a line the server never ended', async () => {
     const { session, tool } = await connected([], 2_000);
     const [cut, slow] = await Promise.all([
