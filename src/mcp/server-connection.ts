@@ -384,7 +384,13 @@ export class McpServerConnection {
       try {
         await this.#openOnce(signal);
       } catch (sseError) {
-        throw this.#connectFailure(sseError);
+        // Both failures count: a wrong path answers 404 to both, and the SSE one alone misled.
+        throw this.#connectFailure(
+          new Error(
+            `the endpoint answered HTTP ${String(error.code)} to streamable HTTP, and the SSE fallback failed too: ${messageOf(sseError)}`,
+            { cause: sseError },
+          ),
+        );
       }
     }
     if (this.#state === 'closed') {
@@ -566,12 +572,13 @@ export class McpServerConnection {
     if (this.#state !== 'closed') this.#state = 'failed';
     // An error this connection already made names the server: keep only its reason.
     const own = error instanceof McpConnectionError && error.serverName === this.serverName;
+    const said = withHttpStatus(error);
     const unread = this.#watch?.unreadLines;
     const reason = this.#describeExit(
       (this.#watch?.closedBecause ??
         (own
           ? error.reason
-          : (sdkRefusedMessage(error) ?? this.#options.redactor.message(withCauses(error))))) +
+          : (sdkRefusedMessage(said) ?? this.#options.redactor.message(withCauses(said))))) +
         (unread === undefined ? '' : `; ${unread}`),
     );
     this.#lastError = reason;
@@ -646,5 +653,21 @@ export function notReconnected(serverName: string, timeoutMs: number): McpTimeou
     serverName,
     timeoutMs,
     `server "${serverName}" was not connected again within ${timeoutMs} ms`,
+  );
+}
+
+/**
+ * A streamable-HTTP failure with the status its answer had: the SDK's
+ * message gives the body alone (`Error POSTing to endpoint: …`), and a 401
+ * read like a server's own error.
+ */
+function withHttpStatus(error: unknown): unknown {
+  if (!(error instanceof StreamableHTTPError) || (error.code ?? 0) < 400) return error;
+  const prefix = 'Streamable HTTP error: Error POSTing to endpoint: ';
+  if (!error.message.startsWith(prefix)) return error;
+  const hint = error.code === 401 || error.code === 403 ? ' (check its credentials)' : '';
+  return new Error(
+    `the endpoint answered HTTP ${String(error.code)}${hint}: ${error.message.slice(prefix.length)}`,
+    { cause: error },
   );
 }

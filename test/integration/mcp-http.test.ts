@@ -3,6 +3,8 @@
  * reach the server, streamable HTTP falls back to SSE only when the first
  * POST is answered 404 or 405, and never on 401 or 403.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
@@ -160,7 +162,9 @@ describe('HTTP transports', () => {
       );
       expect(error).toBeInstanceOf(McpConnectionError);
       expect(error).toMatchObject({ serverName: 'guarded', transport: 'streamable-http' });
-      expect((error as Error).message).toContain(String(status));
+      expect((error as Error).message).toContain(
+        `cannot connect: the endpoint answered HTTP ${String(status)} (check its credentials): `,
+      );
       expect((error as Error).message).not.toContain('wrong-token-456');
       // One POST, and no GET: the SSE transport was never tried.
       expect(host.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
@@ -171,4 +175,31 @@ describe('HTTP transports', () => {
       await section.disconnect();
     },
   );
+
+  it('names both answers when neither streamable HTTP nor the SSE fallback is served there', async () => {
+    const server = createServer((_request, response) =>
+      response.writeHead(404).end('no such path'),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const section = new McpIntegrationSection({
+      servers: [
+        {
+          name: 'lost',
+          transport: { type: 'streamable-http', url: `http://127.0.0.1:${String(port)}/` },
+        },
+      ],
+      session: new Session(),
+      onConnectError: 'report',
+    });
+    try {
+      await section.connect();
+      expect(section.unavailableServers[0]?.reason).toMatch(
+        /^cannot connect: the endpoint answered HTTP 404 to streamable HTTP, and the SSE fallback failed too: SSE error: Non-200 status code \(404\)/,
+      );
+    } finally {
+      await section.disconnect();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
