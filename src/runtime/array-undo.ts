@@ -8,9 +8,10 @@
  * by anyone, moves the places of the edits still to make, and an element
  * that a change moved is found again by identity. Undoing checks that each
  * element is still the one the write left before it takes it out or swaps
- * it back; one changed inside since (a message added to a thread the call
- * changed) is undone inside it when the two changes touch different
- * places ({@link revertValue}).
+ * it back; one another writer changed since only inside the members the
+ * write changed too (a message each added to one thread) is undone inside
+ * it ({@link revertValue}). A write's moves (a sort, a swap) are undone
+ * all together, or not at all once a later change moved them again.
  */
 import { isObject, shallowCopy } from './value-paths.js';
 
@@ -175,6 +176,7 @@ export function undoEdits(
   const claimed = (at: number): boolean => replaced.has(at) || dropped.has(at);
   const missed: ArrayEdit[] = [];
   const moves: [number, ArrayEdit][] = [];
+  let moveMissed = false;
   for (const edit of edits) {
     if (edit.kind === 'insert') continue;
     let at = edit.at >= 0 && edit.at < current.length ? edit.at : -1;
@@ -198,12 +200,14 @@ export function undoEdits(
       edit.kind === 'swap' && edit.moved !== true && at >= 0 && !claimed(at)
         ? revertValue(current[at], edit.restore, edit.expected)
         : FAILED;
-    if (reverted === FAILED) missed.push(edit);
-    else replaced.set(at, reverted);
+    if (reverted !== FAILED) replaced.set(at, reverted);
+    else {
+      missed.push(edit);
+      moveMissed ||= edit.moved === true;
+    }
   }
-  const movesMissed = edits.some((edit) => edit.moved === true && missed.includes(edit));
   for (const [at, edit] of moves) {
-    if (movesMissed) missed.push(edit);
+    if (moveMissed) missed.push(edit);
     else replaced.set(at, edit.restore);
   }
   const inserted = new Map<number, unknown[]>();

@@ -318,17 +318,25 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('puts an element back after the one it followed, whatever happened around it meanwhile', () => {
-    const { session, items } = itemsSession();
-    items.update((d) => void d.items.push('a', 'b', 'x', 'c'));
+    const session = new Session();
+    const rows = session.slice<{ rows: readonly { readonly id: string }[] }>('rows', {
+      initial: { rows: ['a', 'b', 'x', 'c'].map((id) => ({ id })) },
+    });
+    const ids = (): string =>
+      rows
+        .get()
+        .rows.map((row) => row.id)
+        .join(',');
     const a = session.beginCall({ callId: 'a', toolName: 'a' });
-    a.run(() => items.update((d) => void d.items.splice(2, 1)));
+    a.run(() => rows.update((d) => void d.rows.splice(2, 1)));
+    // An outside append: the undo of `a` has to work element by element.
+    rows.update((d) => void d.rows.push({ id: 'y' }));
     const b = session.beginCall({ callId: 'b', toolName: 'b' });
-    b.run(() => items.update((d) => void d.items.splice(0, 2)));
-    b.run(() => items.update((d) => void d.items.push('y')));
+    b.run(() => rows.update((d) => void d.rows.splice(0)));
     expect(b.rollback()).toEqual([]);
-    expect(items.get().items).toEqual(['a', 'b', 'c']);
+    expect(ids()).toBe('a,b,c,y');
     expect(a.rollback()).toEqual([]);
-    expect(items.get().items).toEqual(['a', 'b', 'x', 'c']);
+    expect(ids()).toBe('a,b,x,c,y');
   });
 
   it('keeps scopes of two sessions apart', () => {

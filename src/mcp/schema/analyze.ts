@@ -301,6 +301,10 @@ class Walk {
   /** Cleared once `dereference` has run: later edits could not reach the lookup. */
   private beforeDereference = true;
 
+  /** Where the schema has a `contains` and an `unevaluatedItems`, once met. */
+  private contains: string | undefined;
+  private unevaluatedItems: string | undefined;
+
   constructor(
     private readonly root: JsonRecord,
     private readonly draft: SchemaDraft,
@@ -308,21 +312,6 @@ class Walk {
   ) {}
 
   /** Visits every subschema reachable from `start` without following `$ref`. */
-  /**
-   * In 2019-09, `contains` does not count as evaluating the items it
-   * matches for `unevaluatedItems` (it does in 2020-12); the validator
-   * counts them in every dialect, so it would pass arguments the schema
-   * refuses. Such a schema is refused, not checked loosely.
-   */
-  private refuseContainsBesideUnevaluated(node: JsonRecord, pointer: string): void {
-    if (Object.hasOwn(node, 'contains')) this.contains ??= pointer;
-    if (Object.hasOwn(node, 'unevaluatedItems')) this.unevaluatedItems ??= pointer;
-    if (this.contains === undefined || this.unevaluatedItems === undefined) return;
-    throw new SchemaProblem(
-      `"unevaluatedItems" at ${this.unevaluatedItems} and "contains" at ${this.contains} cannot be checked together in draft 2019-09, where "contains" evaluates no item (the validator would count them); declare 2020-12, where it does, or do without one of them`,
-    );
-  }
-
   visit(start: JsonRecord, startPointer: string): void {
     // With each node, the pointer of the nested resource it lies in, if any.
     const stack: [JsonRecord, string, string | undefined][] = [[start, startPointer, undefined]];
@@ -337,9 +326,20 @@ class Walk {
     }
   }
 
-  /** Where the schema has a `contains` and an `unevaluatedItems`, once met. */
-  private contains: string | undefined;
-  private unevaluatedItems: string | undefined;
+  /**
+   * In 2019-09, `contains` does not count as evaluating the items it
+   * matches for `unevaluatedItems` (it does in 2020-12); the validator
+   * counts them in every dialect, so it would pass arguments the schema
+   * refuses. Such a schema is refused, not checked loosely.
+   */
+  private refuseContainsBesideUnevaluated(node: JsonRecord, pointer: string): void {
+    if (Object.hasOwn(node, 'contains')) this.contains ??= pointer;
+    if (Object.hasOwn(node, 'unevaluatedItems')) this.unevaluatedItems ??= pointer;
+    if (this.contains === undefined || this.unevaluatedItems === undefined) return;
+    throw new SchemaProblem(
+      `"unevaluatedItems" at ${this.unevaluatedItems} and "contains" at ${this.contains} cannot be checked together in draft 2019-09, where "contains" evaluates no item (the validator would count them); declare 2020-12, where it does, or do without one of them`,
+    );
+  }
 
   /** Checks `node`; true when it starts a nested resource (an `$id` of its own, not a fragment). */
   private check(node: JsonRecord, pointer: string): boolean {
