@@ -13,8 +13,7 @@ import type {
   McpServerConfig,
   ResolvedServerConfig,
 } from '../config/server-config.js';
-import { withDeadline } from '../core/deadline.js';
-import { McpConnectionError, McpTimeoutError } from '../core/errors.js';
+import { McpConnectionError } from '../core/errors.js';
 import { SharedAttempt } from '../core/shared-attempt.js';
 import { SensitivityEscalated } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
@@ -428,17 +427,11 @@ export class McpClientGroup {
       return;
     }
     // Whether the listing came while the session held private data is read
-    // from the store first: another worker may have escalated the session.
-    // Unread (down, or past the route's timeout), it is taken as private.
-    void withDeadline((signal) => this.#levelNow(signal), {
-      timeoutMs: route.timeoutMs,
-      onTimeout: () =>
-        new McpTimeoutError(
-          route.name,
-          route.timeoutMs,
-          `the session's level could not be read within ${route.timeoutMs} ms`,
-        ),
-    })
+    // from the store first: another worker may have escalated the session
+    // (which also switches the route). Unread (down, or past the route's
+    // timeout), it is taken as private.
+    void route
+      .noteLevelNow()
       .then(
         () => false,
         () => true,

@@ -501,16 +501,7 @@ export class ServerRoute {
    * while the server was down: the level is read first.
    */
   async #beforeNormalReopens(): Promise<void> {
-    // Bounded like a call: a store that never answers must not hold the reconnection for ever.
-    await withDeadline((signal) => this.#noteLevelNow(signal), {
-      timeoutMs: this.timeoutMs,
-      onTimeout: () =>
-        new McpTimeoutError(
-          this.name,
-          this.timeoutMs,
-          `the session's level could not be read within ${this.timeoutMs} ms, so "${this.name}" is not started again`,
-        ),
-    });
+    await this.noteLevelNow();
     if (this.#phase !== 'normal') {
       throw new McpConnectionError(
         this.name,
@@ -518,6 +509,24 @@ export class ServerRoute {
         `server "${this.name}" is not started again outside its sandbox: the session is at its isolation level`,
       );
     }
+  }
+
+  /**
+   * Notes the session's level as {@link ServerRouteOptions.levelNow} reads
+   * it, within the route's timeout, as a call is bounded: a store that
+   * never answers must not hold a reconnection or a listing for ever.
+   * @throws McpTimeoutError past it; the store's error when it cannot be read.
+   */
+  async noteLevelNow(): Promise<void> {
+    await withDeadline((signal) => this.#noteLevelNow(signal), {
+      timeoutMs: this.timeoutMs,
+      onTimeout: () =>
+        new McpTimeoutError(
+          this.name,
+          this.timeoutMs,
+          `the session's level could not be read within ${this.timeoutMs} ms`,
+        ),
+    });
   }
 
   /** Notes the session's level as {@link ServerRouteOptions.levelNow} reads it. */
