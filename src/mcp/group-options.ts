@@ -63,17 +63,13 @@ export function checkGroupOptions(options: unknown, label: string, known: readon
       `must be one of ${LOG_LEVELS.join(', ')}, received ${describeSent(level)}`,
     );
   }
-  checkNumbers(
+  checkMembers(
     given,
     'reconnect',
     { attempts: 'count', baseDelayMs: 'ms', maxDelayMs: 'ms' },
     fail,
   );
-  checkNumbers(given, 'retry', { minDelayMs: 'ms', maxDelayMs: 'ms' }, fail);
-  const retry = given['retry'] as Record<string, unknown> | undefined;
-  if (retry?.['enabled'] !== undefined && typeof retry['enabled'] !== 'boolean') {
-    fail('retry.enabled', `must be true or false, received ${describeSent(retry['enabled'])}`);
-  }
+  checkMembers(given, 'retry', { enabled: 'boolean', minDelayMs: 'ms', maxDelayMs: 'ms' }, fail);
   for (const handler of ['elicitation', 'sampling', 'roots']) {
     const value = given[handler];
     if (value !== undefined && typeof value !== 'function') {
@@ -86,14 +82,26 @@ export function checkGroupOptions(options: unknown, label: string, known: readon
   }
 }
 
-/**
- * Checks the numbers of the object option `name`: each a whole count (at
- * least 0) or a finite number of milliseconds (at least 0), and no other key.
- */
-function checkNumbers(
+/** What a member of an object option holds. */
+type MemberKind = 'count' | 'ms' | 'boolean';
+
+const EXPECTED: Readonly<Record<MemberKind, string>> = {
+  count: 'a whole number of at least 0',
+  ms: 'a number of milliseconds of at least 0',
+  boolean: 'true or false',
+};
+
+function holds(kind: MemberKind, value: unknown): boolean {
+  if (kind === 'boolean') return typeof value === 'boolean';
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return false;
+  return kind === 'ms' || Number.isInteger(value);
+}
+
+/** Checks the object option `name`: its members as `kinds` says, and no other. */
+function checkMembers(
   options: Record<string, unknown>,
   name: string,
-  kinds: Readonly<Record<string, 'count' | 'ms'>>,
+  kinds: Readonly<Record<string, MemberKind>>,
   fail: (field: string, text: string) => never,
 ): void {
   const value = options[name];
@@ -101,24 +109,13 @@ function checkNumbers(
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     fail(name, `must be an object, received ${describeSent(value)}`);
   }
-  const known = [...Object.keys(kinds), ...(name === 'retry' ? ['enabled'] : [])];
-  for (const [key, number] of Object.entries(value as Record<string, unknown>)) {
-    if (!known.includes(key)) {
-      fail(`${name}.${key}`, unknownKeyText(suggestion(key, known, {}), known));
-    }
+  const known = Object.keys(kinds);
+  for (const [key, member] of Object.entries(value as Record<string, unknown>)) {
     const kind = kinds[key];
-    if (kind === undefined || number === undefined) continue;
-    const whole = kind === 'count';
-    if (
-      typeof number !== 'number' ||
-      !Number.isFinite(number) ||
-      number < 0 ||
-      (whole && !Number.isInteger(number))
-    ) {
-      fail(
-        `${name}.${key}`,
-        `must be ${whole ? 'a whole number' : 'a number of milliseconds'} of at least 0, received ${describeSent(number)}`,
-      );
+    if (kind === undefined)
+      fail(`${name}.${key}`, unknownKeyText(suggestion(key, known, {}), known));
+    else if (member !== undefined && !holds(kind, member)) {
+      fail(`${name}.${key}`, `must be ${EXPECTED[kind]}, received ${describeSent(member)}`);
     }
   }
 }
