@@ -211,13 +211,7 @@ export class CallJournal {
   ): void {
     if (patches.length === 0) return;
     const writer = this.#writer();
-    for (const scope of this.#active) {
-      if (scope.contains(writer)) continue;
-      for (const record of scope.records) {
-        if (record.slice === slice) noteLaterWrite(record, writer, patches);
-      }
-    }
-    this.#follow({ slice, ...values }, writer);
+    this.#follow({ slice, ...values }, writer, patches);
     if (writer === undefined) return;
     const seq = ++this.#seq;
     const base = { seq, slice, before: values.before, after: values.after };
@@ -373,20 +367,27 @@ export class CallJournal {
     end: number,
   ): void {
     this.#slices.write(slice, after);
-    this.#follow({ slice, before, after }, scope, pending.slice(0, end));
+    this.#follow({ slice, before, after }, scope, undefined, { records: pending, end });
   }
 
   /**
-   * Moves the places of the array edits of every running call (and of
-   * `extra`, the steps of `writer`'s rollback still to make) through a
-   * change of a slice by `writer`; a writer that replaced or removed an
-   * element another call's edit expects is noted as having overwritten it.
+   * Tells the steps of every running call a change of a slice by `writer`
+   * made: a write's `patches` overwrite what they overlap (see
+   * {@link noteLaterWrite}), and any change moves the places of array edits
+   * (see `array-undo.ts`), those of `pending`, the steps a rollback of
+   * `writer` has still to make (before `end`), included; a writer that
+   * replaced or removed an element another call's edit expects is noted as
+   * having overwritten it. One pass over the steps, one comparison per
+   * array the change touched.
    */
-  #follow(change: SliceChange, writer: Writer, extra: readonly UndoRecord[] = []): void {
-    // One comparison per array the change touched, whatever number of steps point into it.
-    const regions = new Map<string, Region | undefined>();
-    const move = (record: UndoRecord, owner: CallScope | undefined): void => {
-      if (record.kind !== 'array' || record.slice !== change.slice) return;
+  #follow(
+    change: SliceChange,
+    writer: Writer,
+    patches?: readonly Patch[],
+    pending?: { readonly records: readonly UndoRecord[]; readonly end: number },
+  ): void {
+    const regions = new Map<string, Region>();
+    const move = (record: ArrayUndo, owner: Writer): void => {
       const was = valueAt(change.before, record.path);
       const now = valueAt(change.after, record.path);
       if (was === now) return;
@@ -404,8 +405,19 @@ export class CallJournal {
         record.overwrittenBy.push(writer);
       }
     };
-    for (const scope of this.#active) for (const record of scope.records) move(record, scope);
-    for (const record of extra) move(record, writer);
+    for (const scope of this.#active) {
+      const later = patches !== undefined && !scope.contains(writer);
+      for (const record of scope.records) {
+        if (record.slice !== change.slice) continue;
+        if (later) noteLaterWrite(record, writer, patches);
+        if (record.kind === 'array') move(record, scope);
+      }
+    }
+    if (pending === undefined) return;
+    for (let index = 0; index < pending.end; index += 1) {
+      const record = pending.records[index]!;
+      if (record.slice === change.slice && record.kind === 'array') move(record, writer);
+    }
   }
 
   /**
