@@ -13,7 +13,8 @@
  * it ({@link revertValue}). A write's moves (a sort, a swap) are undone
  * all together, or not at all once a later change moved them again.
  */
-import { isObject, shallowCopy } from './value-paths.js';
+import { isJsonRecord } from '../core/json.js';
+import { shallowCopy } from './value-paths.js';
 
 /**
  * One element-level change of a write, as its undo sees it: `swap` (the
@@ -252,7 +253,7 @@ export function revertValue(current: unknown, before: unknown, after: unknown): 
     const { next, missed } = undoEdits(current, edits);
     return missed.length > 0 ? FAILED : Object.freeze(next);
   }
-  if (!isObject(current) || !isObject(before) || !isObject(after)) return FAILED;
+  if (!isJsonRecord(current) || !isJsonRecord(before) || !isJsonRecord(after)) return FAILED;
   // Only the object the write changed, changed since where the write did too:
   // one whose other members differ was replaced or edited elsewhere, and a
   // member equal by chance must not be taken for the write's.

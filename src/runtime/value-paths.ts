@@ -5,6 +5,7 @@
  * other undo steps find elements by identity).
  */
 import type { Patch } from 'immer';
+import { isJsonRecord } from '../core/json.js';
 
 /** A path of keys (array indices as numbers). */
 export type Path = readonly (string | number)[];
@@ -16,7 +17,7 @@ export const GONE: unique symbol = Symbol('gone');
 export function valueAt(root: unknown, path: Path): unknown {
   let node = root;
   for (const key of path) {
-    if (!isObject(node) || !Object.hasOwn(node, key)) return undefined;
+    if (!isJsonRecord(node) || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string | number, unknown>)[key];
   }
   return node;
@@ -29,7 +30,7 @@ export function valueAt(root: unknown, path: Path): unknown {
  */
 export function withValueAt(root: unknown, path: Path, value: unknown): unknown {
   if (path.length === 0) return value;
-  if (!isObject(root)) return GONE;
+  if (!isJsonRecord(root)) return GONE;
   const [key, ...rest] = path as [string | number, ...Path];
   const inner = withValueAt((root as Record<string | number, unknown>)[key], rest, value);
   if (inner === GONE) return GONE;
@@ -43,7 +44,7 @@ export function withPatch(root: unknown, patch: Patch): unknown {
   if (patch.op !== 'remove') return withValueAt(root, patch.path, patch.value);
   const parentPath = patch.path.slice(0, -1);
   const parent = valueAt(root, parentPath);
-  if (!isObject(parent)) return GONE;
+  if (!isJsonRecord(parent)) return GONE;
   const copy = shallowCopy(parent);
   delete copy[patch.path[patch.path.length - 1]!];
   return withValueAt(root, parentPath, Object.freeze(copy));
@@ -63,11 +64,6 @@ export function outermostArrayPath(root: unknown, path: Path): Path | undefined 
     node = (node as Record<string | number, unknown>)[path[depth]!];
   }
   return undefined;
-}
-
-/** An object that is not an array. */
-export function isObject(value: unknown): value is object {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** A copy of an object's own enumerable members, with its prototype. */
