@@ -178,7 +178,7 @@ export function parseToolArguments(name: string, text: unknown): ParsedToolArgum
     return {
       ok: false,
       error: ToolResult.error(
-        `arguments of tool ${describeSent(name)} must be JSON text (a string) or an object; received ${kindOfArguments(text)}`,
+        `arguments of tool ${describeSent(name)} must be JSON text (a string) or an object; received ${describeSent(text)}`,
       ),
     };
   }
@@ -193,11 +193,6 @@ export function parseToolArguments(name: string, text: unknown): ParsedToolArgum
       ),
     };
   }
-}
-
-/** What arguments that are neither text nor an object are, without their value. */
-function kindOfArguments(value: unknown): string {
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
 
 /** ` at line L, column C: expected …` for text `JSON.parse` refused, or nothing when it cannot say. */

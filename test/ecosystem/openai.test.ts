@@ -136,9 +136,9 @@ describe('invokeFromOpenAI', () => {
       );
     expect(await call({ a: 1, b: 2 })).toMatchObject({ success: true, value: 3 });
     for (const [value, kind] of [
-      [42, 'a number'],
+      [42, '42'],
       [[1, 2], 'an array'],
-      [true, 'a boolean'],
+      [true, 'true'],
     ] as const) {
       expect(await call(value)).toMatchObject({
         success: false,
