@@ -284,4 +284,67 @@ describe('a connect that several callers wait for', () => {
       { numRuns: 60 },
     );
   });
+
+  it('after any run of connect() and disconnect() calls, ends as the last one asked, with no server left open', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.scheduler(),
+        fc.array(
+          fc.tuple(fc.constantFrom('connect' as const, 'disconnect' as const), fc.boolean()),
+          { minLength: 1, maxLength: 6 },
+        ),
+        async (scheduler, asked) => {
+          let open = 0;
+          const endpoint = {
+            async connect(transport: Transport) {
+              await scheduler.schedule(Promise.resolve(), 'handshake');
+              const server = new McpServer({ name: 'scheduled', version: '1.0.0' });
+              server.registerTool(
+                'echo',
+                { inputSchema: { text: z.string() }, annotations: { openWorldHint: false } },
+                ({ text }) => ({ content: [{ type: 'text', text }] }),
+              );
+              open += 1;
+              server.server.onclose = () => (open -= 1);
+              await server.connect(transport);
+            },
+            async close() {
+              // Each connection closes its own server through its transport; a close takes its time.
+              await scheduler.schedule(Promise.resolve(), 'close');
+            },
+          };
+          const session = new Session();
+          const target = section(session, endpoint);
+          // Called one after another, in the same tick or in one the scheduler places
+          // among the handshakes and closes, as an application's handlers would.
+          const calls: Promise<unknown>[] = [];
+          let issuing = Promise.resolve();
+          for (const [call, sameTick] of asked) {
+            issuing = issuing.then(async () => {
+              calls.push(target[call]().catch(() => undefined));
+              if (!sameTick) await scheduler.schedule(Promise.resolve(), `after ${call}`);
+            });
+          }
+          /** Releases the scheduled steps one at a time, in the scheduler's order, until `work` settles. */
+          const drive = async (work: Promise<unknown>): Promise<void> => {
+            let done = false;
+            const settled = work.finally(() => (done = true));
+            while (!done) {
+              if (scheduler.count() > 0) await scheduler.waitOne();
+              else await new Promise((resolve) => setTimeout(resolve, 1));
+            }
+            await settled;
+          };
+          await drive(issuing.then(() => Promise.all(calls)));
+          const last = asked.at(-1)?.[0];
+          expect(target.connected).toBe(last === 'connect');
+          if (last === 'connect') expect(await echo(target, session)).toBe('still here');
+          else expect(open).toBe(0);
+          await drive(target.disconnect());
+          expect(open).toBe(0);
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
 });
