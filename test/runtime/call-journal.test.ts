@@ -17,6 +17,13 @@ function slice(session: Session) {
   return session.slice<Items>('items', { initial: { items: [], meta: {} } });
 }
 
+/** A session whose slice `rows` starts with `initial`. */
+function rowsSession<Row>(initial: readonly Row[]) {
+  const session = new Session();
+  const rows = session.slice<{ rows: readonly Row[] }>('rows', { initial: { rows: initial } });
+  return { session, rows };
+}
+
 describe('Session call scopes (the journal behind per-call rollback)', () => {
   it('undoes each failed call’s own append when undos shift the array', () => {
     const { session, items } = itemsSession();
@@ -140,10 +147,7 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('swaps back an element a failed call changed, unless someone changed it since', () => {
-    const session = new Session();
-    const rows = session.slice<{ rows: readonly { readonly n: number }[] }>('rows', {
-      initial: { rows: [{ n: 0 }, { n: 10 }] },
-    });
+    const { session, rows } = rowsSession<{ readonly n: number }>([{ n: 0 }, { n: 10 }]);
     const first = session.beginCall({ callId: 'first', toolName: 'first' });
     first.run(() =>
       rows.update((d) => {
@@ -186,10 +190,7 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('keeps every element it does not undo the very object it was', () => {
-    const session = new Session();
-    const rows = session.slice<{ rows: readonly { readonly id: string }[] }>('rows', {
-      initial: { rows: [] },
-    });
+    const { session, rows } = rowsSession<{ readonly id: string }>([]);
     const kept = session.beginCall({ callId: 'kept', toolName: 'kept' });
     kept.run(() => rows.update((d) => void d.rows.push({ id: 'kept' })));
     const failed = session.beginCall({ callId: 'failed', toolName: 'failed' });
@@ -203,10 +204,11 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('undoes a reorder after someone else moved the array', () => {
-    const session = new Session();
-    const rows = session.slice<{ rows: readonly { readonly id: string }[] }>('rows', {
-      initial: { rows: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] },
-    });
+    const { session, rows } = rowsSession<{ readonly id: string }>([
+      { id: 'a' },
+      { id: 'b' },
+      { id: 'c' },
+    ]);
     const call = session.beginCall({ callId: 'x', toolName: 'x' });
     call.run(() => rows.update((d) => void d.rows.reverse()));
     rows.update((d) => void d.rows.unshift({ id: 'z' }));
@@ -285,10 +287,11 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('leaves a reorder that a later reorder moved again, and says so', () => {
-    const session = new Session();
-    const rows = session.slice<{ rows: readonly { readonly id: string }[] }>('rows', {
-      initial: { rows: [{ id: 'a' }, { id: 'b' }, { id: 'c' }] },
-    });
+    const { session, rows } = rowsSession<{ readonly id: string }>([
+      { id: 'a' },
+      { id: 'b' },
+      { id: 'c' },
+    ]);
     const call = session.beginCall({ callId: 'x', toolName: 'x' });
     call.run(() => rows.update((d) => void d.rows.reverse()));
     rows.update((d) => void d.rows.sort((p, q) => (p.id < q.id ? -1 : 1)));
@@ -300,11 +303,9 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('finds an element it added and changed, after someone reordered the array', () => {
-    const session = new Session();
-    const rows = session.slice<{ rows: readonly { readonly id: string; readonly n: number }[] }>(
-      'rows',
-      { initial: { rows: [{ id: 'p', n: 0 }] } },
-    );
+    const { session, rows } = rowsSession<{ readonly id: string; readonly n: number }>([
+      { id: 'p', n: 0 },
+    ]);
     const call = session.beginCall({ callId: 'x', toolName: 'x' });
     call.run(() => rows.update((d) => void d.rows.push({ id: 'x', n: 0 })));
     call.run(() =>
@@ -318,10 +319,9 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('puts an element back after the one it followed, whatever happened around it meanwhile', () => {
-    const session = new Session();
-    const rows = session.slice<{ rows: readonly { readonly id: string }[] }>('rows', {
-      initial: { rows: ['a', 'b', 'x', 'c'].map((id) => ({ id })) },
-    });
+    const { session, rows } = rowsSession<{ readonly id: string }>(
+      ['a', 'b', 'x', 'c'].map((id) => ({ id })),
+    );
     const ids = (): string =>
       rows
         .get()
