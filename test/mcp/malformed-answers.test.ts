@@ -1,6 +1,6 @@
 /**
  * A stdio server whose answers break JSON-RPC
- * (test/fixtures/hostile/malformed-answers-server.mjs): an answer to a call
+ * (written by hand, below): an answer to a call
  * that cannot be read fails that call at once, saying what is wrong with
  * it (dropped, it left the call waiting for its whole timeout, which then
  * blamed the timeout); a line the server never ended does not take the
@@ -10,26 +10,61 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { invokeTool, McpIntegrationSection, Session, type Tool } from '../../src/index.js';
+import { handWrittenServer } from '../support/hand-written-server.js';
 
-const SERVER = fileURLToPath(
-  new URL('../fixtures/hostile/malformed-answers-server.mjs', import.meta.url),
-);
+/**
+ * A stdio server by hand whose answers break JSON-RPC: `echo` answers
+ * well; `number_result`
+ * answers `result: 42`; `bad_error` an error whose code is a string;
+ * `huge` 11 MB, past what a stdio connection reads; `cut_short` the start
+ * of an answer with no newline, never ended; `slow` after 300 ms (so that
+ * its answer comes right after a cut-short line). With `banner`, it writes
+ * HTML to stdout instead of answering `initialize`.
+ */
+function server(banner = false): string {
+  const names = ['echo', 'number_result', 'bad_error', 'huge', 'cut_short', 'slow'];
+  return handWrittenServer({
+    name: 'malformed-answers',
+    ...(banner
+      ? { initialize: `process.stdout.write('<html><body>Server starting...</body></html>\\n');` }
+      : {}),
+    toolsList: `send({ jsonrpc: '2.0', id: message.id, result: { tools: ${JSON.stringify(
+      names.map((name) => ({
+        name,
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+      })),
+    )} } });`,
+    toolsCall: `
+    const { id } = message;
+    const text = (value) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text: value }] } });
+    switch (message.params.name) {
+      case 'echo': send(text('echo: ' + message.params.arguments.text)); break;
+      case 'number_result': send({ jsonrpc: '2.0', id, result: 42 }); break;
+      case 'bad_error': send({ jsonrpc: '2.0', id, error: { code: 'abc', message: 'no' } }); break;
+      case 'huge': send(text('y'.repeat(11 * 1024 * 1024))); break;
+      case 'cut_short':
+        process.stdout.write('{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":{"content":[{"type":"te');
+        break;
+      default: setTimeout(() => send(text('slow done')), 300);
+    }`,
+  });
+}
 
 const sections: McpIntegrationSection[] = [];
 afterEach(async () => {
   await Promise.all(sections.splice(0).map((section) => section.disconnect()));
 });
 
-async function connected(args: string[] = [], timeoutMs = 20_000) {
+async function connected(banner = false, timeoutMs = 20_000) {
   const session = new Session();
   const section = new McpIntegrationSection({
     servers: [
       {
         name: 'h',
-        transport: { type: 'stdio', command: process.execPath, args: [SERVER, ...args] },
+        transport: { type: 'stdio', command: process.execPath, args: ['-e', server(banner)] },
         timeoutMs,
       },
     ],
@@ -79,7 +114,7 @@ describe('answers a client cannot read', () => {
   });
 
   it('still delivers the answer that follows a line the server never ended', async () => {
-    const { session, tool } = await connected([], 2_000);
+    const { session, tool } = await connected(false, 2_000);
     const [cut, slow] = await Promise.all([
       invokeTool(tool('cut_short'), {}, { session }),
       invokeTool(tool('slow'), {}, { session }),
@@ -89,7 +124,7 @@ describe('answers a client cannot read', () => {
   });
 
   it('says that the server wrote to stdout what is not JSON-RPC when its handshake fails', async () => {
-    const { section } = await connected(['banner'], 1_000);
+    const { section } = await connected(true, 1_000);
     const [unavailable] = section.unavailableServers;
     expect(unavailable?.reason).toContain('did not finish within 10000 ms');
     expect(unavailable?.reason).toContain(

@@ -10,6 +10,8 @@ export interface HandWrittenServer {
   readonly name: string;
   /** Runs once, before any message. */
   readonly preamble?: string;
+  /** Answers an `initialize` request. @default an answer with the tools capability */
+  readonly initialize?: string;
   /** Answers a `tools/list` request. */
   readonly toolsList: string;
   /** Answers a `tools/call` request. @default an empty result */
@@ -26,8 +28,11 @@ readline.createInterface({ input: process.stdin }).on('line', (line) => {
   const message = JSON.parse(line);
   if (message.id === undefined) return;
   if (message.method === 'initialize') {
-    send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
-      capabilities: { tools: {} }, serverInfo: { name: ${JSON.stringify(server.name)}, version: '1' } } });
+    ${
+      server.initialize ??
+      `send({ jsonrpc: '2.0', id: message.id, result: { protocolVersion: message.params.protocolVersion,
+      capabilities: { tools: {} }, serverInfo: { name: ${JSON.stringify(server.name)}, version: '1' } } });`
+    }
   } else if (message.method === 'tools/list') {
     ${server.toolsList}
   } else if (message.method === 'tools/call' && ${String(server.toolsCall !== undefined)}) {
