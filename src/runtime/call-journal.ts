@@ -386,7 +386,7 @@ export class CallJournal {
     patches?: readonly Patch[],
     pending?: { readonly records: readonly UndoRecord[]; readonly end: number },
   ): void {
-    const regions = new Map<string, Region>();
+    let regions: Map<string, Region> | undefined;
     const move = (record: ArrayUndo, owner: Writer): void => {
       const was = valueAt(change.before, record.path);
       const now = valueAt(change.after, record.path);
@@ -394,6 +394,7 @@ export class CallJournal {
       let touched: boolean;
       if (Array.isArray(was) && Array.isArray(now)) {
         const key = record.path.join('\u0000');
+        regions ??= new Map();
         let region = regions.get(key);
         if (region === undefined) {
           region = changedRegion(was as readonly unknown[], now as readonly unknown[]);
