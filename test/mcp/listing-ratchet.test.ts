@@ -566,6 +566,27 @@ describe('a listing in a session with a store: other workers and earlier lives',
     });
   });
 
+  it('switches an isolated route when a listing finds that another worker escalated', async () => {
+    await withStore(async (store) => {
+      const first = await Session.open({ sessionId: 'switched', store });
+      const second = await Session.open({ sessionId: 'switched', store });
+      const normal = new Deployment('normal', { lookup: CLOSED });
+      const isolated = new Deployment('isolated', { lookup: CLOSED });
+      const section = isolatedSection(second, normal, isolated);
+      await section.connect();
+      first.privateData.add('records', 'secret');
+      await first.flush();
+      // No call of the second worker's: only its server's new listing.
+      normal.set('lookup', { annotations: CLOSED, description: 'changed' });
+      await waitFor(() => section.isolatedServers.includes('iso'), {
+        timeoutMs: 5_000,
+        description: 'the switch',
+      });
+      expect(second.privateData.sensitivity).toBe('secret');
+      await section.disconnect();
+    });
+  });
+
   it('takes a listing whose store could not be read as made while the session held private data', async () => {
     await withStore(async (store) => {
       let down = false;
