@@ -177,7 +177,7 @@ export class McpConnectionPool {
     args: Record<string, unknown>,
     options: PoolCallOptions = {},
   ): Promise<CallToolResult> {
-    const registration = this.#registration(serverName, options.session, toolName);
+    const { registration, tool } = this.#registration(serverName, options.session, toolName);
     // A tool of another session (a resource registry its sessions share) would
     // run this call under this session's ratchet: it must say whose it is.
     if (
@@ -191,7 +191,6 @@ export class McpConnectionPool {
         `server "${serverName}" is pooled for another session than the tool call asking for it; pass { session: context.session } to say whose ratchet the call runs under`,
       );
     }
-    const tool = registration.find(toolName);
     if (tool === undefined) {
       return errorResult(
         `server "${serverName}" has no tool "${toolName}"; its tools: ${registration.toolNames().join(', ') || '(none)'}`,
@@ -213,23 +212,24 @@ export class McpConnectionPool {
   }
 
   /**
-   * The section that runs a call of `toolName`: of the sections of the
-   * session that configure the server, the last one that has the tool
-   * (another, still connecting or without the server, has none yet).
+   * The section that runs a call of `toolName`, and its tool: of the
+   * sections of the session that configure the server, the last one that
+   * has the tool (another, still connecting or without the server, has none
+   * yet), else the last one (whose tools the refusal lists).
    */
   #registration(
     serverName: string,
     session: Session | undefined,
     toolName: string,
-  ): PoolRegistration {
+  ): { readonly registration: PoolRegistration; readonly tool: McpTool | undefined } {
     const all = this.#servers.get(serverName) ?? [];
     const candidates =
       session === undefined ? all : all.filter((entry) => entry.session === session);
     let chosen = candidates.at(-1);
-    for (let index = candidates.length - 1; index >= 0; index -= 1) {
-      if (candidates[index]!.find(toolName) === undefined) continue;
-      chosen = candidates[index];
-      break;
+    let tool: McpTool | undefined;
+    for (let index = candidates.length - 1; index >= 0 && tool === undefined; index -= 1) {
+      tool = candidates[index]!.find(toolName);
+      if (tool !== undefined) chosen = candidates[index];
     }
     if (chosen === undefined) {
       const known = [...this.#servers.keys()];
@@ -246,7 +246,7 @@ export class McpConnectionPool {
         `server "${serverName}" is pooled for several sessions; pass { session } to say whose ratchet the call runs under`,
       );
     }
-    return chosen;
+    return { registration: chosen, tool };
   }
 
   /** Closes every connection, whoever holds it. */
