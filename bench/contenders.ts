@@ -89,6 +89,8 @@ export interface SectionOptions {
   readonly session?: Session;
   /** The in-memory server. @default echoServer() */
   readonly server?: McpServer | Server;
+  /** The server's `permissions` (by original tool name). @default none */
+  readonly permissions?: Readonly<Record<string, readonly ('read' | 'write' | 'connect')[]>>;
 }
 
 /** A connected section of `lib` and its bridged `echo` tool. */
@@ -107,6 +109,7 @@ export async function openSection(
           transport === 'in-memory'
             ? { type: 'in-memory', server: options.server ?? echoServer() }
             : { type: 'stdio', command, args: [...args] },
+        ...(options.permissions === undefined ? {} : { permissions: options.permissions }),
       },
     ],
     session,
