@@ -17,10 +17,15 @@
  * - a call's answer is closed when the client cancels the call (a timeout,
  *   an abort), an event stream or a JSON body alike: a server that keeps it
  *   open would otherwise hold a socket per call, and have the client read
- *   and keep up to a message's limit of it, until the connection ends.
+ *   and keep up to a message's limit of it, until the connection ends;
+ * - each request's answer stream (and a resumption of it) is reported to
+ *   `AnswerStreams` when it opens and ends, so that one that ends without
+ *   its answer fails its request at once (`lost-answers.ts`).
  */
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { messageOf } from '../core/errors.js';
 import { pause } from '../core/pause.js';
+import type { AnswerStreams } from './lost-answers.js';
 import {
   ContainerCounter,
   MAX_MESSAGE_CONTAINERS,
@@ -70,6 +75,8 @@ export interface BoundedFetchOptions {
    * path to post to. @default 'directory'
    */
   readonly paths?: 'exact' | 'directory';
+  /** Told when a request's answer stream opens and ends (streamable HTTP). */
+  readonly answers?: AnswerStreams;
 }
 
 /** Encoded separators and dot segments, which a proxy in front of a server may decode into another path. */
@@ -77,7 +84,7 @@ const AMBIGUOUS_PATH = /%2e|%2f|%5c|;/i;
 
 /** A `fetch` for one endpoint's transport (see the module's note). */
 export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
-  const { limit = MAX_HTTP_MESSAGE_BYTES, endpoint, paths = 'directory' } = options;
+  const { limit = MAX_HTTP_MESSAGE_BYTES, endpoint, paths = 'directory', answers } = options;
   const allowed =
     endpoint === undefined
       ? undefined
@@ -121,6 +128,9 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       if (wait > 0) await pause(wait, init?.signal ?? undefined);
       nextStreamAt = Date.now() + MIN_STREAM_REOPEN_MS;
     }
+    // A resumed answer stream is watched as the request's own was.
+    const resumes = resumed === null ? undefined : answers?.resumes(resumed);
+    const resumption = resumes === undefined ? undefined : (resumed ?? undefined);
     const cancelled = cancelledRequest(init?.body);
     if (cancelled !== undefined) {
       const close = answering.get(cancelled);
@@ -132,11 +142,23 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
         remember(cancelledEarly, cancelled);
       }
     }
-    const response = await fetch(withoutCredentials(target), {
-      ...init,
-      ...credentialsHeader(target, init?.headers),
-      redirect: 'manual',
-    });
+    let response: Response;
+    try {
+      response = await fetch(withoutCredentials(target), {
+        ...init,
+        ...credentialsHeader(target, init?.headers),
+        redirect: 'manual',
+      });
+    } catch (error) {
+      if (resumption !== undefined) answers?.resumeFailed(resumption, messageOf(error), false);
+      throw error;
+    }
+    if (resumption !== undefined) {
+      const { ok, status } = response;
+      // The SDK tries again after any failure but a 405 ("no stream here").
+      if (ok) answers?.resumed(resumption);
+      else answers?.resumeFailed(resumption, `the server answered ${status}`, status === 405);
+    }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
       const location = response.headers.get('location');
@@ -148,67 +170,85 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     const eventStream = response.headers.get('content-type')?.includes('text/event-stream');
     const counter = eventStream === true ? new EventCounter() : new BodyCounter();
     // Any answer can be left open, an event stream or a JSON body that never ends.
-    const id = requestId(init?.body);
+    const id = requestId(init?.body) ?? resumes;
     const forget = (): void => {
       if (id !== undefined) answering.delete(id);
     };
     const eventIds = id === undefined || eventStream !== true ? undefined : new LastEventId();
     /** The bytes of an error answer passed on so far. */
     let quoted = 0;
-    const bounded = response.body.pipeThrough(
-      new TransformStream<Uint8Array, Uint8Array>({
-        start(controller) {
-          if (id === undefined) return;
-          if (cancelledEarly.delete(id)) {
-            controller.error(new Error('the call was cancelled: its answer is no longer read'));
+    /** The client cancelled the call: it no longer waits for the answer. */
+    let callCancelled = false;
+    const bounded = new TransformStream<Uint8Array, Uint8Array>({
+      start(controller) {
+        if (id === undefined) return;
+        if (cancelledEarly.delete(id)) {
+          callCancelled = true;
+          controller.error(new Error('the call was cancelled: its answer is no longer read'));
+          return;
+        }
+        if (answering.size >= MAX_TRACKED_ANSWERS) {
+          const oldest = answering.keys().next();
+          if (oldest.done !== true) answering.delete(oldest.value);
+        }
+        answering.set(id, () => {
+          const last = eventIds?.last;
+          if (last !== undefined) remember(cancelledEvents, last);
+          callCancelled = true;
+          controller.error(new Error('the call was cancelled: its answer is no longer read'));
+        });
+      },
+      transform(chunk, controller) {
+        if (response.status >= 400) {
+          // Only quoted: what is past the bound is not read.
+          const room = MAX_ERROR_BODY_BYTES - quoted;
+          if (chunk.byteLength <= room) {
+            quoted += chunk.byteLength;
+            controller.enqueue(chunk);
             return;
           }
-          if (answering.size >= MAX_TRACKED_ANSWERS) {
-            const oldest = answering.keys().next();
-            if (oldest.done !== true) answering.delete(oldest.value);
-          }
-          answering.set(id, () => {
-            const last = eventIds?.last;
-            if (last !== undefined) remember(cancelledEvents, last);
-            controller.error(new Error('the call was cancelled: its answer is no longer read'));
-          });
-        },
-        transform(chunk, controller) {
-          if (response.status >= 400) {
-            // Only quoted: what is past the bound is not read.
-            const room = MAX_ERROR_BODY_BYTES - quoted;
-            if (chunk.byteLength <= room) {
-              quoted += chunk.byteLength;
-              controller.enqueue(chunk);
-              return;
-            }
-            controller.enqueue(chunk.subarray(0, room));
-            forget();
-            controller.terminate();
-            return;
-          }
-          const what = eventStream === true ? 'event' : 'answer';
-          if (counter.add(chunk) > limit) {
-            forget();
-            controller.error(
-              new Error(
-                `the server's ${what} passed ${limit} bytes, the most one message may take; the rest was not read`,
-              ),
-            );
-            return;
-          }
-          if (counter.containers > MAX_MESSAGE_CONTAINERS) {
-            forget();
-            controller.error(new TooManyContainersError(what));
-            return;
-          }
-          eventIds?.add(chunk);
-          controller.enqueue(chunk);
-        },
-        flush: forget,
-      }),
+          controller.enqueue(chunk.subarray(0, room));
+          forget();
+          controller.terminate();
+          return;
+        }
+        const what = eventStream === true ? 'event' : 'answer';
+        if (counter.add(chunk) > limit) {
+          forget();
+          controller.error(
+            new Error(
+              `the server's ${what} passed ${limit} bytes, the most one message may take; the rest was not read`,
+            ),
+          );
+          return;
+        }
+        if (counter.containers > MAX_MESSAGE_CONTAINERS) {
+          forget();
+          controller.error(new TooManyContainersError(what));
+          return;
+        }
+        eventIds?.add(chunk);
+        controller.enqueue(chunk);
+      },
+      flush: forget,
+    });
+    const watched = answers !== undefined && eventIds !== undefined && response.ok ? id : undefined;
+    if (watched !== undefined) answers?.opened(watched);
+    response.body.pipeTo(bounded.writable).then(
+      () => {
+        if (watched === undefined) return;
+        answers?.ended(watched, { lastEventId: eventIds?.last, cancelled: callCancelled });
+      },
+      (error: unknown) => {
+        if (watched === undefined) return;
+        answers?.ended(watched, {
+          lastEventId: eventIds?.last,
+          cancelled: callCancelled,
+          reason: messageOf(error),
+        });
+      },
     );
-    return new Response(bounded, {
+    return new Response(bounded.readable, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

@@ -11,6 +11,7 @@ import { cancellationReason } from '../tools/cancellation.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { McpToolTimedOut } from './events.js';
 import { sdkRefusedMessage, UNREADABLE_ANSWER } from './json-rpc-message.js';
+import { lostAnswerReason } from './lost-answers.js';
 
 /** Who the failed call was. */
 export interface FailureContext {
@@ -61,7 +62,7 @@ export function callFailure(error: unknown, context: FailureContext): ToolResult
   ) {
     // The SDK's own error for a connection that went away: no answer, so no refusal.
     // (Servers may use -32000 for errors of their own; those keep the wording below.)
-    const why = lossReasons.get(error);
+    const why = lossReasons.get(error) ?? lostAnswerReason(error.data);
     return ToolResult.error(
       `tool "${original}" of server "${serverName}" lost its connection: ${stripRpcPrefix(error.message)}${why === undefined ? '' : ` (${why})`}`,
     );

@@ -483,6 +483,8 @@ export class McpServerConnection {
           deliverInOrder(handle.transport);
           // A server's own requests can make the client hold only so many answers.
           limitServerRequests(handle.transport);
+          // A request whose answer stream ends without its answer fails at once.
+          handle.answers?.watch(handle.transport);
           // The child is spawned by now. Its pid is remembered: a failed handshake makes
           // the SDK drop its process handle, and the child and its own must still be ended.
           handle.pid();

@@ -13,6 +13,7 @@ import type { McpTransportConfig, StdioTransportConfig } from '../config/server-
 import type { CommandLine, CommandWrapper } from '../isolation/command-line.js';
 import { boundedFetch } from './bounded-fetch.js';
 import { LineBuffer, type ReadBufferLike } from './line-buffer.js';
+import { AnswerStreams, RESUME_ATTEMPTS } from './lost-answers.js';
 import {
   canStartProcessGroup,
   forgetServerGroupIfEmpty,
@@ -43,6 +44,12 @@ export interface TransportHandle {
   readonly pid: () => number | null;
   /** True when the child leads a process group of its own (its pid is the group's id). */
   readonly processGroup: boolean;
+  /**
+   * Streamable HTTP: the requests' answer streams, so that one that ends
+   * without its answer fails its request at once (`watch` it once the
+   * client is connecting).
+   */
+  readonly answers?: AnswerStreams;
 }
 
 /** Builds the SDK client transport for one server endpoint. */
@@ -65,10 +72,7 @@ export async function createTransport(
           'sse',
         );
       }
-      return httpHandle(
-        new StreamableHTTPClientTransport(...httpOptions(config.url, config.headers, 'exact')),
-        'streamable-http',
-      );
+      return streamableHttpTransport(config.url, config.headers);
     case 'in-memory': {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const server = config.server;
@@ -82,6 +86,31 @@ export async function createTransport(
       };
     }
   }
+}
+
+/**
+ * The SDK's own reconnection timing for streamable HTTP, given explicitly:
+ * how often it tries to resume a stream must be known to `AnswerStreams`.
+ */
+const SDK_RECONNECTION = {
+  initialReconnectionDelay: 1_000,
+  maxReconnectionDelay: 30_000,
+  reconnectionDelayGrowFactor: 1.5,
+  maxRetries: RESUME_ATTEMPTS,
+} as const;
+
+/** The streamable-HTTP transport, with its requests' answer streams watched. */
+function streamableHttpTransport(
+  url: string,
+  headers: Readonly<Record<string, string>> | undefined,
+): TransportHandle {
+  const answers = new AnswerStreams();
+  const [endpoint, options] = httpOptions(url, headers, 'exact', answers);
+  const transport = new StreamableHTTPClientTransport(endpoint, {
+    ...options,
+    reconnectionOptions: SDK_RECONNECTION,
+  });
+  return { ...httpHandle(transport, 'streamable-http'), answers };
 }
 
 function stdioTransport(config: StdioTransportConfig, options: TransportOptions): TransportHandle {
@@ -178,9 +207,12 @@ function httpOptions(
   url: string,
   headers: Readonly<Record<string, string>> | undefined,
   paths: 'exact' | 'directory',
+  answers?: AnswerStreams,
 ): [URL, { requestInit?: RequestInit; fetch: FetchLike }] {
   const endpoint = new URL(url);
-  const fetch = boundedFetch({ endpoint, paths });
+  const fetch = boundedFetch(
+    answers === undefined ? { endpoint, paths } : { endpoint, paths, answers },
+  );
   return [
     endpoint,
     headers === undefined ? { fetch } : { requestInit: { headers: { ...headers } }, fetch },

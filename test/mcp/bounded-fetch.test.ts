@@ -87,8 +87,13 @@ describe('boundedFetch', () => {
   it.each([
     // The SDK reads a JSON answer whole: its error fails the call at once.
     ['json', 25_000, `passed ${MAX_HTTP_MESSAGE_BYTES} bytes`],
-    // The SDK reports a broken SSE answer only as a transport error: the call ends at its timeout.
-    ['sse', 4_000, 'timed out after 4000 ms'],
+    // The SDK reports a broken SSE answer only as a transport error: the call is failed at
+    // once with the reason (lost-answers.ts), well inside its timeout.
+    [
+      'sse',
+      25_000,
+      `broke before the answer: the server's event passed ${MAX_HTTP_MESSAGE_BYTES} bytes`,
+    ],
   ] as const)(
     'stops reading a %s answer past the limit, and the call fails',
     async (kind, timeoutMs, message) => {
