@@ -32,8 +32,8 @@ export const RESUME_ATTEMPTS = 2;
 
 /** The answer streams of one streamable-HTTP transport. */
 export class AnswerStreams {
-  /** Requests whose answer stream is open, being resumed or just ended, and whether their answer came. */
-  readonly #open = new Map<string | number, boolean>();
+  /** Requests whose answer stream opened and whose answer has not come. */
+  readonly #waiting = new Set<string | number>();
   /** The request each resumable stream that ended unanswered answers, by its last event id. */
   readonly #resuming = new Map<string, { readonly id: string | number; failures: number }>();
   #deliver: ((message: JSONRPCMessage) => void) | undefined;
@@ -51,24 +51,24 @@ export class AnswerStreams {
     const closed = transport.onclose;
     transport.onclose = () => {
       this.#deliver = undefined;
-      this.#open.clear();
+      this.#waiting.clear();
       this.#resuming.clear();
       closed?.();
     };
     transport.onmessage = (message, extra) => {
       const id = 'method' in message ? undefined : (message as { id?: string | number }).id;
-      if (id !== undefined && this.#open.has(id)) this.#open.set(id, true);
+      if (id !== undefined) this.#waiting.delete(id);
       deliver(message, extra);
     };
   }
 
   /** The answer stream of request `id` began. */
   opened(id: string | number): void {
-    if (this.#open.size >= MAX_WATCHED) {
-      const oldest = this.#open.keys().next();
-      if (oldest.done !== true) this.#open.delete(oldest.value);
+    if (this.#waiting.size >= MAX_WATCHED) {
+      const oldest = this.#waiting.values().next();
+      if (oldest.done !== true) this.#waiting.delete(oldest.value);
     }
-    this.#open.set(id, false);
+    this.#waiting.add(id);
   }
 
   /**
@@ -83,7 +83,7 @@ export class AnswerStreams {
     options: { lastEventId: string | undefined; cancelled: boolean; reason?: string },
   ): void {
     if (options.cancelled) {
-      this.#open.delete(id);
+      this.#waiting.delete(id);
       return;
     }
     if (options.lastEventId !== undefined) {
@@ -107,7 +107,7 @@ export class AnswerStreams {
   resumes(lastEventId: string): string | number | undefined {
     const resuming = this.#resuming.get(lastEventId);
     if (resuming === undefined) return undefined;
-    if (this.#open.get(resuming.id) === false) return resuming.id;
+    if (this.#waiting.has(resuming.id)) return resuming.id;
     this.#resuming.delete(lastEventId);
     return undefined;
   }
@@ -140,9 +140,7 @@ export class AnswerStreams {
     // The SDK reads the stream through transforms that settle in microtasks:
     // by the next turn of the event loop every message it held is delivered.
     setImmediate(() => {
-      const answered = this.#open.get(id);
-      this.#open.delete(id);
-      if (answered !== false) return;
+      if (!this.#waiting.delete(id)) return;
       this.#deliver?.(lostAnswer(id, broke));
     });
   }
