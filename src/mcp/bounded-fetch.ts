@@ -97,11 +97,12 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
   /** Requests cancelled before their answer began: closed when it does. */
   const cancelledEarly = new Set<string | number>();
   /**
-   * The last event id of each answer stream closed because its call was
-   * cancelled: the SDK resumes such a stream (a GET with `Last-Event-ID`),
-   * which would then stay open for a call nobody waits for.
+   * The last event id of each answer stream the client closed (its call was
+   * cancelled, or an event passed a bound): the SDK resumes such a stream
+   * (a GET with `Last-Event-ID`), which would then stay open for a call
+   * nobody waits for, or bring the same event again.
    */
-  const cancelledEvents = new Set<string>();
+  const closedEvents = new Set<string>();
   return async (url, init) => {
     const target = new URL(url instanceof URL ? url.href : url);
     if (endpoint !== undefined && allowed !== undefined) {
@@ -117,20 +118,20 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     }
     const method = (init?.method ?? 'GET').toUpperCase();
     const resumed = method === 'GET' ? new Headers(init?.headers).get('last-event-id') : null;
+    // What a resumed stream carries: a resumed answer stream is watched as the request's own was.
+    const resumption = resumed === null ? undefined : answers?.resumption(resumed);
     // Kept, not taken: a server may give every stream the same first id.
-    if (resumed !== null && cancelledEvents.has(resumed)) {
+    if (resumed !== null && (closedEvents.has(resumed) || resumption === 'answered')) {
       // What the SDK reads as "no stream here": it does not try again.
-      return new Response(null, { status: 405, statusText: 'the call was cancelled' });
+      return new Response(null, { status: 405, statusText: 'nobody waits for this stream' });
     }
     if (method === 'GET') {
-      // A server that ends its stream with `retry: 0` would have it opened again without pause.
-      const wait = nextStreamAt - Date.now();
-      if (wait > 0) await pause(wait, init?.signal ?? undefined);
-      nextStreamAt = Date.now() + MIN_STREAM_REOPEN_MS;
+      // A server that ends its stream with `retry: 0` would have it opened again without
+      // pause; the slot is taken before the wait, so that streams opened together queue.
+      const at = Math.max(Date.now(), nextStreamAt);
+      nextStreamAt = at + MIN_STREAM_REOPEN_MS;
+      if (at > Date.now()) await pause(at - Date.now(), init?.signal ?? undefined);
     }
-    // A resumed answer stream is watched as the request's own was.
-    const resumes = resumed === null ? undefined : answers?.resumes(resumed);
-    const resumption = resumes === undefined ? undefined : (resumed ?? undefined);
     const cancelled = cancelledRequest(init?.body);
     if (cancelled !== undefined) {
       const close = answering.get(cancelled);
@@ -142,6 +143,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
         remember(cancelledEarly, cancelled);
       }
     }
+    const resuming = resumed !== null && resumption !== undefined ? resumed : undefined;
     let response: Response;
     try {
       response = await fetch(withoutCredentials(target), {
@@ -150,14 +152,14 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
         redirect: 'manual',
       });
     } catch (error) {
-      if (resumption !== undefined) answers?.resumeFailed(resumption, messageOf(error), false);
+      if (resuming !== undefined) answers?.resumeFailed(resuming, messageOf(error), false);
       throw error;
     }
-    if (resumption !== undefined) {
+    if (resuming !== undefined) {
       const { ok, status } = response;
       // The SDK tries again after any failure but a 405 ("no stream here").
-      if (ok) answers?.resumed(resumption);
-      else answers?.resumeFailed(resumption, `the server answered ${status}`, status === 405);
+      if (ok) answers?.resumed(resuming);
+      else answers?.resumeFailed(resuming, `the server answered ${status}`, status === 405);
     }
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel().catch(() => undefined);
@@ -167,18 +169,29 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       );
     }
     if (response.body === null || NULL_BODY.has(response.status)) return response;
-    const eventStream = response.headers.get('content-type')?.includes('text/event-stream');
-    const counter = eventStream === true ? new EventCounter() : new BodyCounter();
+    const eventStream = isEventStream(response.headers.get('content-type'));
+    const counter = eventStream ? new EventCounter() : new BodyCounter();
     // Any answer can be left open, an event stream or a JSON body that never ends.
-    const id = requestId(init?.body) ?? resumes;
+    const id =
+      requestId(init?.body) ?? (typeof resumption === 'object' ? resumption.waiting : undefined);
     const forget = (): void => {
       if (id !== undefined) answering.delete(id);
     };
-    const eventIds = id === undefined || eventStream !== true ? undefined : new LastEventId();
+    const eventIds = id === undefined || !eventStream ? undefined : new LastEventId();
     /** The bytes of an error answer passed on so far. */
     let quoted = 0;
-    /** The client cancelled the call: it no longer waits for the answer. */
+    /** The client no longer reads the answer: its call was cancelled. */
     let callCancelled = false;
+    /** An event passed a bound: the stream must not be resumed (it would bring the same again). */
+    let boundCut = false;
+    /** Ends the answer with `error`, at a bound. */
+    const cut = (controller: TransformStreamDefaultController<Uint8Array>, error: Error): void => {
+      forget();
+      const last = eventIds?.last;
+      if (last !== undefined) remember(closedEvents, last);
+      boundCut = true;
+      controller.error(error);
+    };
     const bounded = new TransformStream<Uint8Array, Uint8Array>({
       start(controller) {
         if (id === undefined) return;
@@ -193,7 +206,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
         }
         answering.set(id, () => {
           const last = eventIds?.last;
-          if (last !== undefined) remember(cancelledEvents, last);
+          if (last !== undefined) remember(closedEvents, last);
           callCancelled = true;
           controller.error(new Error('the call was cancelled: its answer is no longer read'));
         });
@@ -212,10 +225,10 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
           controller.terminate();
           return;
         }
-        const what = eventStream === true ? 'event' : 'answer';
+        const what = eventStream ? 'event' : 'answer';
         if (counter.add(chunk) > limit) {
-          forget();
-          controller.error(
+          cut(
+            controller,
             new Error(
               `the server's ${what} passed ${limit} bytes, the most one message may take; the rest was not read`,
             ),
@@ -223,8 +236,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
           return;
         }
         if (counter.containers > MAX_MESSAGE_CONTAINERS) {
-          forget();
-          controller.error(new TooManyContainersError(what));
+          cut(controller, new TooManyContainersError(what));
           return;
         }
         eventIds?.add(chunk);
@@ -232,19 +244,23 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       },
       flush: forget,
     });
-    const watched = answers !== undefined && eventIds !== undefined && response.ok ? id : undefined;
+    // The answer of a request is watched from here to its end (see lost-answers.ts).
+    const watched = answers !== undefined && response.ok ? id : undefined;
     if (watched !== undefined) answers?.opened(watched);
+    const kind = eventStream ? 'event stream' : 'JSON reply';
     response.body.pipeTo(bounded.writable).then(
       () => {
         if (watched === undefined) return;
-        answers?.ended(watched, { lastEventId: eventIds?.last, cancelled: callCancelled });
+        answers?.ended(watched, { kind, lastEventId: eventIds?.last, cancelled: callCancelled });
       },
       (error: unknown) => {
         if (watched === undefined) return;
         answers?.ended(watched, {
-          lastEventId: eventIds?.last,
-          cancelled: callCancelled,
-          reason: messageOf(error),
+          kind,
+          // A JSON reply that broke fails its request in the SDK already.
+          cancelled: callCancelled || !eventStream,
+          lastEventId: boundCut ? undefined : eventIds?.last,
+          broke: messageOf(error),
         });
       },
     );
@@ -254,6 +270,17 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       headers: response.headers,
     });
   };
+}
+
+/**
+ * Whether `contentType` names an event stream, as the SDK reads it: its
+ * media type, without parameters, in any case.
+ */
+function isEventStream(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const semicolon = contentType.indexOf(';');
+  const essence = semicolon < 0 ? contentType : contentType.slice(0, semicolon);
+  return essence.trim().toLowerCase() === 'text/event-stream';
 }
 
 /**
@@ -418,19 +445,43 @@ function remember<T>(set: Set<T>, value: T): void {
   set.add(value);
 }
 
-/** The last `id:` field of an event stream, read as its chunks pass. */
+/**
+ * The id of the last event of a stream that the SDK's parser dispatches,
+ * read as its chunks pass: an event is dispatched at the empty line that
+ * ends it, and only when it has a data line; its id counts when it is not
+ * empty and holds no NUL, as the SDK reads it. An id on an event that never
+ * ended (a stream cut inside it) is none the SDK can resume from.
+ */
 class LastEventId {
   last: string | undefined;
   readonly #decoder = new TextDecoder();
   /** The line the last chunk ended inside, at most a line's worth. */
   #partial = '';
+  /** The last chunk ended with a CR: an LF that starts the next ends the same line. */
+  #afterCarriageReturn = false;
+  /** The id and data fields of the event being read. */
+  #id: string | undefined;
+  #hasData = false;
 
   add(chunk: Uint8Array): void {
-    const text = this.#partial + this.#decoder.decode(chunk, { stream: true });
-    const lines = text.split(/\r\n|\r|\n/);
+    let text = this.#decoder.decode(chunk, { stream: true });
+    if (this.#afterCarriageReturn && text.startsWith('\n')) text = text.slice(1);
+    if (text.length > 0) this.#afterCarriageReturn = text.endsWith('\r');
+    const lines = (this.#partial + text).split(/\r\n|\r|\n/);
     this.#partial = (lines.pop() ?? '').slice(0, MAX_EVENT_ID_LINE);
-    for (const line of lines) {
-      if (line.startsWith('id:')) this.last = line.slice(line.startsWith('id: ') ? 4 : 3);
+    for (const line of lines) this.#line(line);
+  }
+
+  #line(line: string): void {
+    if (line === '') {
+      if (this.#hasData && this.#id !== undefined && this.#id !== '') this.last = this.#id;
+      this.#id = undefined;
+      this.#hasData = false;
+    } else if (line === 'id' || line.startsWith('id:')) {
+      const value = line.slice(line.startsWith('id: ') ? 4 : 3);
+      if (!value.includes('\0')) this.#id = value;
+    } else if (line === 'data' || line.startsWith('data:')) {
+      this.#hasData = true;
     }
   }
 }

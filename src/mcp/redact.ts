@@ -52,6 +52,10 @@ export class SecretRedactor {
     for (const secret of secrets) {
       if (secret.length < MIN_SECRET_LENGTH) continue;
       unique.add(secret);
+      // In a host name: every URL parser writes one in lower case (a server
+      // that names a URL with the secret as its host had it quoted so).
+      const lower = secret.toLowerCase();
+      if (lower !== secret) unique.add(lower);
       // As JSON writes it inside a string (a log line, a result written out):
       // a secret with a quote, a backslash, a newline, a `/` or a non-ASCII
       // character reads differently there.

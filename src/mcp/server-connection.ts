@@ -21,6 +21,7 @@ import {
 import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
+import { lostAnswerReason } from './lost-answers.js';
 import { deliverInOrder } from './ordered-delivery.js';
 import { limitServerRequests } from './server-requests-limit.js';
 import { listAllTools, sendToolCall, type CallOptions, type CallHandlers } from './requests.js';
@@ -576,11 +577,14 @@ export class McpServerConnection {
     const own = error instanceof McpConnectionError && error.serverName === this.serverName;
     const said = withHttpStatus(error);
     const unread = this.#watch?.unreadLines;
+    // A handshake or listing whose answer never came (see lost-answers.ts) says why.
+    const lost = lostAnswerReason((error as { data?: unknown } | null | undefined)?.data);
     const reason = this.#describeExit(
       (this.#watch?.closedBecause ??
         (own
           ? error.reason
           : (sdkRefusedMessage(said) ?? this.#options.redactor.message(withCauses(said))))) +
+        (lost === undefined ? '' : ` (${this.#options.redactor.redact(lost)})`) +
         (unread === undefined ? '' : `; ${unread}`),
     );
     this.#lastError = reason;

@@ -92,7 +92,7 @@ describe('boundedFetch', () => {
     [
       'sse',
       25_000,
-      `broke before the answer: the server's event passed ${MAX_HTTP_MESSAGE_BYTES} bytes`,
+      `its event stream broke (the server's event passed ${MAX_HTTP_MESSAGE_BYTES} bytes`,
     ],
   ] as const)(
     'stops reading a %s answer past the limit, and the call fails',

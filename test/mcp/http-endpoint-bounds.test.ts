@@ -129,6 +129,26 @@ describe('an HTTP endpoint', () => {
     expect(streams.length).toBeLessThanOrEqual(6);
   });
 
+  it('queues event streams opened together at MIN_STREAM_REOPEN_MS apart', async () => {
+    const gw = await gateway(['/mcp']);
+    let streams = 0;
+    gw.intercept = (req, res) => {
+      if (req.method !== 'GET') return false;
+      streams += 1;
+      res.writeHead(405).end();
+      return true;
+    };
+    const fetch = boundedFetch({ endpoint: new URL(`${gw.base}/mcp`), paths: 'exact' });
+    const opened = Array.from({ length: 8 }, () =>
+      fetch(`${gw.base}/mcp`, { method: 'GET', headers: { accept: 'text/event-stream' } }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1.5 * MIN_STREAM_REOPEN_MS));
+    // At 0 and at one interval; all eight at once without the queue.
+    expect(streams).toBeLessThanOrEqual(3);
+    await Promise.all(opened);
+    expect(streams).toBe(8);
+  });
+
   it('closes the answer stream of a call that timed out or was aborted', async () => {
     const gw = await gateway(['/mcp']);
     const answering = new Set<ServerResponse>();

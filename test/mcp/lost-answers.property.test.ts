@@ -1,10 +1,12 @@
 /**
  * `AnswerStreams` under any interleaving of what a streamable-HTTP
- * connection sees: answers arriving, answer streams ending (resumable or
- * not, cancelled or not), resumptions failing or opening, and the client
- * closing. The client sees exactly one outcome per request it waits for:
- * its answer, or one lost-answer error, never both, and never an error
- * for a request that was answered, cancelled, or outlived its client.
+ * connection sees: answers (results or errors) arriving, answer streams
+ * ending (resumable or not, cancelled or not), the SDK's resumptions
+ * failing or opening, and the client closing. The client sees at most one
+ * message per request: its answer, or one lost-answer error; never an
+ * error for a request that was answered, cancelled, or outlived its
+ * client; and a resumption of a stream whose request was answered with an
+ * error is refused.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -14,8 +16,8 @@ import { AnswerStreams, lostAnswerReason, RESUME_ATTEMPTS } from '../../src/mcp/
 
 /** What happens to one request's answer stream. */
 interface Story {
-  /** The answer arrives (before or after the stream ends, as scheduled). */
-  readonly answered: boolean;
+  /** What answers it, if anything (before or after its stream ends, as scheduled). */
+  readonly answer: 'none' | 'result' | 'error';
   /** The stream carried an event id. */
   readonly resumable: boolean;
   /** The client cancelled the call (it then stops waiting for it). */
@@ -25,7 +27,7 @@ interface Story {
 }
 
 const story: fc.Arbitrary<Story> = fc.record({
-  answered: fc.boolean(),
+  answer: fc.constantFrom('none', 'result', 'error'),
   resumable: fc.boolean(),
   cancelled: fc.boolean(),
   resumeFailures: fc.integer({ min: 0, max: RESUME_ATTEMPTS + 1 }),
@@ -42,6 +44,7 @@ describe('AnswerStreams under any interleaving', () => {
         fc.array(story, { minLength: 1, maxLength: 6 }),
         fc.boolean(),
         async (s, stories, closes) => {
+          let closed = false;
           const delivered: JSONRPCMessage[] = [];
           /** What reached the client after it closed: nothing may. */
           const afterClose: JSONRPCMessage[] = [];
@@ -51,31 +54,44 @@ describe('AnswerStreams under any interleaving', () => {
           } as unknown as Transport;
           const answers = new AnswerStreams();
           answers.watch(transport);
-          let closed = false;
+          const errorDelivered = new Set<number>();
           const tasks: Promise<unknown>[] = [];
           stories.forEach((entry, id) => {
             answers.opened(id);
             const lastEventId = entry.resumable ? `event-${String(id)}` : undefined;
-            if (entry.answered) {
+            if (entry.answer !== 'none') {
               tasks.push(
                 s.schedule(Promise.resolve(), `answer ${String(id)}`).then(() => {
-                  if (!closed) transport.onmessage?.({ jsonrpc: '2.0', id, result: {} });
+                  if (closed) return;
+                  transport.onmessage?.(
+                    entry.answer === 'result'
+                      ? { jsonrpc: '2.0', id, result: {} }
+                      : { jsonrpc: '2.0', id, error: { code: -32602, message: 'refused' } },
+                  );
+                  if (entry.answer === 'error') errorDelivered.add(id);
                 }),
               );
             }
             const end = s.schedule(Promise.resolve(), `end ${String(id)}`).then(() => {
-              answers.ended(id, { lastEventId, cancelled: entry.cancelled });
+              answers.ended(id, { kind: 'event stream', lastEventId, cancelled: entry.cancelled });
             });
             tasks.push(end);
-            if (lastEventId === undefined || entry.cancelled) return;
-            // The SDK's resumptions, each after the stream ended.
+            // The SDK resumes a stream with an id unless a result answered it first.
+            if (lastEventId === undefined || entry.cancelled || entry.answer === 'result') return;
             let chain = end;
+            /** The SDK stopped: its resumption was refused, or is not an answer stream. */
+            let stopped = false;
             for (let attempt = 0; attempt <= entry.resumeFailures; attempt++) {
               chain = chain.then(() =>
                 s
                   .schedule(Promise.resolve(), `resume ${String(id)}#${String(attempt)}`)
                   .then(() => {
-                    if (answers.resumes(lastEventId) === undefined) return;
+                    if (stopped) return;
+                    const resumption = answers.resumption(lastEventId);
+                    if (errorDelivered.has(id) && !closed) expect(resumption).toBe('answered');
+                    stopped = typeof resumption !== 'object';
+                    if (typeof resumption !== 'object') return;
+                    expect(resumption.waiting).toBe(id);
                     if (attempt < entry.resumeFailures) {
                       answers.resumeFailed(lastEventId, 'fetch failed', false);
                     } else {
@@ -106,27 +122,27 @@ describe('AnswerStreams under any interleaving', () => {
           }
           stories.forEach((entry, id) => {
             const got = byId.get(id) ?? [];
-            const results = got.filter((m) => 'result' in m);
             const lost = got.filter(
               (m) => 'error' in m && lostAnswerReason(m.error.data) !== undefined,
             );
-            expect(
-              got.length,
-              `request ${String(id)}: ${s
-                .report()
-                .map((r) => r.label)
-                .join(', ')}`,
-            ).toBeLessThanOrEqual(1);
-            if (results.length === 1) return;
+            const order = s
+              .report()
+              .map((r) => r.label)
+              .join(', ');
+            expect(got.length, `request ${String(id)}: ${order}`).toBeLessThanOrEqual(1);
+            if (entry.answer !== 'none') {
+              expect(lost, `request ${String(id)}: ${order}`).toHaveLength(0);
+              return;
+            }
             // Unanswered: failed only when nothing else can still answer or end it.
             const resumptionGaveUp = entry.resumable && entry.resumeFailures >= RESUME_ATTEMPTS;
             const mayFail = !entry.cancelled && (!entry.resumable || resumptionGaveUp);
             if (!mayFail) expect(lost).toHaveLength(0);
-            if (mayFail && !closes) expect(lost).toHaveLength(1);
+            if (mayFail && !closes) expect(lost, `request ${String(id)}: ${order}`).toHaveLength(1);
           });
         },
       ),
-      { numRuns: 300 },
+      { numRuns: 400 },
     );
   });
 });

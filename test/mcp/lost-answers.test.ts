@@ -14,6 +14,7 @@ import type http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { invokeTool, McpIntegrationSection, McpServerLog, Session } from '../../src/index.js';
+import { MIN_STREAM_REOPEN_MS } from '../../src/mcp/bounded-fetch.js';
 import { RESUME_ATTEMPTS } from '../../src/mcp/lost-answers.js';
 import { MAX_MESSAGE_CONTAINERS } from '../../src/mcp/message-containers.js';
 import { type HttpHost, startHttpHost, toolNamed } from '../support/mcp-fixtures.js';
@@ -61,6 +62,7 @@ const TOOLS = ['work', 'lookup'].map((name) => ({
 async function handWrittenHost(
   onCall: CallAnswer,
   onGet?: (req: http.IncomingMessage, res: http.ServerResponse) => void,
+  onList?: CallAnswer,
 ): Promise<{ host: HttpHost; calls: () => number }> {
   let calls = 0;
   const host = await startHttpHost(async (req, res) => {
@@ -80,6 +82,10 @@ async function handWrittenHost(
     if (message.method === 'tools/call') {
       calls += 1;
       await onCall(message, res, req);
+      return;
+    }
+    if (message.method === 'tools/list' && onList !== undefined) {
+      await onList(message, res, req);
       return;
     }
     const result =
@@ -143,7 +149,7 @@ describe('an answer stream that ends without the answer', () => {
     const result = await call(host.url('/mcp'));
     expect(result.success).toBe(false);
     expect(result.message).toContain('lost its connection');
-    expect(result.message).toContain('the stream of its answer broke before the answer');
+    expect(result.message).toContain('its answer never came: its event stream broke');
     expect(result.message).not.toContain('timed out');
     expect(result.message).toContain('not re-sent');
     expect(calls()).toBe(1);
@@ -156,7 +162,9 @@ describe('an answer stream that ends without the answer', () => {
     });
     const result = await call(host.url('/mcp'));
     expect(result.success).toBe(false);
-    expect(result.message).toContain('the server ended the stream of its answer without answering');
+    expect(result.message).toContain(
+      'its answer never came: the server ended its event stream without it',
+    );
     expect(result.message).not.toContain('timed out');
   });
 
@@ -171,7 +179,7 @@ describe('an answer stream that ends without the answer', () => {
     });
     const result = await call(host.url('/mcp'));
     expect(result.success).toBe(false);
-    expect(result.message).toContain('the stream of its answer broke before the answer');
+    expect(result.message).toContain('its answer never came: its event stream broke');
     expect(result.message).toMatch(/objects and arrays/);
     expect(result.message).not.toContain('timed out');
   });
@@ -264,12 +272,131 @@ describe('an answer stream that ends without the answer', () => {
       const result = await call(host.url('/mcp'));
       expect(result.success).toBe(false);
       expect(result.message).toContain(
-        `the stream of its answer could not be resumed: the server answered ${String(status)}`,
+        `its answer never came: its event stream could not be resumed (the server answered ${String(status)})`,
       );
       expect(result.message).not.toContain('timed out');
       expect(resumptions).toBe(attempts);
     },
   );
+
+  it('a stream whose answer was an error is not resumed: nothing stays open per failed call', async () => {
+    // The SDK resumes a stream that carried an id unless a *result* answered it.
+    let resumptions = 0;
+    const { host } = await handWrittenHost(
+      (message, res) => {
+        eventStream(res);
+        const error = { code: -32602, message: 'bad arguments' };
+        const answer = JSON.stringify({ jsonrpc: '2.0', id: message.id, error });
+        // `retry: 10` has the SDK resume at once.
+        res.end(`retry: 10\nid: answer-${String(message.id)}\ndata: ${answer}\n\n`);
+      },
+      (req, res) => {
+        if (req.headers['last-event-id'] !== undefined) resumptions += 1;
+        res.writeHead(405).end();
+      },
+    );
+    const { section, session } = await connectedTo(host.url('/mcp'));
+    const work = toolNamed(section, 'web_work');
+    for (let i = 0; i < 5; i += 1) {
+      const result = await invokeTool(work, {}, { session });
+      expect(result.message).toContain('bad arguments');
+    }
+    // The SDK's resumptions are answered here, without a request to the server (they
+    // would have reached it by now: event streams open MIN_STREAM_REOPEN_MS apart).
+    await new Promise((resolve) => setTimeout(resolve, 6 * MIN_STREAM_REOPEN_MS));
+    expect(resumptions).toBe(0);
+  });
+
+  it.each([
+    ['an id on an event the stream broke inside', 'id: e9\ndata: {"jsonrpc":"2.0","id":'],
+    ['an empty id', 'id:\ndata: \n\n'],
+    ['an id on an event with no data line', 'id: e3\n\n'],
+  ])('a stream that carried %s cannot be resumed: it fails at once', async (_case, sent) => {
+    const { host } = await handWrittenHost((_message, res, req) => {
+      eventStream(res);
+      res.write(sent);
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    const result = await call(host.url('/mcp'));
+    expect(result.message).toContain('its answer never came: its event stream broke');
+  });
+
+  it('an event past the bound is not resumed, even with an id: the same event would come again', async () => {
+    let resumptions = 0;
+    const { host } = await handWrittenHost(
+      (message, res) => {
+        eventStream(res);
+        const nested = '[]'.repeat(MAX_MESSAGE_CONTAINERS + 10).replaceAll('][', '],[');
+        res.write('id: primed\ndata: \n\n');
+        res.end(
+          `id: big\ndata: {"jsonrpc":"2.0","id":${String(message.id)},"result":{"content":[],"x":[${nested}]}}\n\n`,
+        );
+      },
+      (req, res) => {
+        if (req.headers['last-event-id'] !== undefined) resumptions += 1;
+        res.writeHead(405).end();
+      },
+    );
+    const result = await call(host.url('/mcp'));
+    expect(result.message).toMatch(
+      /its answer never came: its event stream broke \(.*objects and arrays/,
+    );
+    expect(resumptions).toBe(0);
+  });
+
+  it('an event stream named in another case (Text/Event-Stream) is watched as the SDK reads it', async () => {
+    const { host } = await handWrittenHost((_message, res) => {
+      res.writeHead(200, {
+        'content-type': 'Text/Event-Stream; charset=utf-8',
+        'mcp-session-id': 'one',
+      });
+      res.flushHeaders();
+      setTimeout(() => res.end(), 20);
+    });
+    const result = await call(host.url('/mcp'));
+    expect(result.message).toContain('the server ended its event stream without it');
+  });
+
+  it('a JSON reply that does not hold the answer fails the call at once', async () => {
+    const { host } = await handWrittenHost((_message, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'one' });
+      const note = {
+        jsonrpc: '2.0',
+        method: 'notifications/message',
+        params: { level: 'info', data: 'x' },
+      };
+      res.end(JSON.stringify(note));
+    });
+    const result = await call(host.url('/mcp'));
+    expect(result.message).toContain(
+      'its answer never came: the server ended its JSON reply without it',
+    );
+  });
+
+  it('a listing whose answer stream breaks fails the connect at once, naming why', async () => {
+    const { host } = await handWrittenHost(
+      () => undefined,
+      undefined,
+      (_message, res, req) => {
+        eventStream(res);
+        setTimeout(() => req.socket.destroy(), 20);
+      },
+    );
+    const section = new McpIntegrationSection({
+      session: new Session(),
+      servers: [
+        {
+          name: 'web',
+          timeoutMs: TIMEOUT_MS,
+          transport: { type: 'streamable-http', url: host.url('/mcp') },
+        },
+      ],
+    });
+    sections.push(section);
+    await expect(section.connect()).rejects.toThrow(
+      /Connection closed \(its answer never came: its event stream broke/,
+    );
+  });
 });
 
 const DYING_SERVER = fileURLToPath(
@@ -301,9 +428,9 @@ async function stopChild(child: ChildProcess): Promise<void> {
 
 describe('a streamable-HTTP server process killed mid-call', () => {
   it.each([
-    ['', 'the stream of its answer broke before the answer'],
+    ['', 'its answer never came: its event stream broke'],
     // Its stream carried event ids: the SDK tries to resume it, and cannot reach the process.
-    ['resumable', 'the stream of its answer could not be resumed: fetch failed'],
+    ['resumable', 'its answer never came: its event stream could not be resumed (fetch failed)'],
   ])(
     'fails the call (%s) as soon as the answer is lost, naming why, not the timeout',
     async (kind, reason) => {

@@ -166,6 +166,13 @@ describe('SecretRedactor', () => {
     expect(redactor.redact('ab \u200B')).toBe('ab \u200B');
   });
 
+  it('masks a secret in lower case, as a URL parser writes it in a host name', () => {
+    const redactor = new SecretRedactor(['SECRET-Token-123']);
+    const quoted = `origin mismatch: ${new URL('http://SECRET-Token-123.example:1/').origin}`;
+    expect(quoted).toContain('secret-token-123');
+    expect(redactor.redact(quoted)).toBe('origin mismatch: http://***.example:1');
+  });
+
   it('masks a secret in the form JSON writes it inside a string', () => {
     const secret = 'C:\\Users\\svc\\pa"ss\nword';
     const written = JSON.stringify({ error: `bad key ${secret}` });
