@@ -157,20 +157,19 @@ const FLOOR_NOTE =
 
 /**
  * The least a check of every schema must do: read every member of every
- * object and array once (a for…in, as the library's survey does), and
- * nothing else. Returns how many values it read.
+ * object and array once, and nothing else. Returns how many values it
+ * read. Recursive: on these schemas (a few levels deep) it walks about a
+ * quarter faster than a loop over an explicit stack, which the library's
+ * survey uses (it must bound its depth whatever a server sends, and
+ * measured only 3% faster written recursively).
  */
-function bareWalk(schema: unknown): number {
-  let values = 0;
-  const pending: object[] = [];
-  const meet = (value: unknown): void => {
-    values++;
-    if (typeof value === 'object' && value !== null) pending.push(value);
-  };
-  meet(schema);
-  for (let node = pending.pop(); node !== undefined; node = pending.pop()) {
-    if (Array.isArray(node)) for (const item of node as unknown[]) meet(item);
-    else for (const key in node) meet((node as Record<string, unknown>)[key]);
+function bareWalk(value: unknown): number {
+  let values = 1;
+  if (typeof value !== 'object' || value === null) return values;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) values += bareWalk(value[index]);
+  } else {
+    for (const key in value) values += bareWalk((value as Record<string, unknown>)[key]);
   }
   return values;
 }
