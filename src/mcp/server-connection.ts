@@ -77,6 +77,14 @@ export interface ServerConnectionOptions {
 }
 
 const STDERR_TAIL_CHARS = 2_000;
+
+/**
+ * How often the processes a stdio server spawned are looked for while it
+ * shuts down (the SDK gives it 2 s after its stdin ends, then 2 s after
+ * SIGTERM): a process it starts then, in a session of its own, would leave
+ * its group, and once the server is gone, its descendants too.
+ */
+const SHUTDOWN_WATCH_MS = 20;
 const CLIENT_INFO = { name: 'mcp-sections', version: PACKAGE_VERSION };
 /** The handshake also waits for a stdio child to start: a short call timeout must not fail it. */
 const MIN_CONNECT_TIMEOUT_MS = 10_000;
@@ -144,6 +152,9 @@ export class McpServerConnection {
   readonly #listeners = new ConnectionListeners();
   /** Aborted by close(): ends a reconnection's wait, and tells attempts in flight they lost. */
   readonly #closed = new AbortController();
+  /** Settles once close() has ended the connection and its process (see {@link ended}). */
+  readonly #ended: Promise<void>;
+  #markEnded: () => void = () => undefined;
 
   constructor(options: ServerConnectionOptions) {
     this.#options = options;
@@ -151,6 +162,18 @@ export class McpServerConnection {
     this.serverName = options.serverName;
     this.endpoint = options.endpoint;
     this.#transportType = options.transport.type;
+    this.#ended = new Promise((resolve) => {
+      this.#markEnded = resolve;
+    });
+  }
+
+  /**
+   * Resolves once `close()` has ended the connection and what it started
+   * (the server's process and its group); never while it may still run. A
+   * pooled connection ends when its last holder releases it.
+   */
+  get ended(): Promise<void> {
+    return this.#ended;
   }
 
   /** Adds a listener (a pool shares one connection among sections); returns its remover. */
@@ -339,7 +362,11 @@ export class McpServerConnection {
     const wasOpen = this.#client !== undefined;
     this.#state = 'closed';
     this.#closed.abort();
-    await this.#teardown();
+    try {
+      await this.#teardown();
+    } finally {
+      this.#markEnded();
+    }
     if (wasOpen) this.#listeners.emit('disconnected', { expected: true });
   }
 
@@ -560,15 +587,29 @@ export class McpServerConnection {
     const handle = this.#handle;
     this.#client = undefined;
     this.#handle = undefined;
-    // Taken before closing: once the server is gone, its children are orphans.
+    // Taken before closing, and again while the server shuts down (it may
+    // spawn a process of its own session when its stdin ends, or on SIGTERM):
+    // once the server is gone, its children are orphans, no longer found.
     const pid = handle?.pid() ?? null;
-    const spawned = pid === null ? [] : descendants(pid);
-    if (client !== undefined) await client.close().catch(() => undefined);
-    else if (handle !== undefined) await handle.transport.close().catch(() => undefined);
+    const spawned = new Set(pid === null ? [] : descendants(pid));
+    const watch =
+      pid === null
+        ? undefined
+        : setInterval(() => {
+            for (const child of descendants(pid)) spawned.add(child);
+          }, SHUTDOWN_WATCH_MS);
+    try {
+      if (client !== undefined) await client.close().catch(() => undefined);
+      else if (handle !== undefined) await handle.transport.close().catch(() => undefined);
+    } finally {
+      clearInterval(watch);
+    }
     if (handle !== undefined) await handle.dispose().catch(() => undefined);
     // The SDK ended the server itself (and Node reaped it, so its pid is not ours
     // to signal any more); what it spawned is ended here.
-    if (pid !== null) await endProcesses(spawned, handle?.processGroup === true ? pid : undefined);
+    if (pid !== null) {
+      await endProcesses([...spawned], handle?.processGroup === true ? pid : undefined);
+    }
   }
 
   #connectFailure(error: unknown): McpConnectionError {

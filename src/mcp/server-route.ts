@@ -17,6 +17,26 @@ import type {
   ReconnectPolicy,
 } from './server-connection.js';
 
+/**
+ * The unsandboxed processes each session's sandboxing routes are stopping
+ * (their connections' `ended`). Instances of one server share what its
+ * sandbox leaves writable (the workspace, sockets in it): one still running
+ * outside the sandbox could read what the sandboxed one writes there and
+ * send it out. So no sandbox of a session starts before they have all
+ * ended, whichever section they belong to (two sections of one session
+ * with the same server, each its own process or one pooled).
+ */
+const stoppingBySession = new WeakMap<object, Set<Promise<void>>>();
+
+function stoppingProcesses(session: object): Set<Promise<void>> {
+  let stopping = stoppingBySession.get(session);
+  if (stopping === undefined) {
+    stopping = new Set();
+    stoppingBySession.set(session, stopping);
+  }
+  return stopping;
+}
+
 /** How a server is isolated once the session reaches its threshold. */
 export type IsolationMode = 'endpoint' | 'sandbox';
 
@@ -395,7 +415,13 @@ export class ServerRoute {
     // or not: its connection goes as soon as the calls on it have settled
     // (they finish on the old process), while the sandbox is made. Held
     // longer, a crash would have it started again by its own reconnection.
-    const normalReleased = this.#waitForInflight().then(() => this.#release(this.#normal));
+    const normal = this.#normal;
+    const normalReleased = this.#waitForInflight().then(() => this.#release(normal));
+    // Its process may live on, pooled for another section: the sandbox waits for its end.
+    const stopping = stoppingProcesses(this.#options.session);
+    const normalEnded = normalReleased.then(() => normal.ended);
+    stopping.add(normalEnded);
+    void normalEnded.finally(() => stopping.delete(normalEnded));
     let launch: SandboxLaunch | { readonly unavailable: string };
     try {
       launch = await launchSandbox({
@@ -414,6 +440,10 @@ export class ServerRoute {
       return;
     }
     this.#sandbox = launch;
+    // No sandbox of the session starts while an unsandboxed process of it that
+    // is being stopped still runs: it could read what the sandbox writes to the
+    // workspace they share (two sections of one session with one server).
+    await Promise.all(stopping);
     if (this.#closed) return;
     const sandboxed = this.#connection('isolated', this.config.transport, launch.wrap);
     try {

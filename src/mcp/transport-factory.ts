@@ -123,8 +123,9 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
   Object.assign(env, options.env);
   let line: CommandLine = { command: config.command, args: config.args ?? [], env };
   if (options.wrapCommand !== undefined) line = options.wrapCommand(line);
-  // A group of its own: whatever the server spawns can be ended with it, even a
-  // process it detached from itself (setsid execs in place, so the pid is the server's).
+  // A group of its own: whatever the server spawns in it can be ended with it
+  // (setsid execs in place, so the pid is the server's); a process that starts a
+  // session of its own leaves it (see `#teardown` in server-connection.ts).
   const processGroup = canStartProcessGroup();
   if (processGroup) line = { ...line, command: 'setsid', args: [line.command, ...line.args] };
   const transport = new StdioClientTransport({
