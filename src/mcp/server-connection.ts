@@ -84,7 +84,7 @@ const STDERR_TAIL_CHARS = 2_000;
  * SIGTERM): a process it starts then, in a session of its own, would leave
  * its group, and once the server is gone, its descendants too.
  */
-const SHUTDOWN_WATCH_MS = 20;
+const SHUTDOWN_WATCH_MS = 50;
 const CLIENT_INFO = { name: 'mcp-sections', version: PACKAGE_VERSION };
 /** The handshake also waits for a stdio child to start: a short call timeout must not fail it. */
 const MIN_CONNECT_TIMEOUT_MS = 10_000;

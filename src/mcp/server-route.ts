@@ -421,7 +421,8 @@ export class ServerRoute {
     const stopping = stoppingProcesses(this.#options.session);
     const normalEnded = normalReleased.then(() => normal.ended);
     stopping.add(normalEnded);
-    void normalEnded.finally(() => stopping.delete(normalEnded));
+    const settled = (): boolean => stopping.delete(normalEnded);
+    normalEnded.then(settled, settled);
     let launch: SandboxLaunch | { readonly unavailable: string };
     try {
       launch = await launchSandbox({
