@@ -118,7 +118,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     }
     const method = (init?.method ?? 'GET').toUpperCase();
     const resumed = method === 'GET' ? new Headers(init?.headers).get('last-event-id') : null;
-    // What a resumed stream carries: a resumed answer stream is watched as the request's own was.
+    // What a resumed stream carries (see lost-answers.ts).
     const resumption = resumed === null ? undefined : answers?.resumption(resumed);
     // Kept, not taken: a server may give every stream the same first id.
     if (resumed !== null && (closedEvents.has(resumed) || resumption === 'answered')) {
@@ -143,7 +143,9 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
         remember(cancelledEarly, cancelled);
       }
     }
-    const resuming = resumed !== null && resumption !== undefined ? resumed : undefined;
+    // A resumption of an answer stream someone waits for: watched as the first one was.
+    const waiting = typeof resumption === 'object' ? resumption.waiting : undefined;
+    const resuming = waiting === undefined ? undefined : (resumed ?? undefined);
     let response: Response;
     try {
       response = await fetch(withoutCredentials(target), {
@@ -172,8 +174,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     const eventStream = isEventStream(response.headers.get('content-type'));
     const counter = eventStream ? new EventCounter() : new BodyCounter();
     // Any answer can be left open, an event stream or a JSON body that never ends.
-    const id =
-      requestId(init?.body) ?? (typeof resumption === 'object' ? resumption.waiting : undefined);
+    const id = requestId(init?.body) ?? waiting;
     const forget = (): void => {
       if (id !== undefined) answering.delete(id);
     };

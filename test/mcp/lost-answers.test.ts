@@ -13,7 +13,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import type http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { invokeTool, McpIntegrationSection, McpServerLog, Session } from '../../src/index.js';
+import {
+  invokeTool,
+  McpConnectionPool,
+  McpIntegrationSection,
+  McpServerLog,
+  Session,
+} from '../../src/index.js';
 import { MIN_STREAM_REOPEN_MS } from '../../src/mcp/bounded-fetch.js';
 import { RESUME_ATTEMPTS } from '../../src/mcp/lost-answers.js';
 import { MAX_MESSAGE_CONTAINERS } from '../../src/mcp/message-containers.js';
@@ -153,6 +159,35 @@ describe('an answer stream that ends without the answer', () => {
     expect(result.message).not.toContain('timed out');
     expect(result.message).toContain('not re-sent');
     expect(calls()).toBe(1);
+  });
+
+  it('a call through section.execute or the session pool fails at once too', async () => {
+    const { host } = await handWrittenHost((_message, res, req) => {
+      eventStream(res);
+      setTimeout(() => req.socket.destroy(), 20);
+    });
+    const pool = new McpConnectionPool();
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      pool,
+      servers: [
+        {
+          name: 'web',
+          timeoutMs: TIMEOUT_MS,
+          transport: { type: 'streamable-http', url: host.url('/mcp') },
+        },
+      ],
+    });
+    sections.push(section);
+    await section.connect();
+    const executed = await section.execute({ name: 'web.work', arguments: {} });
+    expect(executed.message).toContain('its answer never came: its event stream broke');
+    const pooled = await pool.callTool('web', 'work', {});
+    expect(pooled.isError).toBe(true);
+    expect(JSON.stringify(pooled.content)).toContain(
+      'its answer never came: its event stream broke',
+    );
   });
 
   it('a stream the server ends without answering fails the call at once', async () => {
