@@ -24,6 +24,18 @@ function rowsSession<Row>(initial: readonly Row[]) {
   return { session, rows };
 }
 
+/** Rows a, b, c, and a call that reversed them (not yet settled). */
+function reversedByCall() {
+  const { session, rows } = rowsSession<{ readonly id: string }>([
+    { id: 'a' },
+    { id: 'b' },
+    { id: 'c' },
+  ]);
+  const call = session.beginCall({ callId: 'x', toolName: 'x' });
+  call.run(() => rows.update((d) => void d.rows.reverse()));
+  return { rows, call };
+}
+
 describe('Session call scopes (the journal behind per-call rollback)', () => {
   it('undoes each failed call’s own append when undos shift the array', () => {
     const { session, items } = itemsSession();
@@ -204,13 +216,7 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('undoes a reorder after someone else moved the array', () => {
-    const { session, rows } = rowsSession<{ readonly id: string }>([
-      { id: 'a' },
-      { id: 'b' },
-      { id: 'c' },
-    ]);
-    const call = session.beginCall({ callId: 'x', toolName: 'x' });
-    call.run(() => rows.update((d) => void d.rows.reverse()));
+    const { rows, call } = reversedByCall();
     rows.update((d) => void d.rows.unshift({ id: 'z' }));
     expect(call.rollback()).toEqual([]);
     expect(rows.get().rows.map((row) => row.id)).toEqual(['z', 'a', 'b', 'c']);
@@ -287,13 +293,7 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
   });
 
   it('leaves a reorder that a later reorder moved again, and says so', () => {
-    const { session, rows } = rowsSession<{ readonly id: string }>([
-      { id: 'a' },
-      { id: 'b' },
-      { id: 'c' },
-    ]);
-    const call = session.beginCall({ callId: 'x', toolName: 'x' });
-    call.run(() => rows.update((d) => void d.rows.reverse()));
+    const { rows, call } = reversedByCall();
     rows.update((d) => void d.rows.sort((p, q) => (p.id < q.id ? -1 : 1)));
     expect(call.rollback().map((conflict) => conflict.reason)).toEqual([
       'overwritten',
