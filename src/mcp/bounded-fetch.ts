@@ -26,6 +26,7 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { messageOf } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import type { AnswerStreams } from './lost-answers.js';
+import type { ReadBudget } from './read-budget.js';
 import {
   ContainerCounter,
   MAX_MESSAGE_CONTAINERS,
@@ -77,6 +78,8 @@ export interface BoundedFetchOptions {
   readonly paths?: 'exact' | 'directory';
   /** Told when a request's answer stream opens and ends (streamable HTTP). */
   readonly answers?: AnswerStreams;
+  /** While it is spent, every answer and event stream waits before passing on what it read. */
+  readonly budget?: ReadBudget;
 }
 
 /** Encoded separators and dot segments, which a proxy in front of a server may decode into another path. */
@@ -84,7 +87,13 @@ const AMBIGUOUS_PATH = /%2e|%2f|%5c|;/i;
 
 /** A `fetch` for one endpoint's transport (see the module's note). */
 export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
-  const { limit = MAX_HTTP_MESSAGE_BYTES, endpoint, paths = 'directory', answers } = options;
+  const {
+    limit = MAX_HTTP_MESSAGE_BYTES,
+    endpoint,
+    paths = 'directory',
+    answers,
+    budget,
+  } = options;
   const allowed =
     endpoint === undefined
       ? undefined
@@ -193,6 +202,41 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       boundCut = true;
       controller.error(error);
     };
+    /** Passes `chunk` on, within the bounds. */
+    const readChunk = (
+      chunk: Uint8Array,
+      controller: TransformStreamDefaultController<Uint8Array>,
+    ): void => {
+      if (response.status >= 400) {
+        // Only quoted: what is past the bound is not read.
+        const room = MAX_ERROR_BODY_BYTES - quoted;
+        if (chunk.byteLength <= room) {
+          quoted += chunk.byteLength;
+          controller.enqueue(chunk);
+          return;
+        }
+        controller.enqueue(chunk.subarray(0, room));
+        forget();
+        controller.terminate();
+        return;
+      }
+      const what = eventStream ? 'event' : 'answer';
+      if (counter.add(chunk) > limit) {
+        cut(
+          controller,
+          new Error(
+            `the server's ${what} passed ${limit} bytes, the most one message may take; the rest was not read`,
+          ),
+        );
+        return;
+      }
+      if (counter.containers > MAX_MESSAGE_CONTAINERS) {
+        cut(controller, new TooManyContainersError(what));
+        return;
+      }
+      eventIds?.add(chunk);
+      controller.enqueue(chunk);
+    };
     const bounded = new TransformStream<Uint8Array, Uint8Array>({
       start(controller) {
         if (id === undefined) return;
@@ -212,37 +256,13 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
           controller.error(new Error('the call was cancelled: its answer is no longer read'));
         });
       },
-      transform(chunk, controller) {
-        if (response.status >= 400) {
-          // Only quoted: what is past the bound is not read.
-          const room = MAX_ERROR_BODY_BYTES - quoted;
-          if (chunk.byteLength <= room) {
-            quoted += chunk.byteLength;
-            controller.enqueue(chunk);
-            return;
-          }
-          controller.enqueue(chunk.subarray(0, room));
-          forget();
-          controller.terminate();
-          return;
-        }
-        const what = eventStream ? 'event' : 'answer';
-        if (counter.add(chunk) > limit) {
-          cut(
-            controller,
-            new Error(
-              `the server's ${what} passed ${limit} bytes, the most one message may take; the rest was not read`,
-            ),
-          );
-          return;
-        }
-        if (counter.containers > MAX_MESSAGE_CONTAINERS) {
-          cut(controller, new TooManyContainersError(what));
-          return;
-        }
-        eventIds?.add(chunk);
-        controller.enqueue(chunk);
-      },
+      // The server's unasked messages are read at a bounded rate: while the
+      // budget is spent, the stream waits (its socket fills) and the event
+      // loop turns meanwhile.
+      transform: (chunk, controller) =>
+        budget?.spent === true
+          ? budget.refilled().then(() => readChunk(chunk, controller))
+          : readChunk(chunk, controller),
       flush: forget,
     });
     // The answer of a request is watched from here to its end (see lost-answers.ts).

@@ -57,6 +57,12 @@ export class LineBuffer implements ReadBufferLike {
   /** Messages found whole inside a line that was not JSON, to be read next. */
   #recovered: JSONRPCMessage[] = [];
 
+  /**
+   * Asked before each message is read: true leaves the rest in the buffer
+   * until the transport reads again (see `read-budget.ts`).
+   */
+  holdsBack: (() => boolean) | undefined;
+
   constructor(maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
     this.#maxBufferSize = maxBufferSize;
   }
@@ -72,12 +78,14 @@ export class LineBuffer implements ReadBufferLike {
   }
 
   /**
-   * The next message, or null until a whole line has arrived. The line is
+   * The next message, or null until a whole line has arrived (or while
+   * {@link holdsBack} says to wait). The line is
    * taken before it is parsed: one that does not parse, or that holds more
    * objects and arrays than one message may (`message-containers.ts`),
    * throws, and the next call goes on after it.
    */
   readMessage(): JSONRPCMessage | null {
+    if (this.holdsBack?.() === true) return null;
     const recovered = this.#recovered.shift();
     if (recovered !== undefined) return recovered;
     let start = this.#searchedBytes;

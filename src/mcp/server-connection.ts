@@ -513,6 +513,8 @@ export class McpServerConnection {
           limitServerRequests(handle.transport);
           // A request whose answer stream ends without its answer fails at once.
           handle.answers?.watch(handle.transport);
+          // A server's unasked messages are read at a bounded rate.
+          handle.budget?.count(handle.transport);
           // The child is spawned by now. Its pid is remembered: a failed handshake makes
           // the SDK drop its process handle, and the child and its own must still be ended.
           handle.pid();

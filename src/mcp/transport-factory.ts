@@ -19,6 +19,7 @@ import {
   forgetServerGroupIfEmpty,
   trackServerGroup,
 } from './process-tree.js';
+import { ReadBudget } from './read-budget.js';
 
 /** Options of {@link createTransport}. */
 export interface TransportOptions {
@@ -50,6 +51,11 @@ export interface TransportHandle {
    * client is connecting).
    */
   readonly answers?: AnswerStreams;
+  /**
+   * Stdio and HTTP: how fast the server's unasked messages are read
+   * (`count` the transport once the client is connecting).
+   */
+  readonly budget?: ReadBudget;
 }
 
 /** Builds the SDK client transport for one server endpoint. */
@@ -61,17 +67,9 @@ export async function createTransport(
     case 'stdio':
       return stdioTransport(config, options);
     case 'sse':
-      return httpHandle(
-        new SSEClientTransport(...httpOptions(config.url, config.headers, 'directory')),
-        'sse',
-      );
+      return sseTransport(config.url, config.headers);
     case 'streamable-http':
-      if (options.useSseFallback === true) {
-        return httpHandle(
-          new SSEClientTransport(...httpOptions(config.url, config.headers, 'directory')),
-          'sse',
-        );
-      }
+      if (options.useSseFallback === true) return sseTransport(config.url, config.headers);
       return streamableHttpTransport(config.url, config.headers);
     case 'in-memory': {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -105,12 +103,23 @@ function streamableHttpTransport(
   headers: Readonly<Record<string, string>> | undefined,
 ): TransportHandle {
   const answers = new AnswerStreams();
-  const [endpoint, options] = httpOptions(url, headers, 'exact', answers);
+  const budget = new ReadBudget();
+  const [endpoint, options] = httpOptions(url, headers, 'exact', budget, answers);
   const transport = new StreamableHTTPClientTransport(endpoint, {
     ...options,
     reconnectionOptions: SDK_RECONNECTION,
   });
-  return { ...httpHandle(transport, 'streamable-http'), answers };
+  return { ...httpHandle(transport, 'streamable-http', budget), answers };
+}
+
+/** The legacy SSE transport. */
+function sseTransport(
+  url: string,
+  headers: Readonly<Record<string, string>> | undefined,
+): TransportHandle {
+  const budget = new ReadBudget();
+  const transport = new SSEClientTransport(...httpOptions(url, headers, 'directory', budget));
+  return httpHandle(transport, 'sse', budget);
 }
 
 function stdioTransport(config: StdioTransportConfig, options: TransportOptions): TransportHandle {
@@ -135,7 +144,9 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     stderr: 'pipe',
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
   });
-  useLineBuffer(transport);
+  const budget = new ReadBudget();
+  const buffer = useLineBuffer(transport);
+  if (buffer !== undefined) holdReadingWhenSpent(transport, buffer, budget);
   if (processGroup) trackGroupOnStart(transport);
   // With stderr 'pipe', the SDK hands out a PassThrough before spawning; reading it
   // keeps a chatty server from blocking on a full pipe.
@@ -149,7 +160,60 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     known = transport.pid ?? known;
     return known;
   };
-  return { transport, type: 'stdio', dispose: () => Promise.resolve(), pid, processGroup };
+  const dispose = (): Promise<void> => {
+    budget.close();
+    return Promise.resolve();
+  };
+  return { transport, type: 'stdio', dispose, pid, processGroup, budget };
+}
+
+/**
+ * Holds reading a stdio server's output while `budget` is spent: the
+ * child's stdout is paused (its pipe fills, and the server's writes
+ * block) until the refill, and then what is buffered is read on. On
+ * close, what the server still writes is not read at all, so that a
+ * held server's output does not keep its process from ending. Reads the
+ * SDK's private `_process` and `processReadBuffer`; without them nothing
+ * is held (a test fails then).
+ */
+function holdReadingWhenSpent(
+  transport: StdioClientTransport,
+  buffer: LineBuffer,
+  budget: ReadBudget,
+): void {
+  const sdk = transport as unknown as {
+    _process?: ChildProcess;
+    processReadBuffer?: () => void;
+  };
+  /** The stdout paused until the refill, if any. */
+  let held: Readable | undefined;
+  buffer.holdsBack = () => {
+    if (held !== undefined) return true;
+    if (!budget.spent) return false;
+    const stdout = sdk._process?.stdout;
+    const readOn = sdk.processReadBuffer;
+    if (stdout == null || typeof readOn !== 'function') return false;
+    held = stdout;
+    stdout.pause();
+    void budget.refilled().then(() => {
+      if (held !== stdout) return; // closed meanwhile
+      held = undefined;
+      readOn.call(transport); // what is buffered, which may hold again
+      if (held === undefined) stdout.resume();
+    });
+    return true;
+  };
+  const close = transport.close.bind(transport);
+  transport.close = () => {
+    const stdout = held;
+    held = undefined;
+    budget.close();
+    if (stdout !== undefined) {
+      stdout.removeAllListeners('data');
+      stdout.resume();
+    }
+    return close();
+  };
 }
 
 /**
@@ -177,26 +241,31 @@ function trackGroupOnStart(transport: StdioClientTransport): void {
 /**
  * Gives the transport a {@link LineBuffer} in place of the SDK's read
  * buffer (a field the SDK does not export): the same messages and limit,
- * in linear work. Left as it is if the SDK has changed the field; a test
- * fails then.
+ * in linear work. Left as it is if the SDK has changed the field (and
+ * undefined returned); a test fails then.
  */
-export function useLineBuffer(transport: StdioClientTransport): boolean {
+export function useLineBuffer(transport: StdioClientTransport): LineBuffer | undefined {
   const fields = transport as unknown as { _readBuffer?: Partial<ReadBufferLike> };
   const current = fields._readBuffer;
   if (typeof current?.append !== 'function' || typeof current.readMessage !== 'function') {
-    return false;
+    return undefined;
   }
-  fields._readBuffer = new LineBuffer();
-  return true;
+  const buffer = new LineBuffer();
+  fields._readBuffer = buffer;
+  return buffer;
 }
 
-function httpHandle(transport: Transport, type: string): TransportHandle {
+function httpHandle(transport: Transport, type: string, budget: ReadBudget): TransportHandle {
   return {
     transport,
     type,
-    dispose: () => Promise.resolve(),
+    dispose: () => {
+      budget.close();
+      return Promise.resolve();
+    },
     pid: () => null,
     processGroup: false,
+    budget,
   };
 }
 
@@ -208,11 +277,12 @@ function httpOptions(
   url: string,
   headers: Readonly<Record<string, string>> | undefined,
   paths: 'exact' | 'directory',
+  budget: ReadBudget,
   answers?: AnswerStreams,
 ): [URL, { requestInit?: RequestInit; fetch: FetchLike }] {
   const endpoint = new URL(url);
   const fetch = boundedFetch(
-    answers === undefined ? { endpoint, paths } : { endpoint, paths, answers },
+    answers === undefined ? { endpoint, paths, budget } : { endpoint, paths, budget, answers },
   );
   return [
     endpoint,

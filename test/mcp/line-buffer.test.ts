@@ -168,7 +168,7 @@ describe('LineBuffer', () => {
 
   it('replaces the read buffer of the installed SDK stdio transport', () => {
     const transport = new StdioClientTransport({ command: process.execPath });
-    expect(useLineBuffer(transport)).toBe(true);
+    expect(useLineBuffer(transport)).toBeInstanceOf(LineBuffer);
     expect((transport as unknown as { _readBuffer: unknown })._readBuffer).toBeInstanceOf(
       LineBuffer,
     );

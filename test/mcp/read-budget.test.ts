@@ -1,0 +1,399 @@
+/**
+ * A server's unasked messages (notifications, requests of its own,
+ * answers to requests nobody made) are read at a bounded rate, and the
+ * server is held back where it writes: a flood of them kept the client's
+ * process at 130% CPU, and over streamable HTTP its event loop turned
+ * about every 250 ms. Answers to the client's own requests cost nothing,
+ * and nothing the server sent is lost.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type http from 'node:http';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  McpServerLog,
+  type McpTransportConfig,
+  Session,
+} from '../../src/index.js';
+import {
+  MAX_UNASKED_MESSAGES_PER_SECOND,
+  ReadBudget,
+  UNASKED_MESSAGE_BURST,
+} from '../../src/mcp/read-budget.js';
+import { type HttpHost, startHttpHost, tempDir, toolNamed } from '../support/mcp-fixtures.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** A budget on a clock the test moves, with fake timers. */
+function budgetOnClock(perSecond: number, burst: number) {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  let now = 0;
+  const budget = new ReadBudget(perSecond, burst, () => now);
+  const advance = (ms: number): void => {
+    now += ms;
+    vi.advanceTimersByTime(ms);
+  };
+  return { budget, advance };
+}
+
+/** A transport whose `send` records and whose `onmessage` counts what reaches the client. */
+function countedTransport(budget: ReadBudget) {
+  const delivered: JSONRPCMessage[] = [];
+  const transport = {
+    start: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    send: () => Promise.resolve(),
+    onmessage: (message: JSONRPCMessage) => delivered.push(message),
+  } as unknown as Transport;
+  budget.count(transport);
+  return { transport, delivered };
+}
+
+describe('ReadBudget', () => {
+  it('reads its burst at once, then waits on a timer for a twentieth of a second of its rate', async () => {
+    const { budget, advance } = budgetOnClock(100, 10);
+    for (let i = 0; i < 9; i++) budget.spend();
+    expect(budget.spent).toBe(false);
+    budget.spend();
+    expect(budget.spent).toBe(true);
+    let refilled = false;
+    void budget.refilled().then(() => (refilled = true));
+    // Every reader waits for the same refill.
+    expect(budget.refilled()).toBe(budget.refilled());
+    advance(49);
+    await Promise.resolve();
+    expect(refilled).toBe(false);
+    advance(1);
+    await vi.waitFor(() => expect(refilled).toBe(true));
+    expect(budget.spent).toBe(false);
+    // What was read past the budget is owed: the next wait is longer.
+    for (let i = 0; i < 25; i++) budget.spend();
+    expect(budget.spent).toBe(true);
+    let again = false;
+    void budget.refilled().then(() => (again = true));
+    advance(249);
+    await Promise.resolve();
+    expect(again).toBe(false);
+    advance(1);
+    await vi.waitFor(() => expect(again).toBe(true));
+  });
+
+  it('never holds more than its burst, however long it waited', () => {
+    const { budget, advance } = budgetOnClock(100, 10);
+    advance(60_000);
+    for (let i = 0; i < 10; i++) budget.spend();
+    expect(budget.spent).toBe(true);
+  });
+
+  it('ends every wait when closed, and holds nothing after', async () => {
+    const { budget } = budgetOnClock(1, 1);
+    budget.spend();
+    budget.spend();
+    const waiting = budget.refilled();
+    budget.close();
+    await waiting; // without the timer
+    expect(vi.getTimerCount()).toBe(0);
+    budget.spend();
+    expect(budget.spent).toBe(false);
+    await budget.refilled();
+  });
+
+  it("counts every message of the server but the first answer to each of the client's own requests", async () => {
+    const { budget } = budgetOnClock(1_000, 5);
+    const { transport, delivered } = countedTransport(budget);
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: {} });
+    await transport.send({ jsonrpc: '2.0', id: 'b', method: 'ping' });
+    await transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    // The client's answer to a server request is no request of its own.
+    await transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+    const arrive = (message: JSONRPCMessage): void => transport.onmessage?.(message);
+    arrive({ jsonrpc: '2.0', id: 1, result: {} });
+    arrive({ jsonrpc: '2.0', id: 'b', error: { code: 1, message: 'no' } });
+    expect(budget.spent).toBe(false);
+    arrive({ jsonrpc: '2.0', id: 1, result: {} }); // answered twice
+    arrive({ jsonrpc: '2.0', id: 2, result: {} }); // the id the client answered, not asked
+    arrive({ jsonrpc: '2.0', id: 3, method: 'ping' });
+    arrive({ jsonrpc: '2.0', method: 'notifications/message', params: {} });
+    expect(budget.spent).toBe(false);
+    arrive({ jsonrpc: '2.0', id: '1', result: {} }); // a string for the number asked
+    expect(budget.spent).toBe(true);
+    expect(delivered).toHaveLength(7);
+  });
+
+  it('spends exactly once for each message that is not the first answer to an open request (property)', () => {
+    const step = fc.oneof(
+      fc.record({ ask: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('a', 'b')) }),
+      fc.record({ answer: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('a', 'b')) }),
+      fc.record({ notify: fc.constant(true) }),
+      fc.record({ request: fc.integer({ min: 0, max: 5 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
+        const budget = new ReadBudget(1, 100, () => 0);
+        const { transport, delivered } = countedTransport(budget);
+        const open = new Set<string | number>();
+        let unasked = 0;
+        for (const s of steps) {
+          if ('ask' in s) {
+            void transport.send({ jsonrpc: '2.0', id: s.ask, method: 'ping' });
+            open.add(s.ask);
+          } else if ('answer' in s) {
+            if (!open.delete(s.answer)) unasked += 1;
+            transport.onmessage?.({ jsonrpc: '2.0', id: s.answer, result: {} });
+          } else if ('notify' in s) {
+            unasked += 1;
+            transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/message' });
+          } else {
+            unasked += 1;
+            transport.onmessage?.({ jsonrpc: '2.0', id: s.request, method: 'ping' });
+          }
+        }
+        expect(delivered).toHaveLength(steps.filter((s) => !('ask' in s)).length);
+        // 100 tokens, never refilled: spent exactly when every one was taken.
+        for (let i = unasked; i < 100; i++) {
+          if (budget.spent) return false;
+          budget.spend();
+        }
+        return budget.spent;
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+/** How many log notifications the session was told of: each published one, and those it left out before it. */
+function logsTold(session: Session): () => number {
+  let told = 0;
+  session.bus.subscribe(McpServerLog, (event) => {
+    told += 1 + (event.dropped ?? 0);
+  });
+  return () => told;
+}
+
+/**
+ * The most unasked messages a connection may have read `elapsedMs` after
+ * it began, with room for what one read passes on past the budget (an
+ * HTTP chunk of events) and for the log the event rate holds.
+ */
+function mostRead(elapsedMs: number): number {
+  return UNASKED_MESSAGE_BURST + (MAX_UNASKED_MESSAGES_PER_SECOND * elapsedMs) / 1_000 + 1_500;
+}
+
+const FLOODING_SERVER = path.resolve(
+  import.meta.dirname,
+  '../fixtures/hostile/flooding-server.mjs',
+);
+
+describe('a stdio server flooding log notifications', () => {
+  it('is read at the budget, held back at its pipe, loses nothing, and its call is answered', async () => {
+    await using dir = await tempDir('flood');
+    const written = path.join(dir.path, 'written');
+    const session = new Session();
+    const told = logsTold(session);
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'flooder',
+          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
+          env: { FLOOD_LOG: written },
+        },
+      ],
+    });
+    try {
+      await section.connect();
+      const count = 6_000;
+      const started = performance.now();
+      const flooding = invokeTool(toolNamed(section, 'flooder_flood'), { count }, { session });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const read = told();
+      expect(read).toBeLessThanOrEqual(mostRead(performance.now() - started));
+      // Held back where it writes: no further ahead of the client than a full
+      // pipe (64 KB, some 340 lines), a chunk read and not taken (as much
+      // again) and the 100 lines between two counts it keeps. Not paused,
+      // it ran 2,500 ahead here.
+      const ahead = Number(readFileSync(written, 'utf8')) - read;
+      expect(ahead).toBeLessThan(1_200);
+      expect((await flooding).message).toBe(`wrote ${String(count)}`);
+      await vi.waitFor(() => expect(told()).toBe(count), { timeout: 5_000 });
+      // The connection reads on at its usual pace.
+      const echo = await invokeTool(
+        toolNamed(section, 'flooder_echo'),
+        { text: 'hi' },
+        { session },
+      );
+      expect(echo.message).toBe('hi');
+    } finally {
+      await section.disconnect();
+    }
+  }, 30_000);
+  it('once disconnected, holds its output back no more: what it still writes is read and dropped, so it can end', async () => {
+    await using dir = await tempDir('flood');
+    const written = path.join(dir.path, 'written');
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'flooder',
+          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
+          env: { FLOOD_LOG: written },
+        },
+      ],
+    });
+    await section.connect();
+    const count = 100_000;
+    const flooding = invokeTool(toolNamed(section, 'flooder_flood'), { count }, { session });
+    // Held: it has written no further than a pipe ahead of the budget.
+    await vi.waitFor(() => expect(Number(readFileSync(written, 'utf8'))).toBeGreaterThan(3_000));
+    const held = Number(readFileSync(written, 'utf8'));
+    await section.disconnect();
+    expect((await flooding).success).toBe(false);
+    // Its output read on after the close, it wrote on (held, its pipe stayed
+    // full until the SDK killed it, 2 s later).
+    expect(Number(readFileSync(written, 'utf8'))).toBeGreaterThan(held + 2_000);
+  }, 30_000);
+});
+
+const LOG_EVENT = `event: message\ndata: ${JSON.stringify({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params: { level: 'error', data: 'x'.repeat(200) },
+})}\n\n`;
+
+interface Rpc {
+  readonly id?: string | number;
+  readonly method?: string;
+  readonly params?: { readonly protocolVersion?: string };
+}
+
+async function rpcOf(req: http.IncomingMessage): Promise<Rpc> {
+  let body = '';
+  for await (const chunk of req) body += String(chunk);
+  return JSON.parse(body) as Rpc;
+}
+
+function resultFor(message: Rpc): object {
+  switch (message.method) {
+    case 'initialize':
+      return {
+        protocolVersion: message.params?.protocolVersion,
+        capabilities: { tools: {}, logging: {} },
+        serverInfo: { name: 'flooder', version: '1' },
+      };
+    case 'tools/list':
+      return {
+        tools: [
+          { name: 'echo', inputSchema: { type: 'object' }, annotations: { openWorldHint: false } },
+        ],
+      };
+    case 'tools/call':
+      return { content: [{ type: 'text', text: 'answered' }] };
+    default:
+      return {};
+  }
+}
+
+/** Writes log events to `res` as fast as it takes them, until it closes; counts them in `sent`. */
+function pump(res: http.ServerResponse, sent: { count: number }): void {
+  const more = (): void => {
+    while (!res.destroyed) {
+      sent.count += 1;
+      if (!res.write(LOG_EVENT)) {
+        res.once('drain', more);
+        return;
+      }
+    }
+  };
+  more();
+}
+
+describe('an HTTP server flooding log notifications on its event stream', () => {
+  const hosts: HttpHost[] = [];
+  afterEach(async () => {
+    await Promise.all(hosts.splice(0).map((host) => host.close()));
+  });
+
+  /**
+   * Connects to the flooding server and checks what the client read of its
+   * flood. (What the server could write is not: loopback sockets grow
+   * their buffers by megabytes for seconds before they hold it back.)
+   */
+  async function floodedOver(transport: McpTransportConfig, call: 'call' | 'no call') {
+    const session = new Session();
+    const told = logsTold(session);
+    const started = performance.now();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [{ name: 'flooder', transport }],
+    });
+    try {
+      await section.connect();
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(told()).toBeLessThanOrEqual(mostRead(performance.now() - started));
+      if (call === 'call') {
+        // Answered on its own POST stream, whatever the event stream holds.
+        const echo = await invokeTool(toolNamed(section, 'flooder_echo'), {}, { session });
+        expect(echo.message).toBe('answered');
+      }
+    } finally {
+      await section.disconnect();
+    }
+  }
+
+  it('streamable HTTP: the standalone stream is read at the budget, and calls are answered meanwhile', async () => {
+    const sent = { count: 0 };
+    const host = await startHttpHost(async (req, res) => {
+      if (req.method === 'GET') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        pump(res, sent);
+        return;
+      }
+      if (req.method === 'DELETE') {
+        res.writeHead(200).end();
+        return;
+      }
+      const message = await rpcOf(req);
+      if (message.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: resultFor(message) }));
+    });
+    hosts.push(host);
+    await floodedOver({ type: 'streamable-http', url: host.url('/mcp') }, 'call');
+    expect(sent.count).toBeGreaterThan(mostRead(0)); // it did flood
+  }, 30_000);
+
+  it('legacy SSE: the event stream is read at the budget', async () => {
+    const sent = { count: 0 };
+    let stream: http.ServerResponse | undefined;
+    const host = await startHttpHost(async (req, res) => {
+      if (req.method === 'GET') {
+        stream = res;
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('event: endpoint\ndata: /messages\n\n');
+        return;
+      }
+      const message = await rpcOf(req);
+      res.writeHead(202).end();
+      if (message.id === undefined) return;
+      const reply = { jsonrpc: '2.0', id: message.id, result: resultFor(message) };
+      stream?.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+      // Once the client is connected: its listing is not behind the flood.
+      if (message.method === 'tools/list' && stream !== undefined) pump(stream, sent);
+    });
+    hosts.push(host);
+    // Its answers come behind the flood on the one stream: no call is made.
+    await floodedOver({ type: 'sse', url: host.url('/sse') }, 'no call');
+    expect(sent.count).toBeGreaterThan(mostRead(0)); // it did flood
+  }, 30_000);
+});
