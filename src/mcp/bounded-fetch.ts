@@ -78,7 +78,7 @@ export interface BoundedFetchOptions {
   readonly paths?: 'exact' | 'directory';
   /** Told when a request's answer stream opens and ends (streamable HTTP). */
   readonly answers?: AnswerStreams;
-  /** While it is spent, every answer and event stream waits before passing on what it read. */
+  /** Told of every byte read; while it is spent, every answer and event stream waits before passing on what it read. */
   readonly budget?: ReadBudget;
 }
 
@@ -256,13 +256,20 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
           controller.error(new Error('the call was cancelled: its answer is no longer read'));
         });
       },
-      // The server's unasked messages are read at a bounded rate: while the
-      // budget is spent, the stream waits (its socket fills) and the event
+      // What the server sends is read at a bounded rate (read-budget.ts): while
+      // the budget is spent, the stream waits (its socket fills) and the event
       // loop turns meanwhile.
-      transform: (chunk, controller) =>
-        budget?.spent === true
-          ? budget.refilled().then(() => readChunk(chunk, controller))
-          : readChunk(chunk, controller),
+      transform: (chunk, controller) => {
+        if (budget === undefined) return readChunk(chunk, controller);
+        if (!budget.spent) {
+          budget.read(chunk.byteLength);
+          return readChunk(chunk, controller);
+        }
+        return budget.refilled().then(() => {
+          budget.read(chunk.byteLength);
+          readChunk(chunk, controller);
+        });
+      },
       flush: forget,
     });
     // The answer of a request is watched from here to its end (see lost-answers.ts).

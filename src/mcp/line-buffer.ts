@@ -62,6 +62,8 @@ export class LineBuffer implements ReadBufferLike {
    * until the transport reads again (see `read-budget.ts`).
    */
   holdsBack: (() => boolean) | undefined;
+  /** Told how many bytes each chunk appended holds (see `read-budget.ts`). */
+  onAppend: ((bytes: number) => void) | undefined;
 
   constructor(maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
     this.#maxBufferSize = maxBufferSize;
@@ -75,6 +77,7 @@ export class LineBuffer implements ReadBufferLike {
     }
     this.#chunks.push(chunk);
     this.#length += chunk.length;
+    this.onAppend?.(chunk.length);
   }
 
   /**

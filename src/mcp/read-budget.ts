@@ -1,6 +1,6 @@
 /**
  * How fast a server's messages are read when it sends what nobody asked
- * for.
+ * for, or more bytes than anyone reads.
  *
  * A server may send notifications (logs, progress, list changes) and
  * requests of its own as fast as it can write them. Publishing them is
@@ -8,16 +8,20 @@
  * handled: a server flooding 200-byte log notifications kept the
  * client's process at 130% CPU, and over streamable HTTP the reading ran
  * from one microtask to the next, so the event loop turned about every
- * 250 ms, for every timer and socket of the process.
+ * 250 ms, for every timer and socket of the process. Log notifications of
+ * 1 MB each kept it at 100% CPU at a tenth of that count.
  *
- * Each connection over stdio or HTTP has a {@link ReadBudget}: a token
- * bucket of the server's messages that are not an answer to one of the
- * client's own requests. Once it is spent, reading waits for a refill
- * (a timer: the event loop turns in between) and the server is held back
- * where it writes: its pipe or socket fills and its writes block. Nothing
- * is dropped; a flooding server only slows itself. Answers to the
- * client's requests cost nothing, so calls at any rate are never held;
- * an answer to a request nobody made counts as unasked.
+ * Each connection over stdio or HTTP has a {@link ReadBudget}: two token
+ * buckets, one of the server's messages that are not an answer to one of
+ * the client's own requests, one of every byte read from the server.
+ * Once either is spent, reading waits for the refill (a timer: the event
+ * loop turns in between) and the server is held back where it writes: its
+ * pipe or socket fills and its writes block. Nothing is dropped; a
+ * flooding server only slows itself. Answers to the client's requests
+ * cost no message, so calls at any rate are never held; their bytes count
+ * under a bound far above any tool's use (a whole 64 MB HTTP message at
+ * once, 8 MB a second after). An answer to a request nobody made counts
+ * as unasked.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
@@ -27,7 +31,13 @@ export const MAX_UNASKED_MESSAGES_PER_SECOND = 1_000;
 /** Unasked messages a connection reads at once before the rate applies: a server's burst at start-up. */
 export const UNASKED_MESSAGE_BURST = 2_000;
 
-/** A refill wakes reading once this many messages may be read: some twenty wakes a second, not one per message. */
+/** Most bytes a server's connection reads per second, once its burst is spent. */
+export const MAX_READ_BYTES_PER_SECOND = 8 * 1024 * 1024;
+
+/** Bytes a connection reads at once before the rate applies: one message at the HTTP bound. */
+export const READ_BYTE_BURST = 64 * 1024 * 1024;
+
+/** A refill wakes reading once a twentieth of a second's worth may be read, not once per message. */
 const RESUME_AFTER_SECONDS = 0.05;
 
 /**
@@ -37,12 +47,45 @@ const RESUME_AFTER_SECONDS = 0.05;
  */
 const MAX_ASKED = 10_000;
 
-/** A token bucket of the unasked messages one connection reads (see the module's note). */
+/** The rates and bursts of a {@link ReadBudget}. */
+export interface ReadLimits {
+  /** @default {@link MAX_UNASKED_MESSAGES_PER_SECOND} */
+  readonly messagesPerSecond?: number;
+  /** @default {@link UNASKED_MESSAGE_BURST} */
+  readonly messageBurst?: number;
+  /** @default {@link MAX_READ_BYTES_PER_SECOND} */
+  readonly bytesPerSecond?: number;
+  /** @default {@link READ_BYTE_BURST} */
+  readonly byteBurst?: number;
+}
+
+/** One token bucket: `level` refilled at `perSecond`, up to `burst`; it may go below zero (a debt). */
+class Bucket {
+  level: number;
+
+  constructor(
+    readonly perSecond: number,
+    readonly burst: number,
+  ) {
+    this.level = burst;
+  }
+
+  refill(seconds: number): void {
+    this.level = Math.min(this.burst, this.level + seconds * this.perSecond);
+  }
+
+  /** Seconds until a twentieth of a second's worth is back (at least one token). */
+  secondsToResume(): number {
+    const resumeAt = Math.max(1, Math.min(this.burst, this.perSecond * RESUME_AFTER_SECONDS));
+    return Math.max(0, (resumeAt - this.level) / this.perSecond);
+  }
+}
+
+/** What one connection may read: unasked messages and bytes (see the module's note). */
 export class ReadBudget {
-  readonly #perSecond: number;
-  readonly #burst: number;
+  readonly #messages: Bucket;
+  readonly #bytes: Bucket;
   readonly #now: () => number;
-  #tokens: number;
   #last: number;
   /** Ids of the client's requests sent and not answered yet. */
   readonly #asked = new Set<string | number>();
@@ -52,48 +95,55 @@ export class ReadBudget {
     | undefined;
   #closed = false;
 
-  constructor(
-    perSecond: number = MAX_UNASKED_MESSAGES_PER_SECOND,
-    burst: number = UNASKED_MESSAGE_BURST,
-    now: () => number = () => performance.now(),
-  ) {
-    this.#perSecond = perSecond;
-    this.#burst = burst;
+  constructor(limits: ReadLimits = {}, now: () => number = () => performance.now()) {
+    this.#messages = new Bucket(
+      limits.messagesPerSecond ?? MAX_UNASKED_MESSAGES_PER_SECOND,
+      limits.messageBurst ?? UNASKED_MESSAGE_BURST,
+    );
+    this.#bytes = new Bucket(
+      limits.bytesPerSecond ?? MAX_READ_BYTES_PER_SECOND,
+      limits.byteBurst ?? READ_BYTE_BURST,
+    );
     this.#now = now;
-    this.#tokens = burst;
     this.#last = now();
   }
 
   /** Whether reading must wait for {@link refilled}; never once the budget is closed. */
   get spent(): boolean {
-    // A refill only adds: with a token left, no clock is read (every stdio read asks).
-    if (this.#closed || this.#tokens >= 1) return false;
+    // A refill only adds: with both left, no clock is read (every stdio read asks).
+    if (this.#closed || (this.#messages.level >= 1 && this.#bytes.level >= 1)) return false;
     this.#update();
-    return this.#tokens < 1;
+    return this.#messages.level < 1 || this.#bytes.level < 1;
   }
 
-  /** Counts one unasked message; the count may go below zero (what was read past the budget). */
+  /** Counts one unasked message. */
   spend(): void {
     this.#update();
-    this.#tokens -= 1;
+    this.#messages.level -= 1;
+  }
+
+  /** Counts `bytes` read from the server, whatever they hold. */
+  read(bytes: number): void {
+    this.#update();
+    this.#bytes.level -= bytes;
   }
 
   /**
-   * Resolves once messages may be read again (a twentieth of a second's
-   * worth), on a timer: a macrotask, so the event loop turns between two
+   * Resolves once reading may go on (a twentieth of a second's worth is
+   * back), on a timer: a macrotask, so the event loop turns between two
    * reads. Resolves at once when it is not {@link spent}, and when the
    * budget is closed.
    */
   refilled(): Promise<void> {
     if (this.#wait !== undefined) return this.#wait.promise;
     if (!this.spent) return Promise.resolve();
-    const resumeAt = Math.max(1, Math.min(this.#burst, this.#perSecond * RESUME_AFTER_SECONDS));
-    const waitMs = Math.ceil(((resumeAt - this.#tokens) * 1_000) / this.#perSecond);
+    const seconds = Math.max(this.#messages.secondsToResume(), this.#bytes.secondsToResume());
     let resolve!: () => void;
     const promise = new Promise<void>((done) => {
       resolve = done;
     });
-    this.#wait = { promise, resolve, timer: setTimeout(() => this.#endWait(), waitMs) };
+    const timer = setTimeout(() => this.#endWait(), Math.ceil(seconds * 1_000));
+    this.#wait = { promise, resolve, timer };
     return promise;
   }
 
@@ -140,10 +190,9 @@ export class ReadBudget {
 
   #update(): void {
     const now = this.#now();
-    this.#tokens = Math.min(
-      this.#burst,
-      this.#tokens + ((now - this.#last) * this.#perSecond) / 1_000,
-    );
+    const seconds = (now - this.#last) / 1_000;
     this.#last = now;
+    this.#messages.refill(seconds);
+    this.#bytes.refill(seconds);
   }
 }

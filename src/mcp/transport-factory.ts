@@ -168,7 +168,8 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
 }
 
 /**
- * Holds reading a stdio server's output while `budget` is spent: the
+ * Counts what a stdio server writes in `budget`, and holds reading its
+ * output while the budget is spent: the
  * child's stdout is paused (its pipe fills, and the server's writes
  * block) until the refill, and then what is buffered is read on. On
  * close, what the server still writes is not read at all, so that a
@@ -187,6 +188,7 @@ function holdReadingWhenSpent(
   };
   /** The stdout paused until the refill, if any. */
   let held: Readable | undefined;
+  buffer.onAppend = (bytes) => budget.read(bytes);
   buffer.holdsBack = () => {
     if (held !== undefined) return true;
     if (!budget.spent) return false;
