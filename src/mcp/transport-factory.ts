@@ -144,10 +144,6 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     stderr: 'pipe',
     ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
   });
-  const budget = new ReadBudget();
-  const buffer = useLineBuffer(transport);
-  if (buffer !== undefined) holdReadingWhenSpent(transport, buffer, budget);
-  if (processGroup) trackGroupOnStart(transport);
   // With stderr 'pipe', the SDK hands out a PassThrough before spawning; reading it
   // keeps a chatty server from blocking on a full pipe.
   const stderr = transport.stderr as Readable | null;
@@ -155,6 +151,10 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     stderr.setEncoding('utf8');
     stderr.on('data', (chunk: string) => options.onStderr?.(chunk));
   }
+  const budget = new ReadBudget();
+  const buffer = useLineBuffer(transport);
+  if (buffer !== undefined) holdReadingWhenSpent(transport, buffer, stderr, budget);
+  if (processGroup) trackGroupOnStart(transport);
   let known: number | null = null;
   const pid = (): number | null => {
     known = transport.pid ?? known;
@@ -168,18 +168,18 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
 }
 
 /**
- * Counts what a stdio server writes in `budget`, and holds reading its
- * output while the budget is spent: the
- * child's stdout is paused (its pipe fills, and the server's writes
- * block) until the refill, and then what is buffered is read on. On
- * close, what the server still writes is not read at all, so that a
- * held server's output does not keep its process from ending. Reads the
- * SDK's private `_process` and `processReadBuffer`; without them nothing
- * is held (a test fails then).
+ * Counts what a stdio server writes, on stdout and stderr, in `budget`,
+ * and holds reading both while the budget is spent: each is paused (its
+ * pipe fills, and the server's writes block) until the refill, and then
+ * what is buffered is read on. On close, what the server still writes is
+ * read and dropped, so that a held server's output does not keep its
+ * process from ending. Reads the SDK's private `_process` and
+ * `processReadBuffer`; without them nothing is held (a test fails then).
  */
 function holdReadingWhenSpent(
   transport: StdioClientTransport,
   buffer: LineBuffer,
+  stderr: Readable | null,
   budget: ReadBudget,
 ): void {
   const sdk = transport as unknown as {
@@ -205,6 +205,18 @@ function holdReadingWhenSpent(
     });
     return true;
   };
+  // Only read for its last lines: held as stdout is, and let go by the close.
+  let stderrHeld = false;
+  stderr?.on('data', (chunk: string) => {
+    budget.read(chunk.length);
+    if (stderrHeld || !budget.spent) return;
+    stderrHeld = true;
+    stderr.pause();
+    void budget.refilled().then(() => {
+      stderrHeld = false;
+      stderr.resume();
+    });
+  });
   const close = transport.close.bind(transport);
   transport.close = () => {
     const stdout = held;

@@ -289,6 +289,39 @@ describe('a stdio server flooding log notifications', () => {
     }
   }, 30_000);
 
+  it('reads its stderr at the byte rate too, and holds it back at its pipe', async () => {
+    await using dir = await tempDir('flood');
+    const written = path.join(dir.path, 'written');
+    const lineBytes = 100_000;
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'flooder',
+          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
+          env: { FLOOD_LOG: written, FLOOD_SIZE: String(lineBytes) },
+        },
+      ],
+    });
+    try {
+      await section.connect();
+      const started = performance.now();
+      const args = { count: 2_000, stderr: true }; // 200 MB
+      const flooding = invokeTool(toolNamed(section, 'flooder_flood'), args, { session });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const elapsed = (performance.now() - started) / 1_000;
+      // Written no further than the client read, a full pipe, and the line under way.
+      expect(Number(readFileSync(written, 'utf8'))).toBeLessThanOrEqual(
+        (READ_BYTE_BURST + MAX_READ_BYTES_PER_SECOND * elapsed) / lineBytes + 10,
+      );
+      await section.disconnect();
+      await flooding; // let go by the close, its stderr was read on
+    } finally {
+      await section.disconnect();
+    }
+  }, 30_000);
+
   it('once disconnected, holds its output back no more: what it still writes is read and dropped, so it can end', async () => {
     await using dir = await tempDir('flood');
     const written = path.join(dir.path, 'written');
