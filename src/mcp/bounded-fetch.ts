@@ -221,7 +221,11 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
         return;
       }
       const what = eventStream ? 'event' : 'answer';
-      if (counter.add(chunk) > limit) {
+      const framesBefore = counter.frames;
+      const largest = counter.add(chunk);
+      // Every event costs the budget, those the SDK skips or cannot read too.
+      budget?.spend(counter.frames - framesBefore);
+      if (largest > limit) {
         cut(
           controller,
           new Error(
@@ -400,6 +404,8 @@ function parseMessage(body: unknown): object | undefined {
 
 /** Bytes of a whole body, and the objects and arrays it holds. */
 class BodyCounter {
+  /** Messages read, as the read budget counts them: a body is one, once it begins. */
+  frames = 0;
   #bytes = 0;
   readonly #containers = new ContainerCounter();
 
@@ -408,6 +414,7 @@ class BodyCounter {
   }
 
   add(chunk: Uint8Array): number {
+    this.frames = 1;
     this.#bytes += chunk.byteLength;
     this.#containers.add(chunk);
     return this.#bytes;
@@ -424,6 +431,8 @@ class BodyCounter {
 class EventCounter {
   /** The most objects and arrays of one event the chunks so far held. */
   containers = 0;
+  /** Events ended so far, dispatched or not (an empty line ends one, even an empty one). */
+  frames = 0;
   #bytes = 0;
   #atLineStart = true;
   #afterCarriageReturn = false;
@@ -444,6 +453,7 @@ class EventCounter {
       if (byte === 10 || byte === 13) {
         if (this.#atLineStart) {
           // An empty line: the event ended.
+          this.frames += 1;
           this.#bytes = 0;
           this.#countContainers(chunk, eventStart, index);
           this.#opened.reset();

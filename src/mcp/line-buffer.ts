@@ -26,6 +26,16 @@ export class LineTooLongError extends Error {
   }
 }
 
+/** What a {@link LineBuffer} tells of its reading, and asks before each line. */
+export interface ReadMeter {
+  /** A chunk of `bytes` arrived. */
+  chunk(bytes: number): void;
+  /** A line was taken, to be read as a message. */
+  line(): void;
+  /** Whether to leave the rest in the buffer until the transport reads again. */
+  holdsBack(): boolean;
+}
+
 /** What `StdioClientTransport` asks of its read buffer. */
 export interface ReadBufferLike {
   append(chunk: Buffer): void;
@@ -57,13 +67,8 @@ export class LineBuffer implements ReadBufferLike {
   /** Messages found whole inside a line that was not JSON, to be read next. */
   #recovered: JSONRPCMessage[] = [];
 
-  /**
-   * Asked before each message is read: true leaves the rest in the buffer
-   * until the transport reads again (see `read-budget.ts`).
-   */
-  holdsBack: (() => boolean) | undefined;
-  /** Told how many bytes each chunk appended holds (see `read-budget.ts`). */
-  onAppend: ((bytes: number) => void) | undefined;
+  /** Told of what is read, and asked before each line is taken (see `read-budget.ts`). */
+  meter: ReadMeter | undefined;
 
   constructor(maxBufferSize: number = STDIO_DEFAULT_MAX_BUFFER_SIZE) {
     this.#maxBufferSize = maxBufferSize;
@@ -77,25 +82,28 @@ export class LineBuffer implements ReadBufferLike {
     }
     this.#chunks.push(chunk);
     this.#length += chunk.length;
-    this.onAppend?.(chunk.length);
+    this.meter?.chunk(chunk.length);
   }
 
   /**
    * The next message, or null until a whole line has arrived (or while
-   * {@link holdsBack} says to wait). The line is
+   * the {@link meter} holds reading back). The line is
    * taken before it is parsed: one that does not parse, or that holds more
    * objects and arrays than one message may (`message-containers.ts`),
    * throws, and the next call goes on after it.
    */
   readMessage(): JSONRPCMessage | null {
-    if (this.holdsBack?.() === true) return null;
+    if (this.meter?.holdsBack() === true) return null;
     const recovered = this.#recovered.shift();
     if (recovered !== undefined) return recovered;
     let start = this.#searchedBytes;
     for (let index = this.#searched; index < this.#chunks.length; index += 1) {
       const chunk = this.#chunks[index]!;
       const at = chunk.indexOf(NEWLINE);
-      if (at !== -1) return this.#read(this.#take(index, at, start + at));
+      if (at !== -1) {
+        this.meter?.line(); // whether it holds a message or not
+        return this.#read(this.#take(index, at, start + at));
+      }
       start += chunk.length;
       this.#searched = index + 1;
       this.#searchedBytes = start;

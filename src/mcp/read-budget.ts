@@ -9,27 +9,29 @@
  * client's process at 130% CPU, and over streamable HTTP the reading ran
  * from one microtask to the next, so the event loop turned about every
  * 250 ms, for every timer and socket of the process. Log notifications of
- * 1 MB each kept it at 100% CPU at a tenth of that count.
+ * 1 MB each kept it at 100% CPU at a tenth of that count, and lines that
+ * are no message at all (`{}`, 3 bytes each) stalled it for 20 s at a time.
  *
  * Each connection over stdio or HTTP has a {@link ReadBudget}: two token
- * buckets, one of the server's messages that are not an answer to one of
- * the client's own requests, one of every byte read from the server.
- * Once either is spent, reading waits for the refill (a timer: the event
- * loop turns in between) and the server is held back where it writes: its
- * pipe or socket fills and its writes block. Nothing is dropped; a
- * flooding server only slows itself. Answers to the client's requests
- * cost no message, so calls at any rate are never held; their bytes count
- * under a bound far above any tool's use (a whole 64 MB HTTP message at
- * once, 8 MB a second after). An answer to a request nobody made counts
- * as unasked.
+ * buckets. Message tokens: every line, event or JSON body read costs one
+ * (whether it holds a message, one the SDK skips, or nothing readable),
+ * and every message that is not an answer to one of the client's own
+ * requests one more; an answer gives its frame's token back. So a
+ * notification costs two, and calls at any rate cost nothing. Bytes: every
+ * byte read from the server, stdout, stderr or HTTP body, under a bound
+ * far above any tool's use (a whole 64 MB HTTP message at once, 8 MB a
+ * second after). Once either bucket is spent, reading waits for the refill
+ * (a timer: the event loop turns in between) and the server is held back
+ * where it writes: its pipe or socket fills and its writes block. Nothing
+ * is dropped; a flooding server only slows itself.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
-/** Most unasked messages a server's connection reads per second, once its burst is spent. */
-export const MAX_UNASKED_MESSAGES_PER_SECOND = 1_000;
+/** Message tokens a connection spends per second once its burst is spent: some 1,000 notifications. */
+export const MESSAGE_TOKENS_PER_SECOND = 2_000;
 
-/** Unasked messages a connection reads at once before the rate applies: a server's burst at start-up. */
-export const UNASKED_MESSAGE_BURST = 2_000;
+/** Message tokens a connection spends at once before the rate applies: a server's burst at start-up. */
+export const MESSAGE_TOKEN_BURST = 4_000;
 
 /** Most bytes a server's connection reads per second, once its burst is spent. */
 export const MAX_READ_BYTES_PER_SECOND = 8 * 1024 * 1024;
@@ -49,10 +51,10 @@ const MAX_ASKED = 10_000;
 
 /** The rates and bursts of a {@link ReadBudget}. */
 export interface ReadLimits {
-  /** @default {@link MAX_UNASKED_MESSAGES_PER_SECOND} */
-  readonly messagesPerSecond?: number;
-  /** @default {@link UNASKED_MESSAGE_BURST} */
-  readonly messageBurst?: number;
+  /** @default {@link MESSAGE_TOKENS_PER_SECOND} */
+  readonly messageTokensPerSecond?: number;
+  /** @default {@link MESSAGE_TOKEN_BURST} */
+  readonly messageTokenBurst?: number;
   /** @default {@link MAX_READ_BYTES_PER_SECOND} */
   readonly bytesPerSecond?: number;
   /** @default {@link READ_BYTE_BURST} */
@@ -81,7 +83,7 @@ class Bucket {
   }
 }
 
-/** What one connection may read: unasked messages and bytes (see the module's note). */
+/** What one connection may read: message tokens and bytes (see the module's note). */
 export class ReadBudget {
   readonly #messages: Bucket;
   readonly #bytes: Bucket;
@@ -97,8 +99,8 @@ export class ReadBudget {
 
   constructor(limits: ReadLimits = {}, now: () => number = () => performance.now()) {
     this.#messages = new Bucket(
-      limits.messagesPerSecond ?? MAX_UNASKED_MESSAGES_PER_SECOND,
-      limits.messageBurst ?? UNASKED_MESSAGE_BURST,
+      limits.messageTokensPerSecond ?? MESSAGE_TOKENS_PER_SECOND,
+      limits.messageTokenBurst ?? MESSAGE_TOKEN_BURST,
     );
     this.#bytes = new Bucket(
       limits.bytesPerSecond ?? MAX_READ_BYTES_PER_SECOND,
@@ -116,10 +118,16 @@ export class ReadBudget {
     return this.#messages.level < 1 || this.#bytes.level < 1;
   }
 
-  /** Counts one unasked message. */
-  spend(): void {
+  /** Spends `count` message tokens (see the module's note). */
+  spend(count = 1): void {
+    if (count === 0) return;
     this.#update();
-    this.#messages.level -= 1;
+    this.#messages.level -= count;
+  }
+
+  /** Gives back a frame's message token: it held an answer to one of the client's requests. */
+  refund(): void {
+    this.#messages.level = Math.min(this.#messages.burst, this.#messages.level + 1);
   }
 
   /** Counts `bytes` read from the server, whatever they hold. */
@@ -175,7 +183,8 @@ export class ReadBudget {
     };
     transport.onmessage = (message, extra) => {
       const answer = !('method' in message) && 'id' in message;
-      if (!answer || !asked.delete(message.id as string | number)) this.spend();
+      if (answer && asked.delete(message.id as string | number)) this.refund();
+      else this.spend();
       deliver(message, extra);
     };
   }

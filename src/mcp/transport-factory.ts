@@ -188,27 +188,30 @@ function holdReadingWhenSpent(
   };
   /** The stdout paused until the refill, if any. */
   let held: Readable | undefined;
-  buffer.onAppend = (bytes) => budget.read(bytes);
-  buffer.holdsBack = () => {
-    if (held !== undefined) return true;
-    if (!budget.spent) return false;
-    const stdout = sdk._process?.stdout;
-    const readOn = sdk.processReadBuffer;
-    if (stdout == null || typeof readOn !== 'function') return false;
-    held = stdout;
-    stdout.pause();
-    void budget.refilled().then(() => {
-      if (held !== stdout) return; // closed meanwhile
-      held = undefined;
-      readOn.call(transport); // what is buffered, which may hold again
-      if (held === undefined) stdout.resume();
-    });
-    return true;
+  buffer.meter = {
+    chunk: (bytes) => budget.read(bytes),
+    line: () => budget.spend(),
+    holdsBack: () => {
+      if (held !== undefined) return true;
+      if (!budget.spent) return false;
+      const stdout = sdk._process?.stdout;
+      const readOn = sdk.processReadBuffer;
+      if (stdout == null || typeof readOn !== 'function') return false;
+      held = stdout;
+      stdout.pause();
+      void budget.refilled().then(() => {
+        if (held !== stdout) return; // closed meanwhile
+        held = undefined;
+        readOn.call(transport); // what is buffered, which may hold again
+        if (held === undefined) stdout.resume();
+      });
+      return true;
+    },
   };
   // Only read for its last lines: held as stdout is, and let go by the close.
   let stderrHeld = false;
   stderr?.on('data', (chunk: string) => {
-    budget.read(chunk.length);
+    budget.read(Buffer.byteLength(chunk));
     if (stderrHeld || !budget.spent) return;
     stderrHeld = true;
     stderr.pause();

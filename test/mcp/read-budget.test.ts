@@ -20,12 +20,13 @@ import {
   type McpTransportConfig,
   Session,
 } from '../../src/index.js';
+import { boundedFetch } from '../../src/mcp/bounded-fetch.js';
 import {
   MAX_READ_BYTES_PER_SECOND,
-  MAX_UNASKED_MESSAGES_PER_SECOND,
+  MESSAGE_TOKEN_BURST,
+  MESSAGE_TOKENS_PER_SECOND,
   READ_BYTE_BURST,
   ReadBudget,
-  UNASKED_MESSAGE_BURST,
 } from '../../src/mcp/read-budget.js';
 import { type HttpHost, startHttpHost, tempDir, toolNamed } from '../support/mcp-fixtures.js';
 
@@ -37,7 +38,10 @@ afterEach(() => {
 function budgetOnClock(perSecond: number, burst: number) {
   vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
   let now = 0;
-  const budget = new ReadBudget({ messagesPerSecond: perSecond, messageBurst: burst }, () => now);
+  const budget = new ReadBudget(
+    { messageTokensPerSecond: perSecond, messageTokenBurst: burst },
+    () => now,
+  );
   const advance = (ms: number): void => {
     now += ms;
     vi.advanceTimersByTime(ms);
@@ -150,7 +154,7 @@ describe('ReadBudget', () => {
     expect(delivered).toHaveLength(7);
   });
 
-  it('spends exactly once for each message that is not the first answer to an open request (property)', () => {
+  it('spends a token for each message that is not the first answer to an open request, and gives one back for each that is (property)', () => {
     const step = fc.oneof(
       fc.record({ ask: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('a', 'b')) }),
       fc.record({ answer: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constantFrom('a', 'b')) }),
@@ -159,34 +163,36 @@ describe('ReadBudget', () => {
     );
     fc.assert(
       fc.property(fc.array(step, { maxLength: 80 }), (steps) => {
-        const budget = new ReadBudget({ messagesPerSecond: 1, messageBurst: 100 }, () => 0);
+        const burst = 40;
+        const budget = new ReadBudget(
+          { messageTokensPerSecond: 1, messageTokenBurst: burst },
+          () => 0,
+        );
         const { transport, delivered } = countedTransport(budget);
         const open = new Set<string | number>();
-        let unasked = 0;
+        let level = burst;
         for (const s of steps) {
           if ('ask' in s) {
             void transport.send({ jsonrpc: '2.0', id: s.ask, method: 'ping' });
             open.add(s.ask);
-          } else if ('answer' in s) {
-            if (!open.delete(s.answer)) unasked += 1;
+            continue;
+          }
+          if ('answer' in s) {
+            level = open.delete(s.answer) ? Math.min(burst, level + 1) : level - 1;
             transport.onmessage?.({ jsonrpc: '2.0', id: s.answer, result: {} });
           } else if ('notify' in s) {
-            unasked += 1;
+            level -= 1;
             transport.onmessage?.({ jsonrpc: '2.0', method: 'notifications/message' });
           } else {
-            unasked += 1;
+            level -= 1;
             transport.onmessage?.({ jsonrpc: '2.0', id: s.request, method: 'ping' });
           }
+          if (budget.spent !== level < 1) return false;
         }
         expect(delivered).toHaveLength(steps.filter((s) => !('ask' in s)).length);
-        // 100 tokens, never refilled: spent exactly when every one was taken.
-        for (let i = unasked; i < 100; i++) {
-          if (budget.spent) return false;
-          budget.spend();
-        }
-        return budget.spent;
+        return true;
       }),
-      { numRuns: 200 },
+      { numRuns: 300 },
     );
   });
 });
@@ -201,12 +207,14 @@ function logsTold(session: Session): () => number {
 }
 
 /**
- * The most unasked messages a connection may have read `elapsedMs` after
+ * The most log notifications a connection may have read `elapsedMs` after
  * it began, with room for what one read passes on past the budget (an
  * HTTP chunk of events) and for the log the event rate holds.
  */
 function mostRead(elapsedMs: number): number {
-  return UNASKED_MESSAGE_BURST + (MAX_UNASKED_MESSAGES_PER_SECOND * elapsedMs) / 1_000 + 1_500;
+  // A notification costs two tokens: its line or event, and itself.
+  const tokens = MESSAGE_TOKEN_BURST + (MESSAGE_TOKENS_PER_SECOND * elapsedMs) / 1_000;
+  return tokens / 2 + 1_500;
 }
 
 const FLOODING_SERVER = path.resolve(
@@ -284,6 +292,38 @@ describe('a stdio server flooding log notifications', () => {
       );
       expect((await flooding).message).toBe(`wrote ${String(count)}`);
       await vi.waitFor(() => expect(told()).toBe(count), { timeout: 5_000 });
+    } finally {
+      await section.disconnect();
+    }
+  }, 30_000);
+
+  it('reads lines that hold no message at the budget too, and holds them back at its pipe', async () => {
+    await using dir = await tempDir('flood');
+    const written = path.join(dir.path, 'written');
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'flooder',
+          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
+          env: { FLOOD_LOG: written, FLOOD_SIZE: '200' },
+        },
+      ],
+    });
+    try {
+      await section.connect();
+      const started = performance.now();
+      const args = { count: 200_000, junk: true };
+      const flooding = invokeTool(toolNamed(section, 'flooder_flood'), args, { session });
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const elapsed = (performance.now() - started) / 1_000;
+      // A token a line; a full pipe and a chunk read ahead (some 650 lines), 100 between counts.
+      expect(Number(readFileSync(written, 'utf8'))).toBeLessThanOrEqual(
+        MESSAGE_TOKEN_BURST + MESSAGE_TOKENS_PER_SECOND * elapsed + 1_000,
+      );
+      await section.disconnect();
+      await flooding;
     } finally {
       await section.disconnect();
     }
@@ -488,6 +528,35 @@ describe('an HTTP server flooding log notifications on its event stream', () => 
       (READ_BYTE_BURST + (MAX_READ_BYTES_PER_SECOND * elapsedMs) / 1_000) / eventBytes + 10;
     await floodedOver({ type: 'streamable-http', url: host.url('/mcp') }, sent, 'call', most);
   }, 30_000);
+
+  it('every event costs a token, those the SDK skips and empty ones too', async () => {
+    const sent = { count: 0 };
+    const host = await startHttpHost((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      pump(res, sent, 'event: skipped\ndata: a\n\n\n');
+      return Promise.resolve();
+    });
+    hosts.push(host);
+    const perSecond = 100;
+    const budget = new ReadBudget({ messageTokensPerSecond: perSecond, messageTokenBurst: 100 });
+    const response = await boundedFetch({ budget })(host.url('/events'));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const started = performance.now();
+    let events = 0;
+    const end = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000));
+    for (;;) {
+      // Past the budget a read waits for the refill: it is not waited for past the second.
+      const read = await Promise.race([reader.read(), end]);
+      if (read === undefined || read.done) break;
+      for (const byte of read.value) if (byte === 10) events += 1;
+    }
+    await reader.cancel();
+    budget.close();
+    // Three line ends an event and an empty one (two tokens); one chunk passes past the budget.
+    const tokens = 100 + (perSecond * (performance.now() - started)) / 1_000;
+    expect(events / 3).toBeLessThanOrEqual(tokens / 2 + 65_536 / 22);
+    expect(sent.count).toBeGreaterThan(10_000); // it did flood
+  });
 
   it('legacy SSE: the event stream is read at the budget', async () => {
     const sent = { count: 0 };
