@@ -1,5 +1,6 @@
 import type { LoggingLevel, LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import { maskedHead } from '../core/errors.js';
+import { MASK_MARGIN, maskedHead } from '../core/errors.js';
+import { jsonHead, type JsonHead } from '../core/json-head.js';
 import { sliceSafe } from '../core/well-formed.js';
 import { McpServerLog } from './events.js';
 import type { SecretRedactor } from './redact.js';
@@ -25,26 +26,41 @@ export function isLogged(level: LoggingLevel, threshold: LoggingLevel): boolean 
   return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
 }
 
-/** A log message's data as text: a string as it is, anything else as JSON. */
-export function logText(data: unknown): string {
-  if (typeof data === 'string') return data;
+/**
+ * Most characters of a log message's data written as JSON: what an event
+ * keeps and what masking looks at past it (`maskedHead`); the rest is not
+ * written at all.
+ */
+const MAX_LOG_JSON = MAX_LOG_TEXT + MASK_MARGIN + 1;
+
+/**
+ * A log message's data as text: a string as it is, anything else as JSON,
+ * written only as far as an event can keep it (`whole` false when cut).
+ */
+export function logText(data: unknown): JsonHead {
+  if (typeof data === 'string') return { text: data, whole: true };
   try {
-    return JSON.stringify(data) ?? String(data);
+    return (
+      jsonHead(data, MAX_LOG_JSON) ?? { text: JSON.stringify(data) ?? String(data), whole: true }
+    );
   } catch {
-    return String(data);
+    return { text: String(data), whole: true };
   }
 }
 
 /**
- * `text` masked, then cut to {@link MAX_LOG_TEXT} with the note of the cut
- * (so that capping it again changes nothing); a text far longer is masked
- * only as far as it is kept (`maskedHead`).
+ * The text of `data` ({@link logText}) masked, then cut to
+ * {@link MAX_LOG_TEXT} with the note of the cut (so that capping it again
+ * changes nothing); a text far longer is masked only as far as it is kept
+ * (`maskedHead`).
  */
-export function cappedLogText(text: string, mask: (text: string) => string): string {
+export function cappedLogText({ text, whole }: JsonHead, mask: (text: string) => string): string {
   const head = maskedHead(text, mask, MAX_LOG_TEXT);
   const masked = head ?? mask(text);
-  if (head === undefined && masked.length <= MAX_LOG_TEXT) return masked;
-  const note = `… (${text.length} characters, cut)`;
+  if (head === undefined && whole && masked.length <= MAX_LOG_TEXT) return masked;
+  const note = whole
+    ? `… (${text.length} characters, cut)`
+    : `… (more than ${text.length} characters, cut)`;
   return `${sliceSafe(masked, 0, MAX_LOG_TEXT - note.length)}${note}`;
 }
 
