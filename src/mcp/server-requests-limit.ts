@@ -9,7 +9,8 @@
  * {@link MAX_OPEN_SERVER_REQUESTS} of them are being answered at a time
  * (from arrival until the answer is written, or the server cancels the
  * request); more are dropped unanswered, as an overloaded peer would drop
- * them.
+ * them, and so is one whose id is longer than
+ * {@link MAX_SERVER_REQUEST_ID_CHARS}.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -20,6 +21,14 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
  * small in memory.
  */
 export const MAX_OPEN_SERVER_REQUESTS = 1_000;
+
+/**
+ * Longest string id of a server's request that is answered: an answer
+ * repeats the id, and a server that sent pings with 5 MB ids and read no
+ * answers made the client hold 1,000 of them (it ran out of memory). Ids
+ * are numbers or short strings (a UUID is 36 characters).
+ */
+export const MAX_SERVER_REQUEST_ID_CHARS = 256;
 
 /**
  * Wraps `transport`'s `onmessage` (set by the SDK's client: call it right
@@ -41,6 +50,7 @@ export function limitServerRequests(
     if (isRequest(message)) {
       // Dropped: a server past the bound waits for an answer that does not come.
       const id = message.id;
+      if (typeof id === 'string' && id.length > MAX_SERVER_REQUEST_ID_CHARS) return;
       if (answering.size + writing.size >= max || answering.has(id) || writing.has(id)) return;
       answering.add(id);
     } else if (isCancellation(message)) {

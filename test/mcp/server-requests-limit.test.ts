@@ -7,7 +7,10 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { invokeTool, McpIntegrationSection, Session } from '../../src/index.js';
-import { limitServerRequests } from '../../src/mcp/server-requests-limit.js';
+import {
+  limitServerRequests,
+  MAX_SERVER_REQUEST_ID_CHARS,
+} from '../../src/mcp/server-requests-limit.js';
 import { toolNamed } from '../support/mcp-fixtures.js';
 
 /** A transport whose writes complete only when `flush()` is called, as a pipe nobody reads. */
@@ -38,6 +41,17 @@ function stalledTransport(): {
 const ping = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, method: 'ping' });
 
 describe('limitServerRequests', () => {
+  it('drops a request whose id is too long to repeat in an answer it holds', () => {
+    const { transport, delivered } = stalledTransport();
+    limitServerRequests(transport, 1_000);
+    const longest = 'i'.repeat(MAX_SERVER_REQUEST_ID_CHARS);
+    transport.onmessage?.({ jsonrpc: '2.0', id: `${longest}x`, method: 'ping' });
+    transport.onmessage?.({ jsonrpc: '2.0', id: 'x'.repeat(5_000_000), method: 'ping' });
+    transport.onmessage?.({ jsonrpc: '2.0', id: longest, method: 'ping' });
+    transport.onmessage?.(ping(2 ** 52));
+    expect(delivered.map((message) => (message as { id: unknown }).id)).toEqual([longest, 2 ** 52]);
+  });
+
   it('lets at most `max` server requests be open, and more once their answers are written', async () => {
     const { transport, delivered, flush } = stalledTransport();
     limitServerRequests(transport, 3);
