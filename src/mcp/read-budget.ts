@@ -12,8 +12,9 @@
  * 1 MB each kept it at 100% CPU at a tenth of that count, and lines that
  * are no message at all (`{}`, 3 bytes each) stalled it for 20 s at a time.
  *
- * Each connection over stdio or HTTP has a {@link ReadBudget}: two token
- * buckets. Message tokens: every line, event or JSON body read costs one
+ * Each connection over stdio or HTTP has a {@link ReadBudget}, kept
+ * across its reconnections (a server that floods and exits was otherwise
+ * reconnected with a fresh burst, 41 times in 15 s): two token buckets. Message tokens: every line, event or JSON body read costs one
  * (whether it holds a message, one the SDK skips, or nothing readable),
  * and every message that is not an answer to one of the client's own
  * requests one more; an answer gives its frame's token back. So a
@@ -95,7 +96,6 @@ export class ReadBudget {
   #wait:
     | { promise: Promise<void>; resolve: () => void; timer: ReturnType<typeof setTimeout> }
     | undefined;
-  #closed = false;
 
   constructor(limits: ReadLimits = {}, now: () => number = () => performance.now()) {
     this.#messages = new Bucket(
@@ -110,10 +110,10 @@ export class ReadBudget {
     this.#last = now();
   }
 
-  /** Whether reading must wait for {@link refilled}; never once the budget is closed. */
+  /** Whether reading must wait for {@link refilled}. */
   get spent(): boolean {
     // A refill only adds: with both left, no clock is read (every stdio read asks).
-    if (this.#closed || (this.#messages.level >= 1 && this.#bytes.level >= 1)) return false;
+    if (this.#messages.level >= 1 && this.#bytes.level >= 1) return false;
     this.#update();
     return this.#messages.level < 1 || this.#bytes.level < 1;
   }
@@ -139,8 +139,8 @@ export class ReadBudget {
   /**
    * Resolves once reading may go on (a twentieth of a second's worth is
    * back), on a timer: a macrotask, so the event loop turns between two
-   * reads. Resolves at once when it is not {@link spent}, and when the
-   * budget is closed.
+   * reads. Resolves at once when it is not {@link spent}, and early at
+   * {@link release}.
    */
   refilled(): Promise<void> {
     if (this.#wait !== undefined) return this.#wait.promise;
@@ -155,9 +155,12 @@ export class ReadBudget {
     return promise;
   }
 
-  /** Ends every wait: the connection is closing and reads no more. */
-  close(): void {
-    this.#closed = true;
+  /**
+   * Ends the wait under way: a transport is closing, and its readers must
+   * not wait for the refill (they read on, or see their stream closed).
+   * The budget holds on for the connection's next transport.
+   */
+  release(): void {
     this.#endWait();
   }
 
@@ -171,6 +174,8 @@ export class ReadBudget {
     if (deliver === undefined) return;
     const send = transport.send.bind(transport);
     const asked = this.#asked;
+    // Another transport of the connection: its client numbers its requests anew.
+    asked.clear();
     transport.send = (message, options) => {
       if ('method' in message && 'id' in message) {
         if (asked.size >= MAX_ASKED) {

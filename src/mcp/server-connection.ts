@@ -28,6 +28,7 @@ import { listAllTools, sendToolCall, type CallOptions, type CallHandlers } from 
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
+import { ReadBudget } from './read-budget.js';
 import { createTransport, type TransportHandle } from './transport-factory.js';
 import { sdkRefusedMessage } from './json-rpc-message.js';
 import { TransportErrorWatch } from './transport-errors.js';
@@ -127,6 +128,12 @@ export class McpServerConnection {
   #pending: SharedAttempt<void> | undefined;
   /** The application's handlers running for this server, whichever client asked. */
   readonly #runningHandlers: RunningHandlers = { count: 0 };
+  /**
+   * What the server may make the client read, across reconnections: a
+   * server that floods and exits was reconnected 41 times in 15 s, each
+   * time with a fresh burst.
+   */
+  readonly #readBudget = new ReadBudget();
   /** When the last listing after `tools/list_changed` began. */
   #relistedAt = Number.NEGATIVE_INFINITY;
   /**
@@ -471,6 +478,7 @@ export class McpServerConnection {
         ? {}
         : { wrapCommand: this.#options.wrapCommand }),
       useSseFallback: this.#useSseFallback,
+      readBudget: this.#readBudget,
       onStderr: (chunk) => {
         const text = this.#stderrTail + chunk;
         // The cut may fall inside a secret: #describeExit then masks with redactTail.

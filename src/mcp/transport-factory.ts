@@ -32,6 +32,8 @@ export interface TransportOptions {
   readonly onStderr?: (chunk: string) => void;
   /** For `streamable-http`: use the legacy SSE client on the same URL instead. */
   readonly useSseFallback?: boolean;
+  /** What the server may make the client read (stdio, HTTP); one per connection, across reconnections. @default a new one */
+  readonly readBudget?: ReadBudget;
 }
 
 /** A transport ready for `client.connect`, plus what is needed to clean it up. */
@@ -63,14 +65,15 @@ export async function createTransport(
   config: McpTransportConfig,
   options: TransportOptions = {},
 ): Promise<TransportHandle> {
+  const budget = options.readBudget ?? new ReadBudget();
   switch (config.type) {
     case 'stdio':
-      return stdioTransport(config, options);
+      return stdioTransport(config, options, budget);
     case 'sse':
-      return sseTransport(config.url, config.headers);
+      return sseTransport(config.url, config.headers, budget);
     case 'streamable-http':
-      if (options.useSseFallback === true) return sseTransport(config.url, config.headers);
-      return streamableHttpTransport(config.url, config.headers);
+      if (options.useSseFallback === true) return sseTransport(config.url, config.headers, budget);
+      return streamableHttpTransport(config.url, config.headers, budget);
     case 'in-memory': {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       const server = config.server;
@@ -101,9 +104,9 @@ const SDK_RECONNECTION = {
 function streamableHttpTransport(
   url: string,
   headers: Readonly<Record<string, string>> | undefined,
+  budget: ReadBudget,
 ): TransportHandle {
   const answers = new AnswerStreams();
-  const budget = new ReadBudget();
   const [endpoint, options] = httpOptions(url, headers, 'exact', budget, answers);
   const transport = new StreamableHTTPClientTransport(endpoint, {
     ...options,
@@ -116,13 +119,17 @@ function streamableHttpTransport(
 function sseTransport(
   url: string,
   headers: Readonly<Record<string, string>> | undefined,
+  budget: ReadBudget,
 ): TransportHandle {
-  const budget = new ReadBudget();
   const transport = new SSEClientTransport(...httpOptions(url, headers, 'directory', budget));
   return httpHandle(transport, 'sse', budget);
 }
 
-function stdioTransport(config: StdioTransportConfig, options: TransportOptions): TransportHandle {
+function stdioTransport(
+  config: StdioTransportConfig,
+  options: TransportOptions,
+  budget: ReadBudget,
+): TransportHandle {
   // Checked here: spawn's own error names the command it ran (`setsid`), not the directory.
   if (config.cwd !== undefined) assertDirectory(config.cwd);
   // The agent's own secrets live in its environment: a server sees only what it needs.
@@ -151,7 +158,6 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     stderr.setEncoding('utf8');
     stderr.on('data', (chunk: string) => options.onStderr?.(chunk));
   }
-  const budget = new ReadBudget();
   const buffer = useLineBuffer(transport);
   if (buffer !== undefined) holdReadingWhenSpent(transport, buffer, stderr, budget);
   if (processGroup) trackGroupOnStart(transport);
@@ -161,7 +167,7 @@ function stdioTransport(config: StdioTransportConfig, options: TransportOptions)
     return known;
   };
   const dispose = (): Promise<void> => {
-    budget.close();
+    budget.release();
     return Promise.resolve();
   };
   return { transport, type: 'stdio', dispose, pid, processGroup, budget };
@@ -188,12 +194,14 @@ function holdReadingWhenSpent(
   };
   /** The stdout paused until the refill, if any. */
   let held: Readable | undefined;
+  /** Closed: nothing is held any more (the budget lives on, for the next transport). */
+  let closed = false;
   buffer.meter = {
     chunk: (bytes) => budget.read(bytes),
     line: () => budget.spend(),
     holdsBack: () => {
       if (held !== undefined) return true;
-      if (!budget.spent) return false;
+      if (closed || !budget.spent) return false;
       const stdout = sdk._process?.stdout;
       const readOn = sdk.processReadBuffer;
       if (stdout == null || typeof readOn !== 'function') return false;
@@ -212,7 +220,7 @@ function holdReadingWhenSpent(
   let stderrHeld = false;
   stderr?.on('data', (chunk: string) => {
     budget.read(Buffer.byteLength(chunk));
-    if (stderrHeld || !budget.spent) return;
+    if (closed || stderrHeld || !budget.spent) return;
     stderrHeld = true;
     stderr.pause();
     void budget.refilled().then(() => {
@@ -224,7 +232,8 @@ function holdReadingWhenSpent(
   transport.close = () => {
     const stdout = held;
     held = undefined;
-    budget.close();
+    closed = true;
+    budget.release();
     if (stdout !== undefined) {
       stdout.removeAllListeners('data');
       stdout.resume();
@@ -277,7 +286,7 @@ function httpHandle(transport: Transport, type: string, budget: ReadBudget): Tra
     transport,
     type,
     dispose: () => {
-      budget.close();
+      budget.release();
       return Promise.resolve();
     },
     pid: () => null,

@@ -119,17 +119,18 @@ describe('ReadBudget', () => {
     expect(budget.spent).toBe(false);
   });
 
-  it('ends every wait when closed, and holds nothing after', async () => {
+  it('ends the wait under way when released, and holds on after', async () => {
     const { budget } = budgetOnClock(1, 1);
     budget.spend();
     budget.spend();
     const waiting = budget.refilled();
-    budget.close();
+    budget.release();
     await waiting; // without the timer
     expect(vi.getTimerCount()).toBe(0);
-    budget.spend();
-    expect(budget.spent).toBe(false);
-    await budget.refilled();
+    // For the connection's next transport, the debt is still owed.
+    expect(budget.spent).toBe(true);
+    expect(budget.refilled()).not.toBe(waiting);
+    budget.release();
   });
 
   it("counts every message of the server but the first answer to each of the client's own requests", async () => {
@@ -362,6 +363,32 @@ describe('a stdio server flooding log notifications', () => {
     }
   }, 30_000);
 
+  it('keeps its budget across reconnections: a server that floods and exits gets no fresh burst', async () => {
+    const session = new Session();
+    const told = logsTold(session);
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'flooder',
+          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
+          env: { FLOOD_AND_EXIT: '2000' },
+        },
+      ],
+      reconnect: { attempts: 1_000, baseDelayMs: 1, maxDelayMs: 1 },
+    });
+    const started = performance.now();
+    try {
+      await section.connect().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      // Each life offers 2,000 logs: read whole each time, 3 s held six or more.
+      expect(told()).toBeLessThanOrEqual(mostRead(performance.now() - started));
+      expect(told()).toBeGreaterThan(mostRead(0) - 1_500); // it did flood past the burst
+    } finally {
+      await section.disconnect();
+    }
+  }, 30_000);
+
   it('once disconnected, holds its output back no more: what it still writes is read and dropped, so it can end', async () => {
     await using dir = await tempDir('flood');
     const written = path.join(dir.path, 'written');
@@ -551,7 +578,7 @@ describe('an HTTP server flooding log notifications on its event stream', () => 
       for (const byte of read.value) if (byte === 10) events += 1;
     }
     await reader.cancel();
-    budget.close();
+    budget.release();
     // Three line ends an event and an empty one (two tokens); one chunk passes past the budget.
     const tokens = 100 + (perSecond * (performance.now() - started)) / 1_000;
     expect(events / 3).toBeLessThanOrEqual(tokens / 2 + 65_536 / 22);
