@@ -1,8 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, request as httpRequest } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  request as httpRequest,
+  type ServerResponse,
+} from 'node:http';
 import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Transform } from 'node:stream';
+import { RateBudget } from '../core/rate-budget.js';
 
 /** A host a sandboxed server may reach: `example.com`, `*.example.com`, optionally `:port`. */
 export type AllowedHost = string;
@@ -36,6 +43,27 @@ export interface EgressProxyOptions {
 const SOCKET_NAME = 'egress.sock';
 
 /**
+ * What a sandboxed server may make the proxy do, which runs in the
+ * client's process: 100 connections a second (after 200 at once), and 8
+ * MB a second through its tunnels and requests, both ways (after 64 MB).
+ * A sandboxed server repeating refused connections cost the client 84% of
+ * a core (15,000 refusals a second), and a tunnel moved 1.2 GB a second
+ * through it at 87%. Past the budget, a request or CONNECT waits for its
+ * answer and a tunnel waits unpiped: the sandboxed server is held back,
+ * not refused (past {@link MAX_EGRESS_CONNECTIONS} open, a new connection
+ * is closed at once).
+ */
+export const EGRESS_LIMITS = Object.freeze({
+  tokensPerSecond: 100,
+  tokenBurst: 200,
+  bytesPerSecond: 8 * 1024 * 1024,
+  byteBurst: 64 * 1024 * 1024,
+});
+
+/** Connections open at once past which a new one is closed at once: each held one is a socket. */
+export const MAX_EGRESS_CONNECTIONS = 256;
+
+/**
  * Starts a proxy on a unix socket in a fresh private directory. It speaks
  * `CONNECT host:port` (HTTPS and any TCP) and absolute-form HTTP requests,
  * asks `policy` for every destination, and answers a refused one with 403
@@ -45,6 +73,16 @@ const SOCKET_NAME = 'egress.sock';
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
   const directory = await mkdtemp(path.join(tmpdir(), 'mcp-sections-egress-'));
   const sockets = new Set<Socket>();
+  const budget = new RateBudget(EGRESS_LIMITS);
+  /** Bytes through the proxy, either way, at the budget's pace. */
+  const paced = (): Transform =>
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        budget.read(chunk.length);
+        if (!budget.spent) return done(null, chunk);
+        void budget.refilled().then(() => done(null, chunk));
+      },
+    });
   /** Every connection let through and still open, with how to cut it. */
   const passages = new Set<Passage>();
   const deny = (host: string, port: number): string | undefined => {
@@ -66,7 +104,15 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       });
     }
   };
-  const server = createServer((req, res) => {
+  /** Runs `handle` now, or once the budget allows: each request costs a token. */
+  const inTurn = (handle: () => void): void => {
+    budget.spend();
+    if (budget.spent) void budget.refilled().then(handle);
+    else handle();
+  };
+  const server = createServer((req, res) => inTurn(() => request(req, res)));
+  const request = (req: IncomingMessage, res: ServerResponse): void => {
+    if (res.destroyed) return; // gone while it waited
     const target = absoluteTarget(req);
     if (target === undefined) {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('only absolute-form requests\n');
@@ -94,7 +140,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
           res.destroy();
           return;
         }
-        answer.pipe(res);
+        answer.pipe(paced()).pipe(res);
       },
     );
     letThrough(
@@ -115,12 +161,23 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     });
     // The sandbox went away: nothing more goes up.
     res.once('close', () => upstream.destroy());
-    req.pipe(upstream);
+    req.pipe(paced()).pipe(upstream);
+  };
+  // Past this many, a new connection is closed at once: each one held waiting is a socket.
+  let open = 0;
+  server.on('connection', (socket: Socket) => {
+    open += 1;
+    socket.once('close', () => (open -= 1));
+    if (open > MAX_EGRESS_CONNECTIONS) socket.destroy();
   });
-  server.on('connect', (req, client: Socket, head: Buffer) => {
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => client.destroy());
+    inTurn(() => tunnel(req, client, head));
+  });
+  const tunnel = (req: IncomingMessage, client: Socket, head: Buffer): void => {
+    if (client.destroyed) return; // gone while it waited
     const target = hostPort(req.url ?? '');
     const refused =
       target === undefined
@@ -135,8 +192,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     const upstream = netConnect(target.port, bare(target.host), () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length > 0) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
+      upstream.pipe(paced()).pipe(client);
+      client.pipe(paced()).pipe(upstream);
     });
     sockets.add(upstream);
     upstream.on('close', () => sockets.delete(upstream));
@@ -155,7 +212,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       client.end(`HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n${error.message}\n`);
     });
     client.once('close', () => upstream.destroy());
-  });
+  };
   const socketPath = path.join(directory, SOCKET_NAME);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -174,6 +231,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     },
     close: () => {
       closed ??= (async () => {
+        budget.release();
         for (const passage of passages) passage.cut();
         passages.clear();
         for (const socket of sockets) socket.destroy();

@@ -27,6 +27,7 @@
  * is dropped; a flooding server only slows itself.
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { RateBudget } from '../core/rate-budget.js';
 
 /** Message tokens a connection spends per second once its burst is spent: some 1,000 notifications. */
 export const MESSAGE_TOKENS_PER_SECOND = 2_000;
@@ -39,9 +40,6 @@ export const MAX_READ_BYTES_PER_SECOND = 8 * 1024 * 1024;
 
 /** Bytes a connection reads at once before the rate applies: one message at the HTTP bound. */
 export const READ_BYTE_BURST = 64 * 1024 * 1024;
-
-/** A refill wakes reading once a twentieth of a second's worth may be read, not once per message. */
-const RESUME_AFTER_SECONDS = 0.05;
 
 /**
  * Requests of the client remembered as waiting for their answer; past it
@@ -62,106 +60,21 @@ export interface ReadLimits {
   readonly byteBurst?: number;
 }
 
-/** One token bucket: `level` refilled at `perSecond`, up to `burst`; it may go below zero (a debt). */
-class Bucket {
-  level: number;
-
-  constructor(
-    readonly perSecond: number,
-    readonly burst: number,
-  ) {
-    this.level = burst;
-  }
-
-  refill(seconds: number): void {
-    this.level = Math.min(this.burst, this.level + seconds * this.perSecond);
-  }
-
-  /** Seconds until a twentieth of a second's worth is back (at least one token). */
-  secondsToResume(): number {
-    const resumeAt = Math.max(1, Math.min(this.burst, this.perSecond * RESUME_AFTER_SECONDS));
-    return Math.max(0, (resumeAt - this.level) / this.perSecond);
-  }
-}
-
 /** What one connection may read: message tokens and bytes (see the module's note). */
-export class ReadBudget {
-  readonly #messages: Bucket;
-  readonly #bytes: Bucket;
-  readonly #now: () => number;
-  #last: number;
+export class ReadBudget extends RateBudget {
   /** Ids of the client's requests sent and not answered yet. */
   readonly #asked = new Set<string | number>();
-  /** The wait for a refill under way, shared by every reader. */
-  #wait:
-    | { promise: Promise<void>; resolve: () => void; timer: ReturnType<typeof setTimeout> }
-    | undefined;
 
-  constructor(limits: ReadLimits = {}, now: () => number = () => performance.now()) {
-    this.#messages = new Bucket(
-      limits.messageTokensPerSecond ?? MESSAGE_TOKENS_PER_SECOND,
-      limits.messageTokenBurst ?? MESSAGE_TOKEN_BURST,
+  constructor(limits: ReadLimits = {}, now?: () => number) {
+    super(
+      {
+        tokensPerSecond: limits.messageTokensPerSecond ?? MESSAGE_TOKENS_PER_SECOND,
+        tokenBurst: limits.messageTokenBurst ?? MESSAGE_TOKEN_BURST,
+        bytesPerSecond: limits.bytesPerSecond ?? MAX_READ_BYTES_PER_SECOND,
+        byteBurst: limits.byteBurst ?? READ_BYTE_BURST,
+      },
+      now,
     );
-    this.#bytes = new Bucket(
-      limits.bytesPerSecond ?? MAX_READ_BYTES_PER_SECOND,
-      limits.byteBurst ?? READ_BYTE_BURST,
-    );
-    this.#now = now;
-    this.#last = now();
-  }
-
-  /** Whether reading must wait for {@link refilled}. */
-  get spent(): boolean {
-    // A refill only adds: with both left, no clock is read (every stdio read asks).
-    if (this.#messages.level >= 1 && this.#bytes.level >= 1) return false;
-    this.#update();
-    return this.#messages.level < 1 || this.#bytes.level < 1;
-  }
-
-  /** Spends `count` message tokens (see the module's note). */
-  spend(count = 1): void {
-    if (count === 0) return;
-    this.#update();
-    this.#messages.level -= count;
-  }
-
-  /** Gives back a frame's message token: it held an answer to one of the client's requests. */
-  refund(): void {
-    this.#messages.level = Math.min(this.#messages.burst, this.#messages.level + 1);
-  }
-
-  /** Counts `bytes` read from the server, whatever they hold. */
-  read(bytes: number): void {
-    this.#update();
-    this.#bytes.level -= bytes;
-  }
-
-  /**
-   * Resolves once reading may go on (a twentieth of a second's worth is
-   * back), on a timer: a macrotask, so the event loop turns between two
-   * reads. Resolves at once when it is not {@link spent}, and early at
-   * {@link release}.
-   */
-  refilled(): Promise<void> {
-    if (this.#wait !== undefined) return this.#wait.promise;
-    if (!this.spent) return Promise.resolve();
-    const seconds = Math.max(this.#messages.secondsToResume(), this.#bytes.secondsToResume());
-    let resolve!: () => void;
-    const promise = new Promise<void>((done) => {
-      resolve = done;
-    });
-    const timer = setTimeout(() => this.#endWait(), Math.ceil(seconds * 1_000));
-    this.#wait = { promise, resolve, timer };
-    return promise;
-  }
-
-  /**
-   * Ends the wait under way: a transport is closing, and its readers must
-   * not wait for the refill (they read on, or see their stream closed).
-   * The budget holds on for the connection's next transport.
-   */
-  release(): void {
-    this.#endWait();
   }
 
   /**
@@ -192,21 +105,5 @@ export class ReadBudget {
       else this.spend();
       deliver(message, extra);
     };
-  }
-
-  #endWait(): void {
-    const wait = this.#wait;
-    this.#wait = undefined;
-    if (wait === undefined) return;
-    clearTimeout(wait.timer);
-    wait.resolve();
-  }
-
-  #update(): void {
-    const now = this.#now();
-    const seconds = (now - this.#last) / 1_000;
-    this.#last = now;
-    this.#messages.refill(seconds);
-    this.#bytes.refill(seconds);
   }
 }
