@@ -19,6 +19,7 @@ import {
   McpServerLog,
   type McpTransportConfig,
   Session,
+  type ToolResult,
 } from '../../src/index.js';
 import { boundedFetch } from '../../src/mcp/bounded-fetch.js';
 import {
@@ -28,6 +29,7 @@ import {
   READ_BYTE_BURST,
   ReadBudget,
 } from '../../src/mcp/read-budget.js';
+import type { ReconnectPolicy } from '../../src/mcp/reconnect-policy.js';
 import { type HttpHost, startHttpHost, tempDir, toolNamed } from '../support/mcp-fixtures.js';
 
 afterEach(() => {
@@ -223,27 +225,36 @@ const FLOODING_SERVER = path.resolve(
   '../fixtures/hostile/flooding-server.mjs',
 );
 
+/** A section on the flooding stdio server, with `env`; `told` counts its logs, `flood` starts a flood. */
+function flooderSection(env: Record<string, string>, reconnect?: ReconnectPolicy) {
+  const session = new Session();
+  const told = logsTold(session);
+  const section = new McpIntegrationSection({
+    session,
+    servers: [
+      {
+        name: 'flooder',
+        transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
+        env,
+      },
+    ],
+    ...(reconnect === undefined ? {} : { reconnect }),
+  });
+  const flood = (args: Record<string, unknown>): Promise<ToolResult> =>
+    invokeTool(toolNamed(section, 'flooder_flood'), args, { session });
+  return { session, section, told, flood };
+}
+
 describe('a stdio server flooding log notifications', () => {
   it('is read at the budget, held back at its pipe, loses nothing, and its call is answered', async () => {
     await using dir = await tempDir('flood');
     const written = path.join(dir.path, 'written');
-    const session = new Session();
-    const told = logsTold(session);
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        {
-          name: 'flooder',
-          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
-          env: { FLOOD_LOG: written },
-        },
-      ],
-    });
+    const { session, section, told, flood } = flooderSection({ FLOOD_LOG: written });
     try {
       await section.connect();
       const count = 6_000;
       const started = performance.now();
-      const flooding = invokeTool(toolNamed(section, 'flooder_flood'), { count }, { session });
+      const flooding = flood({ count });
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const read = told();
       expect(read).toBeLessThanOrEqual(mostRead(performance.now() - started));
@@ -267,24 +278,13 @@ describe('a stdio server flooding log notifications', () => {
     }
   }, 30_000);
   it('reads large messages at the byte rate', async () => {
-    const session = new Session();
-    const told = logsTold(session);
     const lineBytes = 100_000;
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        {
-          name: 'flooder',
-          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
-          env: { FLOOD_SIZE: String(lineBytes) },
-        },
-      ],
-    });
+    const { section, told, flood } = flooderSection({ FLOOD_SIZE: String(lineBytes) });
     try {
       await section.connect();
       const count = 1_000; // 100 MB
       const started = performance.now();
-      const flooding = invokeTool(toolNamed(section, 'flooder_flood'), { count }, { session });
+      const flooding = flood({ count });
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const elapsed = (performance.now() - started) / 1_000;
       // Far fewer than the message budget allows; a chunk read past the bytes, and the log held.
@@ -301,22 +301,12 @@ describe('a stdio server flooding log notifications', () => {
   it('reads lines that hold no message at the budget too, and holds them back at its pipe', async () => {
     await using dir = await tempDir('flood');
     const written = path.join(dir.path, 'written');
-    const session = new Session();
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        {
-          name: 'flooder',
-          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
-          env: { FLOOD_LOG: written, FLOOD_SIZE: '200' },
-        },
-      ],
-    });
+    const { section, flood } = flooderSection({ FLOOD_LOG: written, FLOOD_SIZE: '200' });
     try {
       await section.connect();
       const started = performance.now();
       const args = { count: 200_000, junk: true };
-      const flooding = invokeTool(toolNamed(section, 'flooder_flood'), args, { session });
+      const flooding = flood(args);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const elapsed = (performance.now() - started) / 1_000;
       // A token a line; a full pipe and a chunk read ahead (some 650 lines), 100 between counts.
@@ -334,22 +324,15 @@ describe('a stdio server flooding log notifications', () => {
     await using dir = await tempDir('flood');
     const written = path.join(dir.path, 'written');
     const lineBytes = 100_000;
-    const session = new Session();
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        {
-          name: 'flooder',
-          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
-          env: { FLOOD_LOG: written, FLOOD_SIZE: String(lineBytes) },
-        },
-      ],
+    const { section, flood } = flooderSection({
+      FLOOD_LOG: written,
+      FLOOD_SIZE: String(lineBytes),
     });
     try {
       await section.connect();
       const started = performance.now();
       const args = { count: 2_000, stderr: true }; // 200 MB
-      const flooding = invokeTool(toolNamed(section, 'flooder_flood'), args, { session });
+      const flooding = flood(args);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       const elapsed = (performance.now() - started) / 1_000;
       // Written no further than the client read, a full pipe, and the line under way.
@@ -364,19 +347,10 @@ describe('a stdio server flooding log notifications', () => {
   }, 30_000);
 
   it('keeps its budget across reconnections: a server that floods and exits gets no fresh burst', async () => {
-    const session = new Session();
-    const told = logsTold(session);
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        {
-          name: 'flooder',
-          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
-          env: { FLOOD_AND_EXIT: '2000' },
-        },
-      ],
-      reconnect: { attempts: 1_000, baseDelayMs: 1, maxDelayMs: 1 },
-    });
+    const { section, told } = flooderSection(
+      { FLOOD_AND_EXIT: '2000' },
+      { attempts: 1_000, baseDelayMs: 1, maxDelayMs: 1 },
+    );
     const started = performance.now();
     try {
       await section.connect().catch(() => undefined);
@@ -392,20 +366,10 @@ describe('a stdio server flooding log notifications', () => {
   it('once disconnected, holds its output back no more: what it still writes is read and dropped, so it can end', async () => {
     await using dir = await tempDir('flood');
     const written = path.join(dir.path, 'written');
-    const session = new Session();
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        {
-          name: 'flooder',
-          transport: { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] },
-          env: { FLOOD_LOG: written },
-        },
-      ],
-    });
+    const { section, flood } = flooderSection({ FLOOD_LOG: written });
     await section.connect();
     const count = 100_000;
-    const flooding = invokeTool(toolNamed(section, 'flooder_flood'), { count }, { session });
+    const flooding = flood({ count });
     // Held: it has written no further than a pipe ahead of the budget.
     await vi.waitFor(() => expect(Number(readFileSync(written, 'utf8'))).toBeGreaterThan(3_000));
     const held = Number(readFileSync(written, 'utf8'));
