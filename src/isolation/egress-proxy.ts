@@ -44,7 +44,7 @@ const SOCKET_NAME = 'egress.sock';
 
 /**
  * What a sandboxed server may make the proxy do, which runs in the
- * client's process: 100 connections a second (after 200 at once), and 8
+ * client's process: 100 requests or `CONNECT`s a second (after 200 at once), and 8
  * MB a second through its tunnels and requests, both ways (after 64 MB).
  * A sandboxed server repeating refused connections cost the client 84% of
  * a core (15,000 refusals a second), and a tunnel moved 1.2 GB a second

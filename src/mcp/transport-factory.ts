@@ -54,8 +54,9 @@ export interface TransportHandle {
    */
   readonly answers?: AnswerStreams;
   /**
-   * Stdio and HTTP: how fast the server's unasked messages are read
-   * (`count` the transport once the client is connecting).
+   * Stdio and HTTP: what the server may make the client read (`count` the
+   * transport once the client is connecting, so that answers to the
+   * client's own requests are told apart).
    */
   readonly budget?: ReadBudget;
 }
