@@ -357,7 +357,7 @@ describe('a stdio server flooding log notifications', () => {
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       // Each life offers 2,000 logs: read whole each time, 3 s held six or more.
       expect(told()).toBeLessThanOrEqual(mostRead(performance.now() - started));
-      expect(told()).toBeGreaterThan(mostRead(0) - 1_500); // it did flood past the burst
+      expect(told()).toBeGreaterThan(1_000); // it did flood
     } finally {
       await section.disconnect();
     }
