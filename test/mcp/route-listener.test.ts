@@ -305,34 +305,40 @@ describe('routeListener', () => {
   });
 
   it('publishes the last log and refusal the rates held back when the route closes, with the counts', () => {
-    const { events, listener } = setup();
-    const connection = listener.connection('normal');
-    for (let i = 0; i < MAX_DENIAL_EVENTS_PER_SECOND + 5; i += 1) {
-      listener.networkDenied(`host${String(i)}.example`, 443, 'refused');
+    // A stopped clock: no token comes back while the flood is offered, however slow the machine.
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => 5_000);
+    try {
+      const { events, listener } = setup();
+      const connection = listener.connection('normal');
+      for (let i = 0; i < MAX_DENIAL_EVENTS_PER_SECOND + 5; i += 1) {
+        listener.networkDenied(`host${String(i)}.example`, 443, 'refused');
+      }
+      for (let i = 0; i < MAX_LOG_EVENTS_PER_SECOND + 7; i += 1) {
+        connection.log?.({ level: 'error', data: `flood ${String(i)}` });
+      }
+      const before = events.length;
+      listener.closed();
+      expect(events.slice(before).map((event) => fields(event))).toEqual([
+        {
+          sessionId: 'sess-1',
+          serverName: 'github',
+          level: 'error',
+          message: `flood ${String(MAX_LOG_EVENTS_PER_SECOND + 6)}`,
+          dropped: 6,
+        },
+        {
+          sessionId: 'sess-1',
+          serverName: 'github',
+          host: `host${String(MAX_DENIAL_EVENTS_PER_SECOND + 4)}.example`,
+          port: 443,
+          reason: 'refused',
+          dropped: 4,
+        },
+      ]);
+      listener.closed();
+      expect(events).toHaveLength(before + 2);
+    } finally {
+      clock.mockRestore();
     }
-    for (let i = 0; i < MAX_LOG_EVENTS_PER_SECOND + 7; i += 1) {
-      connection.log?.({ level: 'error', data: `flood ${String(i)}` });
-    }
-    const before = events.length;
-    listener.closed();
-    expect(events.slice(before).map((event) => fields(event))).toEqual([
-      {
-        sessionId: 'sess-1',
-        serverName: 'github',
-        level: 'error',
-        message: `flood ${String(MAX_LOG_EVENTS_PER_SECOND + 6)}`,
-        dropped: 6,
-      },
-      {
-        sessionId: 'sess-1',
-        serverName: 'github',
-        host: `host${String(MAX_DENIAL_EVENTS_PER_SECOND + 4)}.example`,
-        port: 443,
-        reason: 'refused',
-        dropped: 4,
-      },
-    ]);
-    listener.closed();
-    expect(events).toHaveLength(before + 2);
   });
 });
