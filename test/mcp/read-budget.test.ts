@@ -21,6 +21,7 @@ import {
   Session,
   type ToolResult,
 } from '../../src/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { boundedFetch } from '../../src/mcp/bounded-fetch.js';
 import {
   MAX_READ_BYTES_PER_SECOND,
@@ -30,6 +31,7 @@ import {
   ReadBudget,
 } from '../../src/mcp/read-budget.js';
 import type { ReconnectPolicy } from '../../src/mcp/reconnect-policy.js';
+import { createTransport } from '../../src/mcp/transport-factory.js';
 import { type HttpHost, startHttpHost, tempDir, toolNamed } from '../support/mcp-fixtures.js';
 
 afterEach(() => {
@@ -362,6 +364,33 @@ describe('a stdio server flooding log notifications', () => {
       await section.disconnect();
     }
   }, 30_000);
+
+  it("never holds the client's own calls: each answer gives its line's token back", async () => {
+    // A budget of 100 tokens refilled at 1 a second: 500 calls whose lines
+    // were not given back would take minutes.
+    const budget = new ReadBudget({ messageTokensPerSecond: 1, messageTokenBurst: 100 });
+    const config = { type: 'stdio', command: process.execPath, args: [FLOODING_SERVER] } as const;
+    const handle = await createTransport(config, { readBudget: budget });
+    const client = new Client({ name: 'budget-test', version: '1.0.0' });
+    const connecting = client.connect(handle.transport);
+    handle.budget?.count(handle.transport);
+    try {
+      await connecting;
+      for (let round = 0; round < 5; round++) {
+        const calls = Array.from({ length: 100 }, (_, i) =>
+          client.callTool({ name: 'echo', arguments: { text: String(i) } }),
+        );
+        const answers = await Promise.all(calls);
+        expect(answers.map((answer) => (answer.content as { text: string }[])[0]?.text)).toEqual(
+          Array.from({ length: 100 }, (_, i) => String(i)),
+        );
+      }
+      expect(budget.spent).toBe(false);
+    } finally {
+      await client.close();
+      await handle.dispose();
+    }
+  }, 20_000);
 
   it('once disconnected, holds its output back no more: what it still writes is read and dropped, so it can end', async () => {
     await using dir = await tempDir('flood');
