@@ -8,7 +8,11 @@
 import { type AddressInfo, connect as netConnect, createServer as netServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { EGRESS_LIMITS, startEgressProxy } from '../../src/isolation/egress-proxy.js';
+import {
+  EGRESS_LIMITS,
+  MAX_EGRESS_CONNECTIONS,
+  startEgressProxy,
+} from '../../src/isolation/egress-proxy.js';
 
 /** Sends one CONNECT over the proxy's socket; resolves with the socket once the answer's status line came. */
 function connectThrough(
@@ -96,4 +100,25 @@ describe('the egress proxy budget', () => {
       await new Promise((resolve) => upstream.close(resolve));
     }
   }, 30_000);
+  it('closes a connection past the most it holds open at once', async () => {
+    const proxy = await startEgressProxy({ policy: () => undefined });
+    const socketPath = path.join(proxy.directory, proxy.socketName);
+    const sockets: ReturnType<typeof netConnect>[] = [];
+    let closedByProxy = 0;
+    try {
+      for (let i = 0; i < MAX_EGRESS_CONNECTIONS + 10; i++) {
+        const socket = netConnect(socketPath);
+        socket.on('error', () => undefined);
+        socket.once('close', () => (closedByProxy += 1));
+        sockets.push(socket);
+        await new Promise((resolve) => socket.once('connect', resolve));
+      }
+      // Idle connections the proxy holds; the ten past the bound are closed at once.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(closedByProxy).toBe(10);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await proxy.close();
+    }
+  });
 });
