@@ -49,7 +49,11 @@ export class RateBudget {
   #last: number;
   /** The wait for a refill under way, shared by every reader. */
   #wait:
-    | { promise: Promise<void>; resolve: () => void; timer: ReturnType<typeof setTimeout> }
+    | {
+        readonly promise: Promise<void>;
+        readonly resolve: () => void;
+        timer: ReturnType<typeof setTimeout>;
+      }
     | undefined;
 
   constructor(limits: RateLimits, now: () => number = () => performance.now()) {
@@ -94,14 +98,29 @@ export class RateBudget {
   refilled(): Promise<void> {
     if (this.#wait !== undefined) return this.#wait.promise;
     if (!this.spent) return Promise.resolve();
-    const seconds = Math.max(this.#tokens.secondsToResume(), this.#bytes.secondsToResume());
     let resolve!: () => void;
     const promise = new Promise<void>((done) => {
       resolve = done;
     });
-    const timer = setTimeout(() => this.#endWait(), Math.ceil(seconds * 1_000));
-    this.#wait = { promise, resolve, timer };
+    this.#wait = { promise, resolve, timer: this.#timer() };
     return promise;
+  }
+
+  /**
+   * A timer for when reading may go on. Readers may have spent more while
+   * they waited (a shared wait, several streams): then it waits again, so
+   * that a reader woken by the refill finds the budget no longer spent.
+   */
+  #timer(): ReturnType<typeof setTimeout> {
+    const seconds = Math.max(this.#tokens.secondsToResume(), this.#bytes.secondsToResume());
+    return setTimeout(
+      () => {
+        const wait = this.#wait;
+        if (wait !== undefined && this.spent) wait.timer = this.#timer();
+        else this.#endWait();
+      },
+      Math.ceil(seconds * 1_000),
+    );
   }
 
   /**
