@@ -10,9 +10,7 @@
  * tool counts: schemas, icons and `_meta` as much as names and descriptions.
  */
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
-import { isJsonRecord } from '../core/json.js';
-import { surveyListedSchema } from './schema/index.js';
-import { MAX_SCHEMA_TEXT_LENGTH } from './schema/json.js';
+import { MAX_SCHEMA_TEXT_LENGTH, type SchemaSurvey } from './schema/json.js';
 
 /** What an object or array adds to a size, beyond its text: about what it costs in memory. */
 export const CONTAINER_SIZE = 32;
@@ -20,18 +18,22 @@ export const CONTAINER_SIZE = 32;
 /**
  * The size of `tool` (a copy made by `parseToolListing`: plain, its
  * members its own), counted only up to `budget`: past it, where the count
- * stopped. The input schema's survey is the one its check at connect
- * reuses, so a listing is walked once. Never throws: what cannot be read
- * is weighed as {@link valueSize} says.
+ * stopped. Its input schema is weighed by `survey` (`surveyListed`), the
+ * one its check at connect reuses, so a listing is walked once. Never
+ * throws: what cannot be read is weighed as {@link valueSize} says.
  */
-export function listedToolSize(tool: McpToolDescription, budget: number): number {
+export function listedToolSize(
+  tool: McpToolDescription,
+  survey: SchemaSurvey | undefined,
+  budget: number,
+): number {
   let size = 2;
   for (const key in tool) {
     const value: unknown = tool[key as keyof McpToolDescription];
     size += key.length + 4;
     size +=
       key === 'inputSchema'
-        ? inputSchemaSize(value, budget - size)
+        ? inputSchemaSize(value, survey, budget - size)
         : valueSize(value, budget - size);
     if (size > budget) break;
   }
@@ -43,8 +45,11 @@ export function listedToolSize(tool: McpToolDescription, budget: number): number
  * bound (refused at connect, but held until then), or one that cannot be
  * surveyed, is weighed whole.
  */
-function inputSchemaSize(schema: unknown, budget: number): number {
-  const survey = isJsonRecord(schema) ? surveyListedSchema(schema) : undefined;
+function inputSchemaSize(
+  schema: unknown,
+  survey: SchemaSurvey | undefined,
+  budget: number,
+): number {
   if (survey === undefined || survey.chars > MAX_SCHEMA_TEXT_LENGTH) {
     return valueSize(schema, budget);
   }

@@ -15,6 +15,8 @@ import { McpTimeoutError, messageOf } from '../core/errors.js';
 import { describeSent } from '../core/describe-sent.js';
 import { readCallToolResult } from './call-result.js';
 import { CONTAINER_SIZE, listedToolSize } from './listing-size.js';
+import { surveyListed } from './schema/index.js';
+import type { SchemaSurvey } from './schema/json.js';
 import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
 
 /** Options of a tool call. */
@@ -62,6 +64,25 @@ export const MAX_LISTING_SIZE = 100_000_000;
  */
 const UNCHECKED = z.unknown();
 
+/** A server's tools as listed, and the survey of each one's input schema. */
+export interface ToolListing {
+  readonly tools: readonly McpToolDescription[];
+  /**
+   * By index: the survey of `tools[i].inputSchema`, made when the listing
+   * was weighed, for the check at connect (`inputSchemaRefusal`); undefined
+   * where it could not be made. An in-process server that changes a
+   * schema's objects after listing them is checked again, from a copy, when
+   * the tool's validator is built.
+   */
+  readonly surveys: readonly (SchemaSurvey | undefined)[];
+}
+
+/** The listing of a connection that has listed nothing yet. */
+export const NO_TOOLS: ToolListing = Object.freeze({
+  tools: Object.freeze([]),
+  surveys: Object.freeze([]),
+});
+
 /**
  * Every tool, following `nextCursor`: each page within `timeoutMs`, the
  * whole listing within {@link LISTING_TIMEOUT_FACTOR} times that, and at
@@ -79,11 +100,12 @@ export async function listAllTools(
     readonly signal: AbortSignal | undefined;
     readonly broken: (problem: string) => Error;
   },
-): Promise<McpToolDescription[]> {
+): Promise<ToolListing> {
   const { timeoutMs, signal, broken } = options;
   const totalMs = timeoutMs * LISTING_TIMEOUT_FACTOR;
   const endsAt = Date.now() + totalMs;
   const tools: McpToolDescription[] = [];
+  const surveys: (SchemaSurvey | undefined)[] = [];
   /** The size of the tools listed so far (`listing-size.ts`). */
   let size = 0;
   const seen = new Set<string>();
@@ -110,8 +132,10 @@ export async function listAllTools(
     }
     const listed = parseListing(result, broken);
     for (const tool of listed.tools) {
+      const survey = surveyListed(tool.inputSchema);
       tools.push(tool); // a spread of a huge page overflows the stack
-      size += listedToolSize(tool, MAX_LISTING_SIZE - size + 1);
+      surveys.push(survey);
+      size += listedToolSize(tool, survey, MAX_LISTING_SIZE - size + 1);
       if (size > MAX_LISTING_SIZE) break;
     }
     if (size > MAX_LISTING_SIZE) {
@@ -125,7 +149,7 @@ export async function listAllTools(
       );
     }
     cursor = listed.nextCursor;
-    if (cursor === undefined) return tools;
+    if (cursor === undefined) return { tools: Object.freeze(tools), surveys };
     if (seen.has(cursor)) {
       throw broken(`tools/list repeated the cursor ${describeSent(cursor)}`);
     }

@@ -24,7 +24,14 @@ import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './rec
 import { lostAnswerReason } from './lost-answers.js';
 import { deliverInOrder } from './ordered-delivery.js';
 import { limitServerRequests } from './server-requests-limit.js';
-import { listAllTools, sendToolCall, type CallOptions, type CallHandlers } from './requests.js';
+import {
+  listAllTools,
+  NO_TOOLS,
+  sendToolCall,
+  type CallOptions,
+  type CallHandlers,
+  type ToolListing,
+} from './requests.js';
 import type { McpTransportConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
@@ -108,7 +115,7 @@ export class McpServerConnection {
   readonly serverName: string;
   readonly endpoint: Endpoint;
   #state: ConnectionState = 'idle';
-  #tools: readonly McpToolDescription[] = Object.freeze([]);
+  #listing: ToolListing = NO_TOOLS;
   #client: Client | undefined;
   #handle: TransportHandle | undefined;
   #transportType: string;
@@ -195,7 +202,12 @@ export class McpServerConnection {
 
   /** The tools the server listed, unchanged. */
   get tools(): readonly McpToolDescription[] {
-    return this.#tools;
+    return this.#listing.tools;
+  }
+
+  /** The last listing whole: its tools, and the surveys of their input schemas. */
+  get listing(): ToolListing {
+    return this.#listing;
   }
 
   /** The transport in use (`sse` after a fallback from streamable HTTP). */
@@ -278,13 +290,12 @@ export class McpServerConnection {
     client: Client,
     signal: AbortSignal | undefined,
   ): Promise<readonly McpToolDescription[]> {
-    const tools = await listAllTools(client, {
+    this.#listing = await listAllTools(client, {
       timeoutMs: this.#options.timeoutMs,
       signal,
       broken: (problem) => this.#error(problem),
     });
-    this.#tools = Object.freeze(tools);
-    return this.#tools;
+    return this.#listing.tools;
   }
 
   /**
@@ -438,14 +449,14 @@ export class McpServerConnection {
     this.#lastError = undefined;
     this.#listeners.emit('connected', {
       transport: this.#transportType,
-      toolCount: this.#tools.length,
+      toolCount: this.#listing.tools.length,
       reconnect,
     });
     // Opened again (a reconnect, or a connect after the connection failed),
     // it listed the tools again, and a server may come back with others
     // (other hints, other schemas, tools added): as after a
     // tools/list_changed, before any call can be sent on the new session.
-    if (this.#sessionsOpened > 1) this.#listeners.emit('toolsChanged', this.#tools);
+    if (this.#sessionsOpened > 1) this.#listeners.emit('toolsChanged', this.#listing.tools);
   }
 
   async #openOnce(signal?: AbortSignal): Promise<void> {

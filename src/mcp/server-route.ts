@@ -10,6 +10,7 @@ import { DEFAULT_TIMEOUT_MS, type ResolvedServerConfig } from '../config/server-
 import type { SecretRedactor } from './redact.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
 import type { RouteListener } from './route-listener.js';
+import type { ToolListing } from './requests.js';
 import type {
   Endpoint,
   McpServerConnection,
@@ -182,6 +183,11 @@ export class ServerRoute {
   /** The server's tools as listed by the active connection. */
   get tools(): readonly McpToolDescription[] {
     return this.active.tools;
+  }
+
+  /** The active connection's listing whole: its tools and their schemas' surveys. */
+  get listing(): ToolListing {
+    return this.active.listing;
   }
 
   /**

@@ -189,9 +189,11 @@ function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
     instructions: MAX_LISTING_PATTERN_INSTRUCTIONS,
     instructionsLeft: MAX_LISTING_PATTERN_INSTRUCTIONS,
   };
-  for (const description of route.tools) {
+  const { tools, surveys } = route.listing;
+  for (let index = 0; index < tools.length; index++) {
+    const description = tools[index]!;
     if (!isToolSelected(route.config, description.name)) continue;
-    const reason = inputSchemaRefusal(description.inputSchema, budget);
+    const reason = inputSchemaRefusal(description.inputSchema, budget, surveys[index]);
     if (reason !== undefined) return new McpSchemaRefusal(route.name, description.name, reason);
   }
   return undefined;

@@ -54,7 +54,7 @@ describe('listAllTools', () => {
       signal: undefined,
       broken,
     });
-    expect(listed.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
+    expect(listed.tools.map((tool) => tool.name)).toEqual(tools.map((tool) => tool.name));
     expect(raw.listCursors).toEqual([undefined, 'page-3', 'page-6']);
   });
 
@@ -222,7 +222,7 @@ describe('listAllTools refuses a listing past its bounds, never cutting it short
       signal: undefined,
       broken,
     });
-    expect(listed.map((tool) => tool.name)).toEqual(['odd']);
+    expect(listed.tools.map((tool) => tool.name)).toEqual(['odd']);
   });
 
   it(`after ${LISTING_TIMEOUT_FACTOR} times the timeout in all`, async () => {

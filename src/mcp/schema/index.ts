@@ -166,15 +166,21 @@ function build(text: string): CacheEntry {
  * that loop without data, or a pattern that cannot be checked in linear
  * time (RE2) where it stands, or patterns that compile to too much (alone,
  * or with those of the other schemas that share `budget`: a listing's).
- * Undefined when the schema may be used.
+ * `survey` is the one made as the listing was weighed ({@link surveyListed}),
+ * so that a schema costs one walk in all; without it the schema is surveyed
+ * now. Undefined when the schema may be used.
  */
-export function inputSchemaRefusal(schema: unknown, budget?: PatternBudget): string | undefined {
+export function inputSchemaRefusal(
+  schema: unknown,
+  budget?: PatternBudget,
+  survey?: SchemaSurvey,
+): string | undefined {
   if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one
   try {
-    const survey = listedSurveys.get(schema) ?? surveySchema(schema);
-    const refusal = schemaBoundsRefusal(schema, survey);
-    if (refusal === undefined && survey.patterned.length > 0)
-      planPatterns(schema, survey.patterned, budget);
+    const surveyed = survey ?? surveySchema(schema);
+    const refusal = schemaBoundsRefusal(schema, surveyed);
+    if (refusal === undefined && surveyed.patterned.length > 0)
+      planPatterns(schema, surveyed.patterned, budget);
     return refusal;
   } catch (error) {
     // A schema that cannot even be read (a getter or proxy of an in-process
@@ -186,33 +192,24 @@ export function inputSchemaRefusal(schema: unknown, budget?: PatternBudget): str
 }
 
 /**
- * Surveys made while a listing was read, by schema: the check at connect
- * reuses the walk that weighed the listing. An in-process server that
- * changes a schema's objects after listing them is checked again, from a
- * copy, when the tool's validator is built.
+ * The survey of a listed input schema, for the listing's weight and then
+ * for {@link inputSchemaRefusal}; undefined when it is no object or cannot
+ * be surveyed (only an in-process server's object can fail), which the
+ * check at connect refuses with the reason. The listing keeps it beside
+ * its tool (`ToolListing`), not a cache by schema object: a weak map's
+ * entries cost every collection work of their own.
  */
-let listedSurveys = new WeakMap<JsonRecord, SchemaSurvey>();
-
-/**
- * The survey of a listed input schema, kept for {@link inputSchemaRefusal},
- * so that a schema costs one walk in all; undefined when it cannot be
- * surveyed (only an in-process server's object can fail), which the check
- * at connect refuses with the reason.
- */
-export function surveyListedSchema(schema: JsonRecord): SchemaSurvey | undefined {
-  let survey: SchemaSurvey;
+export function surveyListed(schema: unknown): SchemaSurvey | undefined {
+  if (!isJsonRecord(schema)) return undefined;
   try {
-    survey = surveySchema(schema);
+    return surveySchema(schema);
   } catch {
     return undefined;
   }
-  listedSurveys.set(schema, survey);
-  return survey;
 }
 
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {
-  listedSurveys = new WeakMap();
   keysByObject = new WeakMap();
   cache.clear();
   cachedInstructions = 0;
