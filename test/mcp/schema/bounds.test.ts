@@ -306,3 +306,37 @@ describe('schemaBoundsRefusal: loops through what the validator counts as an anc
     expect(schemaBoundsRefusal(schema)).toBeUndefined();
   });
 });
+
+describe('schemaBoundsRefusal: anchor references, many of them', () => {
+  it("reads each anchored schema's names once a walk, however many references name anchors", () => {
+    // 8,000 references to anchors against one schema with a long encoded $id took 2.7 s
+    // within the size limit, when every reference read and decoded every anchor again.
+    let idReads = 0;
+    const anchored: JsonRecord = {};
+    Object.defineProperty(anchored, '$id', {
+      enumerable: true,
+      get: () => {
+        idReads++;
+        return `#${'%41'.repeat(40_000)}`;
+      },
+    });
+    const references = Array.from({ length: 7_000 }, (_, index) => ({ $ref: `#a${index}` }));
+    const schema = { type: 'object', anyOf: [anchored, ...references] };
+    const survey = surveySchema(schema);
+    expect(survey.chars).toBeLessThan(MAX_SCHEMA_TEXT_LENGTH);
+    idReads = 0;
+    expect(schemaBoundsRefusal(schema, survey)).toBeUndefined();
+    // Once by the walk over its depth (7,001 containers), once for the index of anchor names.
+    expect(idReads).toBe(2);
+  });
+
+  it('still finds a loop through an anchor among many that name no schema', () => {
+    const references = Array.from({ length: 1_000 }, (_, index) => ({ $ref: `#none${index}` }));
+    const schema = {
+      type: 'object',
+      $defs: { a: { $anchor: 'x', allOf: [{ $ref: '#x' }] } },
+      anyOf: [...references, { $ref: '#x' }],
+    };
+    expect(schemaBoundsRefusal(schema)).toMatch(/^its \$refs loop without any data in between/);
+  });
+});
