@@ -27,7 +27,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export interface CanonicalLimits {
   /** Deepest nesting written. @default Infinity */
   readonly maxDepth?: number;
-  /** Most characters of strings, numbers and keys written. @default Infinity */
+  /**
+   * Most characters written, counted before they are: an array of more
+   * items than that is refused before its first. @default Infinity
+   */
   readonly maxChars?: number;
 }
 
@@ -69,17 +72,30 @@ export function canonicalJsonText(value: unknown, limits: CanonicalLimits = {}):
     const member = (key: string): string => {
       path.push(key);
       const item = (node as Record<string, unknown>)[key];
-      const text = item === undefined ? 'null' : write(item);
+      const text = write(item === undefined ? null : item);
       path.pop();
       return text;
     };
-    const text = Array.isArray(node)
-      ? `[${Array.from(node, (_, i) => member(String(i))).join(',')}]`
-      : `{${Object.keys(node)
-          .filter((key) => (node as Record<string, unknown>)[key] !== undefined)
-          .sort()
-          .map((key) => `${scalar(JSON.stringify(key))}:${member(key)}`)
-          .join(',')}}`;
+    let text: string;
+    if (Array.isArray(node)) {
+      // Its brackets and commas, before any item: a sparse array may be billions long.
+      const length = node.length;
+      written += Math.max(length + 1, 2);
+      if (written > maxChars)
+        throw problem(`the value is more than ${maxChars} characters of JSON`);
+      const items: string[] = [];
+      for (let index = 0; index < length; index++) items.push(member(String(index)));
+      text = `[${items.join(',')}]`;
+    } else {
+      const keys = Object.keys(node).filter(
+        (key) => (node as Record<string, unknown>)[key] !== undefined,
+      );
+      written += Math.max(keys.length * 2 + 1, 2); // braces, colons and commas
+      text = `{${keys
+        .sort()
+        .map((key) => `${scalar(JSON.stringify(key))}:${member(key)}`)
+        .join(',')}}`;
+    }
     open.delete(node);
     return text;
   };

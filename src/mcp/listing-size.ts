@@ -18,7 +18,7 @@ export const CONTAINER_SIZE = 32;
 /**
  * The size of `tool` (a copy made by `parseToolListing`: plain, its
  * members its own), counted only up to `budget`: past it, where the count
- * stopped. Its input schema is weighed by `survey` (`surveyListed`), the
+ * stopped. Its input schema is weighed by `survey` (`checkListedSchema`), the
  * one its check at connect reuses, so a listing is walked once. Never
  * throws: what cannot be read is weighed as {@link valueSize} says.
  */

@@ -15,8 +15,7 @@ import { McpTimeoutError, messageOf } from '../core/errors.js';
 import { describeSent } from '../core/describe-sent.js';
 import { readCallToolResult } from './call-result.js';
 import { CONTAINER_SIZE, listedToolSize } from './listing-size.js';
-import { surveyListed } from './schema/index.js';
-import type { SchemaSurvey } from './schema/json.js';
+import { checkListedSchema, type ListedSchema } from './schema/index.js';
 import { parseToolListing, ToolListingError, type ToolListingPage } from './tool-listing.js';
 
 /** Options of a tool call. */
@@ -64,24 +63,35 @@ export const MAX_LISTING_SIZE = 100_000_000;
  */
 const UNCHECKED = z.unknown();
 
-/** A server's tools as listed, and the survey of each one's input schema. */
+/** A server's tools as listed, and what was found of each one's input schema. */
 export interface ToolListing {
   readonly tools: readonly McpToolDescription[];
   /**
-   * By index: the survey of `tools[i].inputSchema`, made when the listing
-   * was weighed, for the check at connect (`inputSchemaRefusal`); undefined
-   * where it could not be made. An in-process server that changes a
-   * schema's objects after listing them is checked again, from a copy, when
-   * the tool's validator is built.
+   * By index: `tools[i].inputSchema` surveyed and its bounds checked as the
+   * listing was read, for the check at connect (`inputSchemaRefusal`). An
+   * in-process server that changes a schema's objects after listing them
+   * is checked again, from a bounded copy, when the tool's validator is built.
    */
-  readonly surveys: readonly (SchemaSurvey | undefined)[];
+  readonly schemas: readonly ListedSchema[];
 }
 
 /** The listing of a connection that has listed nothing yet. */
 export const NO_TOOLS: ToolListing = Object.freeze({
   tools: Object.freeze([]),
-  surveys: Object.freeze([]),
+  schemas: Object.freeze([]),
 });
+
+/**
+ * Longest run of a listing's checks in one turn of the event loop: a page
+ * may hold 64 MB of schemas, each checked in time bounded by its size, and
+ * a hostile listing near the bounds took seconds in one run.
+ */
+const LISTING_SLICE_MS = 10;
+
+/** Resolves in a later turn of the event loop, after the I/O and timers now due. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /**
  * Every tool, following `nextCursor`: each page within `timeoutMs`, the
@@ -105,7 +115,7 @@ export async function listAllTools(
   const totalMs = timeoutMs * LISTING_TIMEOUT_FACTOR;
   const endsAt = Date.now() + totalMs;
   const tools: McpToolDescription[] = [];
-  const surveys: (SchemaSurvey | undefined)[] = [];
+  const schemas: ListedSchema[] = [];
   /** The size of the tools listed so far (`listing-size.ts`). */
   let size = 0;
   const seen = new Set<string>();
@@ -131,11 +141,16 @@ export async function listAllTools(
       throw error;
     }
     const listed = parseListing(result, broken);
+    let sliceStarted = performance.now();
     for (const tool of listed.tools) {
-      const survey = surveyListed(tool.inputSchema);
+      if (performance.now() - sliceStarted > LISTING_SLICE_MS) {
+        await nextTurn();
+        sliceStarted = performance.now();
+      }
+      const schema = checkListedSchema(tool.inputSchema);
       tools.push(tool); // a spread of a huge page overflows the stack
-      surveys.push(survey);
-      size += listedToolSize(tool, survey, MAX_LISTING_SIZE - size + 1);
+      schemas.push(schema);
+      size += listedToolSize(tool, schema.survey, MAX_LISTING_SIZE - size + 1);
       if (size > MAX_LISTING_SIZE) break;
     }
     if (size > MAX_LISTING_SIZE) {
@@ -149,7 +164,7 @@ export async function listAllTools(
       );
     }
     cursor = listed.nextCursor;
-    if (cursor === undefined) return { tools: Object.freeze(tools), surveys };
+    if (cursor === undefined) return { tools: Object.freeze(tools), schemas };
     if (seen.has(cursor)) {
       throw broken(`tools/list repeated the cursor ${describeSent(cursor)}`);
     }

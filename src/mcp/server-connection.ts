@@ -205,7 +205,7 @@ export class McpServerConnection {
     return this.#listing.tools;
   }
 
-  /** The last listing whole: its tools, and the surveys of their input schemas. */
+  /** The last listing whole: its tools, and what its read found of their input schemas. */
   get listing(): ToolListing {
     return this.#listing;
   }

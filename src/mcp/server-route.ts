@@ -185,7 +185,7 @@ export class ServerRoute {
     return this.active.tools;
   }
 
-  /** The active connection's listing whole: its tools and their schemas' surveys. */
+  /** The active connection's listing whole: its tools, and what its read found of their schemas. */
   get listing(): ToolListing {
     return this.active.listing;
   }

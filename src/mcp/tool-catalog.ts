@@ -12,6 +12,7 @@ import { ownValue } from '../core/own-value.js';
 import { toAnnotations } from './tool-annotations.js';
 import type { RetryOptions } from './retry-policy.js';
 import { inputSchemaRefusal } from './schema/index.js';
+import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH } from './schema/json.js';
 import { canonicalJsonText } from '../core/json.js';
 import type { ServerRoute } from './server-route.js';
 import type { McpToolDescription } from './server-connection.js';
@@ -189,11 +190,11 @@ function schemaRefusal(route: ServerRoute): McpSchemaError | undefined {
     instructions: MAX_LISTING_PATTERN_INSTRUCTIONS,
     instructionsLeft: MAX_LISTING_PATTERN_INSTRUCTIONS,
   };
-  const { tools, surveys } = route.listing;
+  const { tools, schemas } = route.listing;
   for (let index = 0; index < tools.length; index++) {
     const description = tools[index]!;
     if (!isToolSelected(route.config, description.name)) continue;
-    const reason = inputSchemaRefusal(description.inputSchema, budget, surveys[index]);
+    const reason = inputSchemaRefusal(description.inputSchema, budget, schemas[index]);
     if (reason !== undefined) return new McpSchemaRefusal(route.name, description.name, reason);
   }
   return undefined;
@@ -212,10 +213,18 @@ function textOf(from: BridgedFrom): string | null {
   return from.text;
 }
 
-/** A listing entry as canonical JSON text, or null when it is not JSON: never reused then. */
+/**
+ * How much of a listing entry is written to compare it: its input schema
+ * is bounded alone, but an in-process server's getter may give another
+ * value on a second read, and its output schema and `_meta` only by the
+ * whole listing's bound. An entry past it is not reused.
+ */
+const ENTRY_TEXT_LIMITS = { maxDepth: MAX_SCHEMA_DEPTH + 2, maxChars: 4 * MAX_SCHEMA_TEXT_LENGTH };
+
+/** A listing entry as canonical JSON text, or null when it is not JSON or past its limits: never reused then. */
 function canonicalText(description: McpToolDescription): string | null {
   try {
-    return canonicalJsonText(description);
+    return canonicalJsonText(description, ENTRY_TEXT_LIMITS);
   } catch {
     return null;
   }

@@ -56,6 +56,30 @@ describe('canonicalJsonText', () => {
       /more than 50 characters of JSON/,
     );
   });
+
+  it('counts every character it would write: structure, and the null of each hole', () => {
+    expect(() => canonicalJsonText([[], [], [], []], { maxChars: 10 })).toThrow(
+      /more than 10 characters of JSON/,
+    );
+    expect(canonicalJsonText([[], [], []], { maxChars: 10 })).toBe('[[],[],[]]');
+    expect(() => canonicalJsonText({ a: new Array(10) }, { maxChars: 40 })).toThrow(
+      /more than 40 characters of JSON \(at #\/a\/\d+\)/,
+    );
+  });
+
+  it('refuses a sparse array past its limit before reading any item', () => {
+    let reads = 0;
+    const huge = new Proxy(new Array<unknown>(2 ** 32 - 1), {
+      get: (target, key, receiver) => {
+        if (key !== 'length') reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    expect(() => canonicalJsonText({ items: huge }, { maxChars: 1_000 })).toThrow(
+      /more than 1000 characters of JSON \(at #\/items\)/,
+    );
+    expect(reads).toBe(0);
+  });
 });
 
 describe('JSON Pointers', () => {

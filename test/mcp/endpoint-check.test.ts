@@ -2,7 +2,8 @@
  * Pins `compareToolLists`: the same tools with the same input schemas (keys
  * in any order) are no difference; otherwise one line lists missing names,
  * extra names and names whose input schema changed, in that order, each in
- * the order of its list. Descriptions and other fields are not compared.
+ * the order of its list. Descriptions and other fields are not compared. A
+ * schema that cannot be written as JSON within the schema bounds is changed.
  */
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
@@ -67,5 +68,24 @@ describe('compareToolLists', () => {
         [tool('moved', { y: {} }), tool('new'), tool('keep')],
       ),
     ).toBe('missing gone; extra new; different input schema for moved');
+  });
+
+  it('counts a schema it cannot write within the schema bounds as changed, reading no more of it', () => {
+    // An in-process server's getter may give a schema of billions of holes on a later read.
+    let reads = 0;
+    const holes = new Proxy(new Array<unknown>(2 ** 32 - 1), {
+      get: (target, key, receiver) => {
+        if (key !== 'length') reads++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const huge = tool('a', { n: { enum: holes } });
+    expect(compareToolLists([huge], [huge])).toBe('different input schema for a');
+    expect(reads).toBe(0);
+    const cyclic: Record<string, object> = {};
+    cyclic['self'] = cyclic;
+    expect(compareToolLists([tool('b', cyclic)], [tool('b', cyclic)])).toBe(
+      'different input schema for b',
+    );
   });
 });

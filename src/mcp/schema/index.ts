@@ -161,51 +161,71 @@ function build(text: string): CacheEntry {
 }
 
 /**
+ * What the listing found of one tool's input schema: its survey (for the
+ * listing's weight, and the check at connect), and why its bounds refuse
+ * it, if they do.
+ */
+export interface ListedSchema {
+  /** Undefined when the schema is no object, or could not be read. */
+  readonly survey?: SchemaSurvey;
+  /** Too large, too deep, or `$ref`s without bound (see `bounds.ts`); a schema that cannot be read. */
+  readonly refusal?: string;
+}
+
+/**
+ * Surveys a listed input schema and checks its bounds, as the listing is
+ * read, page by page and with turns of the event loop in between (see
+ * `listAllTools`): one schema's check is bounded by its size, a whole
+ * listing's is not. What depends on the listing as a whole (the patterns'
+ * budget) and on the config (which tools are used) is left to
+ * {@link inputSchemaRefusal}.
+ */
+export function checkListedSchema(schema: unknown): ListedSchema {
+  if (!isJsonRecord(schema)) return {}; // createInputValidator explains this one
+  try {
+    const survey = surveySchema(schema);
+    const refusal = schemaBoundsRefusal(schema, survey);
+    return refusal === undefined ? { survey } : { survey, refusal };
+  } catch (error) {
+    return { refusal: unreadable(error) };
+  }
+}
+
+/**
  * Why a tool's input schema is refused outright, checked when a server's
  * tools are listed (cheaply: no validator is built): too large, `$ref`s
  * that loop without data, or a pattern that cannot be checked in linear
  * time (RE2) where it stands, or patterns that compile to too much (alone,
  * or with those of the other schemas that share `budget`: a listing's).
- * `survey` is the one made as the listing was weighed ({@link surveyListed}),
- * so that a schema costs one walk in all; without it the schema is surveyed
- * now. Undefined when the schema may be used.
+ * `listed` is what {@link checkListedSchema} found as the listing was read,
+ * so that a schema costs one walk in all; without it the schema is checked
+ * whole now. Undefined when the schema may be used.
  */
 export function inputSchemaRefusal(
   schema: unknown,
   budget?: PatternBudget,
-  survey?: SchemaSurvey,
+  listed: ListedSchema = checkListedSchema(schema),
 ): string | undefined {
-  if (!isJsonRecord(schema)) return undefined; // createInputValidator explains this one
+  const { survey, refusal } = listed;
+  if (refusal !== undefined || survey === undefined) return refusal;
+  if (survey.patterned.length === 0) return undefined;
   try {
-    const surveyed = survey ?? surveySchema(schema);
-    const refusal = schemaBoundsRefusal(schema, surveyed);
-    if (refusal === undefined && surveyed.patterned.length > 0)
-      planPatterns(schema, surveyed.patterned, budget);
-    return refusal;
+    planPatterns(schema, survey.patterned, budget);
+    return undefined;
   } catch (error) {
-    // A schema that cannot even be read (a getter or proxy of an in-process
-    // server that throws) is refused too: every later reader would fail.
-    return error instanceof SchemaProblem
-      ? error.message
-      : `the schema could not be read: ${describeSent(messageOf(error))}`;
+    return unreadable(error);
   }
 }
 
 /**
- * The survey of a listed input schema, for the listing's weight and then
- * for {@link inputSchemaRefusal}; undefined when it is no object or cannot
- * be surveyed (only an in-process server's object can fail), which the
- * check at connect refuses with the reason. The listing keeps it beside
- * its tool (`ToolListing`), not a cache by schema object: a weak map's
- * entries cost every collection work of their own.
+ * The reason for a schema whose check threw: its problem, or, for a schema
+ * that cannot even be read (a getter or proxy of an in-process server that
+ * throws), that: every later reader would fail too.
  */
-export function surveyListed(schema: unknown): SchemaSurvey | undefined {
-  if (!isJsonRecord(schema)) return undefined;
-  try {
-    return surveySchema(schema);
-  } catch {
-    return undefined;
-  }
+function unreadable(error: unknown): string {
+  return error instanceof SchemaProblem
+    ? error.message
+    : `the schema could not be read: ${describeSent(messageOf(error))}`;
 }
 
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
