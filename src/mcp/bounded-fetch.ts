@@ -112,6 +112,12 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
    * nobody waits for, or bring the same event again.
    */
   const closedEvents = new Set<string>();
+  /**
+   * The server's own event stream (a GET that resumes nothing) is open: the
+   * SDK opens another whenever a resumption ends without an id, and each
+   * stayed open for as long as the server liked, one more per call.
+   */
+  let ownStreamOpen = false;
   return async (url, init) => {
     const target = new URL(url instanceof URL ? url.href : url);
     if (endpoint !== undefined && allowed !== undefined) {
@@ -130,7 +136,12 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     // What a resumed stream carries (see lost-answers.ts).
     const resumption = resumed === null ? undefined : answers?.resumption(resumed);
     // Kept, not taken: a server may give every stream the same first id.
-    if (resumed !== null && (closedEvents.has(resumed) || resumption === 'answered')) {
+    if (
+      resumed !== null &&
+      (resumed.length > MAX_EVENT_ID_LENGTH ||
+        closedEvents.has(resumed) ||
+        resumption === 'answered')
+    ) {
       // What the SDK reads as "no stream here": it does not try again.
       return new Response(null, { status: 405, statusText: 'nobody waits for this stream' });
     }
@@ -140,6 +151,12 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       const at = Math.max(Date.now(), nextStreamAt);
       nextStreamAt = at + MIN_STREAM_REOPEN_MS;
       if (at > Date.now()) await pause(at - Date.now(), init?.signal ?? undefined);
+      if (resumed === null && ownStreamOpen) {
+        return new Response(null, {
+          status: 405,
+          statusText: "the server's own event stream is open already",
+        });
+      }
     }
     const cancelled = cancelledRequest(init?.body);
     if (cancelled !== undefined) {
@@ -181,6 +198,8 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     }
     if (response.body === null || NULL_BODY.has(response.status)) return response;
     const eventStream = isEventStream(response.headers.get('content-type'));
+    const ownStream = method === 'GET' && resumed === null && response.ok && eventStream;
+    if (ownStream) ownStreamOpen = true;
     const counter = eventStream ? new EventCounter() : new BodyCounter();
     // Any answer can be left open, an event stream or a JSON body that never ends.
     const id = requestId(init?.body) ?? waiting;
@@ -223,7 +242,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       const what = eventStream ? 'event' : 'answer';
       const framesBefore = counter.frames;
       const largest = counter.add(chunk);
-      // Every event costs the budget, those the SDK skips or cannot read too.
+      // Every event costs the budget, those the SDK skips or cannot read too, and long ones more.
       budget?.spend(counter.frames - framesBefore);
       if (largest > limit) {
         cut(
@@ -282,10 +301,12 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
     const kind = eventStream ? 'event stream' : 'JSON reply';
     response.body.pipeTo(bounded.writable).then(
       () => {
+        if (ownStream) ownStreamOpen = false;
         if (watched === undefined) return;
         answers?.ended(watched, { kind, lastEventId: eventIds?.last, cancelled: callCancelled });
       },
       (error: unknown) => {
+        if (ownStream) ownStreamOpen = false;
         if (watched === undefined) return;
         answers?.ended(watched, {
           kind,
@@ -422,6 +443,16 @@ class BodyCounter {
 }
 
 /**
+ * Lines an event may have at the price of one (`event`, `id`, `data`,
+ * `retry`); each further line costs as much as an event. A stream of lines
+ * that never end an event cost nothing but bytes, and the SDK's parser
+ * makes an error, stack and all, for each line with a field it does not
+ * know: 2-byte lines of `x` held the client at 98% CPU, with its event
+ * loop stalled for 8 s at a time.
+ */
+const LINES_PER_EVENT = 4;
+
+/**
  * Bytes of the SSE events being received, and the objects and arrays
  * they hold: an empty line (LF, CR or CRLF) ends one. `add` gives the
  * largest event the chunk held or added to, and {@link containers} the
@@ -431,9 +462,15 @@ class BodyCounter {
 class EventCounter {
   /** The most objects and arrays of one event the chunks so far held. */
   containers = 0;
-  /** Events ended so far, dispatched or not (an empty line ends one, even an empty one). */
+  /**
+   * What the read budget charges so far: each event ended, dispatched or
+   * not (an empty line ends one, even an empty one), and each line of an
+   * event past its {@link LINES_PER_EVENT}th.
+   */
   frames = 0;
   #bytes = 0;
+  /** Lines of the event being read. */
+  #lines = 0;
   #atLineStart = true;
   #afterCarriageReturn = false;
   readonly #opened = new ContainerCounter();
@@ -455,9 +492,12 @@ class EventCounter {
           // An empty line: the event ended.
           this.frames += 1;
           this.#bytes = 0;
+          this.#lines = 0;
           this.#countContainers(chunk, eventStart, index);
           this.#opened.reset();
           eventStart = index + 1;
+        } else if (++this.#lines > LINES_PER_EVENT) {
+          this.frames += 1;
         }
         this.#atLineStart = true;
       } else {
@@ -517,12 +557,21 @@ class LastEventId {
       this.#hasData = false;
     } else if (line === 'id' || line.startsWith('id:')) {
       const value = line.slice(line.startsWith('id: ') ? 4 : 3);
-      if (!value.includes('\0')) this.#id = value;
+      // A longer id is never resumed from (its line may have been cut here).
+      if (!value.includes('\0')) this.#id = value.length > MAX_EVENT_ID_LENGTH ? undefined : value;
     } else if (line === 'data' || line.startsWith('data:')) {
       this.#hasData = true;
     }
   }
 }
 
-/** An `id:` line longer than this is no id the SDK would send back whole. */
+/** Longest line read for an event id: longer ones are kept cut (see {@link MAX_EVENT_ID_LENGTH}). */
 const MAX_EVENT_ID_LINE = 1_024;
+
+/**
+ * Longest event id a stream is resumed from: the SDK sends back any id
+ * whole, but one longer than its line as read here could not be told from
+ * another, and a resumption nobody tracks stays open for as long as the
+ * server likes (twenty calls that timed out left twenty streams open).
+ */
+const MAX_EVENT_ID_LENGTH = 1_000;

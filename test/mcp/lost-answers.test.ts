@@ -356,6 +356,56 @@ describe('an answer stream that ends without the answer', () => {
     expect(result.message).toContain('its answer never came: its event stream broke');
   });
 
+  it('a stream whose id is longer than any resumed from is not resumed: it fails at once', async () => {
+    // Read cut, such an id was once told from the one the SDK sends back: the
+    // resumption was then neither refused nor watched, and stayed open.
+    let resumptions = 0;
+    const { host } = await handWrittenHost(
+      (_message, res, req) => {
+        eventStream(res);
+        res.write(`id: ${'x'.repeat(200_000)}\nretry: 10\ndata: \n\n`);
+        setTimeout(() => req.socket.destroy(), 20);
+      },
+      (req, res) => {
+        if (req.headers['last-event-id'] !== undefined) resumptions += 1;
+        eventStream(res); // held open, as a hostile server would
+      },
+    );
+    const result = await call(host.url('/mcp'));
+    expect(result.message).toContain('its answer never came: its event stream broke');
+    await new Promise((resolve) => setTimeout(resolve, 6 * MIN_STREAM_REOPEN_MS));
+    expect(resumptions).toBe(0);
+  });
+
+  it("keeps one of the server's own event streams open, however many resumptions end empty", async () => {
+    // A resumption that ends without an id has the SDK open a plain GET, the
+    // server's own stream, again: each stayed open, one more per call.
+    const held: http.ServerResponse[] = [];
+    const { host } = await handWrittenHost(
+      (_message, res, req) => {
+        eventStream(res);
+        res.write('id: primed\nretry: 10\ndata: \n\n');
+        setTimeout(() => req.socket.destroy(), 20);
+      },
+      (req, res) => {
+        eventStream(res);
+        if (req.headers['last-event-id'] !== undefined)
+          res.end(); // resumed, empty
+        else held.push(res); // the server's own stream, held open
+      },
+    );
+    const { section, session } = await connectedTo(host.url('/mcp'));
+    for (let i = 0; i < 5; i += 1) {
+      const result = await invokeTool(toolNamed(section, 'web_work'), {}, { session });
+      expect(result.success).toBe(false);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 6 * MIN_STREAM_REOPEN_MS));
+    expect(held.filter((res) => !res.destroyed && !res.writableEnded).length).toBeLessThanOrEqual(
+      1,
+    );
+    expect(held.length).toBeGreaterThan(0); // the stream was opened
+  });
+
   it('an event past the bound is not resumed, even with an id: the same event would come again', async () => {
     let resumptions = 0;
     const { host } = await handWrittenHost(

@@ -578,6 +578,35 @@ describe('an HTTP server flooding log notifications on its event stream', () => 
     expect(sent.count).toBeGreaterThan(10_000); // it did flood
   });
 
+  it("lines that never end an event cost a token each past an event's fourth", async () => {
+    // The SDK's parser makes an error, stack and all, for each line of an unknown field.
+    const sent = { count: 0 };
+    const host = await startHttpHost((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      pump(res, sent, 'x\n');
+      return Promise.resolve();
+    });
+    hosts.push(host);
+    const perSecond = 100;
+    const budget = new ReadBudget({ messageTokensPerSecond: perSecond, messageTokenBurst: 100 });
+    const response = await boundedFetch({ budget })(host.url('/events'));
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const started = performance.now();
+    let lines = 0;
+    const end = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000));
+    for (;;) {
+      const read = await Promise.race([reader.read(), end]);
+      if (read === undefined || read.done) break;
+      for (const byte of read.value) if (byte === 10) lines += 1;
+    }
+    await reader.cancel();
+    budget.release();
+    // One token a line past the fourth; one chunk (of 2-byte lines) passes past the budget.
+    const tokens = 100 + (perSecond * (performance.now() - started)) / 1_000;
+    expect(lines).toBeLessThanOrEqual(tokens + 4 + 65_536 / 2);
+    expect(sent.count).toBeGreaterThan(100_000); // it did flood
+  });
+
   it('legacy SSE: the event stream is read at the budget', async () => {
     const sent = { count: 0 };
     let stream: http.ServerResponse | undefined;
