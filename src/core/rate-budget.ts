@@ -11,6 +11,13 @@
 /** A refill wakes a reader once a twentieth of a second's worth is back, not once per token. */
 const RESUME_AFTER_SECONDS = 0.05;
 
+/**
+ * Tokens spent before the event loop must turn, whatever the buckets
+ * hold: a whole burst read in one turn (4,000 log notifications of a
+ * server within its rate) stalled the loop for 100–250 ms every 2 s.
+ */
+export const TOKENS_PER_TURN = 256;
+
 /** The rates and bursts of a {@link RateBudget}. */
 export interface RateLimits {
   readonly tokensPerSecond: number;
@@ -41,18 +48,26 @@ class Bucket {
   }
 }
 
+/** What a wait for a refill waits on. */
+interface Timer {
+  readonly timeout?: ReturnType<typeof setTimeout>;
+  readonly immediate?: ReturnType<typeof setImmediate>;
+}
+
 /** Tokens and bytes per second (see the module's note). */
 export class RateBudget {
   readonly #tokens: Bucket;
   readonly #bytes: Bucket;
   readonly #now: () => number;
   #last: number;
+  /** Tokens spent since the readers last waited for a turn of the event loop. */
+  #sinceTurn = 0;
   /** The wait for a refill under way, shared by every reader. */
   #wait:
     | {
         readonly promise: Promise<void>;
         readonly resolve: () => void;
-        timer: ReturnType<typeof setTimeout>;
+        timer: Timer;
       }
     | undefined;
 
@@ -63,8 +78,13 @@ export class RateBudget {
     this.#last = now();
   }
 
-  /** Whether a reader must wait for {@link refilled}. */
+  /** Whether a reader must wait for {@link refilled}: a bucket is empty, or the turn is used up. */
   get spent(): boolean {
+    return this.#sinceTurn >= TOKENS_PER_TURN || this.#empty;
+  }
+
+  /** Whether a bucket is empty. */
+  get #empty(): boolean {
     // A refill only adds: with both left, no clock is read (a stdio read asks per line).
     if (this.#tokens.level >= 1 && this.#bytes.level >= 1) return false;
     this.#update();
@@ -76,6 +96,7 @@ export class RateBudget {
     if (count === 0) return;
     this.#update();
     this.#tokens.level -= count;
+    this.#sinceTurn += count;
   }
 
   /** Gives one token back (never past the burst). */
@@ -91,7 +112,8 @@ export class RateBudget {
 
   /**
    * Resolves once reading may go on (a twentieth of a second's worth is
-   * back in both buckets), on a timer: a macrotask, so the event loop
+   * back in both buckets, or, when only the turn was used up, in the next
+   * turn), on a timer or `setImmediate`: a macrotask, so the event loop
    * turns between two reads. Resolves at once when it is not
    * {@link spent}, and early at {@link release}.
    */
@@ -107,20 +129,21 @@ export class RateBudget {
   }
 
   /**
-   * A timer for when reading may go on. Readers may have spent more while
-   * they waited (a shared wait, several streams): then it waits again, so
-   * that a reader woken by the refill finds the budget no longer spent.
+   * A timer for when reading may go on: the next turn when only the turn
+   * is used up. Readers may have spent more while they waited (a shared
+   * wait, several streams): then it waits again, so that a reader woken
+   * by the refill finds the budget no longer spent.
    */
-  #timer(): ReturnType<typeof setTimeout> {
+  #timer(): Timer {
+    const wake = (): void => {
+      this.#sinceTurn = 0;
+      const wait = this.#wait;
+      if (wait !== undefined && this.spent) wait.timer = this.#timer();
+      else this.#endWait();
+    };
+    if (!this.#empty) return { immediate: setImmediate(wake) };
     const seconds = Math.max(this.#tokens.secondsToResume(), this.#bytes.secondsToResume());
-    return setTimeout(
-      () => {
-        const wait = this.#wait;
-        if (wait !== undefined && this.spent) wait.timer = this.#timer();
-        else this.#endWait();
-      },
-      Math.ceil(seconds * 1_000),
-    );
+    return { timeout: setTimeout(wake, Math.ceil(seconds * 1_000)) };
   }
 
   /**
@@ -135,7 +158,8 @@ export class RateBudget {
     const wait = this.#wait;
     this.#wait = undefined;
     if (wait === undefined) return;
-    clearTimeout(wait.timer);
+    clearTimeout(wait.timer.timeout);
+    clearImmediate(wait.timer.immediate);
     wait.resolve();
   }
 

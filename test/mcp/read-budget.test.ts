@@ -30,6 +30,7 @@ import {
   READ_BYTE_BURST,
   ReadBudget,
 } from '../../src/mcp/read-budget.js';
+import { TOKENS_PER_TURN } from '../../src/core/rate-budget.js';
 import type { ReconnectPolicy } from '../../src/mcp/reconnect-policy.js';
 import { createTransport } from '../../src/mcp/transport-factory.js';
 import { type HttpHost, startHttpHost, tempDir, toolNamed } from '../support/mcp-fixtures.js';
@@ -93,6 +94,23 @@ describe('ReadBudget', () => {
     expect(again).toBe(false);
     advance(1);
     await vi.waitFor(() => expect(again).toBe(true));
+  });
+
+  it('lets the event loop turn after every TOKENS_PER_TURN tokens, whatever its buckets hold', async () => {
+    // A stopped clock: only the turn can end the wait.
+    const budget = new ReadBudget({ messageTokenBurst: 100_000 }, () => 0);
+    for (let i = 1; i < TOKENS_PER_TURN; i++) budget.spend();
+    expect(budget.spent).toBe(false);
+    budget.spend();
+    expect(budget.spent).toBe(true);
+    let readOn = false;
+    void budget.refilled().then(() => (readOn = true));
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => process.nextTick(resolve));
+    expect(readOn).toBe(false); // not within the turn
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.resolve();
+    expect(readOn).toBe(true); // in the next one
+    expect(budget.spent).toBe(false);
   });
 
   it('never holds more than its burst, however long it waited', () => {
