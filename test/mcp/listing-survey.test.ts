@@ -105,7 +105,7 @@ describe('the checks of a listing, as it is read', () => {
       if (ticking) setImmediate(tick);
     };
     const turnsSeen = new Set<number>();
-    const tools = Array.from({ length: 30 }, (_, index) => {
+    const tools = Array.from({ length: 60 }, (_, index) => {
       const anchored: Record<string, unknown> = {};
       Object.defineProperty(anchored, '$id', {
         enumerable: true,
@@ -127,7 +127,7 @@ describe('the checks of a listing, as it is read', () => {
       setImmediate(tick);
       await section.connect();
       expect(section.unavailableServers).toEqual([]);
-      expect(section.tools()).toHaveLength(30);
+      expect(section.tools()).toHaveLength(60);
       // One page, read in more than one turn: without the turns, every survey saw the same one.
       expect(turnsSeen.size).toBeGreaterThan(1);
     } finally {
