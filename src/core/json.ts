@@ -43,6 +43,20 @@ export interface CanonicalLimits {
  * a class instance), or where it passes one of `limits`.
  */
 export function canonicalJsonText(value: unknown, limits: CanonicalLimits = {}): string {
+  return jsonText(value, limits, true);
+}
+
+/**
+ * JSON text of `value` with object keys in their own order, within
+ * `limits`: a copy of data that may be an in-process server's own objects,
+ * read once (see {@link canonicalJsonText} for what it refuses).
+ * @throws {TypeError} as {@link canonicalJsonText} does.
+ */
+export function boundedJsonText(value: unknown, limits: CanonicalLimits): string {
+  return jsonText(value, limits, false);
+}
+
+function jsonText(value: unknown, limits: CanonicalLimits, sortKeys: boolean): string {
   const { maxDepth = Infinity, maxChars = Infinity } = limits;
   const path: string[] = [];
   const open = new Set<object>();
@@ -69,9 +83,9 @@ export function canonicalJsonText(value: unknown, limits: CanonicalLimits = {}):
       throw problem('the value holds a non-plain object, not JSON');
     }
     open.add(node);
-    const member = (key: string): string => {
+    // Each member read once: a getter cannot pass as one value and be written as another.
+    const member = (key: string, item: unknown): string => {
       path.push(key);
-      const item = (node as Record<string, unknown>)[key];
       const text = write(item === undefined ? null : item);
       path.pop();
       return text;
@@ -84,16 +98,20 @@ export function canonicalJsonText(value: unknown, limits: CanonicalLimits = {}):
       if (written > maxChars)
         throw problem(`the value is more than ${maxChars} characters of JSON`);
       const items: string[] = [];
-      for (let index = 0; index < length; index++) items.push(member(String(index)));
+      for (let index = 0; index < length; index++) {
+        items.push(member(String(index), (node as unknown[])[index]));
+      }
       text = `[${items.join(',')}]`;
     } else {
-      const keys = Object.keys(node).filter(
-        (key) => (node as Record<string, unknown>)[key] !== undefined,
-      );
-      written += Math.max(keys.length * 2 + 1, 2); // braces, colons and commas
-      text = `{${keys
-        .sort()
-        .map((key) => `${scalar(JSON.stringify(key))}:${member(key)}`)
+      const members: [string, unknown][] = [];
+      for (const key of Object.keys(node)) {
+        const item = (node as Record<string, unknown>)[key];
+        if (item !== undefined) members.push([key, item]);
+      }
+      written += Math.max(members.length * 2 + 1, 2); // braces, colons and commas
+      if (sortKeys) members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      text = `{${members
+        .map(([key, item]) => `${scalar(JSON.stringify(key))}:${member(key, item)}`)
         .join(',')}}`;
     }
     open.delete(node);

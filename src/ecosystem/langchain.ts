@@ -21,6 +21,9 @@ import {
   type ToolRunnableConfig,
 } from '@langchain/core/tools';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
+import { messageOf } from '../core/errors.js';
+import { boundedJsonText } from '../core/json.js';
+import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH } from '../mcp/schema/json.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { Approval } from '../tools/policy/approval.js';
@@ -85,7 +88,7 @@ export class SectionStructuredTool extends StructuredTool<
     this.description = tool.description;
     // A copy: LangChain's validator (@cfworker/json-schema) marks the schema
     // objects it is given, and a native tool's schema is frozen.
-    this.schema = withoutPatterns(tool.inputSchema, false) as JSONSchema;
+    this.schema = withoutPatterns(boundedCopy(tool), false) as JSONSchema;
   }
 
   /**
@@ -170,6 +173,28 @@ export function toLangChainTools(
   return toolsOf(source).map(
     (tool) => new SectionStructuredTool(tool, options, policiesOf(source, tool)),
   );
+}
+
+/**
+ * The tool's input schema as plain JSON within the schema bounds, read
+ * once: a bridged tool's schema is its server's object, and an in-process
+ * server's getter may give, on this read, a cycle, a depth or a sparse
+ * array of billions that the check at connect never saw.
+ * @throws TypeError naming the tool and where its schema passes a bound.
+ */
+function boundedCopy(tool: Tool): unknown {
+  try {
+    return JSON.parse(
+      boundedJsonText(tool.inputSchema, {
+        maxDepth: MAX_SCHEMA_DEPTH,
+        maxChars: MAX_SCHEMA_TEXT_LENGTH,
+      }),
+    );
+  } catch (error) {
+    throw new TypeError(
+      `the input schema of tool "${tool.name}" cannot be given to LangChain: ${messageOf(error)}`,
+    );
+  }
 }
 
 /** Keywords whose members are named by property names (or definition names), not keywords. */

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { withDeadline } from '../core/deadline.js';
-import { MASK_MARGIN, maskedQuote } from '../core/errors.js';
+import { MASK_MARGIN, maskedQuote, messageOf } from '../core/errors.js';
 import { pause } from '../core/pause.js';
 import {
   type DataSensitivity,
@@ -265,7 +265,16 @@ class BridgedCall {
     if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
     const { route } = this.#context;
     // The server may echo the call's secret arguments in its progress and its log.
-    const secrets = this.#secretsOf(args);
+    let secrets: readonly string[] | undefined;
+    try {
+      secrets = this.#secretsOf(args);
+    } catch (error) {
+      // Only an in-process server's schema can throw when read; its words are masked as its others are.
+      const reason = `its input schema could not be read: ${messageOf(error)}`;
+      return Promise.resolve(
+        ToolResult.error(route.redactor.redact(`tool "${this.#shown}" was not called: ${reason}`)),
+      );
+    }
     const progress = this.#progressRate(tool, secrets);
     const options = this.#callOptions(tool, progress);
     route.callStarted(); // a sandbox restart waits for calls in flight
@@ -314,7 +323,13 @@ class BridgedCall {
 
   /** What masks the text the server wrote back about this call (an error), if anything needs masking. */
   #textMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
-    return callTextMask(this.#secretsOf(args), this.#context.route.redactor);
+    let secrets: readonly string[] | undefined;
+    try {
+      secrets = this.#secretsOf(args);
+    } catch {
+      secrets = undefined; // a schema that throws when read: the server's own secrets are still masked
+    }
+    return callTextMask(secrets, this.#context.route.redactor);
   }
 
   /**

@@ -260,32 +260,45 @@ export class SecretRedactor {
    * secret from {@link redact}. Never for data that is used, such as a schema or a
    * result: a secret is any `env` value of 3 characters or more, a common
    * word included, and masking it would change what the data means.
-   * Deeper than {@link MAX_REDACTED_DEPTH}, a value is replaced by the mask.
+   * Deeper than {@link MAX_REDACTED_DEPTH}, a value is replaced by the mask,
+   * and a value of more than {@link MAX_REDACTED_VALUES} members and items
+   * in all is, whole.
    */
   redactData<T>(value: T): T {
-    return this.#secrets.length === 0 ? value : (this.#redactValue(value, 0) as T);
+    if (this.#secrets.length === 0) return value;
+    return this.#redactValue(value, 0, { left: MAX_REDACTED_VALUES }) as T;
   }
 
-  #redactValue(value: unknown, depth: number): unknown {
+  #redactValue(value: unknown, depth: number, budget: { left: number }): unknown {
     if (typeof value === 'string') return this.redact(value);
     if (typeof value !== 'object' || value === null) return value;
     if (depth >= MAX_REDACTED_DEPTH) return MASK;
     if (Array.isArray(value)) {
+      // Counted before it is read: an in-process server's sparse array may be billions long.
+      budget.left -= value.length;
+      if (budget.left < 0) return MASK;
       let changed = false;
-      const items = value.map((item: unknown) => {
-        const redacted = this.#redactValue(item, depth + 1);
+      const items: unknown[] = [];
+      for (let index = 0; index < value.length && budget.left >= 0; index++) {
+        const item: unknown = value[index];
+        const redacted = this.#redactValue(item, depth + 1, budget);
         changed ||= redacted !== item;
-        return redacted;
-      });
+        items.push(redacted);
+      }
+      if (budget.left < 0) return MASK;
       return changed ? items : value;
     }
+    const members = Object.entries(value);
+    budget.left -= members.length;
+    if (budget.left < 0) return MASK;
     let changed = false;
-    const entries = Object.entries(value).map(([key, item]): [string, unknown] => {
+    const entries = members.map(([key, item]): [string, unknown] => {
       const redactedKey = this.redact(key);
-      const redacted = this.#redactValue(item, depth + 1);
+      const redacted = this.#redactValue(item, depth + 1, budget);
       changed ||= redactedKey !== key || redacted !== item;
       return [redactedKey, redacted];
     });
+    if (budget.left < 0) return MASK;
     return changed ? Object.fromEntries(entries) : value;
   }
 }
@@ -294,6 +307,16 @@ export class SecretRedactor {
 const MIN_TAIL_PIECE = 4;
 /** Deeper data is masked whole by {@link SecretRedactor.redactData}: no real payload nests this far. */
 const MAX_REDACTED_DEPTH = 64;
+
+/**
+ * Most members and items {@link SecretRedactor.redactData} reads of one
+ * value; past it the value is masked whole. A result is bounded by its
+ * size limit (a million characters by default, fewer values than this),
+ * but a tool's output schema, read again to write a masked message, only
+ * by the listing's bound, and an in-process server's sparse array held one
+ * call for 28 s.
+ */
+const MAX_REDACTED_VALUES = 1_000_000;
 
 /**
  * The values of a server's config that are masked as its secrets: `env`

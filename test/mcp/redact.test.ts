@@ -201,5 +201,23 @@ describe('SecretRedactor', () => {
       for (let level = 0; level < 100; level++) deep = [deep];
       expect(JSON.stringify(redactor.redactData({ deep, key }))).toContain('"***"');
     });
+
+    it('masks data of more members and items than any result holds whole, reading no more of it', () => {
+      // An in-process server's output schema gave a sparse array of a billion items
+      // on the read that masks a message: one call took 28 s.
+      let reads = 0;
+      const holes = new Proxy(new Array<unknown>(2 ** 32 - 1), {
+        get: (target, name, receiver) => {
+          if (name !== 'length') reads++;
+          return Reflect.get(target, name, receiver) as unknown;
+        },
+      });
+      expect(redactor.redactData({ enum: holes })).toBe('***');
+      expect(reads).toBe(0);
+      const wide = Array.from({ length: 600_000 }, (_, index) => [index, key]);
+      expect(redactor.redactData({ wide })).toBe('***');
+      const within = Array.from({ length: 1_000 }, () => ({ key }));
+      expect(redactor.redactData(within)).toEqual(within.map(() => ({ key: '***' })));
+    });
   });
 });
