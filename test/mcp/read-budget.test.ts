@@ -567,41 +567,15 @@ describe('an HTTP server flooding log notifications on its event stream', () => 
     await floodedOver({ type: 'streamable-http', url: host.url('/mcp') }, sent, 'call', most);
   }, 30_000);
 
-  it('every event costs a token, those the SDK skips and empty ones too', async () => {
-    const sent = { count: 0 };
+  /**
+   * The line ends read in a second from an event stream that repeats
+   * `text`, on a budget of 100 tokens a second after 100; and the tokens
+   * the budget held in that time.
+   */
+  async function linesReadOnBudget(text: string, sent: { count: number }) {
     const host = await startHttpHost((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      pump(res, sent, 'event: skipped\ndata: a\n\n\n');
-      return Promise.resolve();
-    });
-    hosts.push(host);
-    const perSecond = 100;
-    const budget = new ReadBudget({ messageTokensPerSecond: perSecond, messageTokenBurst: 100 });
-    const response = await boundedFetch({ budget })(host.url('/events'));
-    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-    const started = performance.now();
-    let events = 0;
-    const end = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000));
-    for (;;) {
-      // Past the budget a read waits for the refill: it is not waited for past the second.
-      const read = await Promise.race([reader.read(), end]);
-      if (read === undefined || read.done) break;
-      for (const byte of read.value) if (byte === 10) events += 1;
-    }
-    await reader.cancel();
-    budget.release();
-    // Three line ends an event and an empty one (two tokens); one chunk passes past the budget.
-    const tokens = 100 + (perSecond * (performance.now() - started)) / 1_000;
-    expect(events / 3).toBeLessThanOrEqual(tokens / 2 + 65_536 / 22);
-    expect(sent.count).toBeGreaterThan(10_000); // it did flood
-  });
-
-  it("lines that never end an event cost a token each past an event's fourth", async () => {
-    // The SDK's parser makes an error, stack and all, for each line of an unknown field.
-    const sent = { count: 0 };
-    const host = await startHttpHost((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      pump(res, sent, 'x\n');
+      pump(res, sent, text);
       return Promise.resolve();
     });
     hosts.push(host);
@@ -613,14 +587,29 @@ describe('an HTTP server flooding log notifications on its event stream', () => 
     let lines = 0;
     const end = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000));
     for (;;) {
+      // Past the budget a read waits for the refill: it is not waited for past the second.
       const read = await Promise.race([reader.read(), end]);
       if (read === undefined || read.done) break;
       for (const byte of read.value) if (byte === 10) lines += 1;
     }
     await reader.cancel();
     budget.release();
+    return { lines, tokens: 100 + (perSecond * (performance.now() - started)) / 1_000 };
+  }
+
+  it('every event costs a token, those the SDK skips and empty ones too', async () => {
+    const sent = { count: 0 };
+    const { lines, tokens } = await linesReadOnBudget('event: skipped\ndata: a\n\n\n', sent);
+    // Three line ends an event and an empty one (two tokens); one chunk passes past the budget.
+    expect(lines / 3).toBeLessThanOrEqual(tokens / 2 + 65_536 / 22);
+    expect(sent.count).toBeGreaterThan(10_000); // it did flood
+  });
+
+  it("lines that never end an event cost a token each past an event's fourth", async () => {
+    // The SDK's parser makes an error, stack and all, for each line of an unknown field.
+    const sent = { count: 0 };
+    const { lines, tokens } = await linesReadOnBudget('x\n', sent);
     // One token a line past the fourth; one chunk (of 2-byte lines) passes past the budget.
-    const tokens = 100 + (perSecond * (performance.now() - started)) / 1_000;
     expect(lines).toBeLessThanOrEqual(tokens + 4 + 65_536 / 2);
     expect(sent.count).toBeGreaterThan(100_000); // it did flood
   });

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/index.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
+import { countedHoles } from '../support/json-text.js';
 
 describe('SecretRedactor', () => {
   it('masks every occurrence of each secret', () => {
@@ -205,15 +206,9 @@ describe('SecretRedactor', () => {
     it('masks data of more members and items than any result holds whole, reading no more of it', () => {
       // An in-process server's output schema gave a sparse array of a billion items
       // on the read that masks a message: one call took 28 s.
-      let reads = 0;
-      const holes = new Proxy(new Array<unknown>(2 ** 32 - 1), {
-        get: (target, name, receiver) => {
-          if (name !== 'length') reads++;
-          return Reflect.get(target, name, receiver) as unknown;
-        },
-      });
+      const { holes, reads } = countedHoles();
       expect(redactor.redactData({ enum: holes })).toBe('***');
-      expect(reads).toBe(0);
+      expect(reads()).toBe(0);
       const wide = Array.from({ length: 600_000 }, (_, index) => [index, key]);
       expect(redactor.redactData({ wide })).toBe('***');
       const within = Array.from({ length: 1_000 }, () => ({ key }));

@@ -19,3 +19,19 @@ export function containersIn(value: unknown): number {
   const members: unknown[] = Array.isArray(value) ? value : Object.values(value);
   return 1 + members.reduce((sum: number, member) => sum + containersIn(member), 0);
 }
+
+/**
+ * A sparse array of `length` holes that counts how many of its items are
+ * read (its length aside): what an in-process server's getter may hand a
+ * reader that walks it item by item.
+ */
+export function countedHoles(length = 2 ** 32 - 1): { holes: unknown[]; reads: () => number } {
+  let reads = 0;
+  const holes = new Proxy(new Array<unknown>(length), {
+    get: (target, key, receiver) => {
+      if (key !== 'length') reads++;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return { holes, reads: () => reads };
+}
