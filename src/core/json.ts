@@ -62,9 +62,13 @@ function jsonText(value: unknown, limits: CanonicalLimits, sortKeys: boolean): s
   const open = new Set<object>();
   let written = 0;
   const problem = (what: string): TypeError => new TypeError(`${what} (at ${shownPointer(path)})`);
-  const scalar = (text: string): string => {
-    written += text.length;
+  /** Counts `chars` more written, before they are. */
+  const charge = (chars: number): void => {
+    written += chars;
     if (written > maxChars) throw problem(`the value is more than ${maxChars} characters of JSON`);
+  };
+  const scalar = (text: string): string => {
+    charge(text.length);
     return text;
   };
   const write = (node: unknown): string => {
@@ -94,9 +98,7 @@ function jsonText(value: unknown, limits: CanonicalLimits, sortKeys: boolean): s
     if (Array.isArray(node)) {
       // Its brackets and commas, before any item: a sparse array may be billions long.
       const length = node.length;
-      written += Math.max(length + 1, 2);
-      if (written > maxChars)
-        throw problem(`the value is more than ${maxChars} characters of JSON`);
+      charge(Math.max(length + 1, 2));
       const items: string[] = [];
       for (let index = 0; index < length; index++) {
         items.push(member(String(index), (node as unknown[])[index]));
@@ -108,7 +110,7 @@ function jsonText(value: unknown, limits: CanonicalLimits, sortKeys: boolean): s
         const item = (node as Record<string, unknown>)[key];
         if (item !== undefined) members.push([key, item]);
       }
-      written += Math.max(members.length * 2 + 1, 2); // braces, colons and commas
+      charge(Math.max(members.length * 2 + 1, 2)); // braces, colons and commas
       if (sortKeys) members.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
       text = `{${members
         .map(([key, item]) => `${scalar(JSON.stringify(key))}:${member(key, item)}`)

@@ -23,7 +23,7 @@ import {
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { messageOf } from '../core/errors.js';
 import { boundedJsonText } from '../core/json.js';
-import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH } from '../mcp/schema/json.js';
+import { SCHEMA_TEXT_LIMITS } from '../mcp/schema/json.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { Approval } from '../tools/policy/approval.js';
@@ -184,12 +184,7 @@ export function toLangChainTools(
  */
 function boundedCopy(tool: Tool): unknown {
   try {
-    return JSON.parse(
-      boundedJsonText(tool.inputSchema, {
-        maxDepth: MAX_SCHEMA_DEPTH,
-        maxChars: MAX_SCHEMA_TEXT_LENGTH,
-      }),
-    );
+    return JSON.parse(boundedJsonText(tool.inputSchema, SCHEMA_TEXT_LIMITS));
   } catch (error) {
     throw new TypeError(
       `the input schema of tool "${tool.name}" cannot be given to LangChain: ${messageOf(error)}`,

@@ -1,6 +1,6 @@
 import type { Tool as McpToolDescription } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJsonText } from '../core/json.js';
-import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH } from './schema/json.js';
+import { SCHEMA_TEXT_LIMITS } from './schema/json.js';
 
 /**
  * How an isolated deployment's tools differ from the normal one's (names
@@ -36,10 +36,7 @@ export function compareToolLists(
 /** The tool's input schema as canonical JSON text, or undefined past the schema bounds or not JSON. */
 function schemaText(tool: McpToolDescription): string | undefined {
   try {
-    return canonicalJsonText(tool.inputSchema, {
-      maxDepth: MAX_SCHEMA_DEPTH,
-      maxChars: MAX_SCHEMA_TEXT_LENGTH,
-    });
+    return canonicalJsonText(tool.inputSchema, SCHEMA_TEXT_LIMITS);
   } catch {
     return undefined;
   }

@@ -10,19 +10,12 @@ import { createArgumentCheck } from './analyze.js';
 import { schemaBoundsRefusal } from './bounds.js';
 import { describeTyped } from './issues.js';
 import { canonicalJsonText, isJsonRecord, type JsonRecord } from '../../core/json.js';
-import {
-  MAX_SCHEMA_DEPTH,
-  MAX_SCHEMA_TEXT_LENGTH,
-  SchemaProblem,
-  type SchemaSurvey,
-  surveySchema,
-} from './json.js';
+import { SCHEMA_TEXT_LIMITS, SchemaProblem, type SchemaSurvey, surveySchema } from './json.js';
 import { dropForeignKeywords } from './keywords.js';
 import { type PatternBudget, planPatterns } from './patterns.js';
 import { describeSent } from '../../core/describe-sent.js';
 
 /** What the canonical text of a schema may hold. */
-const SCHEMA_LIMITS = { maxDepth: MAX_SCHEMA_DEPTH, maxChars: MAX_SCHEMA_TEXT_LENGTH };
 
 /**
  * A validator of a tool's arguments. On success it returns the arguments
@@ -84,7 +77,7 @@ export function createInputValidator(
   let entry = knownKey === undefined ? undefined : cached(knownKey);
   try {
     if (entry === undefined) {
-      const text = canonicalJsonText(schema, SCHEMA_LIMITS);
+      const text = canonicalJsonText(schema, SCHEMA_TEXT_LIMITS);
       const key = createHash('sha256').update(text).digest('base64url');
       keysByObject.set(schema, key);
       entry = cached(key) ?? remember(key, build(text));

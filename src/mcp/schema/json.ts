@@ -15,6 +15,12 @@ export const MAX_SCHEMA_DEPTH = 200;
 /** Largest tool schema accepted, in characters of JSON. */
 export const MAX_SCHEMA_TEXT_LENGTH = 262_144;
 
+/** The bounds of any schema written out as JSON text (`canonicalJsonText`, `boundedJsonText`). */
+export const SCHEMA_TEXT_LIMITS = Object.freeze({
+  maxDepth: MAX_SCHEMA_DEPTH,
+  maxChars: MAX_SCHEMA_TEXT_LENGTH,
+});
+
 /** What one walk over a schema finds. */
 export interface SchemaSurvey {
   /** Its length as JSON text, escapes aside; past the limit, where the walk stopped. */
