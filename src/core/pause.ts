@@ -1,3 +1,8 @@
+/** Resolves in a later turn of the event loop, after the I/O and timers now due. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
 /**
  * Resolves after `ms` milliseconds, or at once when `signal` aborts (the
  * caller then checks the signal). The timer and the listener are removed

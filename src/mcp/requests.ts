@@ -13,6 +13,7 @@ import {
 import { z } from 'zod';
 import { McpTimeoutError, messageOf } from '../core/errors.js';
 import { describeSent } from '../core/describe-sent.js';
+import { nextTurn } from '../core/pause.js';
 import { readCallToolResult } from './call-result.js';
 import { CONTAINER_SIZE, listedToolSize } from './listing-size.js';
 import { checkListedSchema, type ListedSchema } from './schema/index.js';
@@ -90,11 +91,6 @@ export const NO_TOOLS: ToolListing = Object.freeze({
  * to 1,000 tools at 10 ms).
  */
 const LISTING_SLICE_MS = 50;
-
-/** Resolves in a later turn of the event loop, after the I/O and timers now due. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /**
  * Every tool, following `nextCursor`: each page within `timeoutMs`, the

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { PrivateDataState } from '../private-data.js';
 import { boundedCall } from './bounded-call.js';
 import { messageOf } from '../../core/errors.js';
+import { nextTurn } from '../../core/pause.js';
 import { SessionStoreError } from './errors.js';
 import type { RemoteSessionEvent, SerializedSessionEvent } from './event-serialization.js';
 import type { JsonValue } from './json-value.js';
@@ -153,7 +154,7 @@ export class RedisSessionStore implements SessionStore {
       // (A closed store has closed its watch: nothing is cached, and #call refuses.)
       // One turn of the event loop: a message already in the socket's buffer is read
       // (and drops the cached version) before the version is trusted.
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
       const cached = this.#changes.cached(keys.base);
       if (cached !== undefined) return cached;
     }
