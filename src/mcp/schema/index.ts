@@ -15,8 +15,6 @@ import { dropForeignKeywords } from './keywords.js';
 import { type PatternBudget, planPatterns } from './patterns.js';
 import { describeSent } from '../../core/describe-sent.js';
 
-/** What the canonical text of a schema may hold. */
-
 /**
  * A validator of a tool's arguments. On success it returns the arguments
  * object it was given, unchanged: nothing is stripped, coerced or defaulted.
