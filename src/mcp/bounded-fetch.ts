@@ -25,6 +25,7 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { messageOf } from '../core/errors.js';
 import { pause } from '../core/pause.js';
+import { TOKENS_PER_TURN } from '../core/rate-budget.js';
 import type { AnswerStreams } from './lost-answers.js';
 import type { ReadBudget } from './read-budget.js';
 import {
@@ -221,27 +222,35 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       boundCut = true;
       controller.error(error);
     };
-    /** Passes `chunk` on, within the bounds. */
+    /**
+     * Passes `chunk` on, within the bounds: all of it, or of an event
+     * stream's chunk only as far as `frames` more of the budget's tokens
+     * (the rest is read after a turn of the event loop). Returns the bytes
+     * passed on, or `undefined` once the answer ended.
+     */
     const readChunk = (
       chunk: Uint8Array,
       controller: TransformStreamDefaultController<Uint8Array>,
-    ): void => {
+      frames: number,
+    ): number | undefined => {
       if (response.status >= 400) {
         // Only quoted: what is past the bound is not read.
         const room = MAX_ERROR_BODY_BYTES - quoted;
         if (chunk.byteLength <= room) {
           quoted += chunk.byteLength;
           controller.enqueue(chunk);
-          return;
+          return chunk.byteLength;
         }
         controller.enqueue(chunk.subarray(0, room));
         forget();
         controller.terminate();
-        return;
+        return undefined;
       }
       const what = eventStream ? 'event' : 'answer';
       const framesBefore = counter.frames;
-      const largest = counter.add(chunk);
+      const largest = counter.add(chunk, frames);
+      const part = counter.read === chunk.byteLength ? chunk : chunk.subarray(0, counter.read);
+      budget?.read(part.byteLength);
       // Every event costs the budget, those the SDK skips or cannot read too, and long ones more.
       budget?.spend(counter.frames - framesBefore);
       if (largest > limit) {
@@ -251,14 +260,38 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
             `the server's ${what} passed ${limit} bytes, the most one message may take; the rest was not read`,
           ),
         );
-        return;
+        return undefined;
       }
       if (counter.containers > MAX_MESSAGE_CONTAINERS) {
         cut(controller, new TooManyContainersError(what));
+        return undefined;
+      }
+      eventIds?.add(part);
+      controller.enqueue(part);
+      return part.byteLength;
+    };
+    /**
+     * Reads `chunk` on the budget: while it is spent, the stream waits (its
+     * socket fills) and the event loop turns meanwhile; a turn's worth of
+     * an event stream's tokens at a time, so that one chunk of short lines
+     * is not all parsed in one turn (a 64 KB chunk of 2-byte lines held
+     * the loop for some 340 ms).
+     */
+    const readOnBudget = (
+      chunk: Uint8Array,
+      controller: TransformStreamDefaultController<Uint8Array>,
+    ): void | Promise<void> => {
+      if (budget === undefined) {
+        readChunk(chunk, controller, Infinity);
         return;
       }
-      eventIds?.add(chunk);
-      controller.enqueue(chunk);
+      let rest = chunk;
+      while (!budget.spent) {
+        const read = readChunk(rest, controller, TOKENS_PER_TURN);
+        if (read === undefined || read === rest.byteLength) return;
+        rest = rest.subarray(read);
+      }
+      return budget.refilled().then(() => readOnBudget(rest, controller));
     };
     const bounded = new TransformStream<Uint8Array, Uint8Array>({
       start(controller) {
@@ -279,20 +312,8 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
           controller.error(new Error('the call was cancelled: its answer is no longer read'));
         });
       },
-      // What the server sends is read at a bounded rate (read-budget.ts): while
-      // the budget is spent, the stream waits (its socket fills) and the event
-      // loop turns meanwhile.
-      transform: (chunk, controller) => {
-        if (budget === undefined) return readChunk(chunk, controller);
-        if (!budget.spent) {
-          budget.read(chunk.byteLength);
-          return readChunk(chunk, controller);
-        }
-        return budget.refilled().then(() => {
-          budget.read(chunk.byteLength);
-          readChunk(chunk, controller);
-        });
-      },
+      // What the server sends is read at a bounded rate (read-budget.ts).
+      transform: readOnBudget,
       flush: forget,
     });
     // The answer of a request is watched from here to its end (see lost-answers.ts).
@@ -434,7 +455,11 @@ class BodyCounter {
     return this.#containers.count;
   }
 
+  /** Bytes of the last chunk added that were read: all of them. */
+  read = 0;
+
   add(chunk: Uint8Array): number {
+    this.read = chunk.byteLength;
     this.frames = 1;
     this.#bytes += chunk.byteLength;
     this.#containers.add(chunk);
@@ -455,9 +480,9 @@ const LINES_PER_EVENT = 4;
 /**
  * Bytes of the SSE events being received, and the objects and arrays
  * they hold: an empty line (LF, CR or CRLF) ends one. `add` gives the
- * largest event the chunk held or added to, and {@link containers} the
- * most objects and arrays of one, so an event past a limit that also
- * ends inside the chunk still counts.
+ * largest event the part of the chunk it read held or added to, and
+ * {@link containers} the most objects and arrays of one, so an event past
+ * a limit that also ends inside the chunk still counts.
  */
 class EventCounter {
   /** The most objects and arrays of one event the chunks so far held. */
@@ -468,6 +493,8 @@ class EventCounter {
    * event past its {@link LINES_PER_EVENT}th.
    */
   frames = 0;
+  /** Bytes of the last chunk added that were read: up to where its frames reached their bound. */
+  read = 0;
   #bytes = 0;
   /** Lines of the event being read. */
   #lines = 0;
@@ -475,11 +502,15 @@ class EventCounter {
   #afterCarriageReturn = false;
   readonly #opened = new ContainerCounter();
 
-  add(chunk: Uint8Array): number {
+  /** Reads `chunk` until it is read or `maxFrames` more {@link frames} are charged. */
+  add(chunk: Uint8Array, maxFrames = Infinity): number {
     let largest = this.#bytes;
     let eventStart = 0;
-    for (let index = 0; index < chunk.length; index++) {
+    const stopAt = this.frames + maxFrames;
+    let index = 0;
+    while (index < chunk.length && this.frames < stopAt) {
       const byte = chunk[index]!;
+      index += 1;
       this.#bytes += 1;
       if (this.#bytes > largest) largest = this.#bytes;
       if (byte === 10 && this.#afterCarriageReturn) {
@@ -493,9 +524,9 @@ class EventCounter {
           this.frames += 1;
           this.#bytes = 0;
           this.#lines = 0;
-          this.#countContainers(chunk, eventStart, index);
+          this.#countContainers(chunk, eventStart, index - 1);
           this.#opened.reset();
-          eventStart = index + 1;
+          eventStart = index;
         } else if (++this.#lines > LINES_PER_EVENT) {
           this.frames += 1;
         }
@@ -504,7 +535,8 @@ class EventCounter {
         this.#atLineStart = false;
       }
     }
-    this.#countContainers(chunk, eventStart, chunk.length);
+    this.read = index;
+    this.#countContainers(chunk, eventStart, index);
     return largest;
   }
 

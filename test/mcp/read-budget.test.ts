@@ -572,36 +572,45 @@ describe('an HTTP server flooding log notifications on its event stream', () => 
    * `text`, on a budget of 100 tokens a second after 100; and the tokens
    * the budget held in that time.
    */
-  async function linesReadOnBudget(text: string, sent: { count: number }) {
+  /**
+   * Reads `text` flooded on an event stream for a second, at `perSecond`
+   * tokens: the lines read, the tokens the budget gave, and the most lines
+   * one read passed on at once (the SDK's parser takes each read whole).
+   */
+  async function linesReadOnBudget(text: string, sent: { count: number }, perSecond = 100) {
     const host = await startHttpHost((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       pump(res, sent, text);
       return Promise.resolve();
     });
     hosts.push(host);
-    const perSecond = 100;
     const budget = new ReadBudget({ messageTokensPerSecond: perSecond, messageTokenBurst: 100 });
     const response = await boundedFetch({ budget })(host.url('/events'));
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const started = performance.now();
     let lines = 0;
+    let mostAtOnce = 0;
     const end = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 1_000));
     for (;;) {
       // Past the budget a read waits for the refill: it is not waited for past the second.
       const read = await Promise.race([reader.read(), end]);
       if (read === undefined || read.done) break;
-      for (const byte of read.value) if (byte === 10) lines += 1;
+      let once = 0;
+      for (const byte of read.value) if (byte === 10) once += 1;
+      lines += once;
+      mostAtOnce = Math.max(mostAtOnce, once);
     }
     await reader.cancel();
     budget.release();
-    return { lines, tokens: 100 + (perSecond * (performance.now() - started)) / 1_000 };
+    const tokens = 100 + (perSecond * (performance.now() - started)) / 1_000;
+    return { lines, tokens, mostAtOnce };
   }
 
   it('every event costs a token, those the SDK skips and empty ones too', async () => {
     const sent = { count: 0 };
     const { lines, tokens } = await linesReadOnBudget('event: skipped\ndata: a\n\n\n', sent);
-    // Three line ends an event and an empty one (two tokens); one chunk passes past the budget.
-    expect(lines / 3).toBeLessThanOrEqual(tokens / 2 + 65_536 / 22);
+    // Three line ends an event and an empty one (two tokens); a turn's worth passes past the budget.
+    expect(lines / 3).toBeLessThanOrEqual((tokens + TOKENS_PER_TURN) / 2);
     expect(sent.count).toBeGreaterThan(10_000); // it did flood
   });
 
@@ -609,9 +618,17 @@ describe('an HTTP server flooding log notifications on its event stream', () => 
     // The SDK's parser makes an error, stack and all, for each line of an unknown field.
     const sent = { count: 0 };
     const { lines, tokens } = await linesReadOnBudget('x\n', sent);
-    // One token a line past the fourth; one chunk (of 2-byte lines) passes past the budget.
-    expect(lines).toBeLessThanOrEqual(tokens + 4 + 65_536 / 2);
+    // One token a line past the fourth; a turn's worth passes past the budget.
+    expect(lines).toBeLessThanOrEqual(tokens + 4 + TOKENS_PER_TURN);
     expect(sent.count).toBeGreaterThan(100_000); // it did flood
+  });
+
+  it("a chunk of short lines is passed on a turn's worth of tokens at a time", async () => {
+    // A 64 KB chunk of 2-byte lines, parsed at once, held the event loop for some 340 ms.
+    const sent = { count: 0 };
+    const { lines, mostAtOnce } = await linesReadOnBudget('x\n', sent, 1_000_000);
+    expect(mostAtOnce).toBeLessThanOrEqual(TOKENS_PER_TURN + 4);
+    expect(lines).toBeGreaterThan(10 * TOKENS_PER_TURN); // it did read on, turn after turn
   });
 
   it('legacy SSE: the event stream is read at the budget', async () => {
