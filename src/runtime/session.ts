@@ -283,7 +283,7 @@ export class Session {
   /**
    * Merges escalations that other processes stored for this session. Cheap
    * when nothing changed: the store's `version()` (Redis: nothing while its
-   * change channel is live and quiet, else one GET; file: one `stat`), and a
+   * change channel is live and quiet, else one script call; file: one `stat`), and a
    * full read only when the version moved. MCP tool calls await this before
    * choosing a connection. See docs/sessions.md.
    *

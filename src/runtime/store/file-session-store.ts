@@ -190,7 +190,7 @@ export class FileSessionStore implements SessionStore {
       const before = current?.privateData ?? EMPTY_PRIVATE_DATA;
       if (coversPrivateData(before, incoming)) return undefined;
       return {
-        version: current === undefined ? firstVersion() : current.version + 1,
+        version: nextVersion(current?.version),
         sessionId,
         privateData: mergePrivateDataStates(before, incoming),
         slices: current?.slices ?? {},
@@ -436,4 +436,14 @@ function assertOutside(directory: string, root: string): void {
  */
 function firstVersion(): number {
   return Date.now() * 1000;
+}
+
+/**
+ * The version of a merge that raised something: above the stored one and
+ * the clock both, so that it is never one handed out before, not even after
+ * an older copy of the file was put back (a backup, a snapshot) and a
+ * worker that saw the later version would skip its read.
+ */
+function nextVersion(stored: number | undefined): number {
+  return Math.max((stored ?? 0) + 1, firstVersion());
 }

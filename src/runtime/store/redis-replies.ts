@@ -26,6 +26,22 @@ function describeReply(reply: unknown): string {
   return typeof reply === 'number' ? String(reply) : `a ${typeof reply}`;
 }
 
+/**
+ * The session's version as a script of `redis-scripts.ts` read it.
+ * @throws SessionStoreError `store-corrupt` when it is not a count, or when
+ *   the session's private-data state is gone while its version is kept:
+ *   its level is then unknown, and nothing may go on as if it were public.
+ */
+export function storedVersion(value: unknown, sessionId: string): number {
+  if (value === 'lost') {
+    throw new SessionStoreError(
+      'store-corrupt',
+      `session ${JSON.stringify(sessionId)}: its private-data state is gone from Redis while its version is kept (evicted under an allkeys-* maxmemory policy, or deleted by hand), so its level is unknown; delete the session or restore its keys, and keep session keys from eviction (noeviction or a volatile-* policy)`,
+    );
+  }
+  return toVersion(value);
+}
+
 export function toVersion(value: unknown): number {
   // Only digits: `Number('')`, `Number(' 5 ')` or `Number('0x10')` would read garbage as a count.
   const version =

@@ -5,7 +5,8 @@
  * Layout, per session (the `{…}` hash tag keeps a session's keys on one
  * cluster slot):
  * - `<prefix>:{<id>}:private` — hash: `level` and `d:<dataset>` → level name
- * - `<prefix>:{<id>}:version` — integer, INCR'd by every merge that raised something
+ * - `<prefix>:{<id>}:version` — integer, a new one (above the last and the clock in
+ *   microseconds) at every merge that raised something
  * - `<prefix>:{<id>}:slices`  — hash: slice name → JSON
  * - `<prefix>:{<id>}:events`  — stream of mirrored events
  * - channel `<prefix>:changes` — `<prefix>:{<id>}` of every session whose
@@ -24,6 +25,23 @@ function script(source: string): LuaScript {
 }
 
 /**
+ * Lua: `stored_version()`, the version as stored (KEYS[1] private, KEYS[2]
+ * version), `0` when none is, and `lost` when the private-data state is
+ * gone while its version is kept: an eviction (`allkeys-*` policies) or a
+ * `DEL` of one key. A reader that took the version for the state's would
+ * never read again, and a session resumed then would come back public;
+ * the client fails closed on it. (As stored: the client checks it is a
+ * count; tonumber would end the reply at a nil.)
+ */
+const STORED_VERSION = `
+local function stored_version()
+  local stored = redis.call('GET', KEYS[2])
+  if stored == false then return '0' end
+  if redis.call('EXISTS', KEYS[1]) == 0 then return 'lost' end
+  return stored
+end`;
+
+/**
  * Max-merge. KEYS: private, version. ARGV: the change channel, the message
  * naming the session, the level, then dataset/level pairs. A stored level
  * the script does not know counts as the highest, so a damaged value is
@@ -33,6 +51,7 @@ function script(source: string): LuaScript {
  * `{ version, HGETALL private }`.
  */
 export const MERGE_PRIVATE_DATA = script(`
+${STORED_VERSION}
 local ranks = { public = 0, internal = 1, confidential = 2, secret = 3 }
 local changed = false
 local function raise(field, level)
@@ -60,31 +79,43 @@ for i = 4, #ARGV, 2 do
 end
 local version
 if changed then
-  -- A first version starts at the clock in microseconds, not at 1: rises come slower than
-  -- one a microsecond, so after the data is lost (a flush, a delete) a new version is
-  -- above any a worker saw before, and never equal to one it would skip its read for.
-  if redis.call('EXISTS', KEYS[2]) == 0 then
-    local now = redis.call('TIME')
-    redis.call('SET', KEYS[2], now[1] .. string.format('%06d', tonumber(now[2])))
+  -- A new version is above the clock in microseconds as well as above the stored one. Rises
+  -- come slower than one a microsecond, so no version is handed out twice: not after the
+  -- data is lost (a flush, a delete), nor after an older copy is restored (a snapshot taken
+  -- before the last writes): a worker that saw a version never skips the read of another state.
+  local now = redis.call('TIME')
+  local clock = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  local stored = redis.call('GET', KEYS[2])
+  local count = 0
+  if stored ~= false then
+    count = tonumber(stored)
+    if count == nil then return redis.error_reply('stored version ' .. stored .. ' is not a count') end
   end
-  version = redis.call('INCR', KEYS[2])
+  version = string.format('%d', math.max(count + 1, clock))
+  redis.call('SET', KEYS[2], version)
   redis.call('PUBLISH', ARGV[1], ARGV[2])
 else
-  -- As stored: the client checks it is a count (tonumber would end the reply at a nil).
-  version = redis.call('GET', KEYS[2]) or '0'
+  version = stored_version()
 end
 return { version, redis.call('HGETALL', KEYS[1]) }
 `);
 
 /**
  * Consistent read. KEYS: private, version[, slices].
- * Returns `{ version, HGETALL private[, HGETALL slices] }`.
+ * Returns `{ version, HGETALL private[, HGETALL slices] }`, the version as
+ * `lost` when the state is gone while its version is kept.
  */
 export const READ_SESSION = script(`
--- As stored: the client checks it is a count (tonumber would end the reply at a nil).
-local version = redis.call('GET', KEYS[2]) or '0'
+${STORED_VERSION}
+local version = stored_version()
 if #KEYS >= 3 then
   return { version, redis.call('HGETALL', KEYS[1]), redis.call('HGETALL', KEYS[3]) }
 end
 return { version, redis.call('HGETALL', KEYS[1]) }
+`);
+
+/** The version alone (see {@link STORED_VERSION}). KEYS: private, version. */
+export const READ_VERSION = script(`
+${STORED_VERSION}
+return stored_version()
 `);

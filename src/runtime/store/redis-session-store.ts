@@ -19,12 +19,12 @@ import {
 } from './redis-store-options.js';
 import {
   asArray,
-  toVersion,
+  storedVersion,
   parsePrivateData,
   parseSlices,
   parseStreamEntry,
 } from './redis-replies.js';
-import { type LuaScript, MERGE_PRIVATE_DATA, READ_SESSION } from './redis-scripts.js';
+import { type LuaScript, MERGE_PRIVATE_DATA, READ_SESSION, READ_VERSION } from './redis-scripts.js';
 import {
   type SessionStore,
   type StoreCallOptions,
@@ -48,12 +48,12 @@ export type RemoteUnsubscribe = () => Promise<void>;
 
 /**
  * A session store on Redis, for sessions that move between workers and
- * hosts. Merges are a Lua script (maximum of every level, then INCR of the
+ * hosts. Merges are a Lua script (maximum of every level, then a new
  * version only when something rose), so concurrent workers cannot lower a
  * session's sensitivity. A merge that raised something publishes the
  * session on the store's change channel; while this store follows that
  * channel and nothing was published, `version()` makes no round trip, and
- * otherwise it is one GET. Optionally it keeps a
+ * otherwise it is one script call. Optionally it keeps a
  * bounded stream of each session's events that other processes can follow
  * with {@link RedisSessionStore.subscribeRemote}.
  *
@@ -119,7 +119,7 @@ export class RedisSessionStore implements SessionStore {
     const [version, privateFields, sliceFields] = asArray(reply, 3);
     const privateData = parsePrivateData(sessionId, privateFields);
     const slices = parseSlices(sessionId, sliceFields);
-    const count = this.#settle(ticket, toVersion(version));
+    const count = this.#settle(ticket, storedVersion(version, sessionId));
     if (count === 0 && !privateData.hasPrivateData && Object.keys(slices).length === 0) {
       return undefined;
     }
@@ -141,12 +141,16 @@ export class RedisSessionStore implements SessionStore {
     );
     const [version, fields] = asArray(reply, 2);
     const privateData = parsePrivateData(sessionId, fields);
-    return Object.freeze({ version: this.#settle(ticket, toVersion(version)), privateData });
+    return Object.freeze({
+      version: this.#settle(ticket, storedVersion(version, sessionId)),
+      privateData,
+    });
   }
 
   /**
    * No round trip while the change channel is live and published nothing
-   * for the session since its version was last read; otherwise one GET.
+   * for the session since its version was last read; otherwise one script
+   * call, which also tells a version whose state is gone (fails closed).
    */
   async version(sessionId: string, options: StoreCallOptions = {}): Promise<number> {
     const keys = this.#keys(sessionId);
@@ -159,12 +163,14 @@ export class RedisSessionStore implements SessionStore {
       if (cached !== undefined) return cached;
     }
     const ticket = this.#changes?.begin(keys.base);
-    const value = await this.#call(
-      () => this.#client.get(keys.version),
+    const value = await this.#eval(
+      READ_VERSION,
+      [keys.private, keys.version],
+      [],
       `reading the version of session ${JSON.stringify(sessionId)}`,
       options.signal,
     );
-    return this.#settle(ticket, toVersion(value ?? 0));
+    return this.#settle(ticket, storedVersion(value, sessionId));
   }
 
   async mergePrivateData(
@@ -195,7 +201,7 @@ export class RedisSessionStore implements SessionStore {
     }
     const [version, fields] = asArray(reply, 2);
     return Object.freeze({
-      version: toVersion(version),
+      version: storedVersion(version, sessionId),
       privateData: parsePrivateData(sessionId, fields),
     });
   }

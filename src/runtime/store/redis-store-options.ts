@@ -42,7 +42,7 @@ export interface RedisSessionStoreOptions {
   /**
    * Follow the change channel that every merge publishes to, so that
    * `version()` answers without a round trip while nothing changed (see
-   * `docs/sessions.md`). `false`: every `version()` is one GET.
+   * `docs/sessions.md`). `false`: every `version()` is one script call.
    * @default true
    */
   readonly watchChanges?: boolean;

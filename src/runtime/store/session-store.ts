@@ -51,7 +51,7 @@ export interface SessionStore {
   /**
    * The version of the stored private-data state, as cheaply as the store
    * allows (Redis: no round trip while its change channel vouches for a
-   * cached version, else one GET; file: one `stat` while the file is
+   * cached version, else one script call; file: one `stat` while the file is
    * unchanged). It must reflect every change that completed before the
    * call; docs/sessions.md says how each store keeps that promise, and
    * where Redis's change channel bounds it. `0` when nothing is stored.
