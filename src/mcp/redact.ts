@@ -56,10 +56,6 @@ export class SecretRedactor {
       // that names a URL with the secret as its host had it quoted so).
       const lower = secret.toLowerCase();
       if (lower !== secret) unique.add(lower);
-      // As JSON writes it inside a string (a log line, a result written out):
-      // a secret with a quote, a backslash, a newline, a `/` or a non-ASCII
-      // character reads differently there.
-      for (const form of jsonForms(secret)) unique.add(form);
       // An HTTP Basic header, a token a server wraps: base64 of bytes that hold it.
       if (secret.length >= MIN_BASE64_SECRET)
         for (const core of base64Cores(secret)) cores.add(core);
@@ -97,6 +93,9 @@ export class SecretRedactor {
     }
     // A secret split by characters a reader does not see (a zero-width
     // space between its letters) or by a line break reads whole on a screen.
+    // As a JSON writer escapes it inside a string (a log line, a result
+    // written out): each writer escapes other characters.
+    if (this.#secrets.length > 0 && out.includes('\\')) out = this.#maskEscaped(out);
     if (this.#secrets.length > 0 && BETWEEN.test(out)) out = this.#maskSpread(out);
     // A secret can also travel encoded, whole or in part: percent-encoded
     // with either case of hex, or form-encoded with `+` for a space.
@@ -155,18 +154,29 @@ export class SecretRedactor {
         at = text.indexOf(core, end);
       }
     }
-    if (runs.length === 0) return text;
-    runs.sort((a, b) => a[0] - b[0]);
-    const parts: string[] = [];
-    let from = 0;
-    for (const [start, end] of runs) {
-      // Runs of two cores in one token are the same run, or overlap.
-      if (end <= from) continue;
-      if (start >= from) parts.push(text.slice(from, start), MASK);
-      from = end;
+    // Runs of two cores in one token are the same run, or overlap.
+    return maskSpans(text, runs);
+  }
+
+  /**
+   * `text` with every secret masked that it holds once its JSON escapes
+   * are read: `\uXXXX` of any character, `\"`, `\\`, `\/`, `\n` and the
+   * rest. Writers escape different characters (Go `&`, `<` and `>`, Gson
+   * `=` and `'` too, Python every non-ASCII one, PHP `/`), so no list of
+   * forms covers them all. An escape is masked whole.
+   */
+  #maskEscaped(text: string): string {
+    const escaped = readEscapes(text);
+    if (escaped === undefined) return text;
+    const spans: [number, number][] = [];
+    for (const secret of this.#secrets) {
+      for (let at = escaped.text.indexOf(secret); at !== -1;) {
+        const end = at + secret.length;
+        spans.push([escaped.origin(at), escaped.origin(end - 1) + escaped.width(end - 1)]);
+        at = escaped.text.indexOf(secret, end);
+      }
     }
-    parts.push(text.slice(from));
-    return parts.join('');
+    return maskSpans(text, spans);
   }
 
   /** `text` with every secret masked where {@link BETWEEN} characters stand between its characters. */
@@ -371,28 +381,97 @@ export function urlSecrets(url: URL): string[] {
 }
 
 /**
- * The forms JSON writers give `secret` inside a string, besides the raw
- * text: `JSON.stringify`'s, with `/` written `\/` (PHP's `json_encode`),
- * and either with every non-ASCII UTF-16 unit written `\uXXXX` in lower-
- * or upper-case hex (Python's `json.dumps`, PHP's, Java writers). Those
- * equal to another come out once in the caller's set.
+ * `text` with each of `spans` (start and end offsets, in any order, which
+ * may overlap) masked, in one pass: masking each as it is found would copy
+ * the whole text per span (a server sent 20,000 copies).
  */
-function jsonForms(secret: string): string[] {
-  const json = JSON.stringify(secret).slice(1, -1);
-  const forms = [json, json.replace(/\//g, '\\/')];
-  for (const form of forms.slice()) {
-    // Without the `u` flag the class matches UTF-16 units: an astral
-    // character becomes its surrogate pair, as those writers write it.
-    for (const upper of [false, true]) {
-      forms.push(
-        form.replace(/[\u0080-\uffff]/g, (unit) => {
-          const hex = unit.charCodeAt(0).toString(16).padStart(4, '0');
-          return `\\u${upper ? hex.toUpperCase() : hex}`;
-        }),
-      );
-    }
+function maskSpans(text: string, spans: [number, number][]): string {
+  if (spans.length === 0) return text;
+  spans.sort((a, b) => a[0] - b[0]);
+  const parts: string[] = [];
+  let from = 0;
+  for (const [start, end] of spans) {
+    if (end <= from) continue;
+    // One that starts inside the last is masked with it.
+    if (start >= from) parts.push(text.slice(from, start), MASK);
+    from = end;
   }
-  return forms;
+  parts.push(text.slice(from));
+  return parts.join('');
+}
+
+/** What JSON's two-character escapes stand for. */
+const SHORT_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+const HEX4 = /^[0-9a-fA-F]{4}$/;
+
+/** Text with its JSON escapes read, and where each of its units came from. */
+interface ReadEscapes {
+  readonly text: string;
+  /** Where unit `index` of {@link text} starts in the escaped text. */
+  origin(index: number): number;
+  /** How many units of the escaped text unit `index` came from: 6, 2 or 1. */
+  width(index: number): number;
+}
+
+/** `text` with its JSON escapes read, or undefined when it holds none. */
+function readEscapes(text: string): ReadEscapes | undefined {
+  const parts: string[] = [];
+  /** Each escape read: where it stands in the text read, and its width in `text`. */
+  const at: number[] = [];
+  const widths: number[] = [];
+  /** Units the escapes before each one saved: `shift[k]` for the k escapes before. */
+  const shift: number[] = [0];
+  let from = 0;
+  let length = 0;
+  for (let slash = text.indexOf('\\'); slash !== -1 && slash + 1 < text.length;) {
+    const next = text[slash + 1]!;
+    const hex = next === 'u' ? text.slice(slash + 2, slash + 6) : '';
+    const unit = HEX4.test(hex) ? String.fromCharCode(parseInt(hex, 16)) : SHORT_ESCAPES[next];
+    if (unit === undefined) {
+      slash = text.indexOf('\\', slash + 1);
+      continue;
+    }
+    const width = next === 'u' ? 6 : 2;
+    parts.push(text.slice(from, slash), unit);
+    length += slash - from;
+    at.push(length);
+    widths.push(width);
+    shift.push(shift[shift.length - 1]! + width - 1);
+    length += 1;
+    from = slash + width;
+    slash = text.indexOf('\\', from);
+  }
+  if (at.length === 0) return undefined;
+  parts.push(text.slice(from));
+  /** How many escapes stand before unit `index` (a binary search). */
+  const before = (index: number): number => {
+    let low = 0;
+    let high = at.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (at[middle]! < index) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  };
+  return {
+    text: parts.join(''),
+    origin: (index) => index + shift[before(index)]!,
+    width: (index) => {
+      const k = before(index);
+      return at[k] === index ? widths[k]! : 1;
+    },
+  };
 }
 
 /**

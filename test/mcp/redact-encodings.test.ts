@@ -2,9 +2,10 @@
  * SecretRedactor: a secret is masked in the encodings a server produces
  * by accident, besides raw, JSON, percent- and form-encoded: base64 (an
  * HTTP Basic header, a token wrapped in a longer encoded text, either
- * alphabet, any byte offset) and the JSON escapes other writers use
- * (`\/`, `\uXXXX` in either hex case).
+ * alphabet, any byte offset) and the JSON escapes any writer uses
+ * (`\/`, `\uXXXX` of any character in either hex case).
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/index.js';
 import { SecretRedactor, urlSecrets } from '../../src/mcp/redact.js';
@@ -132,5 +133,55 @@ describe('SecretRedactor: JSON escapes', () => {
         expect(redactor.redact(escape(upper, slash))).toBe('{"db":"***"}');
       }
     }
+  });
+
+  it('masks a secret whose ASCII characters a writer escapes: Go, Gson, or any of them', () => {
+    const secrets = [
+      'postgres://app:Pa55w0rd@db.internal/prod?sslmode=require&sslkey=k',
+      'dGhpcyBpcyBhIHNlY3JldA==',
+      "it's<a>secret",
+      'quote"back\\slash\ttab',
+    ];
+    const redactor = new SecretRedactor(secrets);
+    /** A JSON string of `text`, each character `escaped` matches written `\\uXXXX`. */
+    const escaping =
+      (escaped: RegExp, upper = false) =>
+      (text: string): string =>
+        `"${[...text]
+          .map((char) => {
+            if (!escaped.test(char)) return JSON.stringify(char).slice(1, -1);
+            const hex = char.charCodeAt(0).toString(16).padStart(4, '0');
+            return `\\u${upper ? hex.toUpperCase() : hex}`;
+          })
+          .join('')}"`;
+    const writers = {
+      go: escaping(/[&<>]/),
+      gson: escaping(/[&<>=']/),
+      everything: escaping(/[\s\S]/, true),
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...secrets),
+        fc.constantFrom(...Object.values(writers)),
+        fc.string({ maxLength: 8 }),
+        fc.string({ maxLength: 8 }),
+        (secret, write, before, after) => {
+          const text = `{"error":${write(`${before}${secret}${after}`)}}`;
+          const masked = redactor.redact(text);
+          expect(masked).toContain('***');
+          // Nothing of the secret is left to read once the escapes are read again.
+          const read = JSON.parse(masked.replace(/\*\*\*/g, '')) as { error: string };
+          expect(read.error).not.toContain(secret);
+        },
+      ),
+    );
+  });
+
+  it('reads escapes only where they are whole, and leaves text without a secret as it is', () => {
+    const redactor = new SecretRedactor(['s3cret&key']);
+    for (const text of ['\\', 'a\\u00', '\\u00zz\\q', 'path\\to\\file', 's3cret\\u0025key']) {
+      expect(redactor.redact(text)).toBe(text);
+    }
+    expect(redactor.redact('x s3cret\\u0026key y')).toBe('x *** y');
   });
 });
