@@ -74,11 +74,31 @@ export interface BubblewrapLayout {
   readonly egress?: { readonly directory: string; readonly socketName: string };
 }
 
-/** The bubblewrap binary and the namespace flags its probe accepted. */
+/** The bubblewrap binary, the namespace flags its probe accepted, and its syscall filter. */
 export interface BubblewrapProgram {
   readonly program: string;
   /** At least `--unshare-all --unshare-user`; see `sandboxSupport`. */
   readonly namespaces: readonly string[];
+  /** The file of the sandbox's syscall filter (`syscall-filter.ts`). */
+  readonly syscallFilter: string;
+}
+
+/**
+ * The shell line that gives bubblewrap its syscall filter: bubblewrap reads
+ * it from a descriptor (`--seccomp 3`), and the transport that starts a
+ * server passes none past stderr. Run as `sh -c LINE sh <filter> <bwrap>
+ * <args…>`: the shell opens the file as descriptor 3 and becomes bubblewrap
+ * (`exec`), so no process is left between them.
+ */
+export const WITH_SYSCALL_FILTER = 'filter=$1; shift; exec "$@" 3<"$filter"';
+
+/** The arguments of `/bin/sh` that run `program` with `args` and {@link WITH_SYSCALL_FILTER}. */
+export function withSyscallFilter(
+  syscallFilter: string,
+  program: string,
+  args: readonly string[],
+): string[] {
+  return ['-c', WITH_SYSCALL_FILTER, 'sh', syscallFilter, program, ...args];
 }
 
 /** Where the egress proxy's socket appears inside the sandbox. */
@@ -88,10 +108,12 @@ export const SANDBOX_PROXY_PORT = 3128;
 
 /**
  * The bubblewrap command line that runs `line` with every namespace of its
- * own (user, pid, ipc, net, uts, cgroup), no capabilities, a read-only view
- * of the system and of the server's own files, private `/tmp`, `/run` and
- * home, a fresh `/proc` (so no host process and no host namespace is
- * reachable through it), and write access to the workspace only.
+ * own (user, pid, ipc, net, uts, cgroup), no capabilities, no keyrings (its
+ * syscall filter), a read-only view of the system and of the server's own
+ * files, private `/tmp`, `/run` and home, a fresh `/proc` (so no host
+ * process and no host namespace is reachable through it), and write access
+ * to the workspace only. Started through `/bin/sh`, which hands bubblewrap
+ * the filter (see {@link WITH_SYSCALL_FILTER}).
  */
 export function bubblewrapCommand(
   bwrap: BubblewrapProgram,
@@ -104,6 +126,8 @@ export function bubblewrapCommand(
     '--new-session',
     '--cap-drop',
     'ALL',
+    '--seccomp',
+    '3',
     '--hostname',
     'sandbox',
   ];
@@ -174,8 +198,8 @@ export function bubblewrapCommand(
     }
   }
   return {
-    command: bwrap.program,
-    args,
+    command: '/bin/sh',
+    args: withSyscallFilter(bwrap.syscallFilter, bwrap.program, args),
     env: {
       ...line.env,
       ...proxyEnv,

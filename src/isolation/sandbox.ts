@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import type { CommandLine } from './command-line.js';
-import { bubblewrapCommand, type BubblewrapLayout } from './bubblewrap.js';
+import { bubblewrapCommand, type BubblewrapLayout, withSyscallFilter } from './bubblewrap.js';
 import { SANDBOX_LAUNCHER } from './sandbox-launcher.js';
+import { sandboxSyscallFilterFile } from './syscall-filter.js';
+import { messageOf } from '../core/errors.js';
 
 /**
  * How a stdio server is sandboxed. `bubblewrap` is the real sandbox (every
@@ -26,6 +28,8 @@ export interface SandboxSupport {
   readonly flags: readonly string[];
   /** Why not, when unavailable: names what is missing and how to get it. */
   readonly reason?: string;
+  /** bubblewrap's syscall filter, a file (`syscall-filter.ts`). */
+  readonly syscallFilter?: string;
 }
 
 /** Options of {@link sandboxSupport}. */
@@ -45,7 +49,10 @@ export function bubblewrapProgram(): string {
   return process.env['MCP_SECTIONS_BWRAP'] ?? 'bwrap';
 }
 
-const probes = new Map<string, { ok: true } | { ok: false; why: string }>();
+/** What a probe found: it ran, or why not. */
+type ProbeOutcome = { ok: true } | { ok: false; why: string };
+
+const probes = new Map<string, ProbeOutcome>();
 
 /**
  * Probes, once per program, whether bubblewrap can create its namespaces
@@ -61,18 +68,36 @@ export function sandboxSupport(options: SandboxSupportOptions = {}): SandboxSupp
   }
   const bwrap = bubblewrapProgram();
   let namespaces: readonly string[] = BUBBLEWRAP_NAMESPACES;
-  let probe = probeBubblewrap(bwrap, namespaces);
-  if (!probe.ok && probe.why.includes('--disable-userns')) {
+  let syscallFilter: string | undefined;
+  // Run alone first, so a missing program is named as such (not by the shell that starts it).
+  let probe = probeOnce(bwrap, ['--version']);
+  if (probe.ok) {
+    try {
+      syscallFilter = sandboxSyscallFilterFile();
+      probe = probeBubblewrap(bwrap, namespaces, syscallFilter);
+    } catch (error) {
+      probe = { ok: false, why: messageOf(error) };
+    }
+  }
+  if (!probe.ok && probe.why.includes('--disable-userns') && syscallFilter !== undefined) {
     // bubblewrap before 0.8: still a user namespace of its own and no
     // capabilities; only nested user namespaces stay possible, and they lead
     // nowhere outside this one.
     namespaces = BUBBLEWRAP_NAMESPACES.filter((flag) => flag !== '--disable-userns');
-    probe = probeBubblewrap(bwrap, namespaces);
+    probe = probeBubblewrap(bwrap, namespaces, syscallFilter);
   }
-  if (probe.ok)
-    return { available: true, backend: 'bubblewrap', program: bwrap, flags: namespaces };
+  if (probe.ok && syscallFilter !== undefined) {
+    return {
+      available: true,
+      backend: 'bubblewrap',
+      program: bwrap,
+      flags: namespaces,
+      syscallFilter,
+    };
+  }
+  const why = probe.ok ? 'no syscall filter' : probe.why;
   const missing =
-    `bubblewrap (${bwrap}) cannot sandbox a stdio server here: ${probe.why}; ` +
+    `bubblewrap (${bwrap}) cannot sandbox a stdio server here: ${why}; ` +
     'install the "bubblewrap" package (apt-get install bubblewrap), allow unprivileged user namespaces, ' +
     'or set isolation.unshareFallback: true to accept a sandbox that only removes the network';
   if (options.allowUnshare !== true) return { available: false, flags: [], reason: missing };
@@ -99,34 +124,38 @@ const BUBBLEWRAP_NAMESPACES: readonly string[] = [
 function probeBubblewrap(
   bwrap: string,
   namespaces: readonly string[],
-): { ok: true } | { ok: false; why: string } {
-  return probeOnce(bwrap, [
-    ...namespaces,
-    '--die-with-parent',
-    '--cap-drop',
-    'ALL',
-    '--ro-bind',
-    '/',
-    '/',
-    '--proc',
-    '/proc',
-    '--dev',
-    '/dev',
-    '--',
-    'true',
-  ]);
+  syscallFilter: string,
+): ProbeOutcome {
+  // As the sandbox is started: the shell hands bubblewrap its filter.
+  return probeOnce(
+    '/bin/sh',
+    withSyscallFilter(syscallFilter, bwrap, [
+      ...namespaces,
+      '--die-with-parent',
+      '--cap-drop',
+      'ALL',
+      '--seccomp',
+      '3',
+      '--ro-bind',
+      '/',
+      '/',
+      '--proc',
+      '/proc',
+      '--dev',
+      '/dev',
+      '--',
+      'true',
+    ]),
+  );
 }
 
-function probeOnce(
-  program: string,
-  args: readonly string[],
-): { ok: true } | { ok: false; why: string } {
+function probeOnce(program: string, args: readonly string[]): ProbeOutcome {
   const key = `${program}\u0000${args.join('\u0000')}`;
   const known = probes.get(key);
   if (known !== undefined) return known;
   const run = spawnSync(program, args, { stdio: 'pipe', timeout: 5_000 });
   const stderr = run.stderr?.toString().trim() ?? '';
-  const outcome: { ok: true } | { ok: false; why: string } =
+  const outcome: ProbeOutcome =
     run.error === undefined && run.status === 0
       ? { ok: true }
       : {
@@ -157,7 +186,11 @@ export function sandboxedCommand(
 ): CommandLine {
   if (support.backend === 'bubblewrap') {
     return bubblewrapCommand(
-      { program: support.program ?? bubblewrapProgram(), namespaces: support.flags },
+      {
+        program: support.program ?? bubblewrapProgram(),
+        namespaces: support.flags,
+        syscallFilter: support.syscallFilter ?? sandboxSyscallFilterFile(),
+      },
       line,
       plan,
     );

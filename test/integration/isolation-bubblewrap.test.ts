@@ -25,6 +25,16 @@ import {
 import { childPids, expectNoNewChildren } from '../support/processes.js';
 
 const support = sandboxSupport();
+
+/** `ENOSYS`: what the sandbox's syscall filter answers a keyring call with. */
+const ENOSYS = 38;
+
+/** What the probe server's `keyring` tool reports: each call's result and errno. */
+interface KeyringProbe {
+  readonly keyctl: { readonly result: number; readonly errno: number };
+  readonly add_key?: { readonly result: number; readonly errno: number };
+  readonly request_key?: { readonly result: number; readonly errno: number };
+}
 const SECRET_NAME = 'MCP_SECTIONS_TEST_PARENT_SECRET';
 const SECRET_VALUE = `parent-${randomBytes(8).toString('hex')}`;
 
@@ -78,6 +88,8 @@ describe.runIf(support.backend === 'bubblewrap')(
     let unix: CountingListener;
     let section: McpIntegrationSection;
     let before: number[];
+    /** What the unsandboxed server got of the kernel keyring. */
+    let keyringOutside: KeyringProbe;
 
     beforeAll(async () => {
       before = childPids();
@@ -100,6 +112,7 @@ describe.runIf(support.backend === 'bubblewrap')(
       expect(jsonOf(await call(section, 'probe_unix', { path: unix.address }))).toEqual({
         connected: true,
       });
+      keyringOutside = jsonOf<KeyringProbe>(await call(section, 'probe_keyring', { write: false }));
       session.privateData.add('customer-records', 'confidential');
       // The first call after escalation waits for the sandboxed restart.
       expect((await call(section, 'probe_whoami')).success).toBe(true);
@@ -150,6 +163,19 @@ describe.runIf(support.backend === 'bubblewrap')(
       expect(powers.userns).not.toBe(readlinkSync('/proc/self/ns/user'));
       expect(powers.capEff).toMatch(/^0+$/u);
       expect(powers.nestedUserns).toBe(false);
+    });
+
+    it("cannot reach the kernel keyring it would share with the agent's other processes", async () => {
+      // Keyrings are not a namespace: without the syscall filter the sandbox
+      // kept the agent's session keyring, a way to hand private data to a
+      // process outside. The control: the kernel has keyrings.
+      expect(keyringOutside.keyctl.errno).not.toBe(ENOSYS);
+      const inside = jsonOf<KeyringProbe>(await call(section, 'probe_keyring', { write: true }));
+      expect(inside).toEqual({
+        keyctl: { result: -1, errno: ENOSYS },
+        add_key: { result: -1, errno: ENOSYS },
+        request_key: { result: -1, errno: ENOSYS },
+      });
     });
 
     it('cannot read /etc/shadow', async () => {

@@ -22,10 +22,15 @@ import {
   SANDBOX_EGRESS_DIRECTORY,
   SANDBOX_HOME,
   SANDBOX_PROXY_PORT,
+  WITH_SYSCALL_FILTER,
 } from '../../src/isolation/bubblewrap.js';
 import { SANDBOX_LAUNCHER } from '../../src/isolation/sandbox-launcher.js';
 
-const bwrap = { program: 'bwrap', namespaces: ['--unshare-all', '--unshare-user'] };
+const bwrap = {
+  program: 'bwrap',
+  namespaces: ['--unshare-all', '--unshare-user'],
+  syscallFilter: '/var/lib/filter.bpf',
+};
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -62,8 +67,19 @@ describe('bubblewrapCommand', () => {
     dirs.push(workspace);
     const line = { command: 'node', args: ['server.js'], env: { PATH: '/usr/bin', TOKEN: 't' } };
     const wrapped = bubblewrapCommand(bwrap, line, { workspace, readOnly: ['/opt/data'] });
-    expect(wrapped.command).toBe('bwrap');
-    expect(wrapped.args.slice(0, 2)).toEqual(bwrap.namespaces);
+    // The shell opens the syscall filter as descriptor 3 and becomes bubblewrap.
+    expect(wrapped.command).toBe('/bin/sh');
+    expect(wrapped.args.slice(0, 5)).toEqual([
+      '-c',
+      WITH_SYSCALL_FILTER,
+      'sh',
+      bwrap.syscallFilter,
+      'bwrap',
+    ]);
+    expect(wrapped.args.slice(5, 7)).toEqual(bwrap.namespaces);
+    const seccomp = wrapped.args.indexOf('--seccomp');
+    expect(wrapped.args[seccomp + 1]).toBe('3');
+    expect(seccomp).toBeLessThan(wrapped.args.indexOf('--'));
     const list = mounts(wrapped.args);
     expect(list.filter(([option]) => option === '--bind')).toEqual([
       ['--bind', workspace, workspace],

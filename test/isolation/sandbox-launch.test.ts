@@ -100,7 +100,9 @@ describe('launchSandbox with bubblewrap', () => {
         `pwd; echo inside > note.txt; touch ${readOnly}/x 2>/dev/null && echo ro-writable; echo done`,
       ),
     );
-    expect(path.basename(line.command)).toBe('bwrap');
+    // The shell that hands bubblewrap its syscall filter, then bubblewrap.
+    expect(line.command).toBe('/bin/sh');
+    expect(path.basename(line.args[4] ?? '')).toBe('bwrap');
     expect(line.args.slice(-3)).toEqual(['/bin/sh', '-c', line.args.at(-1)]);
     const result = run(line, workspace);
     expect(result).toEqual({ status: 0, stdout: `${workspace}\ndone\n` });

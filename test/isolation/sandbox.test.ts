@@ -23,7 +23,10 @@ describe('sandboxSupport', () => {
       expect(support).toMatchObject({ available: true, backend: 'bubblewrap' });
       expect(support.flags).toEqual(expect.arrayContaining(['--unshare-all', '--unshare-user']));
       const wrapped = sandboxedCommand(line, plan, support);
-      expect(wrapped.args.slice(0, support.flags.length)).toEqual([...support.flags]);
+      // The shell hands bubblewrap its syscall filter and becomes it.
+      expect(wrapped.command).toBe('/bin/sh');
+      expect(wrapped.args.slice(3, 5)).toEqual([support.syscallFilter, support.program]);
+      expect(wrapped.args.slice(5, 5 + support.flags.length)).toEqual([...support.flags]);
       expect(wrapped.args).toEqual(
         expect.arrayContaining(['--cap-drop', 'ALL', '--die-with-parent']),
       );
