@@ -6,6 +6,7 @@
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { normalizeToolName } from '../executor/tool-name.js';
 import { McpToolProgress } from '../mcp/events.js';
+import type { SecretRedactor } from '../mcp/redact.js';
 import type { McpIntegrationSection } from '../mcp/section.js';
 import { ToolInvoked } from '../runtime/events.js';
 import type { ToolResult } from '../tools/tool-result.js';
@@ -20,7 +21,7 @@ import { terminalJson, terminalLine, terminalLines } from './terminal-text.js';
 
 /** The `call --json` document. */
 export interface CallReport {
-  /** The bridged name of the tool that ran. */
+  /** The bridged name of the tool that ran, the servers' secrets masked. */
   readonly tool: string;
   readonly success: boolean;
   readonly message: string;
@@ -56,7 +57,7 @@ export async function callCommand(
   return withSection(
     configPath,
     { ...context, onConnectError: 'report', select },
-    async ({ section, session }): Promise<ExitCode> => {
+    async ({ section, session, redactor }): Promise<ExitCode> => {
       const down = target && section.unavailableServers.find((s) => s.name === target?.server.name);
       if (down !== undefined) {
         throw new CliError(
@@ -85,7 +86,7 @@ export async function callCommand(
         shown?.stop();
         unsubscribe();
       }
-      if (invoked === undefined) throw unknownTool(section, toolName, target, result);
+      if (invoked === undefined) throw unknownTool(section, toolName, target, result, redactor);
       const name = invoked.toolName;
       // What the terminal shows is what an event shows: a server's own secrets
       // masked in its result (the caller's result keeps the server's data as sent).
@@ -99,7 +100,8 @@ export async function callCommand(
       }
       if (context.json) {
         const report: CallReport = {
-          tool: name,
+          // Bridged from the server's own name, which may hold its secret.
+          tool: redactor.redact(name),
           success: shownResult.success,
           message: shownResult.message,
           value: shownResult.value,
@@ -164,11 +166,17 @@ function matchServer(
   );
 }
 
+/**
+ * The error for a name that matched no tool, with the names that exist.
+ * Those are the servers' own (or bridged from them) and may hold a
+ * server's secret: the lines listing them are masked with `redactor`.
+ */
 function unknownTool(
   section: McpIntegrationSection,
   name: string,
   target: ServerMatch | undefined,
   result: ToolResult,
+  redactor: SecretRedactor,
 ): CliError {
   const tools = section.tools();
   if (target !== undefined) {
@@ -179,10 +187,11 @@ function unknownTool(
         : [],
     );
     if (!names.includes(`${server}.${target.tool}`)) {
+      const details = candidateLines(`${server}.${target.tool}`, names, `tools of ${server}`);
       return new CliError(
         EXIT_CODES.usage,
         `server "${server}" has no tool ${JSON.stringify(target.tool)}`,
-        { details: candidateLines(`${server}.${target.tool}`, names, `tools of ${server}`) },
+        { details: details.map((line) => redactor.redact(line)) },
       );
     }
     return new CliError(EXIT_CODES.usage, oneLine(result.message));
@@ -192,7 +201,7 @@ function unknownTool(
     name,
     tools.map((tool) => tool.name),
     'available tools',
-  );
+  ).map((line) => redactor.redact(line));
   if (unavailable.length > 0) {
     details.push('configured but unavailable:');
     for (const server of unavailable) details.push(`  ${server.name}: ${oneLine(server.reason)}`);

@@ -56,7 +56,7 @@ export function inspectCommand(configPath: string, context: CommandContext): Pro
   );
 }
 
-/** The `inspect --json` document. */
+/** The `inspect --json` document, the servers' secrets masked in every text and key. */
 export interface InspectReport {
   readonly servers: readonly {
     readonly name: string;
@@ -78,7 +78,18 @@ export interface InspectReport {
   }[];
 }
 
-function inspectReport({ section, session, servers }: OpenedSection): InspectReport {
+/**
+ * What `inspect` shows, the servers' secrets masked in every text and key
+ * of it: a server may put one in a tool's name, in its schema's
+ * descriptions, titles, defaults, examples or property names, and the
+ * rendered prompt quotes the names. Masked for showing only: the section
+ * keeps the schema as listed.
+ */
+function inspectReport(opened: OpenedSection): InspectReport {
+  return opened.redactor.redactData(unmaskedReport(opened));
+}
+
+function unmaskedReport({ section, session, servers }: OpenedSection): InspectReport {
   const template = PromptTemplate.create({
     ns: 'mcp-sections',
     key: 'inspect',
@@ -182,6 +193,8 @@ export async function codegenCommand(
         header: [
           `Source: ${path.basename(configPath)} (servers: ${servers.map((server) => server.name).join(', ')}).`,
         ],
+        // The file is meant to be committed: no server's secret may reach it.
+        servers,
       });
       if (file === undefined) {
         io.stdout.write(generated.source);
@@ -199,6 +212,10 @@ export async function codegenCommand(
             cause: error,
           });
         }
+      }
+      for (const omitted of generated.omitted) {
+        const warning = `warning: ${omitted}: left out, as its name holds a secret of its server's config`;
+        io.stderr.write(`${terminalLine(warning)}\n`);
       }
       const inexact = generated.tools.filter((tool) => !tool.exact);
       for (const tool of inexact) {

@@ -18,6 +18,12 @@ export interface OpenedSection {
   readonly section: McpIntegrationSection;
   readonly session: Session;
   readonly servers: readonly ResolvedServerConfig[];
+  /**
+   * Masks the secrets of every server connected (`env`, header and URL
+   * values) in what a command shows of a server's text: a tool's name, its
+   * schema's descriptions and defaults, a "did you mean" list.
+   */
+  readonly redactor: SecretRedactor;
 }
 
 /** Options of {@link withSection}. */
@@ -52,8 +58,9 @@ export async function withSection<T>(
     throw new CliError(EXIT_CODES.config, `${configPath}: no servers are configured`);
   }
   const servers = [...(options.select?.(configured) ?? configured)];
+  const redactor = new SecretRedactor(servers.flatMap(serverSecrets));
   // A connection failure names the host as the URL parser lowercased it.
-  hideSecretsInHosts(new SecretRedactor(servers.flatMap(serverSecrets)));
+  hideSecretsInHosts(redactor);
   const session = new Session();
   let section: McpIntegrationSection;
   try {
@@ -73,7 +80,7 @@ export async function withSection<T>(
       options.progress.stop();
     }
     options.signal.throwIfAborted();
-    return await use({ section, session, servers });
+    return await use({ section, session, servers, redactor });
   } catch (error) {
     throw asCliError(error, options.signal);
   } finally {

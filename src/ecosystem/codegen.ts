@@ -13,12 +13,14 @@ import {
   type Refs,
   type Serializable,
 } from 'json-schema-to-zod';
+import type { McpServerConfig } from '../config/server-config.js';
 import type { Tool } from '../tools/tool.js';
 import { type Helpers, MULTIPLE_OF_HELPER } from './codegen-helpers.js';
 import { prepareCodegenSchema } from './codegen-schema.js';
 import { toolsOf, type ToolSource } from './tool-source.js';
 import { McpSchemaError, messageOf } from '../core/errors.js';
 import { createInputValidator } from '../mcp/schema/index.js';
+import { SecretRedactor } from '../mcp/redact.js';
 import { serverTextLine } from '../mcp/server-text.js';
 
 /** Options of {@link generateToolBindings}. */
@@ -27,6 +29,17 @@ export interface GenerateToolBindingsOptions {
   readonly header?: readonly string[];
   /** Module the schemas import `z` from. @default 'zod' */
   readonly zodModule?: string;
+  /**
+   * Configs of the servers the tools come from: their secrets (`env`
+   * values, header values, URL credentials and query values) are kept out
+   * of the module, which is meant to be committed. They are masked in its
+   * comments and `.describe()` texts; a schema that checks one (a property
+   * name, an `enum` or `const` value, a pattern) gets a loose binding, and
+   * a tool whose name holds one is left out (see
+   * {@link GeneratedBindings.omitted}).
+   * @default none: nothing is masked
+   */
+  readonly servers?: readonly McpServerConfig[];
 }
 
 /** What was generated for one tool. */
@@ -44,8 +57,9 @@ export interface GeneratedToolBinding {
   readonly exact: boolean;
   /**
    * Why it is not exact (JSON Pointers into the input schema). They hold
-   * the server's property names as they are; the generated comment and the
-   * CLI clean them, other callers should too before showing them.
+   * the server's property names as they are, but for the secrets of
+   * `servers`, which are masked; the generated comment and the CLI clean
+   * them, other callers should too before showing them.
    */
   readonly issues: readonly string[];
 }
@@ -55,6 +69,12 @@ export interface GeneratedBindings {
   /** The TypeScript source text. */
   readonly source: string;
   readonly tools: readonly GeneratedToolBinding[];
+  /**
+   * Tools left out because their name holds a secret of one of `servers`
+   * (masked here): the name is the key a binding is looked up by, so it
+   * cannot be masked, and the module must not hold it.
+   */
+  readonly omitted: readonly string[];
 }
 
 /**
@@ -73,7 +93,8 @@ export interface GeneratedBindings {
  * Server text is data in the generated file: in comments it is cleaned as
  * in the prompt (one line per line, no control or invisible characters),
  * and in string literals those characters are written as `\uXXXX`
- * escapes.
+ * escapes. With `servers`, none of their secrets is written (see
+ * {@link GenerateToolBindingsOptions.servers}).
  *
  * @example
  * const { source } = generateToolBindings(rendered, { header: ['from .mcp.json'] });
@@ -87,31 +108,49 @@ export function generateToolBindings(
   const helpers: Helpers = { multipleOf: false };
   const bindings: GeneratedToolBinding[] = [];
   const blocks: string[] = [];
+  const omitted: string[] = [];
+  const redactors = (options.servers ?? []).map((server) => SecretRedactor.forServer(server));
+  const mask = (text: string): string =>
+    redactors.reduce((out, redactor) => redactor.redact(out), text);
   for (const tool of toolsOf(source)) {
+    // A bridged name is made from the server's own, which may hold its secret.
+    if (mask(tool.name) !== tool.name) {
+      omitted.push(mask(tool.name));
+      continue;
+    }
     const base = uniqueIdentifier(camelCase(tool.name), used);
     const schemaName = `${base}Args`;
     const typeName = `${base.charAt(0).toUpperCase()}${base.slice(1)}Args`;
     const prepared = prepareCodegenSchema(tool.inputSchema);
     let expression: string;
     const refusal = runTimeRefusal(tool);
-    let issues = refusal === undefined ? prepared.issues : [refusal, ...prepared.issues];
+    let issues = (refusal === undefined ? prepared.issues : [refusal, ...prepared.issues]).map(
+      mask,
+    );
     if (issues.length === 0) {
       try {
-        const called: Helpers = { multipleOf: false };
+        const context: WriteContext = { helpers: { multipleOf: false }, mask, heldSecret: false };
         expression = jsonSchemaToZod(prepared.schema, {
           zodVersion: 4,
           module: 'none',
           withoutDefaults: true,
-          parserOverride: (schema, refs) => writeServerText(schema, refs, called),
+          parserOverride: (schema, refs) => writeServerText(schema, refs, context),
         });
         // Every piece of server text should have gone through `literal`.
         if (UNSAFE_IN_CODE.test(expression)) {
           throw new Error('its output holds a control or invisible character');
         }
-        // Only an expression that is kept may bring in a helper.
-        helpers.multipleOf ||= called.multipleOf;
+        if (context.heldSecret) {
+          // Masked, the binding would check something else than the
+          // server does; written, the file would hold the secret.
+          issues = [SECRET_ISSUE];
+          expression = LOOSE;
+        } else {
+          // Only an expression that is kept may bring in a helper.
+          helpers.multipleOf ||= context.helpers.multipleOf;
+        }
       } catch (error) {
-        issues = [`#: the converter failed: ${messageOf(error)}`];
+        issues = [mask(`#: the converter failed: ${messageOf(error)}`)];
         expression = LOOSE;
       }
     } else {
@@ -119,9 +158,22 @@ export function generateToolBindings(
     }
     const exact = issues.length === 0;
     bindings.push({ toolName: tool.name, schemaName, typeName, exact, issues });
-    blocks.push(toolBlock(tool, schemaName, typeName, expression, issues));
+    blocks.push(toolBlock(tool, schemaName, typeName, expression, issues, mask));
   }
-  return { source: moduleText(bindings, blocks, helpers, options), tools: bindings };
+  return { source: moduleText(bindings, blocks, helpers, options), tools: bindings, omitted };
+}
+
+/** Why a schema that checks a server's secret gets a loose binding. */
+const SECRET_ISSUE =
+  "#: a property name, `enum` or `const` value or pattern holds a secret of its server's config, which this file must not hold";
+
+/** What the converter's override writes with, besides the schema. */
+interface WriteContext {
+  readonly helpers: Helpers;
+  /** The servers' secrets masked in `text`. */
+  readonly mask: (text: string) => string;
+  /** Set once a name or value the schema checks holds a secret: its binding is not kept. */
+  heldSecret: boolean;
 }
 
 /**
@@ -191,32 +243,41 @@ function literal(value: Serializable): string {
 function writeServerText(
   schema: JsonSchemaObject,
   refs: Refs,
-  helpers: Helpers,
+  context: WriteContext,
 ): string | undefined {
   if (typeof schema.description === 'string') {
     const { description, ...rest } = schema;
-    return `${parseSchema(rest, refs)}.describe(${literal(description)})`;
+    // An annotation: masked, it checks the same.
+    return `${parseSchema(rest, refs)}.describe(${literal(context.mask(description))})`;
   }
+  const checked = (value: Serializable): string => checkedLiteral(value, context);
   // The converter reads `enum` before `const` and both before `type`
   // (`anyOf`, which it reads first, never stands beside them here).
-  if (schema.enum !== undefined) return enumExpression(schema.enum);
-  if (schema.const !== undefined) return `z.literal(${literal(schema.const)})`;
+  if (schema.enum !== undefined) return enumExpression(schema.enum, checked);
+  if (schema.const !== undefined) return `z.literal(${checked(schema.const)})`;
   if (
     schema.type === 'integer' ||
     (schema.type === 'number' && typeof schema.multipleOf === 'number')
   ) {
-    return numberExpression(schema, refs, helpers);
+    return numberExpression(schema, refs, context.helpers);
   }
   if (schema.type === 'string' && typeof schema.pattern === 'string') {
     // The run time reads a pattern with the `u` flag (`\u{41}`, `\p{Lu}`,
     // `.` over an emoji), so the generated code does too.
     const { pattern, ...rest } = schema;
-    return `${parseSchema(rest, refs)}.regex(new RegExp(${literal(pattern)}, "u"))`;
+    return `${parseSchema(rest, refs)}.regex(new RegExp(${checked(pattern)}, "u"))`;
   }
   if (schema.type === 'object' && schema.properties !== undefined) {
-    return objectExpression(schema, schema.properties, refs);
+    return objectExpression(schema, schema.properties, refs, checked);
   }
   return undefined;
+}
+
+/** `value` as a {@link literal}, noting in `context` when it holds a server's secret. */
+function checkedLiteral(value: Serializable, context: WriteContext): string {
+  const text = literal(value);
+  if (context.mask(text) !== text) context.heldSecret = true;
+  return text;
 }
 
 /**
@@ -239,13 +300,16 @@ function numberExpression(schema: JsonSchemaObject, refs: Refs, helpers: Helpers
   return expression;
 }
 
-function enumExpression(values: readonly Serializable[]): string {
+function enumExpression(
+  values: readonly Serializable[],
+  write: (value: Serializable) => string,
+): string {
   if (values.length === 0) return 'z.never()';
-  if (values.length === 1) return `z.literal(${literal(values[0]!)})`;
+  if (values.length === 1) return `z.literal(${write(values[0]!)})`;
   if (values.every((value) => typeof value === 'string')) {
-    return `z.enum([${values.map(literal).join(', ')}])`;
+    return `z.enum([${values.map((value) => write(value)).join(', ')}])`;
   }
-  return `z.union([${values.map((value) => `z.literal(${literal(value)})`).join(', ')}])`;
+  return `z.union([${values.map((value) => `z.literal(${write(value)})`).join(', ')}])`;
 }
 
 /** An object with `properties` (and `required`, `additionalProperties`), as the converter writes it. */
@@ -253,11 +317,12 @@ function objectExpression(
   schema: JsonSchemaObject,
   properties: Readonly<Record<string, JsonSchema>>,
   refs: Refs,
+  write: (value: Serializable) => string,
 ): string {
   const required = Array.isArray(schema.required) ? schema.required : [];
   const fields = Object.entries(properties).map(([name, property]) => {
     const value = parseSchema(property, { ...refs, path: [...refs.path, 'properties', name] });
-    const field = `${literal(name)}: ${value}`;
+    const field = `${write(name)}: ${value}`;
     return required.includes(name) ? field : `${field}.optional()`;
   });
   const shape = fields.length === 0 ? 'z.object({})' : `z.object({ ${fields.join(', ')} })`;
@@ -275,10 +340,11 @@ function toolBlock(
   typeName: string,
   expression: string,
   issues: readonly string[],
+  mask: (text: string) => string,
 ): string {
   const origin =
     tool.origin.kind === 'mcp'
-      ? [`MCP server \`${tool.origin.server}\`, tool \`${tool.origin.originalName}\`.`]
+      ? [`MCP server \`${tool.origin.server}\`, tool \`${mask(tool.origin.originalName)}\`.`]
       : [];
   const remarks =
     issues.length === 0
@@ -290,7 +356,7 @@ function toolBlock(
           'The section still validates these arguments exactly at call time.',
         ];
   return [
-    docComment([`Arguments of \`${tool.name}\`: ${tool.description}`, ...origin, ...remarks]),
+    docComment([`Arguments of \`${tool.name}\`: ${mask(tool.description)}`, ...origin, ...remarks]),
     `export const ${schemaName} = ${expression};`,
     docComment([`Arguments of \`${tool.name}\`, as callers write them.`]),
     `export type ${typeName} = z.input<typeof ${schemaName}>;`,

@@ -464,3 +464,83 @@ describe('generateToolBindings: names and numbers', () => {
     );
   });
 });
+
+describe("generateToolBindings: the servers' secrets", () => {
+  // Lower-case letters and digits: it fits in a bridged name unchanged.
+  const secret = 'ghpz9xq7kl2mn4pr8st1uv';
+  const session = new Session();
+  const raw = rawToolServer([
+    { name: `tok_${secret}`, inputSchema: { type: 'object' } },
+    {
+      name: 'described',
+      description: `Reads with ${secret}`,
+      inputSchema: {
+        type: 'object',
+        properties: { q: { type: 'string', description: `use key ${secret}` } },
+      },
+    },
+    {
+      name: 'named',
+      inputSchema: { type: 'object', properties: { [`k_${secret}`]: { type: 'string' } } },
+    },
+    {
+      name: 'choice',
+      inputSchema: { type: 'object', properties: { v: { enum: ['a', secret] } } },
+    },
+    {
+      name: 'pattern',
+      inputSchema: {
+        type: 'object',
+        properties: { v: { type: 'string', pattern: `^${secret}$` } },
+      },
+    },
+    {
+      name: 'inexact',
+      inputSchema: {
+        type: 'object',
+        properties: { [`k_${secret}`]: { type: 'string', not: { const: 'x' } } },
+      },
+    },
+  ]);
+  const servers = [
+    {
+      name: 'sec',
+      transport: { type: 'in-memory' as const, server: raw.server },
+      env: { K: secret },
+    },
+  ];
+  const section = new McpIntegrationSection({ servers, session });
+
+  beforeAll(async () => {
+    await section.connect();
+  });
+
+  afterAll(async () => {
+    await section.disconnect();
+  });
+
+  it('never writes one, and leaves out a tool whose name holds one', () => {
+    const generated = generateToolBindings(section.tools(), { servers });
+    expect(generated.source).not.toContain(secret);
+    expect(JSON.stringify(generated.tools)).not.toContain(secret);
+    expect(generated.omitted).toEqual(['sec_tok_***']);
+    expect(generated.tools.map((tool) => tool.toolName)).not.toContain(`sec_tok_${secret}`);
+    // An annotation is masked, and the binding checks what the run time does.
+    expect(generated.source).toContain('Arguments of `sec_described`: Reads with ***');
+    expect(generated.source).toContain(
+      'export const secDescribedArgs = z.object({ "q": z.string().describe("use key ***").optional() });',
+    );
+    expect(generated.tools.find((tool) => tool.toolName === 'sec_described')?.exact).toBe(true);
+    // A name or value the schema checks cannot be masked: the binding is loose.
+    for (const name of ['sec_named', 'sec_choice', 'sec_pattern']) {
+      expect(generated.tools.find((tool) => tool.toolName === name)).toMatchObject({
+        exact: false,
+        issues: [expect.stringContaining("holds a secret of its server's config")],
+      });
+    }
+    // Issues quote property names: masked.
+    expect(generated.tools.find((tool) => tool.toolName === 'sec_inexact')?.issues).toEqual([
+      '#/properties/k_***: "not" is not converted exactly',
+    ]);
+  });
+});

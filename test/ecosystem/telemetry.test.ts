@@ -320,6 +320,42 @@ describe('instrumentSession once the session holds private data', () => {
     expect(original.length).toBeLessThan(4_200);
   });
 
+  it("masks a server's secret in a bridged tool name: the span name, mcp.tool and gen_ai.tool.name", async () => {
+    // Lower-case letters and digits: it fits in a bridged name unchanged.
+    const secret = 'ghpz9xq7kl2mn4pr8st1uv';
+    const raw = rawToolServer([
+      {
+        name: `tok_${secret}`,
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      },
+    ]);
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const session = new Session();
+    const servers: McpServerConfig[] = [
+      { name: 'crm', transport: { type: 'in-memory', server: raw.server }, env: { K: secret } },
+    ];
+    await using section = new McpIntegrationSection({ servers, session });
+    const stop = instrumentSession(session, { tracer: provider.getTracer('t'), servers });
+    await section.connect();
+    expect(section.tools()[0]?.name).toBe(`crm_tok_${secret}`);
+    await invokeTool(section.tools()[0]!, {}, { session });
+    stop();
+    const [span] = exporter.getFinishedSpans();
+    await provider.shutdown();
+    expect(span?.name).toBe('execute_tool crm_tok_***');
+    expect(span?.attributes).toMatchObject({
+      'gen_ai.tool.name': 'crm_tok_***',
+      'mcp.tool': 'crm_tok_***',
+      'mcp.tool.original': 'tok_***',
+    });
+    expect(JSON.stringify([span?.name, span?.attributes, span?.status])).not.toContain(secret);
+  });
+
   it('keeps them when the application asks (includePrivateText)', async () => {
     const spans = await spansOfRun(true);
     const failed = spans.find((span) => span.attributes['tool.outcome'] === 'error');

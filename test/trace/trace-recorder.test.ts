@@ -196,6 +196,43 @@ describe('TraceRecorder', () => {
     );
   });
 
+  it("masks the servers' secrets in the bridged names its tools records keep", async () => {
+    // Lower-case letters and digits: it fits in a bridged name unchanged.
+    const secret = 'ghpz9xq7kl2mn4pr8st1uv';
+    const raw = rawToolServer([
+      {
+        name: `tok_${secret}`,
+        inputSchema: { type: 'object' },
+        annotations: { openWorldHint: false },
+        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
+      },
+    ]);
+    const servers: McpServerConfig[] = [
+      { name: 'auth', transport: { type: 'in-memory', server: raw.server }, env: { KEY: secret } },
+    ];
+    const session = new Session();
+    await using section = new McpIntegrationSection({ servers, session });
+    await section.connect();
+    expect(section.tools()[0]?.name).toBe(`auth_tok_${secret}`);
+    const file = path.join(dir, 'run.jsonl');
+    const trace = new TraceRecorder(session, { path: file, servers, tools: section });
+    new Prompt(PromptTemplate.create({ ns: 't', key: 'p', sections: [section] })).render({
+      session,
+    });
+    await invokeTool(section.tools()[0]!, {}, { session });
+    await trace.close();
+
+    expect(await readFile(file, 'utf8')).not.toContain(secret);
+    const all = await records(file);
+    const listed = all.find((record) => record.kind === 'tools');
+    expect(listed?.kind === 'tools' ? listed.tools[0] : undefined).toMatchObject({
+      name: 'auth_tok_***',
+      originalName: 'tok_***',
+    });
+    // The call names it as the list does, so a reader still matches them up.
+    expect(events(all, 'ToolInvoked')[0]?.fields['toolName']).toBe('auth_tok_***');
+  });
+
   it("leaves out the model's answer and a server's log text once the session holds private data", async () => {
     const session = new Session();
     const file = path.join(dir, 'run.jsonl');
