@@ -21,6 +21,7 @@ import {
 import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
+import { callSecretsOf } from './in-flight-secrets.js';
 import { lostAnswerReason } from './lost-answers.js';
 import { deliverInOrder } from './ordered-delivery.js';
 import { limitServerRequests } from './server-requests-limit.js';
@@ -663,11 +664,14 @@ export class McpServerConnection {
     if (this.#stderrCut && firstBreak < 0) {
       return `${reason} (server stderr: its last line is longer than ${STDERR_TAIL_CHARS} characters, not shown)`;
     }
-    const tail = (
-      this.#stderrCut
-        ? redactor.redactTail(this.#stderrTail.slice(firstBreak + 1))
-        : redactor.redact(this.#stderrTail)
-    ).trim();
+    const masked = this.#stderrCut
+      ? redactor.redactTail(this.#stderrTail.slice(firstBreak + 1))
+      : redactor.redact(this.#stderrTail);
+    // A server that fails over a call's secret argument may write it as it
+    // goes (`bad password hunter2`): masked as in its log while it is in
+    // flight, or settled within the grace.
+    const calls = callSecretsOf(this);
+    const tail = (calls === undefined ? masked : calls(masked)).trim();
     if (tail.length === 0) return reason;
     const lastLines = tail.split('\n').slice(-5).join('\n');
     return `${reason} (server stderr: ${lastLines})`;

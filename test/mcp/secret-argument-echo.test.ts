@@ -3,20 +3,25 @@
  * marked `x-secret`) in its progress messages and its log: the values are
  * masked in `McpToolProgress.message` and in `McpServerLog` (message and
  * logger) while the call is in flight, also through a section that shares
- * the connection. A tool without secret arguments is left alone.
+ * the connection, and in the stderr a stdio server wrote as it failed over
+ * them (the disconnect's reason). A tool without secret arguments is left
+ * alone.
  */
+import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   invokeTool,
   McpIntegrationSection,
+  McpServerDisconnected,
   McpServerLog,
   McpToolProgress,
   Session,
   type McpServerConfig,
 } from '../../src/index.js';
 import { recordEvents, toolNamed } from '../support/mcp-fixtures.js';
+import { waitFor } from '../support/processes.js';
 
 const PASSWORD = 'hunter2-Xyz';
 const PIN = '90210-77';
@@ -165,5 +170,42 @@ describe('secret arguments a server echoes', () => {
     const logs = events.of(McpServerLog).slice(4);
     expect(logs).toHaveLength(4);
     expect(JSON.stringify(logs)).not.toContain(PASSWORD);
+  });
+});
+
+describe("a server that writes a call's secret argument to stderr as it fails", () => {
+  it('shows its stderr in the disconnect, the secret masked', async () => {
+    const server = fileURLToPath(
+      new URL('../fixtures/hostile/password-crash-server.mjs', import.meta.url),
+    );
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'auth',
+          transport: { type: 'stdio', command: process.execPath, args: [server] },
+        },
+      ],
+    });
+    const events = recordEvents(session);
+    await section.connect();
+    try {
+      const result = await invokeTool(
+        toolNamed(section, 'auth_login'),
+        { user: 'ada', password: PASSWORD },
+        { session },
+      );
+      expect(result.success).toBe(false);
+      expect(result.message).not.toContain(PASSWORD);
+      const disconnected = await waitFor(() => events.of(McpServerDisconnected)[0], {
+        timeoutMs: 10_000,
+      });
+      // The tail is there, its secret masked.
+      expect(disconnected.reason).toContain('auth: bad password ***');
+      expect(JSON.stringify(events.of(McpServerDisconnected))).not.toContain(PASSWORD);
+    } finally {
+      await section.disconnect();
+    }
   });
 });
