@@ -148,7 +148,7 @@ export class ToolCatalog {
         );
         continue;
       }
-      const name = bridgedToolName(prefix, description.name);
+      const name = bridgedToolName(prefix, description.name, route.redactor);
       const from = previous?.get(name);
       // Reused only when the server lists it exactly as before: a changed
       // description, title, output schema or hint makes a new tool.

@@ -1,7 +1,8 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
 import { type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
+import type { SecretRedactor } from './redact.js';
 import { serverTextLine, type TextMasker } from './server-text.js';
 
 const HASH_LENGTH = 8;
@@ -13,12 +14,27 @@ const MAX_NAME_LENGTH = 64;
  * lower-cased, other characters replaced by `_`, cut to fit, and suffixed
  * with 8 hex digits of the original's SHA-256, so two different originals
  * never share a mapped name by accident. The wire always keeps the original.
+ *
+ * An original that holds one of the server's secrets (`secrets`) is mapped
+ * too, from its masked form: the bridged name goes to the model, the
+ * prompt and every event. Its suffix is then keyed with the secrets
+ * (HMAC over their fingerprint), so that it neither says anything of them
+ * to whoever does not hold them nor changes between processes.
  */
-export function bridgedToolName(prefix: string, original: string): string {
+export function bridgedToolName(
+  prefix: string,
+  original: string,
+  secrets?: SecretRedactor,
+): string {
   const plain = `${prefix}_${original}`;
-  if (TOOL_NAME_PATTERN.test(plain)) return plain;
-  const hash = createHash('sha256').update(original).digest('hex').slice(0, HASH_LENGTH);
-  const cleaned = plain.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
+  const masked = secrets?.hasSecrets === true ? secrets.redact(original) : original;
+  if (masked === original && TOOL_NAME_PATTERN.test(plain)) return plain;
+  const digest =
+    masked === original || secrets === undefined
+      ? createHash('sha256')
+      : createHmac('sha256', secrets.fingerprint);
+  const hash = digest.update(original).digest('hex').slice(0, HASH_LENGTH);
+  const cleaned = `${prefix}_${masked}`.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
   return `${cleaned.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;
 }
 

@@ -15,6 +15,7 @@ import {
   PromptTemplate,
   Session,
   TOOL_NAME_PATTERN,
+  ToolInvoked,
   invokeTool,
   type McpServerConfig,
 } from '../../src/index.js';
@@ -22,7 +23,7 @@ import fc from 'fast-check';
 import { SecretRedactor } from '../../src/mcp/redact.js';
 import { serverTextLine } from '../../src/mcp/server-text.js';
 import { bridgedDescription, bridgedToolName, isToolSelected } from '../../src/mcp/tool-naming.js';
-import { rawToolServer, toolNamed, type RawTool } from '../support/mcp-fixtures.js';
+import { rawToolServer, recordEvents, toolNamed, type RawTool } from '../support/mcp-fixtures.js';
 
 function shortHash(text: string): string {
   return createHash('sha256').update(text).digest('hex').slice(0, 8);
@@ -199,6 +200,46 @@ describe('names in a connected section', () => {
     });
     await other.connect();
     expect(other.tools().map((candidate) => candidate.name)).toEqual([mapped]);
+  });
+
+  it("maps a name that holds its server's secret from its masked form, and calls the server by the original", async () => {
+    const secret = 'tok9Q2xLm7vZ';
+    const original = `lookup_${secret}`;
+    const raw = rawToolServer([objectTool(original, 'Looks up')]);
+    const session = new Session();
+    const events = recordEvents(session);
+    const config = {
+      name: 'crm',
+      transport: { type: 'in-memory', server: raw.server } as const,
+      env: { CRM_TOKEN: secret },
+    };
+    await using section = new McpIntegrationSection({ servers: [config], session });
+    await section.connect();
+    const [tool] = section.tools();
+    // The masked name, cleaned, and a suffix keyed with the secrets: nothing of the secret.
+    expect(tool?.name).toMatch(/^crm_lookup_{5}[0-9a-f]{8}$/);
+    expect(tool?.name).toMatch(TOOL_NAME_PATTERN);
+    const result = await invokeTool(tool!, { id: '1' }, { session });
+    expect(result).toMatchObject({ success: true, message: `called ${original}` });
+    expect(raw.calls).toEqual([{ name: original, arguments: { id: '1' } }]);
+    const template = PromptTemplate.create({ ns: 't', key: 't', sections: [section] });
+    const rendered = new Prompt(template).render({ session });
+    for (const text of [rendered.text, JSON.stringify(rendered.toolDefinitions())]) {
+      expect(text).toContain(tool!.name);
+      expect(text).not.toContain(secret);
+    }
+    expect(events.of(ToolInvoked).map((event) => event.toolName)).toEqual([tool!.name]);
+    // The same secrets give the same name on another connection; other secrets another one.
+    const again = rawToolServer([objectTool(original)]);
+    await using other = new McpIntegrationSection({
+      servers: [{ ...config, transport: { type: 'in-memory', server: again.server } }],
+      session: new Session(),
+    });
+    await other.connect();
+    expect(other.tools()[0]?.name).toBe(tool!.name);
+    const withOther = bridgedToolName('crm', original, new SecretRedactor([secret, 'other-1']));
+    expect(withOther).not.toBe(tool!.name);
+    expect(withOther).not.toContain(secret);
   });
 
   it('gives the tool and its definition the whole description; the inventory line is cut', async () => {
