@@ -21,7 +21,7 @@ import { terminalJson, terminalLine, terminalLines } from './terminal-text.js';
 
 /** The `call --json` document. */
 export interface CallReport {
-  /** The bridged name of the tool that ran, the servers' secrets masked. */
+  /** The bridged name of the tool that ran. */
   readonly tool: string;
   readonly success: boolean;
   readonly message: string;
@@ -100,8 +100,7 @@ export async function callCommand(
       }
       if (context.json) {
         const report: CallReport = {
-          // Bridged from the server's own name, which may hold its secret.
-          tool: redactor.redact(name),
+          tool: name,
           success: shownResult.success,
           message: shownResult.message,
           value: shownResult.value,

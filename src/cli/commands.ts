@@ -213,10 +213,6 @@ export async function codegenCommand(
           });
         }
       }
-      for (const omitted of generated.omitted) {
-        const warning = `warning: ${omitted}: left out, as its name holds a secret of its server's config`;
-        io.stderr.write(`${terminalLine(warning)}\n`);
-      }
       const inexact = generated.tools.filter((tool) => !tool.exact);
       for (const tool of inexact) {
         const more = tool.issues.length > 1 ? ` (and ${tool.issues.length - 1} more)` : '';

@@ -33,10 +33,9 @@ export interface GenerateToolBindingsOptions {
    * Configs of the servers the tools come from: their secrets (`env`
    * values, header values, URL credentials and query values) are kept out
    * of the module, which is meant to be committed. They are masked in its
-   * comments and `.describe()` texts; a schema that checks one (a property
-   * name, an `enum` or `const` value, a pattern) gets a loose binding, and
-   * a tool whose name holds one is left out (see
-   * {@link GeneratedBindings.omitted}).
+   * comments and `.describe()` texts, and a schema that checks one (a
+   * property name, an `enum` or `const` value, a pattern) gets a loose
+   * binding. (A bridged tool's name never holds one: `tool-naming.ts`.)
    * @default none: nothing is masked
    */
   readonly servers?: readonly McpServerConfig[];
@@ -69,12 +68,6 @@ export interface GeneratedBindings {
   /** The TypeScript source text. */
   readonly source: string;
   readonly tools: readonly GeneratedToolBinding[];
-  /**
-   * Tools left out because their name holds a secret of one of `servers`
-   * (masked here): the name is the key a binding is looked up by, so it
-   * cannot be masked, and the module must not hold it.
-   */
-  readonly omitted: readonly string[];
 }
 
 /**
@@ -108,16 +101,10 @@ export function generateToolBindings(
   const helpers: Helpers = { multipleOf: false };
   const bindings: GeneratedToolBinding[] = [];
   const blocks: string[] = [];
-  const omitted: string[] = [];
   const redactors = (options.servers ?? []).map((server) => SecretRedactor.forServer(server));
   const mask = (text: string): string =>
     redactors.reduce((out, redactor) => redactor.redact(out), text);
   for (const tool of toolsOf(source)) {
-    // A bridged name is made from the server's own, which may hold its secret.
-    if (mask(tool.name) !== tool.name) {
-      omitted.push(mask(tool.name));
-      continue;
-    }
     const base = uniqueIdentifier(camelCase(tool.name), used);
     const schemaName = `${base}Args`;
     const typeName = `${base.charAt(0).toUpperCase()}${base.slice(1)}Args`;
@@ -160,7 +147,7 @@ export function generateToolBindings(
     bindings.push({ toolName: tool.name, schemaName, typeName, exact, issues });
     blocks.push(toolBlock(tool, schemaName, typeName, expression, issues, mask));
   }
-  return { source: moduleText(bindings, blocks, helpers, options), tools: bindings, omitted };
+  return { source: moduleText(bindings, blocks, helpers, options), tools: bindings };
 }
 
 /** Why a schema that checks a server's secret gets a loose binding. */

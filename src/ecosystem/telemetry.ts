@@ -80,10 +80,8 @@ export type SessionInstrumentation = Unsubscribe & Disposable;
  * connection (`mcp.connect <server>`, from `McpServerUnavailable`).
  *
  * Tool spans carry `mcp.server`, `mcp.tool` (the bridged name) and
- * `mcp.tool.original` for MCP tools (both names, and the span's, with the
- * secrets of `servers` masked: a server may put one in its tool's name),
- * and for every tool `tool.outcome` (`success` | `error`),
- * `tool.duration_ms`, `tool.source`,
+ * `mcp.tool.original` for MCP tools, and for every tool `tool.outcome`
+ * (`success` | `error`), `tool.duration_ms`, `tool.source`,
  * `gen_ai.operation.name`, `gen_ai.tool.name`, `gen_ai.tool.call.id` and
  * `session.id`; a failure sets the span status to ERROR with the result's
  * message. Spans are children of the context active when the event is
@@ -128,13 +126,9 @@ export function instrumentSession(
     if (!ours(event)) return;
     const tool = findToolIn(options.tools, event.toolName);
     const { masked, secrets } = maskSecretArguments(event.params, tool?.inputSchema);
-    // A bridged name is made from the server's own name for the tool, so it
-    // is masked as that name is (`mcp.tool.original` below) in every place
-    // that shows it: the span name and both attributes.
-    const toolName = redact(event.toolName);
     const attributes: Attributes = {
       'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': toolName,
+      'gen_ai.tool.name': event.toolName,
       'gen_ai.tool.call.id': event.callId,
       'session.id': event.sessionId,
       'tool.source': event.source,
@@ -146,7 +140,7 @@ export function instrumentSession(
     const message = (kept['result'] as { readonly message?: string }).message ?? '';
     if (event.source === 'mcp') {
       if (event.mcpServer !== undefined) attributes['mcp.server'] = event.mcpServer;
-      attributes['mcp.tool'] = toolName;
+      attributes['mcp.tool'] = event.toolName;
       // The server's name for it: masked and cut like every other text.
       if (originalName !== undefined) attributes['mcp.tool.original'] = redact(originalName);
     }
@@ -156,7 +150,7 @@ export function instrumentSession(
     }
     const start = event.createdAt.getTime();
     const span = tracer.startSpan(
-      `execute_tool ${toolName}`,
+      `execute_tool ${event.toolName}`,
       { kind: SpanKind.INTERNAL, startTime: start, attributes },
       context.active(),
     );

@@ -71,7 +71,6 @@ export interface TraceToolsRecord {
 
 /** One tool of a {@link TraceToolsRecord}. */
 export interface TraceToolInfo {
-  /** The tool's name, the servers' secrets masked (as in the events that name it). */
   readonly name: string;
   /** Absent when the session held private data (a server may write it into a description). */
   readonly description?: string;

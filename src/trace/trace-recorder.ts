@@ -204,10 +204,8 @@ export class TraceRecorder {
     // a name (a tools/list_changed after the escalation): while private,
     // names only, and an original name only when it is an identifier.
     const hide = this.#hidesPrivate();
-    // A bridged name is made from the server's name for the tool: masked
-    // as the original name is, or it would show what that one hides.
     const list: TraceToolInfo[] = tools.map((tool) => ({
-      name: this.#masker.text(tool.name),
+      name: tool.name,
       ...(hide ? {} : { description: this.#masker.text(tool.description) }),
       ...(tool.origin.kind === 'mcp'
         ? {
