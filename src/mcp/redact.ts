@@ -54,11 +54,17 @@ export class SecretRedactor {
       unique.add(secret);
       // In a host name: every URL parser writes one in lower case (a server
       // that names a URL with the secret as its host had it quoted so).
-      const lower = secret.toLowerCase();
-      if (lower !== secret) unique.add(lower);
-      // An HTTP Basic header, a token a server wraps: base64 of bytes that hold it.
-      if (secret.length >= MIN_BASE64_SECRET)
+      // And in upper case, as a hex token or a case-insensitive key is shown.
+      for (const cased of [secret.toLowerCase(), secret.toUpperCase()]) {
+        if (cased !== secret) unique.add(cased);
+      }
+      if (secret.length >= MIN_BASE64_SECRET) {
+        // An HTTP Basic header, a token a server wraps: base64 of bytes that hold it.
         for (const core of base64Cores(secret)) cores.add(core);
+        // A dump of its bytes (a buffer logged as hex), in either case.
+        const hex = Buffer.from(secret, 'utf8').toString('hex');
+        unique.add(hex).add(hex.toUpperCase());
+      }
     }
     // Longest first, so a secret that contains another is masked whole.
     this.#secrets = [...unique].sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
@@ -94,8 +100,10 @@ export class SecretRedactor {
     // A secret split by characters a reader does not see (a zero-width
     // space between its letters) or by a line break reads whole on a screen.
     // As a JSON writer escapes it inside a string (a log line, a result
-    // written out): each writer escapes other characters.
-    if (this.#secrets.length > 0 && out.includes('\\')) out = this.#maskEscaped(out);
+    // written out), each writer other characters, or as HTML writes it.
+    if (this.#secrets.length > 0 && (out.includes('\\') || out.includes('&'))) {
+      out = this.#maskEscaped(out);
+    }
     if (this.#secrets.length > 0 && BETWEEN.test(out)) out = this.#maskSpread(out);
     // A secret can also travel encoded, whole or in part: percent-encoded
     // with either case of hex, or form-encoded with `+` for a space.
@@ -159,11 +167,13 @@ export class SecretRedactor {
   }
 
   /**
-   * `text` with every secret masked that it holds once its JSON escapes
-   * are read: `\uXXXX` of any character, `\"`, `\\`, `\/`, `\n` and the
-   * rest. Writers escape different characters (Go `&`, `<` and `>`, Gson
-   * `=` and `'` too, Python every non-ASCII one, PHP `/`), so no list of
-   * forms covers them all. An escape is masked whole.
+   * `text` with every secret masked that it holds once its escapes are
+   * read: JSON's (`\uXXXX` of any character, `\"`, `\\`, `\/`, `\n` and
+   * the rest) and HTML's character references (`&amp;`, `&#61;`,
+   * `&#x3D;`: an error page that quotes a URL). Writers escape different
+   * characters (Go `&`, `<` and `>`, Gson `=` and `'` too, Python every
+   * non-ASCII one, PHP `/`), so no list of forms covers them all. An
+   * escape is masked whole.
    */
   #maskEscaped(text: string): string {
     const escaped = readEscapes(text);
@@ -414,16 +424,70 @@ const SHORT_ESCAPES: Readonly<Record<string, string>> = {
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
 
-/** Text with its JSON escapes read, and where each of its units came from. */
+/** Text with its escapes read, and where each of its units came from. */
 interface ReadEscapes {
   readonly text: string;
   /** Where unit `index` of {@link text} starts in the escaped text. */
   origin(index: number): number;
-  /** How many units of the escaped text unit `index` came from: 6, 2 or 1. */
+  /** How many units of the escaped text unit `index` came from (1 when it was no escape). */
   width(index: number): number;
 }
 
-/** `text` with its JSON escapes read, or undefined when it holds none. */
+/** HTML's named references that a writer uses for the characters it must escape. */
+const HTML_NAMED: Readonly<Record<string, string>> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+};
+
+/** An HTML character reference at the start of the text it is run on. */
+const HTML_REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,4})|#([0-9]{1,5})|(amp|lt|gt|quot|apos));/y;
+
+/**
+ * The escape that starts at `at` of `text` (a backslash or an ampersand):
+ * the UTF-16 unit it stands for and its width, or undefined when none
+ * starts there (or it stands for more than one unit).
+ */
+function escapeAt(text: string, at: number): { unit: string; width: number } | undefined {
+  if (text[at] === '\\') {
+    const next = text[at + 1] ?? '';
+    if (next === 'u') {
+      const hex = text.slice(at + 2, at + 6);
+      return HEX4.test(hex)
+        ? { unit: String.fromCharCode(parseInt(hex, 16)), width: 6 }
+        : undefined;
+    }
+    const unit = SHORT_ESCAPES[next];
+    return unit === undefined ? undefined : { unit, width: 2 };
+  }
+  HTML_REFERENCE.lastIndex = at;
+  const match = HTML_REFERENCE.exec(text);
+  if (match === null) return undefined;
+  const [whole, hex, decimal, name] = match;
+  if (name !== undefined) return { unit: HTML_NAMED[name]!, width: whole.length };
+  const code = hex !== undefined ? parseInt(hex, 16) : Number(decimal);
+  return code <= 0xffff ? { unit: String.fromCharCode(code), width: whole.length } : undefined;
+}
+
+/**
+ * Where escapes may start in `text` (a backslash, an ampersand), in order:
+ * `next(from)` is the first at or after `from`, or -1. Each character is
+ * searched for once over the whole text, however often it is asked.
+ */
+function escapeStarts(text: string): (from: number) => number {
+  let slash = text.indexOf('\\');
+  let ampersand = text.indexOf('&');
+  return (from) => {
+    if (slash !== -1 && slash < from) slash = text.indexOf('\\', from);
+    if (ampersand !== -1 && ampersand < from) ampersand = text.indexOf('&', from);
+    if (slash === -1) return ampersand;
+    return ampersand === -1 ? slash : Math.min(slash, ampersand);
+  };
+}
+
+/** `text` with its escapes read (see {@link SecretRedactor}'s `#maskEscaped`), or undefined when it holds none. */
 function readEscapes(text: string): ReadEscapes | undefined {
   const parts: string[] = [];
   /** Each escape read: where it stands in the text read, and its width in `text`. */
@@ -433,23 +497,21 @@ function readEscapes(text: string): ReadEscapes | undefined {
   const shift: number[] = [0];
   let from = 0;
   let length = 0;
-  for (let slash = text.indexOf('\\'); slash !== -1 && slash + 1 < text.length;) {
-    const next = text[slash + 1]!;
-    const hex = next === 'u' ? text.slice(slash + 2, slash + 6) : '';
-    const unit = HEX4.test(hex) ? String.fromCharCode(parseInt(hex, 16)) : SHORT_ESCAPES[next];
-    if (unit === undefined) {
-      slash = text.indexOf('\\', slash + 1);
+  const next = escapeStarts(text);
+  for (let start = next(0); start !== -1;) {
+    const escape = escapeAt(text, start);
+    if (escape === undefined) {
+      start = next(start + 1);
       continue;
     }
-    const width = next === 'u' ? 6 : 2;
-    parts.push(text.slice(from, slash), unit);
-    length += slash - from;
+    parts.push(text.slice(from, start), escape.unit);
+    length += start - from;
     at.push(length);
-    widths.push(width);
-    shift.push(shift[shift.length - 1]! + width - 1);
+    widths.push(escape.width);
+    shift.push(shift[shift.length - 1]! + escape.width - 1);
     length += 1;
-    from = slash + width;
-    slash = text.indexOf('\\', from);
+    from = start + escape.width;
+    start = next(from);
   }
   if (at.length === 0) return undefined;
   parts.push(text.slice(from));

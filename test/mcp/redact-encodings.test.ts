@@ -177,9 +177,27 @@ describe('SecretRedactor: JSON escapes', () => {
     );
   });
 
+  it('masks a secret an HTML page quotes with character references', () => {
+    const secret = 'postgres://app:pw@db/prod?ssl=1&key=k';
+    const redactor = new SecretRedactor([secret]);
+    const named = secret.replace(/&/g, '&amp;');
+    const numeric = [...secret].map((char) => `&#${char.charCodeAt(0)};`).join('');
+    const hex = [...secret].map((char) => `&#x${char.charCodeAt(0).toString(16)};`).join('');
+    for (const quoted of [named, numeric, hex]) {
+      expect(redactor.redact(`<p>cannot reach ${quoted}</p>`)).toBe('<p>cannot reach ***</p>');
+    }
+  });
+
   it('reads escapes only where they are whole, and leaves text without a secret as it is', () => {
     const redactor = new SecretRedactor(['s3cret&key']);
-    for (const text of ['\\', 'a\\u00', '\\u00zz\\q', 'path\\to\\file', 's3cret\\u0025key']) {
+    for (const text of [
+      '\\',
+      'a\\u00',
+      '\\u00zz\\q',
+      'path\\to\\file',
+      's3cret\\u0025key',
+      'a & b &amp c &#; &#x110000; &unknown;',
+    ]) {
       expect(redactor.redact(text)).toBe(text);
     }
     expect(redactor.redact('x s3cret\\u0026key y')).toBe('x *** y');

@@ -174,6 +174,17 @@ describe('SecretRedactor', () => {
     expect(redactor.redact(quoted)).toBe('origin mismatch: http://***.example:1');
   });
 
+  it('masks a secret in upper case, and its bytes dumped as hex in either case', () => {
+    const secret = 'ghp_Z9xQ7kL2mN4p';
+    const redactor = new SecretRedactor([secret]);
+    const hex = Buffer.from(secret).toString('hex');
+    for (const shown of [secret.toUpperCase(), hex, hex.toUpperCase()]) {
+      expect(redactor.redact(`key ${shown} refused`)).toBe('key *** refused');
+    }
+    // A short secret's hex is too short to be specific: left to its other forms.
+    expect(new SecretRedactor(['abc']).redact(Buffer.from('abc').toString('hex'))).toBe('616263');
+  });
+
   it('masks a secret in the form JSON writes it inside a string', () => {
     const secret = 'C:\\Users\\svc\\pa"ss\nword';
     const written = JSON.stringify({ error: `bad key ${secret}` });
