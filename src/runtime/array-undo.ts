@@ -6,15 +6,12 @@
  * (this element put in, that one taken out, this one swapped for that),
  * each at the place its element is now: every later change of the array,
  * by anyone, moves the places of the edits still to make, and an element
- * that a change moved is found again by identity. An element another
- * writer changed in place is followed as the element that took its place,
- * so that a later reorder does not lose it. Undoing checks that each
+ * that a change moved is found again by identity. Undoing checks that each
  * element is still the one the write left before it takes it out or swaps
- * it back; one another writer changed since (a message each added to one
- * thread, another key of the same row) is undone inside it, key by key,
- * while it is still recognisably the same element ({@link revertElement}).
- * A write's moves (a sort, a swap) are undone all together, or not at all
- * once a later change moved them again.
+ * it back; one another writer changed since only inside the members the
+ * write changed too (a message each added to one thread) is undone inside
+ * it ({@link revertValue}). A write's moves (a sort, a swap) are undone
+ * all together, or not at all once a later change moved them again.
  */
 import { isJsonRecord } from '../core/json.js';
 import { shallowCopy } from './value-paths.js';
@@ -33,14 +30,6 @@ export interface ArrayEdit {
   readonly written: number;
   /** The element the write left at `at` (swap, drop). */
   readonly expected: unknown;
-  /**
-   * The element at `at` now: `expected`, or what another writer's change
-   * put in its place one for one since (an edit inside it, or a
-   * replacement). Changes that move elements look for this one; whether
-   * it is still the write's element is decided only when undoing
-   * ({@link revertElement}).
-   */
-  now: unknown;
   /** What the undo puts back: an element (swap), the elements taken out (insert). */
   readonly restore: unknown;
   /**
@@ -98,19 +87,11 @@ export function arrayEdits(was: readonly unknown[], became: readonly unknown[]):
   const kept = new Set(became.slice(start, becameEnd));
   for (let at = start; at < start + paired; at += 1) {
     if (Object.is(was[at], became[at])) continue;
-    const swap = {
-      kind: 'swap',
-      at,
-      written: at,
-      expected: became[at],
-      now: became[at],
-      restore: was[at],
-    } as const;
+    const swap = { kind: 'swap', at, written: at, expected: became[at], restore: was[at] } as const;
     edits.push(kept.has(was[at]) ? { ...swap, moved: true } : swap);
   }
   for (let at = start + paired; at < becameEnd; at += 1) {
-    const added = became[at];
-    edits.push({ kind: 'drop', at, written: at, expected: added, now: added, restore: undefined });
+    edits.push({ kind: 'drop', at, written: at, expected: became[at], restore: undefined });
   }
   if (wasEnd - start > paired) {
     const at = start + paired;
@@ -119,7 +100,6 @@ export function arrayEdits(was: readonly unknown[], became: readonly unknown[]):
       at,
       written: at,
       expected: undefined,
-      now: undefined,
       restore: was.slice(at, wasEnd),
       follows: at === 0 ? NONE : became[at - 1],
     });
@@ -133,8 +113,7 @@ export function arrayEdits(was: readonly unknown[], became: readonly unknown[]):
  * it moves with the change, and an element inside it (or one lost before)
  * is looked for where the change put it. One not found keeps its place
  * when the change replaced elements one for one there (its element was
- * changed in place), and from then on follows the element that took that
- * place; it is lost (-1) otherwise.
+ * changed in place), and is lost (-1) otherwise.
  *
  * @returns true when the change replaced or removed an element an edit expects.
  */
@@ -163,7 +142,7 @@ export function followEdits(
       edit.at = at + becameEnd - wasEnd;
       continue;
     }
-    const found = findElement(after, edit, start, becameEnd, at >= 0 ? at : start);
+    const found = indexNear(after, edit.expected, start, becameEnd, at >= 0 ? at : start);
     // An element the write moved that a later change moved again (a sort after
     // a reverse): the later order wins, and the write's moves are not undone.
     if (found >= 0 && edit.moved === true && at >= 0 && found !== at) {
@@ -176,33 +155,9 @@ export function followEdits(
       continue;
     }
     if (at >= 0) touched = true;
-    if (at >= 0 && inPlace) {
-      // Changed in place (or replaced: the undo tells which). Follow the
-      // element that is there now, or the next reorder loses track of it.
-      edit.now = after[at];
-    } else edit.at = -1;
+    edit.at = at >= 0 && inPlace ? at : -1;
   }
   return touched;
-}
-
-/**
- * Where in `[from, to)` of `list` the element of `edit` is, nearest
- * `hint`: the element now in its place, else the very one the write left
- * (which someone's undo may have put back); -1 when neither is there.
- */
-function findElement(
-  list: readonly unknown[],
-  edit: ArrayEdit,
-  from: number,
-  to: number,
-  hint: number,
-  taken?: (index: number) => boolean,
-): number {
-  const found = indexNear(list, edit.now, from, to, hint, taken);
-  if (found >= 0 || Object.is(edit.now, edit.expected)) return found;
-  const again = indexNear(list, edit.expected, from, to, hint, taken);
-  if (again >= 0) edit.now = edit.expected;
-  return again;
 }
 
 /**
@@ -210,7 +165,7 @@ function findElement(
  * it could not make: an element no longer there, or changed since in a
  * way its undo would overwrite. An element not at its place (a stale one,
  * after a reorder) is looked for by identity; one changed inside by
- * another writer is undone inside it ({@link revertElement}), unless the
+ * another writer is undone inside it ({@link revertValue}), unless the
  * write moved it. A write's moves are undone all together or not at all.
  */
 export function undoEdits(
@@ -228,9 +183,10 @@ export function undoEdits(
     let at = edit.at >= 0 && edit.at < current.length ? edit.at : -1;
     // Only an object is told apart by identity; equal values, by their places alone.
     // A moved element is followed exactly, or not at all (see followEdits).
-    const object = typeof edit.now === 'object' && edit.now !== null && edit.moved !== true;
-    if (object && (at < 0 || claimed(at) || !Object.is(current[at], edit.now))) {
-      const found = findElement(current, edit, 0, current.length, edit.at, claimed);
+    const object =
+      typeof edit.expected === 'object' && edit.expected !== null && edit.moved !== true;
+    if (object && (at < 0 || claimed(at) || !Object.is(current[at], edit.expected))) {
+      const found = indexNear(current, edit.expected, 0, current.length, edit.at, claimed);
       if (found >= 0) at = found;
     }
     if (at >= 0 && !claimed(at) && Object.is(current[at], edit.expected)) {
@@ -243,7 +199,7 @@ export function undoEdits(
     // where the two changes do not meet; a move or an addition is not.
     const reverted =
       edit.kind === 'swap' && edit.moved !== true && at >= 0 && !claimed(at)
-        ? revertElement(current[at], edit.restore, edit.expected)
+        ? revertValue(current[at], edit.restore, edit.expected)
         : FAILED;
     if (reverted !== FAILED) replaced.set(at, reverted);
     else {
@@ -282,45 +238,11 @@ function insertionGap(current: readonly unknown[], edit: ArrayEdit): number {
 }
 
 /**
- * The array element `current` with a write's change of it from `before`
- * to `after` undone ({@link revertValue}), when it is that element as
- * others changed it since, not another element put in its place;
- * {@link FAILED} otherwise, or when the undo would overwrite another
- * writer's change.
- */
-function revertElement(current: unknown, before: unknown, after: unknown): unknown {
-  const records = isJsonRecord(current) && isJsonRecord(before) && isJsonRecord(after);
-  if (records && !sameElement(current, before, after)) return FAILED;
-  return revertValue(current, before, after);
-}
-
-/**
- * Whether the record `current`, found where a write left `after`, is that
- * record as other writers changed it since, rather than another one: every
- * member the write left as it was and that holds a plain value still holds
- * it. A member another writer added, or changed inside (an object or an
- * array), says nothing either way; a plain value another writer changed
- * cannot be told from a replaced element's, so it counts as replaced.
- */
-function sameElement(current: object, before: object, after: object): boolean {
-  for (const key of Object.keys(after)) {
-    const became = member(after, key);
-    if (!Object.is(member(before, key), became)) continue;
-    const now = member(current, key);
-    if (Object.is(now, became)) continue;
-    const bothArrays = Array.isArray(now) && Array.isArray(became);
-    if (!bothArrays && !(isJsonRecord(now) && isJsonRecord(became))) return false;
-  }
-  return true;
-}
-
-/**
  * `current` with the change from `before` to `after` undone, as a new
- * frozen value sharing what it does not change; {@link FAILED} when
- * another change stands in the way. Objects are undone key by key, as a
- * patch would be: the keys the change wrote go back, as long as nobody
- * wrote them since (inside an object or an array, the same again), and
- * the keys others wrote stay. Arrays are undone element by element.
+ * frozen value sharing what it does not change, when `current` is what the
+ * change left but for changes inside the very members it changed (an
+ * array both wrote into); {@link FAILED} when another change stands in
+ * the way.
  */
 export function revertValue(current: unknown, before: unknown, after: unknown): unknown {
   if (Object.is(current, after)) return before;
@@ -332,6 +254,15 @@ export function revertValue(current: unknown, before: unknown, after: unknown): 
     return missed.length > 0 ? FAILED : Object.freeze(next);
   }
   if (!isJsonRecord(current) || !isJsonRecord(before) || !isJsonRecord(after)) return FAILED;
+  // Only the object the write changed, changed since where the write did too:
+  // one whose other members differ was replaced or edited elsewhere, and a
+  // member equal by chance must not be taken for the write's.
+  for (const key of new Set([...Object.keys(current), ...Object.keys(after)])) {
+    const became = member(after, key);
+    if (Object.is(member(before, key), became) && !Object.is(member(current, key), became)) {
+      return FAILED;
+    }
+  }
   let copy: Record<string | number, unknown> | undefined;
   for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
     const was = member(before, key);
