@@ -108,7 +108,12 @@ export function bridgeTool(
     inputSchema: description.inputSchema,
     annotations: call.annotations,
     // The name is the server's identifier, as sent: lookups (the pool, policies) use it.
-    origin: { kind: 'mcp', server: serverName, originalName: description.name },
+    origin: {
+      kind: 'mcp',
+      server: serverName,
+      originalName: description.name,
+      ...(shown === description.name ? {} : { shownName: shown }),
+    },
     handler: (args, tool) => call.send(args, tool),
     // The call's only writes of its own are its progress reports' reducers.
     writesInCall: () => call.reportsProgress(),
@@ -432,7 +437,7 @@ class BridgedCall {
         sessionId: session.sessionId,
         serverName,
         toolName: this.#bridgedName,
-        originalName: this.#original,
+        originalName: this.#shown,
         callId: tool.callId,
         reason: route.redact(reading.reason),
         sensitivity: MALFORMED_MARKER_SENSITIVITY,
@@ -558,7 +563,7 @@ class BridgedCall {
             sessionId: session.sessionId,
             serverName: route.name,
             toolName: this.#bridgedName,
-            originalName: this.#original,
+            originalName: this.#shown,
             callId: tool.callId,
             progress: progress.progress,
             ...(progress.total === undefined ? {} : { total: progress.total }),
@@ -609,7 +614,7 @@ class BridgedCall {
       session,
       serverName: route.name,
       bridgedName: this.#bridgedName,
-      original: this.#original, // its messages are masked below
+      original: this.#shown, // as events show it; its messages are masked below too
       callId: tool.callId,
       signal: tool.signal,
     });

@@ -4,7 +4,7 @@ import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
 import type { Approval } from '../tools/policy/approval.js';
 import type { ToolPolicy } from '../tools/policy/tool-policy.js';
-import type { Tool } from '../tools/tool.js';
+import { shownOriginalName, type Tool } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { describeSent } from '../core/describe-sent.js';
 import { messageOf } from '../core/errors.js';
@@ -113,13 +113,11 @@ function byServer(
     (tool) => tool.origin.kind === 'mcp' && tool.origin.server === server.name,
   );
   const tool = ofServer.find(
-    (candidate) => candidate.origin.kind === 'mcp' && candidate.origin.originalName === parts.tool,
+    ({ origin }) => origin.kind === 'mcp' && origin.originalName === parts.tool,
   );
   if (tool !== undefined) return tool;
-  const names = ofServer.map((candidate) =>
-    candidate.origin.kind === 'mcp'
-      ? `${server.name}.${candidate.origin.originalName}`
-      : candidate.name,
+  const names = ofServer.map(({ origin, name }) =>
+    origin.kind === 'mcp' ? `${server.name}.${shownOriginalName(origin)}` : name,
   );
   return `server "${server.name}" has no tool ${describeSent(parts.tool)}; available tools: ${listNames(names)}`;
 }
@@ -127,7 +125,7 @@ function byServer(
 /** `server.tool` for an MCP tool, its name otherwise. */
 function describe(tool: Tool): string {
   return tool.origin.kind === 'mcp'
-    ? JSON.stringify(`${tool.origin.server}.${tool.origin.originalName}`)
+    ? JSON.stringify(`${tool.origin.server}.${shownOriginalName(tool.origin)}`)
     : JSON.stringify(tool.name);
 }
 

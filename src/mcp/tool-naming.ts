@@ -1,12 +1,15 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
-import { type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
+import { shownOriginalName, type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
 import { serverTextLine, type TextMasker } from './server-text.js';
 
 const HASH_LENGTH = 8;
 const MAX_NAME_LENGTH = 64;
+
+/** The key of the suffix of a name mapped from its masked form: random, this process's own. */
+const NAME_KEY = randomBytes(32);
 
 /**
  * The bridged name of a server's tool: `${toolPrefix ?? name}_${original}`.
@@ -17,9 +20,10 @@ const MAX_NAME_LENGTH = 64;
  *
  * An original that holds one of the server's secrets (`secrets`) is mapped
  * too, from its masked form: the bridged name goes to the model, the
- * prompt and every event. Its suffix is then keyed with the secrets
- * (HMAC over their fingerprint), so that it neither says anything of them
- * to whoever does not hold them nor changes between processes.
+ * prompt and every event. Its suffix is then an HMAC under a key of this
+ * process ({@link NAME_KEY}): a digest of the original alone, or one keyed
+ * with the secrets, would let whoever sees the name test guesses of a weak
+ * secret. Such a name is stable for the process, not across processes.
  */
 export function bridgedToolName(
   prefix: string,
@@ -29,10 +33,7 @@ export function bridgedToolName(
   const plain = `${prefix}_${original}`;
   const masked = secrets?.hasSecrets === true ? secrets.redact(original) : original;
   if (masked === original && TOOL_NAME_PATTERN.test(plain)) return plain;
-  const digest =
-    masked === original || secrets === undefined
-      ? createHash('sha256')
-      : createHmac('sha256', secrets.fingerprint);
+  const digest = masked === original ? createHash('sha256') : createHmac('sha256', NAME_KEY);
   const hash = digest.update(original).digest('hex').slice(0, HASH_LENGTH);
   const cleaned = `${prefix}_${masked}`.toLowerCase().replace(/[^a-z0-9_-]/g, '_');
   return `${cleaned.slice(0, MAX_NAME_LENGTH - HASH_LENGTH - 1)}_${hash}`;
@@ -99,6 +100,6 @@ export function assertUniqueToolNames(tools: readonly Tool[]): void {
 
 function serverAndOriginal(tool: Tool): readonly [server: string, original: string] {
   return tool.origin.kind === 'mcp'
-    ? [tool.origin.server, tool.origin.originalName]
+    ? [tool.origin.server, shownOriginalName(tool.origin)]
     : ['', tool.name];
 }

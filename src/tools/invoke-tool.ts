@@ -11,7 +11,7 @@ import { cancellationMessage, notStartedMessage } from './cancellation.js';
 import type { Approval } from './policy/approval.js';
 import { denialOf, runWithPolicies } from './policy/run-policies.js';
 import type { ToolPolicy } from './policy/tool-policy.js';
-import { isTool, type Tool } from './tool.js';
+import { isTool, shownOriginalName, type Tool } from './tool.js';
 import type { ToolContext } from './tool-context.js';
 import { ToolResult } from './tool-result.js';
 
@@ -186,7 +186,7 @@ export async function invokeTool<S extends z.ZodType, R>(
         result: mask === undefined ? result : (mask(result) as ToolResult<R | null>),
         source: origin.kind,
         ...(origin.kind === 'mcp'
-          ? { mcpServer: origin.server, originalName: origin.originalName }
+          ? { mcpServer: origin.server, originalName: shownOriginalName(origin) }
           : {}),
         ...(denial === undefined ? {} : { denial }),
         callId,

@@ -31,7 +31,25 @@ export interface ToolAnnotations {
 /** Where a tool comes from; MCP tools name their server and wire name. */
 export type ToolOrigin =
   | { readonly kind: 'native' }
-  | { readonly kind: 'mcp'; readonly server: string; readonly originalName: string };
+  | {
+      readonly kind: 'mcp';
+      readonly server: string;
+      /** The tool's name on its server, as the wire and configs name it. */
+      readonly originalName: string;
+      /**
+       * The original name as events and messages show it, when that differs:
+       * the server's secrets masked (a server may put one in its tool's name).
+       */
+      readonly shownName?: string;
+    };
+
+/** An MCP tool's original name as events and messages show it (see {@link ToolOrigin}). */
+export function shownOriginalName(origin: {
+  readonly originalName: string;
+  readonly shownName?: string;
+}): string {
+  return origin.shownName ?? origin.originalName;
+}
 
 /** Handler of a tool: validated params in, result out. */
 export type ToolHandler<P, R> = (

@@ -229,7 +229,20 @@ describe('names in a connected section', () => {
       expect(text).not.toContain(secret);
     }
     expect(events.of(ToolInvoked).map((event) => event.toolName)).toEqual([tool!.name]);
-    // The same secrets give the same name on another connection; other secrets another one.
+    // Events and the hints execute gives show the original masked; the wire and configs keep it.
+    expect(tool?.origin).toEqual({
+      kind: 'mcp',
+      server: 'crm',
+      originalName: original,
+      shownName: 'lookup_***',
+    });
+    const hint = await section.execute({ name: 'crm.nosuch', arguments: {} });
+    expect(hint.message).toContain('available tools: crm.lookup_***');
+    expect((await section.execute({ name: tool!.name, arguments: { id: '2' } })).success).toBe(
+      true,
+    );
+    expect(JSON.stringify(events.all)).not.toContain(secret);
+    // The same name on another connection of this process.
     const again = rawToolServer([objectTool(original)]);
     await using other = new McpIntegrationSection({
       servers: [{ ...config, transport: { type: 'in-memory', server: again.server } }],
@@ -237,9 +250,9 @@ describe('names in a connected section', () => {
     });
     await other.connect();
     expect(other.tools()[0]?.name).toBe(tool!.name);
-    const withOther = bridgedToolName('crm', original, new SecretRedactor([secret, 'other-1']));
-    expect(withOther).not.toBe(tool!.name);
-    expect(withOther).not.toContain(secret);
+    // Its suffix is keyed: no digest of the original alone, which would let a guess be tested.
+    expect(tool!.name.endsWith(shortHash(original))).toBe(false);
+    expect(bridgedToolName('crm', original, new SecretRedactor([secret]))).toBe(tool!.name);
   });
 
   it('gives the tool and its definition the whole description; the inventory line is cut', async () => {

@@ -7,7 +7,7 @@
 import { abortReason, withDeadline } from '../../core/deadline.js';
 import { messageOf } from '../../core/errors.js';
 import { maskSecretArguments } from '../secret-arguments.js';
-import type { JsonSchema, Tool } from '../tool.js';
+import { type JsonSchema, shownOriginalName, type Tool } from '../tool.js';
 import type { ToolContext } from '../tool-context.js';
 
 /** How long a handler may take to answer before the call is denied: five minutes. */
@@ -82,7 +82,7 @@ export function requestApproval(
       toolName: tool.name,
       source: origin.kind,
       ...(origin.kind === 'mcp'
-        ? { mcpServer: origin.server, originalName: origin.originalName }
+        ? { mcpServer: origin.server, originalName: shownOriginalName(origin) }
         : {}),
       params: maskSecretArguments(params, schemaOf(tool)).masked,
       reasons: Object.freeze(reasons.map((entry) => Object.freeze({ ...entry }))),
