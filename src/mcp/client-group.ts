@@ -353,6 +353,7 @@ export class McpClientGroup {
         find: (original) =>
           this.#catalog.of(route.name).find((tool) => originalName(tool) === original),
         toolNames: () => this.#catalog.of(route.name).map(originalName),
+        strictness: () => (route.switched ? 2 : route.isolateAt === undefined ? 0 : 1),
       }),
     );
     this.#unavailable.clear();

@@ -23,6 +23,12 @@ export interface PoolRegistration {
   find(originalName: string): McpTool | undefined;
   /** The original names of the server's tools, for error messages. */
   toolNames(): readonly string[];
+  /**
+   * How strictly the section routes the server, for the pool to pick the
+   * strictest: 2 once its calls went to isolation, 1 when it isolates at
+   * some level, 0 when it never does.
+   */
+  strictness(): number;
 }
 
 /** Options of {@link McpConnectionPool.callTool}. */
@@ -213,9 +219,13 @@ export class McpConnectionPool {
 
   /**
    * The section that runs a call of `toolName`, and its tool: of the
-   * sections of the session that configure the server, the last one that
-   * has the tool (another, still connecting or without the server, has none
-   * yet), else the last one (whose tools the refusal lists).
+   * sections of the session that configure the server and have the tool
+   * (another, still connecting or without the server, has none yet), the
+   * one that routes it most strictly, the last of those; else the last one
+   * (whose tools the refusal lists). The last alone let the weakest routing
+   * a section configures win by the order of connects: a section that does
+   * not isolate the server took a call of a session at `confidential` to
+   * its normal deployment while another section had switched to isolation.
    */
   #registration(
     serverName: string,
@@ -227,9 +237,16 @@ export class McpConnectionPool {
       session === undefined ? all : all.filter((entry) => entry.session === session);
     let chosen = candidates.at(-1);
     let tool: McpTool | undefined;
-    for (let index = candidates.length - 1; index >= 0 && tool === undefined; index -= 1) {
-      tool = candidates[index]!.find(toolName);
-      if (tool !== undefined) chosen = candidates[index];
+    let strictest = -1;
+    for (let index = candidates.length - 1; index >= 0; index -= 1) {
+      const candidate = candidates[index]!;
+      const found = candidate.find(toolName);
+      if (found === undefined) continue;
+      const strictness = candidate.strictness();
+      if (strictness <= strictest) continue;
+      strictest = strictness;
+      chosen = candidate;
+      tool = found;
     }
     if (chosen === undefined) {
       const known = [...this.#servers.keys()];

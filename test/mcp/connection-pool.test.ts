@@ -1,3 +1,5 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpConnectionError } from '../../src/core/errors.js';
@@ -191,6 +193,55 @@ describe('McpConnectionPool', () => {
     expect(broken.unavailableServers.map((down) => down.name)).toEqual(['counting']);
     const result = await invokeTool(relay, { text: 'still reachable' }, { session });
     expect(result).toMatchObject({ success: true, message: 'echo: still reachable' });
+  });
+
+  it('runs a call on the section that routes the server most strictly, whatever the order of connects', async () => {
+    // One section isolates `x` (an isolated deployment), another does not.
+    const arrivals: string[] = [];
+    /** A deployment: each connection gets a fresh server whose `where` names it. */
+    const deployment = (name: string) => ({
+      connect: async (transport: Transport) => {
+        const mcp = new McpServer({ name, version: '1.0.0' });
+        mcp.registerTool(
+          'where',
+          { inputSchema: {}, annotations: { openWorldHint: false } },
+          () => {
+            arrivals.push(name);
+            return { content: [{ type: 'text' as const, text: name }] };
+          },
+        );
+        await mcp.connect(transport);
+      },
+      close: () => Promise.resolve(),
+    });
+    const normal = { type: 'in-memory' as const, server: deployment('normal') as never };
+    const isolated = { type: 'in-memory' as const, server: deployment('isolated') as never };
+    for (const order of [
+      ['isolating', 'plain'],
+      ['plain', 'isolating'],
+    ]) {
+      const session = new Session();
+      const made = {
+        isolating: new McpIntegrationSection({
+          key: 'mcp.isolating',
+          session,
+          servers: [{ name: 'x', transport: normal, isolation: { transport: isolated } }],
+        }),
+        plain: new McpIntegrationSection({
+          key: 'mcp.plain',
+          session,
+          servers: [{ name: 'x', transport: normal }],
+        }),
+      };
+      sections.push(made.isolating, made.plain);
+      for (const name of order) await made[name as keyof typeof made].connect();
+      session.privateData.add('patients', 'confidential');
+      const pool = session.resources.get(McpConnectionPool)!;
+      arrivals.length = 0;
+      const result = await pool.callTool('x', 'where', {}, { session });
+      expect(result.content, order.join(' then ')).toEqual([{ type: 'text', text: 'isolated' }]);
+      expect(arrivals).toEqual(['isolated']);
+    }
   });
 
   it('refuses a native tool of another session that shares the resources', async () => {
