@@ -54,16 +54,22 @@ export class SecretRedactor {
       unique.add(secret);
       // In a host name: every URL parser writes one in lower case (a server
       // that names a URL with the secret as its host had it quoted so).
-      // And in upper case, as a hex token or a case-insensitive key is shown.
-      for (const cased of [secret.toLowerCase(), secret.toUpperCase()]) {
-        if (cased !== secret) unique.add(cased);
-      }
+      const lower = secret.toLowerCase();
+      if (lower !== secret) unique.add(lower);
+      // The forms below of a shorter one (`info` as `INFO`, `prod` in hex)
+      // would be ordinary words and numbers, not the secret.
       if (secret.length >= MIN_BASE64_SECRET) {
+        // In upper case, as a hex token or a case-insensitive key is shown.
+        unique.add(secret.toUpperCase());
         // An HTTP Basic header, a token a server wraps: base64 of bytes that hold it.
         for (const core of base64Cores(secret)) cores.add(core);
-        // A dump of its bytes (a buffer logged as hex), in either case.
-        const hex = Buffer.from(secret, 'utf8').toString('hex');
-        unique.add(hex).add(hex.toUpperCase());
+        // A dump of its bytes: as hex in either case, as Node shows a buffer
+        // (`<Buffer 67 68 …>`), and as JSON writes one (`[103,104,…]`).
+        const bytes = [...Buffer.from(secret, 'utf8')];
+        const hex = bytes.map((byte) => byte.toString(16).padStart(2, '0'));
+        for (const form of [hex.join(''), hex.join(' '), bytes.join(',')]) {
+          unique.add(form).add(form.toUpperCase());
+        }
       }
     }
     // Longest first, so a secret that contains another is masked whole.
@@ -176,17 +182,47 @@ export class SecretRedactor {
    * escape is masked whole.
    */
   #maskEscaped(text: string): string {
-    const escaped = readEscapes(text);
-    if (escaped === undefined) return text;
+    // Read in windows, each with room past its end for the longest secret
+    // written out escaped, so that what is built to read them stays small
+    // (a message of escapes alone took 50 times its size read whole).
+    const overlap = this.#secrets[0]!.length * ESCAPED_UNITS_PER_CHARACTER;
+    const size = Math.max(ESCAPE_WINDOW, 4 * overlap);
     const spans: [number, number][] = [];
-    for (const secret of this.#secrets) {
-      for (let at = escaped.text.indexOf(secret); at !== -1;) {
-        const end = at + secret.length;
-        spans.push([escaped.origin(at), escaped.origin(end - 1) + escaped.width(end - 1)]);
-        at = escaped.text.indexOf(secret, end);
-      }
+    for (let start = 0; start < text.length; start += size) {
+      const window = text.slice(start, start + size + overlap);
+      for (const [from, to] of this.#escapedSecrets(window)) spans.push([start + from, start + to]);
     }
     return maskSpans(text, spans);
+  }
+
+  /**
+   * Where `text` holds a secret once its escapes are read, as many times as
+   * a writer may have escaped it ({@link MAX_ESCAPE_ROUNDS}: JSON in a JSON
+   * string, an HTML page in one): each found in the text of one round and
+   * followed back through the rounds before it.
+   */
+  #escapedSecrets(text: string): [number, number][] {
+    const rounds: ReadEscapes[] = [];
+    for (let read = readEscapes(text); read !== undefined && rounds.length < MAX_ESCAPE_ROUNDS;) {
+      rounds.push(read);
+      read = readEscapes(read.text);
+    }
+    const spans: [number, number][] = [];
+    rounds.forEach((round, depth) => {
+      for (const secret of this.#secrets) {
+        for (let at = round.text.indexOf(secret); at !== -1;) {
+          let from = at;
+          let to = at + secret.length;
+          for (let back = depth; back >= 0; back -= 1) {
+            const level = rounds[back]!;
+            [from, to] = [level.origin(from), level.origin(to - 1) + level.width(to - 1)];
+          }
+          spans.push([from, to]);
+          at = round.text.indexOf(secret, at + secret.length);
+        }
+      }
+    });
+    return spans;
   }
 
   /** `text` with every secret masked where {@link BETWEEN} characters stand between its characters. */
@@ -410,6 +446,23 @@ function maskSpans(text: string, spans: [number, number][]): string {
   return parts.join('');
 }
 
+/** Characters of text read for escapes at a time (see `#maskEscaped`). */
+const ESCAPE_WINDOW = 65_536;
+
+/**
+ * Times text is read for escapes: a secret escaped inside a string that
+ * was itself escaped (JSON in a JSON string, an HTML page quoted in one),
+ * and once more.
+ */
+const MAX_ESCAPE_ROUNDS = 3;
+
+/**
+ * The most units one character of a secret takes escaped over
+ * {@link MAX_ESCAPE_ROUNDS} rounds (`\\\\u0026` and `&amp;amp;amp;` take 9 and
+ * 13): what a window reads past its end.
+ */
+const ESCAPED_UNITS_PER_CHARACTER = 16;
+
 /** What JSON's two-character escapes stand for. */
 const SHORT_ESCAPES: Readonly<Record<string, string>> = {
   '"': '"',
@@ -443,7 +496,7 @@ const HTML_NAMED: Readonly<Record<string, string>> = {
 };
 
 /** An HTML character reference at the start of the text it is run on. */
-const HTML_REFERENCE = /&(?:#[xX]([0-9a-fA-F]{1,4})|#([0-9]{1,5})|(amp|lt|gt|quot|apos));/y;
+const HTML_REFERENCE = /&(?:#x0*([0-9a-f]{1,4})|#0*([0-9]{1,5})|(amp|lt|gt|quot|apos));/iy;
 
 /**
  * The escape that starts at `at` of `text` (a backslash or an ampersand):
@@ -466,7 +519,7 @@ function escapeAt(text: string, at: number): { unit: string; width: number } | u
   const match = HTML_REFERENCE.exec(text);
   if (match === null) return undefined;
   const [whole, hex, decimal, name] = match;
-  if (name !== undefined) return { unit: HTML_NAMED[name]!, width: whole.length };
+  if (name !== undefined) return { unit: HTML_NAMED[name.toLowerCase()]!, width: whole.length };
   const code = hex !== undefined ? parseInt(hex, 16) : Number(decimal);
   return code <= 0xffff ? { unit: String.fromCharCode(code), width: whole.length } : undefined;
 }

@@ -5,6 +5,7 @@
  * alphabet, any byte offset) and the JSON escapes any writer uses
  * (`\/`, `\uXXXX` of any character in either hex case).
  */
+import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/index.js';
@@ -181,11 +182,53 @@ describe('SecretRedactor: JSON escapes', () => {
     const secret = 'postgres://app:pw@db/prod?ssl=1&key=k';
     const redactor = new SecretRedactor([secret]);
     const named = secret.replace(/&/g, '&amp;');
+    const upper = secret.replace(/&/g, '&AMP;');
     const numeric = [...secret].map((char) => `&#${char.charCodeAt(0)};`).join('');
     const hex = [...secret].map((char) => `&#x${char.charCodeAt(0).toString(16)};`).join('');
-    for (const quoted of [named, numeric, hex]) {
+    const padded = [...secret].map((char) => `&#X000${char.charCodeAt(0).toString(16)};`).join('');
+    for (const quoted of [named, upper, numeric, hex, padded]) {
       expect(redactor.redact(`<p>cannot reach ${quoted}</p>`)).toBe('<p>cannot reach ***</p>');
     }
+  });
+
+  it('masks a secret escaped inside a string that was itself escaped', () => {
+    const secret = 'postgres://app:s3cr&t=Pw@db.internal/app';
+    const redactor = new SecretRedactor([secret]);
+    const go = (text: string): string => JSON.stringify(text).replace(/&/g, '\\u0026');
+    const html = (text: string): string => text.replace(/&/g, '&amp;');
+    for (const written of [
+      // An HTML error page in a Go JSON body; a structured log line carried in a JSON string.
+      JSON.stringify({ body: `<p>${html(secret)}</p>` }).replace(/&/g, '\\u0026'),
+      JSON.stringify({ line: `{"dsn":${go(secret)}}` }),
+      JSON.stringify({ line: JSON.stringify({ dsn: secret.replace(/&/g, '\\u0026') }) }),
+      `<pre>${html(html(secret))}</pre>`,
+    ]) {
+      expect(redactor.redact(written), written).not.toMatch(/s3cr|db\.internal/);
+    }
+  });
+
+  it('masks a secret escaped across where the text is read in windows', () => {
+    const secret = 'k9Zq&7wX=Lm2&Pp8Q';
+    const redactor = new SecretRedactor([secret]);
+    const escaped = JSON.stringify(secret)
+      .slice(1, -1)
+      .replace(/[&=]/g, (char) => {
+        return `\\u00${char.charCodeAt(0).toString(16)}`;
+      });
+    for (let before = 65_536 - escaped.length; before <= 65_536 + 1; before += 1) {
+      const text = `${'x'.repeat(before)}${escaped}\\n`;
+      expect(redactor.redact(text)).toBe(`${'x'.repeat(before)}***\\n`);
+    }
+  });
+
+  it('masks a secret as Node shows a buffer of it, and as JSON writes one', () => {
+    const secret = 'ghp_Zk81mQ2vX9';
+    const redactor = new SecretRedactor([secret]);
+    const buffer = Buffer.from(secret);
+    expect(redactor.redact(inspect(buffer))).toBe('<Buffer ***>');
+    expect(redactor.redact(JSON.stringify({ body: buffer }))).toBe(
+      '{"body":{"type":"Buffer","data":[***]}}',
+    );
   });
 
   it('reads escapes only where they are whole, and leaves text without a secret as it is', () => {
