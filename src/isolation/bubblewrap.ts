@@ -135,6 +135,13 @@ export function bubblewrapCommand(
   args.push(
     '--proc',
     '/proc',
+    // The keys the sandbox could see, by description: its keyring calls are refused, not these files.
+    '--ro-bind-try',
+    '/dev/null',
+    '/proc/keys',
+    '--ro-bind-try',
+    '/dev/null',
+    '/proc/key-users',
     '--dev',
     '/dev',
     '--tmpfs',

@@ -1,4 +1,6 @@
 import { spawnSync } from 'node:child_process';
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
 import type { CommandLine } from './command-line.js';
 import { bubblewrapCommand, type BubblewrapLayout, withSyscallFilter } from './bubblewrap.js';
 import { SANDBOX_LAUNCHER } from './sandbox-launcher.js';
@@ -49,6 +51,22 @@ export function bubblewrapProgram(): string {
   return process.env['MCP_SECTIONS_BWRAP'] ?? 'bwrap';
 }
 
+/** `program` as the first executable file of that name on this process's PATH; as given when it names a path or none is found. */
+function onSearchPath(program: string): string {
+  if (program.includes('/')) return program;
+  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
+    if (!path.isAbsolute(dir)) continue;
+    const candidate = path.join(dir, program);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return program;
+}
+
 /** What a probe found: it ran, or why not. */
 type ProbeOutcome = { ok: true } | { ok: false; why: string };
 
@@ -66,7 +84,8 @@ export function sandboxSupport(options: SandboxSupportOptions = {}): SandboxSupp
       reason: `sandboxing a stdio server needs Linux (bubblewrap), this host is ${process.platform}`,
     };
   }
-  const bwrap = bubblewrapProgram();
+  // By its path, found here: the shell that starts it runs with the server's PATH and directory.
+  const bwrap = onSearchPath(bubblewrapProgram());
   let namespaces: readonly string[] = BUBBLEWRAP_NAMESPACES;
   let syscallFilter: string | undefined;
   // Run alone first, so a missing program is named as such (not by the shell that starts it).
@@ -189,7 +208,8 @@ export function sandboxedCommand(
       {
         program: support.program ?? bubblewrapProgram(),
         namespaces: support.flags,
-        syscallFilter: support.syscallFilter ?? sandboxSyscallFilterFile(),
+        // Checked again at every start: the probe's file may be gone since.
+        syscallFilter: sandboxSyscallFilterFile(),
       },
       line,
       plan,

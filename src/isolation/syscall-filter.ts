@@ -12,7 +12,15 @@
  * (Kerberos tickets, filesystem keys). Docker's and Flatpak's default
  * filters refuse the same calls.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { endianness, tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -109,21 +117,52 @@ export function sandboxSyscallFilter(arch: string = process.arch): Buffer {
   return bytes;
 }
 
-let written: string | undefined;
-
 /**
- * The path of a file that holds {@link sandboxSyscallFilter}, written once
- * per process into a directory of its own (mode 0700, so no other user can
- * put another filter in its place) and removed when the process exits.
+ * The path of a file that holds {@link sandboxSyscallFilter}, checked at
+ * every call: written when it is missing or holds anything else (a
+ * cleaner of the temporary directory removed it, and every sandbox after
+ * would fail to start). It lives in a directory of this user's own in the
+ * temporary directory (mode 0700, so no other user can put another filter
+ * in its place), shared by this user's processes; where that directory is
+ * not this user's alone, in a new one of this process.
  * @throws Error when the architecture has no filter, or the file cannot be written.
  */
 export function sandboxSyscallFilterFile(): string {
-  if (written !== undefined) return written;
   const filter = sandboxSyscallFilter();
-  const directory = mkdtempSync(path.join(tmpdir(), 'mcp-sections-seccomp-'));
-  const file = path.join(directory, 'filter.bpf');
-  writeFileSync(file, filter, { mode: 0o400 });
-  process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
-  written = file;
+  const name = `filter-${createHash('sha256').update(filter).digest('hex').slice(0, 16)}.bpf`;
+  directory ??= privateDirectory();
+  const file = path.join(directory, name);
+  if (!holds(file, filter)) {
+    // Written aside and renamed: another process reading it sees it whole.
+    const aside = `${file}.${process.pid}.tmp`;
+    writeFileSync(aside, filter, { mode: 0o400 });
+    renameSync(aside, file);
+  }
   return file;
+}
+
+/** The directory of {@link sandboxSyscallFilterFile}, found or made once per process. */
+let directory: string | undefined;
+
+/** This user's own directory for the filter: shared when it is this user's alone, else a new one. */
+function privateDirectory(): string {
+  const uid = process.getuid?.() ?? 0;
+  const shared = path.join(tmpdir(), `mcp-sections-seccomp-${uid}`);
+  try {
+    mkdirSync(shared, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const stats = lstatSync(shared);
+  const ownAlone = stats.isDirectory() && stats.uid === uid && (stats.mode & 0o077) === 0;
+  return ownAlone ? shared : mkdtempSync(path.join(tmpdir(), 'mcp-sections-seccomp-'));
+}
+
+/** Whether `file` is a regular file (not a link) that holds exactly `content`. */
+function holds(file: string, content: Buffer): boolean {
+  try {
+    return lstatSync(file).isFile() && readFileSync(file).equals(content);
+  } catch {
+    return false;
+  }
 }

@@ -176,6 +176,14 @@ describe.runIf(support.backend === 'bubblewrap')(
         add_key: { result: -1, errno: ENOSYS },
         request_key: { result: -1, errno: ENOSYS },
       });
+      // Nor the kernel's lists of the keys it could see, by description.
+      for (const list of ['/proc/keys', '/proc/key-users']) {
+        const read = jsonOf<{ content?: string; code?: string }>(
+          await call(section, 'probe_try-read', { path: list }),
+        );
+        // /dev/null laid over it, which a nodev mount will not even open.
+        expect(read.content ?? '', list).toBe('');
+      }
     });
 
     it('cannot read /etc/shadow', async () => {

@@ -3,7 +3,8 @@
  * interpreter: what it answers each call of each ABI. (That the kernel
  * applies it is in test/integration/isolation-bubblewrap.test.ts.)
  */
-import { readFileSync, statSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   sandboxSyscallFilter,
@@ -83,10 +84,22 @@ describe('sandboxSyscallFilter', () => {
     );
   });
 
-  it("writes this host's filter once, readable by this user only", () => {
+  it("writes this host's filter where only this user can, readable by this user only", () => {
     const file = sandboxSyscallFilterFile();
     expect(sandboxSyscallFilterFile()).toBe(file);
     expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
     expect(statSync(file).mode & 0o777).toBe(0o400);
+    expect(statSync(path.dirname(file)).mode & 0o077).toBe(0);
+  });
+
+  it('writes it again when it is gone or holds anything else, so sandboxes go on starting', () => {
+    const file = sandboxSyscallFilterFile();
+    rmSync(file);
+    expect(sandboxSyscallFilterFile()).toBe(file);
+    expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
+    chmodSync(file, 0o600);
+    writeFileSync(file, Buffer.alloc(8));
+    expect(sandboxSyscallFilterFile()).toBe(file);
+    expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
   });
 });
