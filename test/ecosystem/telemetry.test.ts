@@ -17,7 +17,7 @@ import { invokeTool } from '../../src/tools/invoke-tool.js';
 import { Tool } from '../../src/tools/tool.js';
 import { ToolResult } from '../../src/tools/tool-result.js';
 import { everythingServerPath } from '../support/everything.js';
-import { rawToolServer } from '../support/mcp-fixtures.js';
+import { rawToolServer, secretInToolName } from '../support/mcp-fixtures.js';
 import { freePort } from '../support/ports.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
 
@@ -290,31 +290,30 @@ describe('instrumentSession once the session holds private data', () => {
     ).not.toContain(PRIVATE);
   });
 
-  it("masks a server's secret in a tool's original name, and cuts a long one", async () => {
-    const secret = 'Key-7F3A-9C1E';
-    const raw = rawToolServer([
-      {
-        name: `use ${secret} ${'x'.repeat(10_000)}`,
-        inputSchema: { type: 'object' },
-        annotations: { openWorldHint: false },
-        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
-      },
-    ]);
+  /** The span of one call of the one tool of `server`, its tool's bridged name, and the server's secret. */
+  async function spanOfOneCall(server: McpServerConfig) {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({
       spanProcessors: [new SimpleSpanProcessor(exporter)],
     });
     const session = new Session();
-    const servers: McpServerConfig[] = [
-      { name: 'crm', transport: { type: 'in-memory', server: raw.server }, env: { K: secret } },
-    ];
-    await using section = new McpIntegrationSection({ servers, session });
-    const stop = instrumentSession(session, { tracer: provider.getTracer('t'), servers });
+    await using section = new McpIntegrationSection({ servers: [server], session });
+    const stop = instrumentSession(session, { tracer: provider.getTracer('t'), servers: [server] });
     await section.connect();
+    const bridged = section.tools()[0]!.name;
     await invokeTool(section.tools()[0]!, {}, { session });
     stop();
-    const original = String(exporter.getFinishedSpans()[0]?.attributes['mcp.tool.original']);
+    const [span] = exporter.getFinishedSpans();
     await provider.shutdown();
+    return { span, bridged };
+  }
+
+  it("masks a server's secret in a tool's original name, and cuts a long one", async () => {
+    const secret = 'Key-7F3A-9C1E';
+    const { span } = await spanOfOneCall(
+      secretInToolName('crm', `use ${secret} ${'x'.repeat(10_000)}`, secret),
+    );
+    const original = String(span?.attributes['mcp.tool.original']);
     expect(original.startsWith('use *** xxx')).toBe(true);
     expect(original).not.toContain(secret);
     expect(original.length).toBeLessThan(4_200);
@@ -323,32 +322,9 @@ describe('instrumentSession once the session holds private data', () => {
   it("shows nothing of a server's secret in a tool's names: the span's, mcp.tool, gen_ai.tool.name, mcp.tool.original", async () => {
     // Lower-case letters and digits: it would fit in a bridged name unchanged.
     const secret = 'ghpz9xq7kl2mn4pr8st1uv';
-    const raw = rawToolServer([
-      {
-        name: `tok_${secret}`,
-        inputSchema: { type: 'object' },
-        annotations: { openWorldHint: false },
-        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
-      },
-    ]);
-    const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
-      spanProcessors: [new SimpleSpanProcessor(exporter)],
-    });
-    const session = new Session();
-    const servers: McpServerConfig[] = [
-      { name: 'crm', transport: { type: 'in-memory', server: raw.server }, env: { K: secret } },
-    ];
-    await using section = new McpIntegrationSection({ servers, session });
-    const stop = instrumentSession(session, { tracer: provider.getTracer('t'), servers });
-    await section.connect();
+    const { span, bridged } = await spanOfOneCall(secretInToolName('crm', `tok_${secret}`, secret));
     // Bridged from the masked name (tool-naming.ts).
-    const bridged = section.tools()[0]!.name;
     expect(bridged).toMatch(/^crm_tok_{5}[0-9a-f]{8}$/);
-    await invokeTool(section.tools()[0]!, {}, { session });
-    stop();
-    const [span] = exporter.getFinishedSpans();
-    await provider.shutdown();
     expect(span?.name).toBe(`execute_tool ${bridged}`);
     expect(span?.attributes).toMatchObject({
       'gen_ai.tool.name': bridged,

@@ -66,6 +66,27 @@ export interface RawToolServer {
 }
 
 /**
+ * The config of a server `server` whose `env` holds `secret` and whose one
+ * tool, closed-world and answering `ok`, is listed as `toolName`: a server
+ * that puts its secret in its tool's name.
+ */
+export function secretInToolName(
+  server: string,
+  toolName: string,
+  secret: string,
+): McpServerConfig {
+  const raw = rawToolServer([
+    {
+      name: toolName,
+      inputSchema: { type: 'object' },
+      annotations: { openWorldHint: false },
+      handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
+    },
+  ]);
+  return { name: server, transport: { type: 'in-memory', server: raw.server }, env: { K: secret } };
+}
+
+/**
  * A low-level SDK `Server` that lists `tools` exactly as given (raw JSON
  * Schemas, no zod in between) and records every call it receives.
  */

@@ -22,7 +22,7 @@ import {
   type TraceEventRecord,
   type TraceRecord,
 } from '../../src/index.js';
-import { rawToolServer, toolNamed } from '../support/mcp-fixtures.js';
+import { rawToolServer, secretInToolName, toolNamed } from '../support/mcp-fixtures.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -165,72 +165,47 @@ describe('TraceRecorder', () => {
     expect(noted?.fields['params']).toEqual({ text: 'call with key', apiKey: '***' });
   });
 
-  it("masks the servers' secrets in the original names its tools records keep", async () => {
-    const secret = 'Key-7F3A-9C1E';
-    const raw = rawToolServer([
-      {
-        name: `use key ${secret}`,
-        inputSchema: { type: 'object' },
-        annotations: { openWorldHint: false },
-        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
-      },
-    ]);
-    const servers: McpServerConfig[] = [
-      { name: 'auth', transport: { type: 'in-memory', server: raw.server }, env: { KEY: secret } },
-    ];
+  /** The records of a trace of `server`'s tool listed, rendered and called once, and its tool's bridged name. */
+  async function traceOfOneCall(server: McpServerConfig) {
     const session = new Session();
-    await using section = new McpIntegrationSection({ servers, session });
+    await using section = new McpIntegrationSection({ servers: [server], session });
     await section.connect();
     const file = path.join(dir, 'run.jsonl');
-    const trace = new TraceRecorder(session, { path: file, servers, tools: section });
-    new Prompt(PromptTemplate.create({ ns: 't', key: 'p', sections: [section] })).render({
-      session,
-    });
-    await trace.close();
-
-    const text = await readFile(file, 'utf8');
-    expect(text).not.toContain(secret);
-    const listed = (await records(file)).find((record) => record.kind === 'tools');
-    expect(listed?.kind === 'tools' ? listed.tools[0]?.originalName : undefined).toBe(
-      'use key ***',
-    );
-  });
-
-  it("shows nothing of a server's secret in a tool's names, in its tools records and events", async () => {
-    // Lower-case letters and digits: it would fit in a bridged name unchanged.
-    const secret = 'ghpz9xq7kl2mn4pr8st1uv';
-    const raw = rawToolServer([
-      {
-        name: `tok_${secret}`,
-        inputSchema: { type: 'object' },
-        annotations: { openWorldHint: false },
-        handler: () => ({ content: [{ type: 'text', text: 'ok' }] }),
-      },
-    ]);
-    const servers: McpServerConfig[] = [
-      { name: 'auth', transport: { type: 'in-memory', server: raw.server }, env: { KEY: secret } },
-    ];
-    const session = new Session();
-    await using section = new McpIntegrationSection({ servers, session });
-    await section.connect();
-    // Bridged from the masked name (tool-naming.ts).
-    const bridged = section.tools()[0]!.name;
-    expect(bridged).toMatch(/^auth_tok_{5}[0-9a-f]{8}$/);
-    const file = path.join(dir, 'run.jsonl');
-    const trace = new TraceRecorder(session, { path: file, servers, tools: section });
+    const trace = new TraceRecorder(session, { path: file, servers: [server], tools: section });
     new Prompt(PromptTemplate.create({ ns: 't', key: 'p', sections: [section] })).render({
       session,
     });
     await invokeTool(section.tools()[0]!, {}, { session });
     await trace.close();
-
-    expect(await readFile(file, 'utf8')).not.toContain(secret);
     const all = await records(file);
     const listed = all.find((record) => record.kind === 'tools');
-    expect(listed?.kind === 'tools' ? listed.tools[0] : undefined).toMatchObject({
-      name: bridged,
-      originalName: 'tok_***',
-    });
+    return {
+      text: await readFile(file, 'utf8'),
+      all,
+      tool: listed?.kind === 'tools' ? listed.tools[0] : undefined,
+      bridged: section.tools()[0]!.name,
+    };
+  }
+
+  it("masks the servers' secrets in the original names its tools records keep", async () => {
+    const secret = 'Key-7F3A-9C1E';
+    const { text, tool } = await traceOfOneCall(
+      secretInToolName('auth', `use key ${secret}`, secret),
+    );
+    expect(text).not.toContain(secret);
+    expect(tool?.originalName).toBe('use key ***');
+  });
+
+  it("shows nothing of a server's secret in a tool's names, in its tools records and events", async () => {
+    // Lower-case letters and digits: it would fit in a bridged name unchanged.
+    const secret = 'ghpz9xq7kl2mn4pr8st1uv';
+    const { text, all, tool, bridged } = await traceOfOneCall(
+      secretInToolName('auth', `tok_${secret}`, secret),
+    );
+    // Bridged from the masked name (tool-naming.ts).
+    expect(bridged).toMatch(/^auth_tok_{5}[0-9a-f]{8}$/);
+    expect(text).not.toContain(secret);
+    expect(tool).toMatchObject({ name: bridged, originalName: 'tok_***' });
     expect(events(all, 'ToolInvoked')[0]?.fields['toolName']).toBe(bridged);
   });
 
