@@ -234,6 +234,7 @@ export function boundedFetch(options: BoundedFetchOptions = {}): FetchLike {
       frames: number,
     ): number | undefined => {
       if (response.status >= 400) {
+        budget?.read(chunk.byteLength);
         // Only quoted: what is past the bound is not read.
         const room = MAX_ERROR_BODY_BYTES - quoted;
         if (chunk.byteLength <= room) {
