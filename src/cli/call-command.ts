@@ -6,9 +6,9 @@
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { normalizeToolName } from '../executor/tool-name.js';
 import { McpToolProgress } from '../mcp/events.js';
-import type { SecretRedactor } from '../mcp/redact.js';
 import type { McpIntegrationSection } from '../mcp/section.js';
 import { ToolInvoked } from '../runtime/events.js';
+import { shownOriginalName } from '../tools/tool.js';
 import type { ToolResult } from '../tools/tool-result.js';
 import { createCallProgress } from './call-progress.js';
 import type { CommandContext } from './commands.js';
@@ -57,7 +57,7 @@ export async function callCommand(
   return withSection(
     configPath,
     { ...context, onConnectError: 'report', select },
-    async ({ section, session, redactor }): Promise<ExitCode> => {
+    async ({ section, session }): Promise<ExitCode> => {
       const down = target && section.unavailableServers.find((s) => s.name === target?.server.name);
       if (down !== undefined) {
         throw new CliError(
@@ -86,7 +86,7 @@ export async function callCommand(
         shown?.stop();
         unsubscribe();
       }
-      if (invoked === undefined) throw unknownTool(section, toolName, target, result, redactor);
+      if (invoked === undefined) throw unknownTool(section, toolName, target, result);
       const name = invoked.toolName;
       // What the terminal shows is what an event shows: a server's own secrets
       // masked in its result (the caller's result keeps the server's data as sent).
@@ -165,32 +165,25 @@ function matchServer(
   );
 }
 
-/**
- * The error for a name that matched no tool, with the names that exist.
- * Those are the servers' own (or bridged from them) and may hold a
- * server's secret: the lines listing them are masked with `redactor`.
- */
 function unknownTool(
   section: McpIntegrationSection,
   name: string,
   target: ServerMatch | undefined,
   result: ToolResult,
-  redactor: SecretRedactor,
 ): CliError {
   const tools = section.tools();
   if (target !== undefined) {
     const server = target.server.name;
-    const names = tools.flatMap((tool) =>
-      tool.origin.kind === 'mcp' && tool.origin.server === server
-        ? [`${server}.${tool.origin.originalName}`]
-        : [],
+    const origins = tools.flatMap(({ origin }) =>
+      origin.kind === 'mcp' && origin.server === server ? [origin] : [],
     );
-    if (!names.includes(`${server}.${target.tool}`)) {
-      const details = candidateLines(`${server}.${target.tool}`, names, `tools of ${server}`);
+    if (!origins.some((origin) => origin.originalName === target.tool)) {
+      // As events show them: a name that holds its server's secret, masked.
+      const names = origins.map((origin) => `${server}.${shownOriginalName(origin)}`);
       return new CliError(
         EXIT_CODES.usage,
         `server "${server}" has no tool ${JSON.stringify(target.tool)}`,
-        { details: details.map((line) => redactor.redact(line)) },
+        { details: candidateLines(`${server}.${target.tool}`, names, `tools of ${server}`) },
       );
     }
     return new CliError(EXIT_CODES.usage, oneLine(result.message));
@@ -200,7 +193,7 @@ function unknownTool(
     name,
     tools.map((tool) => tool.name),
     'available tools',
-  ).map((line) => redactor.redact(line));
+  );
   if (unavailable.length > 0) {
     details.push('configured but unavailable:');
     for (const server of unavailable) details.push(`  ${server.name}: ${oneLine(server.reason)}`);

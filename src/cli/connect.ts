@@ -20,8 +20,8 @@ export interface OpenedSection {
   readonly servers: readonly ResolvedServerConfig[];
   /**
    * Masks the secrets of every server connected (`env`, header and URL
-   * values) in what a command shows of a server's text: a tool's name, its
-   * schema's descriptions and defaults, a "did you mean" list.
+   * values) in what a command shows of a server's text: a tool's schema's
+   * descriptions, defaults and property names (`inspect`).
    */
   readonly redactor: SecretRedactor;
 }
