@@ -51,7 +51,10 @@ export function bubblewrapProgram(): string {
   return process.env['MCP_SECTIONS_BWRAP'] ?? 'bwrap';
 }
 
-/** `program` as the first executable file of that name on this process's PATH; as given when it names a path or none is found. */
+/**
+ * `program` as the first executable file of that name on this process's
+ * `PATH`; as given when it names a path, or when none is found.
+ */
 function onSearchPath(program: string): string {
   if (program.includes('/')) return program;
   for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
