@@ -17,6 +17,7 @@ import { McpConnectionError } from '../core/errors.js';
 import { SharedAttempt } from '../core/shared-attempt.js';
 import { SensitivityEscalated } from '../runtime/events.js';
 import type { Session } from '../runtime/session.js';
+import { shownOriginalName } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
 import type { McpTool } from './bridge-tool.js';
 import type { ClientHandlers } from './client-handlers.js';
@@ -352,8 +353,13 @@ export class McpClientGroup {
         session: this.session,
         find: (original) =>
           this.#catalog.of(route.name).find((tool) => originalName(tool) === original),
-        toolNames: () => this.#catalog.of(route.name).map(originalName),
-        strictness: () => (route.switched ? 2 : route.isolateAt === undefined ? 0 : 1),
+        toolNames: () =>
+          this.#catalog
+            .of(route.name)
+            .map((tool) =>
+              tool.origin.kind === 'mcp' ? shownOriginalName(tool.origin) : tool.name,
+            ),
+        strictness: () => (route.switched ? 2 : route.isolateAt === undefined ? 1 : 0),
       }),
     );
     this.#unavailable.clear();

@@ -21,12 +21,14 @@ export interface PoolRegistration {
   readonly session: Session;
   /** The section's bridged tool for an original tool name. */
   find(originalName: string): McpTool | undefined;
-  /** The original names of the server's tools, for error messages. */
+  /** The original names of the server's tools as events show them, for error messages. */
   toolNames(): readonly string[];
   /**
-   * How strictly the section routes the server, for the pool to pick the
-   * strictest: 2 once its calls went to isolation, 1 when it isolates at
-   * some level, 0 when it never does.
+   * How strictly the section routes the server now, for the pool to pick
+   * the strictest: 2 once its calls go to isolation; 1 when it has no
+   * isolation (once the session holds private data it refuses every tool
+   * not declared closed-world); 0 when it isolates at a level not reached
+   * yet (until then it refuses only tools declared network-capable).
    */
   strictness(): number;
 }
@@ -183,7 +185,11 @@ export class McpConnectionPool {
     args: Record<string, unknown>,
     options: PoolCallOptions = {},
   ): Promise<CallToolResult> {
-    const { registration, tool } = this.#registration(serverName, options.session, toolName);
+    const { registration, tool, weaker } = this.#registration(
+      serverName,
+      options.session,
+      toolName,
+    );
     // A tool of another session (a resource registry its sessions share) would
     // run this call under this session's ratchet: it must say whose it is.
     if (
@@ -195,6 +201,11 @@ export class McpConnectionPool {
         serverName,
         'none',
         `server "${serverName}" is pooled for another session than the tool call asking for it; pass { session: context.session } to say whose ratchet the call runs under`,
+      );
+    }
+    if (tool === undefined && weaker !== undefined) {
+      return errorResult(
+        `server "${serverName}" runs "${toolName}" only through the section that routes it most strictly, which has no such tool now (it is connecting, or the server is unavailable to it); a section that routes it less strictly is not used in its place`,
       );
     }
     if (tool === undefined) {
@@ -219,34 +230,44 @@ export class McpConnectionPool {
 
   /**
    * The section that runs a call of `toolName`, and its tool: of the
-   * sections of the session that configure the server and have the tool
-   * (another, still connecting or without the server, has none yet), the
-   * one that routes it most strictly, the last of those; else the last one
-   * (whose tools the refusal lists). The last alone let the weakest routing
-   * a section configures win by the order of connects: a section that does
-   * not isolate the server took a call of a session at `confidential` to
-   * its normal deployment while another section had switched to isolation.
+   * sections of the session that configure the server, those that route it
+   * most strictly now ({@link PoolRegistration.strictness}), and of those
+   * the last that has the tool (another, still connecting or without the
+   * server, has none yet), else the last one (whose tools the refusal
+   * lists), with `weaker` naming a less strict section that has it. The
+   * last alone let the weakest routing a section configures win by the
+   * order of connects: a section that does not isolate the server took a
+   * call of a session at `confidential` to its normal deployment while
+   * another had switched to isolation; and a strict section without the
+   * tool (reconnecting, its endpoint down) must not pass the call on.
    */
   #registration(
     serverName: string,
     session: Session | undefined,
     toolName: string,
-  ): { readonly registration: PoolRegistration; readonly tool: McpTool | undefined } {
+  ): {
+    readonly registration: PoolRegistration;
+    readonly tool: McpTool | undefined;
+    readonly weaker?: PoolRegistration;
+  } {
     const all = this.#servers.get(serverName) ?? [];
     const candidates =
       session === undefined ? all : all.filter((entry) => entry.session === session);
-    let chosen = candidates.at(-1);
+    const strictness = candidates.map((candidate) => candidate.strictness());
+    const strictest = Math.max(-1, ...strictness);
+    let chosen: PoolRegistration | undefined;
     let tool: McpTool | undefined;
-    let strictest = -1;
+    let weaker: PoolRegistration | undefined;
     for (let index = candidates.length - 1; index >= 0; index -= 1) {
       const candidate = candidates[index]!;
-      const found = candidate.find(toolName);
-      if (found === undefined) continue;
-      const strictness = candidate.strictness();
-      if (strictness <= strictest) continue;
-      strictest = strictness;
-      chosen = candidate;
-      tool = found;
+      if (strictness[index] !== strictest) {
+        if (weaker === undefined && candidate.find(toolName) !== undefined) weaker = candidate;
+        continue;
+      }
+      chosen ??= candidate;
+      if (tool !== undefined) continue;
+      tool = candidate.find(toolName);
+      if (tool !== undefined) chosen = candidate;
     }
     if (chosen === undefined) {
       const known = [...this.#servers.keys()];
@@ -263,7 +284,9 @@ export class McpConnectionPool {
         `server "${serverName}" is pooled for several sessions; pass { session } to say whose ratchet the call runs under`,
       );
     }
-    return { registration: chosen, tool };
+    return tool === undefined && weaker !== undefined
+      ? { registration: chosen, tool, weaker }
+      : { registration: chosen, tool };
   }
 
   /** Closes every connection, whoever holds it. */

@@ -195,37 +195,39 @@ describe('McpConnectionPool', () => {
     expect(result).toMatchObject({ success: true, message: 'echo: still reachable' });
   });
 
-  it('runs a call on the section that routes the server most strictly, whatever the order of connects', async () => {
-    // One section isolates `x` (an isolated deployment), another does not.
+  describe('of the sections of a session that configure one server', () => {
     const arrivals: string[] = [];
-    /** A deployment: each connection gets a fresh server whose `where` names it. */
-    const deployment = (name: string) => ({
+    /** A deployment: each connection gets a fresh server whose tools name it; `down` refuses to connect. */
+    const deployment = (name: string, down = false) => ({
       connect: async (transport: Transport) => {
+        if (down) throw new Error(`${name} is down`);
         const mcp = new McpServer({ name, version: '1.0.0' });
+        const answer = (tool: string) => () => {
+          arrivals.push(`${name}:${tool}`);
+          return { content: [{ type: 'text' as const, text: name }] };
+        };
         mcp.registerTool(
           'where',
           { inputSchema: {}, annotations: { openWorldHint: false } },
-          () => {
-            arrivals.push(name);
-            return { content: [{ type: 'text' as const, text: name }] };
-          },
+          answer('where'),
         );
+        // Says nothing of its reach: MCP counts it as able to reach the network.
+        mcp.registerTool('plain', { inputSchema: {} }, answer('plain'));
         await mcp.connect(transport);
       },
       close: () => Promise.resolve(),
     });
-    const normal = { type: 'in-memory' as const, server: deployment('normal') as never };
-    const isolated = { type: 'in-memory' as const, server: deployment('isolated') as never };
-    for (const order of [
-      ['isolating', 'plain'],
-      ['plain', 'isolating'],
-    ]) {
+    const inMemory = (server: object) => ({ type: 'in-memory' as const, server: server as never });
+    const normal = inMemory(deployment('normal'));
+
+    /** Two sections of a new session, not connected: `x` isolated as `isolation` says, and `x` not isolated. */
+    function twoSections(isolation: McpServerConfig['isolation']) {
       const session = new Session();
       const made = {
         isolating: new McpIntegrationSection({
           key: 'mcp.isolating',
           session,
-          servers: [{ name: 'x', transport: normal, isolation: { transport: isolated } }],
+          servers: [{ name: 'x', transport: normal, isolation }],
         }),
         plain: new McpIntegrationSection({
           key: 'mcp.plain',
@@ -234,14 +236,58 @@ describe('McpConnectionPool', () => {
         }),
       };
       sections.push(made.isolating, made.plain);
-      for (const name of order) await made[name as keyof typeof made].connect();
+      return { session, made };
+    }
+
+    beforeEach(() => {
+      arrivals.length = 0;
+    });
+
+    it('runs a call on the one that routes it most strictly, whatever the order of connects', async () => {
+      for (const order of [
+        ['isolating', 'plain'],
+        ['plain', 'isolating'],
+      ] as const) {
+        const { session, made } = twoSections({ transport: inMemory(deployment('isolated')) });
+        for (const name of order) await made[name].connect();
+        session.privateData.add('patients', 'confidential');
+        const pool = session.resources.get(McpConnectionPool)!;
+        const result = await pool.callTool('x', 'where', {}, { session });
+        expect(result.content, order.join(' then ')).toEqual([{ type: 'text', text: 'isolated' }]);
+      }
+      expect(arrivals).toEqual(['isolated:where', 'isolated:where']);
+    });
+
+    it('passes no call on to a less strict one while the strictest has no tools', async () => {
+      // The session holds private data from the start, and the isolated deployment is down.
+      const { session, made } = twoSections({ transport: inMemory(deployment('isolated', true)) });
+      session.privateData.add('patients', 'confidential');
+      await made.isolating.connect().catch(() => undefined);
+      await made.plain.connect();
+      const pool = session.resources.get(McpConnectionPool)!;
+      const result = await pool.callTool('x', 'where', {}, { session });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain(
+        'only through the section that routes it most strictly',
+      );
+      expect(arrivals).toEqual([]);
+    });
+
+    it('below the level one isolates at, runs a call on one without isolation, which refuses more', async () => {
+      const { session, made } = twoSections({
+        transport: inMemory(deployment('isolated')),
+        at: 'secret',
+      });
+      await made.plain.connect();
+      await made.isolating.connect();
       session.privateData.add('patients', 'confidential');
       const pool = session.resources.get(McpConnectionPool)!;
-      arrivals.length = 0;
-      const result = await pool.callTool('x', 'where', {}, { session });
-      expect(result.content, order.join(' then ')).toEqual([{ type: 'text', text: 'isolated' }]);
-      expect(arrivals).toEqual(['isolated']);
-    }
+      // Unannotated: refused on a server without isolation once the session holds private data.
+      const result = await pool.callTool('x', 'plain', {}, { session });
+      expect(result.isError).toBe(true);
+      expect(JSON.stringify(result.content)).toContain('is blocked');
+      expect(arrivals).toEqual([]);
+    });
   });
 
   it('refuses a native tool of another session that shares the resources', async () => {

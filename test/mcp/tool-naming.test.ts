@@ -9,6 +9,7 @@ import {
   MAX_TOOL_DESCRIPTION_LENGTH,
   McpConfigError,
   McpConnectionError,
+  McpConnectionPool,
   McpIntegrationSection,
   McpSchemaError,
   Prompt,
@@ -241,6 +242,10 @@ describe('names in a connected section', () => {
     expect((await section.execute({ name: tool!.name, arguments: { id: '2' } })).success).toBe(
       true,
     );
+    const pooled = await session.resources
+      .get(McpConnectionPool)!
+      .callTool('crm', 'nosuch', {}, { session });
+    expect(JSON.stringify(pooled.content)).toContain('its tools: lookup_***');
     expect(JSON.stringify(events.all)).not.toContain(secret);
     // The same name on another connection of this process.
     const again = rawToolServer([objectTool(original)]);
