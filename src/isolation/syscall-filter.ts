@@ -130,7 +130,8 @@ export function sandboxSyscallFilter(arch: string = process.arch): Buffer {
 export function sandboxSyscallFilterFile(): string {
   const filter = sandboxSyscallFilter();
   const name = `filter-${createHash('sha256').update(filter).digest('hex').slice(0, 16)}.bpf`;
-  directory ??= privateDirectory();
+  // Found again when it is gone (a cleaner of the temporary directory took it).
+  if (directory === undefined || !isOwnDirectory(directory)) directory = privateDirectory();
   const file = path.join(directory, name);
   if (!holds(file, filter)) {
     // Written aside and renamed: another process reading it sees it whole.
@@ -153,9 +154,18 @@ function privateDirectory(): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  const stats = lstatSync(shared);
-  const ownAlone = stats.isDirectory() && stats.uid === uid && (stats.mode & 0o077) === 0;
-  return ownAlone ? shared : mkdtempSync(path.join(tmpdir(), 'mcp-sections-seccomp-'));
+  return isOwnDirectory(shared)
+    ? shared
+    : mkdtempSync(path.join(tmpdir(), 'mcp-sections-seccomp-'));
+}
+
+/** Whether `dir` is a directory (not a link) of this user's that no one else may write or read. */
+function isOwnDirectory(dir: string): boolean {
+  const stats = lstatSync(dir, { throwIfNoEntry: false });
+  const uid = process.getuid?.() ?? 0;
+  return (
+    stats !== undefined && stats.isDirectory() && stats.uid === uid && (stats.mode & 0o077) === 0
+  );
 }
 
 /** Whether `file` is a regular file (not a link) that holds exactly `content`. */

@@ -101,5 +101,9 @@ describe('sandboxSyscallFilter', () => {
     writeFileSync(file, Buffer.alloc(8));
     expect(sandboxSyscallFilterFile()).toBe(file);
     expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
+    // Its directory too, as a cleaner of the temporary directory takes it.
+    rmSync(path.dirname(file), { recursive: true });
+    expect(sandboxSyscallFilterFile()).toBe(file);
+    expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
   });
 });
