@@ -3,9 +3,10 @@
  * interpreter: what it answers each call of each ABI. (That the kernel
  * applies it is in test/integration/isolation-bubblewrap.test.ts.)
  */
-import { chmodSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   sandboxSyscallFilter,
   sandboxSyscallFilterFile,
@@ -44,6 +45,22 @@ function verdict(filter: Buffer, arch: number, number: number): number {
   }
   throw new Error('the filter did not return');
 }
+
+/**
+ * A temporary directory of this file's own: the tests below remove the
+ * filter and its directory, which sandboxes that other test files start
+ * meanwhile read from the shared one.
+ */
+const scratch = mkdtempSync(path.join(tmpdir(), 'syscall-filter-test-'));
+const tmpdirBefore = process.env['TMPDIR'];
+beforeAll(() => {
+  process.env['TMPDIR'] = scratch;
+});
+afterAll(() => {
+  if (tmpdirBefore === undefined) delete process.env['TMPDIR'];
+  else process.env['TMPDIR'] = tmpdirBefore;
+  rmSync(scratch, { recursive: true, force: true });
+});
 
 const X86_64 = 0xc000003e;
 const I386 = 0x40000003;
@@ -86,6 +103,7 @@ describe('sandboxSyscallFilter', () => {
 
   it("writes this host's filter where only this user can, readable by this user only", () => {
     const file = sandboxSyscallFilterFile();
+    expect(file.startsWith(`${scratch}${path.sep}`)).toBe(true);
     expect(sandboxSyscallFilterFile()).toBe(file);
     expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
     expect(statSync(file).mode & 0o777).toBe(0o400);
