@@ -188,9 +188,13 @@ export class SecretRedactor {
     const overlap = this.#secrets[0]!.length * ESCAPED_UNITS_PER_CHARACTER;
     const size = Math.max(ESCAPE_WINDOW, 4 * overlap);
     const spans: [number, number][] = [];
-    for (let start = 0; start < text.length; start += size) {
+    for (let start = 0; start < text.length;) {
       const window = text.slice(start, start + size + overlap);
-      for (const [from, to] of this.#escapedSecrets(window)) spans.push([start + from, start + to]);
+      const found = this.#escapedSecrets(window, size);
+      for (const [from, to] of found.spans) spans.push([start + from, start + to]);
+      // The next starts where an escape ends, never inside one (inside a run of
+      // backslashes it would read every pair after it the other way round).
+      start += found.next;
     }
     return maskSpans(text, spans);
   }
@@ -199,9 +203,13 @@ export class SecretRedactor {
    * Where `text` holds a secret once its escapes are read, as many times as
    * a writer may have escaped it ({@link MAX_ESCAPE_ROUNDS}: JSON in a JSON
    * string, an HTML page in one): each found in the text of one round and
-   * followed back through the rounds before it.
+   * followed back through the rounds before it. `next`: where a window
+   * after this one starts, at `size` or past the escape that holds it.
    */
-  #escapedSecrets(text: string): [number, number][] {
+  #escapedSecrets(
+    text: string,
+    size: number,
+  ): { readonly spans: [number, number][]; readonly next: number } {
     const rounds: ReadEscapes[] = [];
     for (let read = readEscapes(text); read !== undefined && rounds.length < MAX_ESCAPE_ROUNDS;) {
       rounds.push(read);
@@ -222,7 +230,7 @@ export class SecretRedactor {
         }
       }
     });
-    return spans;
+    return { spans, next: rounds[0]?.boundary(size) ?? size };
   }
 
   /** `text` with every secret masked where {@link BETWEEN} characters stand between its characters. */
@@ -484,6 +492,8 @@ interface ReadEscapes {
   origin(index: number): number;
   /** How many units of the escaped text unit `index` came from (1 when it was no escape). */
   width(index: number): number;
+  /** `position` of the escaped text, or where the escape that holds it ends. */
+  boundary(position: number): number;
 }
 
 /** HTML's named references that a writer uses for the characters it must escape. */
@@ -585,6 +595,20 @@ function readEscapes(text: string): ReadEscapes | undefined {
     width: (index) => {
       const k = before(index);
       return at[k] === index ? widths[k]! : 1;
+    },
+    boundary: (position) => {
+      // The last escape that starts before `position` (they start at at[k] + shift[k]).
+      let low = 0;
+      let high = at.length;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (at[middle]! + shift[middle]! < position) low = middle + 1;
+        else high = middle;
+      }
+      const k = low - 1;
+      if (k < 0) return position;
+      const end = at[k]! + shift[k]! + widths[k]!;
+      return end > position ? end : position;
     },
   };
 }

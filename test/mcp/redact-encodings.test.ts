@@ -221,6 +221,18 @@ describe('SecretRedactor: JSON escapes', () => {
     }
   });
 
+  it('reads a run of escaped backslashes the same way across where a window ends', () => {
+    // A window that started inside an escape read every pair after it the other
+    // way round, and the last backslash took the secret's `t` for a tab.
+    const secret = 'tok&en-4fz9QwX2';
+    const redactor = new SecretRedactor([secret]);
+    const go = secret.replace('&', '\\u0026');
+    for (const lead of [65_535, 65_536]) {
+      const text = `${'a'.repeat(lead)}${'\\\\'.repeat(4_000)}${go} tail`;
+      expect(redactor.redact(text).endsWith(`\\\\*** tail`), String(lead)).toBe(true);
+    }
+  });
+
   it('masks a secret as Node shows a buffer of it, and as JSON writes one', () => {
     const secret = 'ghp_Zk81mQ2vX9';
     const redactor = new SecretRedactor([secret]);
