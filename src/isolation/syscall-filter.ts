@@ -19,6 +19,7 @@ import {
   mkdtempSync,
   readFileSync,
   renameSync,
+  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { endianness, tmpdir } from 'node:os';
@@ -154,9 +155,11 @@ function privateDirectory(): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
-  return isOwnDirectory(shared)
-    ? shared
-    : mkdtempSync(path.join(tmpdir(), 'mcp-sections-seccomp-'));
+  if (isOwnDirectory(shared)) return shared;
+  // This process's own, removed as it ends.
+  const own = mkdtempSync(path.join(tmpdir(), 'mcp-sections-seccomp-'));
+  process.once('exit', () => rmSync(own, { recursive: true, force: true }));
+  return own;
 }
 
 /** Whether `dir` is a directory (not a link) of this user's that no one else may write or read. */
