@@ -103,13 +103,13 @@ export class SecretRedactor {
     for (const secret of this.#secrets) {
       if (out.includes(secret)) out = out.split(secret).join(MASK);
     }
-    // A secret split by characters a reader does not see (a zero-width
-    // space between its letters) or by a line break reads whole on a screen.
     // As a JSON writer escapes it inside a string (a log line, a result
     // written out), each writer other characters, or as HTML writes it.
     if (this.#secrets.length > 0 && (out.includes('\\') || out.includes('&'))) {
       out = this.#maskEscaped(out);
     }
+    // A secret split by characters a reader does not see (a zero-width
+    // space between its letters) or by a line break reads whole on a screen.
     if (this.#secrets.length > 0 && BETWEEN.test(out)) out = this.#maskSpread(out);
     // A secret can also travel encoded, whole or in part: percent-encoded
     // with either case of hex, or form-encoded with `+` for a space.
