@@ -4,6 +4,7 @@
  * reason and no sandbox where it does not, unless the unshare fallback is
  * asked for explicitly.
  */
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxedCommand, sandboxSupport } from '../../src/isolation/sandbox.js';
 import { SANDBOX_LAUNCHER } from '../../src/isolation/sandbox-launcher.js';
@@ -23,6 +24,8 @@ describe('sandboxSupport', () => {
       expect(support).toMatchObject({ available: true, backend: 'bubblewrap' });
       expect(support.flags).toEqual(expect.arrayContaining(['--unshare-all', '--unshare-user']));
       const wrapped = sandboxedCommand(line, plan, support);
+      // Found on this process's PATH: the shell that starts it has the server's.
+      expect(path.isAbsolute(support.program ?? '')).toBe(true);
       // The shell hands bubblewrap its syscall filter and becomes it.
       expect(wrapped.command).toBe('/bin/sh');
       expect(wrapped.args.slice(3, 5)).toEqual([support.syscallFilter, support.program]);

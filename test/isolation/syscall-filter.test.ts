@@ -124,4 +124,17 @@ describe('sandboxSyscallFilter', () => {
     expect(sandboxSyscallFilterFile()).toBe(file);
     expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
   });
+
+  it("writes it into a directory of its own when the shared one is not this user's alone", () => {
+    const shared = path.dirname(sandboxSyscallFilterFile());
+    chmodSync(shared, 0o777); // another user could put another filter there
+    try {
+      const file = sandboxSyscallFilterFile();
+      expect(path.dirname(file)).not.toBe(shared);
+      expect(statSync(path.dirname(file)).mode & 0o077).toBe(0);
+      expect(readFileSync(file)).toEqual(sandboxSyscallFilter());
+    } finally {
+      chmodSync(shared, 0o700);
+    }
+  });
 });

@@ -18,6 +18,8 @@ import {
   TOOL_NAME_PATTERN,
   ToolInvoked,
   invokeTool,
+  requireApproval,
+  type ApprovalRequest,
   type McpServerConfig,
 } from '../../src/index.js';
 import fc from 'fast-check';
@@ -242,6 +244,22 @@ describe('names in a connected section', () => {
     expect((await section.execute({ name: tool!.name, arguments: { id: '2' } })).success).toBe(
       true,
     );
+    // A policy names the tool as the server does; the request it makes shows the name masked.
+    const asked: ApprovalRequest[] = [];
+    const denied = await invokeTool(
+      tool!,
+      { id: '3' },
+      {
+        session,
+        policies: [requireApproval({ tools: [original] })],
+        approval: (request) => {
+          asked.push(request);
+          return { deny: 'no' };
+        },
+      },
+    );
+    expect(denied.success).toBe(false);
+    expect(asked.map((request) => request.originalName)).toEqual(['lookup_***']);
     const pooled = await session.resources
       .get(McpConnectionPool)!
       .callTool('crm', 'nosuch', {}, { session });
