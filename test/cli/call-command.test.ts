@@ -11,7 +11,15 @@ import { CliError, EXIT_CODES } from '../../src/cli/exit-codes.js';
 import type { HttpHost, RawTool } from '../support/mcp-fixtures.js';
 import { freePort } from '../support/ports.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
-import { captureIo, configDir, startToolHost, type ConfigDir, commandContext } from './mcp-host.js';
+import {
+  captureIo,
+  configDir,
+  hostWithToken,
+  startToolHost,
+  type ConfigDir,
+  commandContext,
+  type SecretHost,
+} from './mcp-host.js';
 
 const text = (value: string) => () => ({ content: [{ type: 'text' as const, text: value }] });
 const TOOLS: readonly RawTool[] = [
@@ -158,24 +166,23 @@ describe('callCommand output of a server with secrets', () => {
     content: [{ type: 'text' as const, text: `authenticated with ${TOKEN}` }],
   });
   const before = childPids();
-  let host: HttpHost;
-  let dir: ConfigDir;
+  let secretHost: SecretHost;
   let config: string;
 
   beforeAll(async () => {
-    host = await startToolHost([
-      { name: 'whoami', inputSchema: { type: 'object' }, handler: echoing(false) },
-      { name: 'refuse', inputSchema: { type: 'object' }, handler: echoing(true) },
-    ]);
-    dir = await configDir('cli-call-secrets');
-    config = await dir.write('servers.json', {
-      srv: { type: 'http', url: host.url('/mcp'), headers: { Authorization: `Bearer ${TOKEN}` } },
-    });
+    secretHost = await hostWithToken(
+      [
+        { name: 'whoami', inputSchema: { type: 'object' }, handler: echoing(false) },
+        { name: 'refuse', inputSchema: { type: 'object' }, handler: echoing(true) },
+      ],
+      'cli-call-secrets',
+      TOKEN,
+    );
+    config = secretHost.config;
   });
 
   afterAll(async () => {
-    await host.close();
-    await dir.remove();
+    await secretHost.close();
     expect(await expectNoNewChildren(before)).toEqual([]);
   });
 

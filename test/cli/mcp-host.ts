@@ -36,6 +36,38 @@ export function startToolHost(tools: readonly RawTool[]): Promise<HttpHost> {
   });
 }
 
+/** A tool host, and a config file that names it as `srv` with a secret. */
+export interface SecretHost {
+  readonly host: HttpHost;
+  readonly dir: ConfigDir;
+  /** The path of `servers.json`: `srv` over HTTP, with `Authorization: Bearer <token>`. */
+  readonly config: string;
+  /** Stops the host and removes the config's directory. */
+  close(): Promise<void>;
+}
+
+/** Starts a host of `tools` and writes a config that reaches it with `token` as its bearer. */
+export async function hostWithToken(
+  tools: readonly RawTool[],
+  prefix: string,
+  token: string,
+): Promise<SecretHost> {
+  const host = await startToolHost(tools);
+  const dir = await configDir(prefix);
+  const config = await dir.write('servers.json', {
+    srv: { type: 'http', url: host.url('/mcp'), headers: { Authorization: `Bearer ${token}` } },
+  });
+  return {
+    host,
+    dir,
+    config,
+    close: async () => {
+      await host.close();
+      await dir.remove();
+    },
+  };
+}
+
 /** A directory under the repository's `.tmp/` for config files. */
 export interface ConfigDir {
   readonly dir: string;

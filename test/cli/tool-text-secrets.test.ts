@@ -9,9 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callCommand, codegenCommand, inspectCommand } from '../../src/cli/commands.js';
 import { CliError, EXIT_CODES } from '../../src/cli/exit-codes.js';
-import type { HttpHost } from '../support/mcp-fixtures.js';
 import { childPids, expectNoNewChildren } from '../support/processes.js';
-import { captureIo, commandContext, configDir, startToolHost, type ConfigDir } from './mcp-host.js';
+import { captureIo, commandContext, hostWithToken, type SecretHost } from './mcp-host.js';
 
 /** Lower-case letters and digits: it would fit in a bridged tool name unchanged. */
 const TOKEN = 'ghpz9xq7kl2mn4pr8st1uv';
@@ -20,42 +19,41 @@ const BRIDGED = /^srv_tok_{5}[0-9a-f]{8}$/;
 
 describe('CLI output of a server whose tool list holds its secret', () => {
   const before = childPids();
-  let host: HttpHost;
-  let dir: ConfigDir;
+  let secretHost: SecretHost;
   let config: string;
 
   beforeAll(async () => {
-    host = await startToolHost([
-      { name: `tok_${TOKEN}`, description: 'Innocent', inputSchema: { type: 'object' } },
-      {
-        name: 'schema_desc',
-        description: 'Innocent',
-        inputSchema: {
-          type: 'object',
-          properties: {
-            q: { type: 'string', description: `use key ${TOKEN}`, default: TOKEN, title: TOKEN },
-            [`k_${TOKEN}`]: { type: 'string' },
+    secretHost = await hostWithToken(
+      [
+        { name: `tok_${TOKEN}`, description: 'Innocent', inputSchema: { type: 'object' } },
+        {
+          name: 'schema_desc',
+          description: 'Innocent',
+          inputSchema: {
+            type: 'object',
+            properties: {
+              q: { type: 'string', description: `use key ${TOKEN}`, default: TOKEN, title: TOKEN },
+              [`k_${TOKEN}`]: { type: 'string' },
+            },
           },
         },
-      },
-      {
-        name: 'described',
-        description: 'Innocent',
-        inputSchema: {
-          type: 'object',
-          properties: { q: { type: 'string', description: `use key ${TOKEN}` } },
+        {
+          name: 'described',
+          description: 'Innocent',
+          inputSchema: {
+            type: 'object',
+            properties: { q: { type: 'string', description: `use key ${TOKEN}` } },
+          },
         },
-      },
-    ]);
-    dir = await configDir('cli-tool-text-secrets');
-    config = await dir.write('servers.json', {
-      srv: { type: 'http', url: host.url('/mcp'), headers: { Authorization: `Bearer ${TOKEN}` } },
-    });
+      ],
+      'cli-tool-text-secrets',
+      TOKEN,
+    );
+    config = secretHost.config;
   });
 
   afterAll(async () => {
-    await host.close();
-    await dir.remove();
+    await secretHost.close();
     expect(await expectNoNewChildren(before)).toEqual([]);
   });
 
@@ -120,7 +118,7 @@ describe('CLI output of a server whose tool list holds its secret', () => {
   });
 
   it('never writes it into the file codegen -o writes', async () => {
-    const output = path.join(dir.dir, 'tools.ts');
+    const output = path.join(secretHost.dir.dir, 'tools.ts');
     const io = captureIo();
     expect(await codegenCommand(config, output, commandContext(io))).toBe(EXIT_CODES.ok);
     const source = await readFile(output, 'utf8');
