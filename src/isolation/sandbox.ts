@@ -30,8 +30,6 @@ export interface SandboxSupport {
   readonly flags: readonly string[];
   /** Why not, when unavailable: names what is missing and how to get it. */
   readonly reason?: string;
-  /** bubblewrap's syscall filter, a file (`syscall-filter.ts`). */
-  readonly syscallFilter?: string;
 }
 
 /** Options of {@link sandboxSupport}. */
@@ -108,18 +106,11 @@ export function sandboxSupport(options: SandboxSupportOptions = {}): SandboxSupp
     namespaces = BUBBLEWRAP_NAMESPACES.filter((flag) => flag !== '--disable-userns');
     probe = probeBubblewrap(bwrap, namespaces, syscallFilter);
   }
-  if (probe.ok && syscallFilter !== undefined) {
-    return {
-      available: true,
-      backend: 'bubblewrap',
-      program: bwrap,
-      flags: namespaces,
-      syscallFilter,
-    };
-  }
-  const why = probe.ok ? 'no syscall filter' : probe.why;
+  // Only a probe with the filter (written, then taken) can have passed here.
+  if (probe.ok)
+    return { available: true, backend: 'bubblewrap', program: bwrap, flags: namespaces };
   const missing =
-    `bubblewrap (${bwrap}) cannot sandbox a stdio server here: ${why}; ` +
+    `bubblewrap (${bwrap}) cannot sandbox a stdio server here: ${probe.why}; ` +
     'install the "bubblewrap" package (apt-get install bubblewrap), allow unprivileged user namespaces, ' +
     'or set isolation.unshareFallback: true to accept a sandbox that only removes the network';
   if (options.allowUnshare !== true) return { available: false, flags: [], reason: missing };

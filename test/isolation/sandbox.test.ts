@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sandboxedCommand, sandboxSupport } from '../../src/isolation/sandbox.js';
 import { SANDBOX_LAUNCHER } from '../../src/isolation/sandbox-launcher.js';
+import { sandboxSyscallFilterFile } from '../../src/isolation/syscall-filter.js';
 
 const line = { command: 'node', args: ['server.js'], env: { PATH: '/usr/bin' } };
 const plan = { workspace: undefined, readOnly: [] };
@@ -28,7 +29,7 @@ describe('sandboxSupport', () => {
       expect(path.isAbsolute(support.program ?? '')).toBe(true);
       // The shell hands bubblewrap its syscall filter and becomes it.
       expect(wrapped.command).toBe('/bin/sh');
-      expect(wrapped.args.slice(3, 5)).toEqual([support.syscallFilter, support.program]);
+      expect(wrapped.args.slice(3, 5)).toEqual([sandboxSyscallFilterFile(), support.program]);
       expect(wrapped.args.slice(5, 5 + support.flags.length)).toEqual([...support.flags]);
       expect(wrapped.args).toEqual(
         expect.arrayContaining(['--cap-drop', 'ALL', '--die-with-parent']),
