@@ -77,6 +77,23 @@ export interface BridgeContext {
   readonly listedWhilePrivate: boolean;
 }
 
+/** The extra check of each pool call, by its context: see {@link withSendCheck}. */
+const sendChecks = new WeakMap<ToolContext, () => string | undefined>();
+
+/**
+ * @internal `tool` for one call of the connection pool, which chose its
+ * section when the call started: `check` is asked with the ratchet, each
+ * time the call is about to be sent (a wait for the store, a switch or a
+ * reconnect, and a retry, come before), and refuses it when it gives a
+ * reason. Only a session with private data moves what the pool chose on.
+ */
+export function withSendCheck(tool: McpTool, check: () => string | undefined): McpTool {
+  return tool.withHandler((args, context) => {
+    sendChecks.set(context, check);
+    return tool.handler(args, context);
+  });
+}
+
 /**
  * Makes a {@link Tool} for one MCP tool. Its validator is built from the
  * server's JSON Schema when the tool is first called (and cached by schema
@@ -243,7 +260,7 @@ class BridgedCall {
         if (unsynced !== undefined) return unsynced;
       }
       // Refused now, the call does not wait for a switch.
-      const refused = this.refusal();
+      const refused = this.refusal(tool);
       if (refused !== undefined) return ToolResult.error(refused);
       const sensitivity = session.privateData.sensitivity;
       connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
@@ -264,7 +281,7 @@ class BridgedCall {
     tool: ToolContext,
     retried: boolean,
   ): Promise<ToolResult<McpToolValue | null>> {
-    const refused = this.refusal();
+    const refused = this.refusal(tool);
     if (refused !== undefined) return Promise.resolve(ToolResult.error(refused));
     // A connection that is (re)connecting would send later, unchecked: wait, then start over.
     if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
@@ -483,15 +500,20 @@ class BridgedCall {
     );
   }
 
-  /** Why the ratchet refuses a call now, if it does: never while the session holds no private data. */
-  refusal(): string | undefined {
+  /**
+   * Why the ratchet refuses a call now, if it does: never while the session
+   * holds no private data. Given the call's context, a pool call's own
+   * check ({@link withSendCheck}) is asked too.
+   */
+  refusal(call?: ToolContext): string | undefined {
     const { route, session } = this.#context;
     // The common call is decided without reading the listing.
     if (!session.privateData.hasPrivateData) return undefined;
-    return callRefusal(this.#bridgedName, this.#listedNow(route).reach, {
+    const refused = callRefusal(this.#bridgedName, this.#listedNow(route).reach, {
       hasPrivateData: true,
       serverIsolated: route.isolateAt !== undefined,
     });
+    return refused ?? (call === undefined ? undefined : sendChecks.get(call)?.());
   }
 
   /**

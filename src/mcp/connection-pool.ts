@@ -5,7 +5,7 @@ import type { McpTransportConfig } from '../config/server-config.js';
 import type { Session } from '../runtime/session.js';
 import { inAnyCall } from '../runtime/call-journal.js';
 import { invokeTool } from '../tools/invoke-tool.js';
-import type { McpTool } from './bridge-tool.js';
+import { type McpTool, withSendCheck } from './bridge-tool.js';
 import type { ClientHandlers } from './client-handlers.js';
 import type { Endpoint, McpServerConnection } from './server-connection.js';
 
@@ -171,7 +171,11 @@ export class McpConnectionPool {
    * the call refused when the ratchet blocks it (the server is not
    * reached), routed to the isolated endpoint or sandbox once the session
    * is escalated, rolled back on failure, and published as `ToolInvoked`.
-   * A refusal or failure comes back as an `isError` result.
+   * A refusal or failure comes back as an `isError` result. When several
+   * sections of the session configure the server, the one that routes it
+   * most strictly runs the call; if another comes to route it more
+   * strictly before the call is sent, the call is refused there (a
+   * `ToolInvoked` failure) and runs once more on the new choice.
    *
    * @throws McpConnectionError when no connected section of this pool has
    *   the server (of `options.session`, when given), or when the pool has
@@ -179,11 +183,21 @@ export class McpConnectionPool {
    *   say which.
    * @throws McpFatalToolError when the tool failed with the `[FATAL] ` tier.
    */
-  async callTool(
+  callTool(
     serverName: string,
     toolName: string,
     args: Record<string, unknown>,
     options: PoolCallOptions = {},
+  ): Promise<CallToolResult> {
+    return this.#call(serverName, toolName, args, options, false);
+  }
+
+  async #call(
+    serverName: string,
+    toolName: string,
+    args: Record<string, unknown>,
+    options: PoolCallOptions,
+    rechosen: boolean,
   ): Promise<CallToolResult> {
     const { registration, tool, weaker } = this.#registration(
       serverName,
@@ -213,11 +227,22 @@ export class McpConnectionPool {
         `server "${serverName}" has no tool "${toolName}"; its tools: ${registration.toolNames().join(', ') || '(none)'}`,
       );
     }
-    const result = await invokeTool(tool, args, {
+    // The choice holds until the call is sent: a section that came to route
+    // the server more strictly meanwhile (the session's private data rose
+    // past its level) takes the call, chosen again once.
+    let overtaken = false;
+    const check = (): string | undefined => {
+      if (this.#strictestNow(serverName, registration.session) <= registration.strictness())
+        return undefined;
+      overtaken = true;
+      return `server "${serverName}" was not called through the section chosen when the call started: before it was sent, another section of the session came to route the server more strictly`;
+    };
+    const result = await invokeTool(withSendCheck(tool, check), args, {
       session: registration.session,
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.deadline === undefined ? {} : { deadline: options.deadline }),
     });
+    if (overtaken && !rechosen) return this.#call(serverName, toolName, args, options, true);
     if (!result.success) return errorResult(result.message);
     const value = result.value;
     return {
@@ -226,6 +251,15 @@ export class McpConnectionPool {
         ? {}
         : { structuredContent: value.structuredContent }),
     };
+  }
+
+  /** How strictly the most strict of the session's sections that configure the server routes it now. */
+  #strictestNow(serverName: string, session: Session): number {
+    let strictest = -1;
+    for (const candidate of this.#servers.get(serverName) ?? []) {
+      if (candidate.session === session) strictest = Math.max(strictest, candidate.strictness());
+    }
+    return strictest;
   }
 
   /**

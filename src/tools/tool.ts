@@ -247,12 +247,24 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   /**
    * @internal The same tool under another description (checked by the
    * caller): every other option, internal ones included, is this tool's.
-   * Kept beside the constructor, so that an option added there is copied.
    */
   withDescription(description: string): Tool<S, R> {
+    return this.#with({ description });
+  }
+
+  /**
+   * @internal The same tool with another handler: every other option,
+   * internal ones included, is this tool's (the connection pool's calls).
+   */
+  withHandler(handler: ToolHandler<z.output<S>, R>): Tool<S, R> {
+    return this.#with({ handler });
+  }
+
+  /** A copy with some options changed; beside the constructor, so that an option added there is copied. */
+  #with(changes: Partial<Pick<ToolOptions<S, R>, 'description' | 'handler'>>): Tool<S, R> {
     return Tool.trusted({
       name: this.name,
-      description,
+      description: this.description,
       params: () => this.params,
       inputSchema: this.inputSchema,
       annotations: this.annotations,
@@ -262,6 +274,7 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
       writesInCall: this.writesInCall,
       refusal: this.refusal,
       maskInEvents: this.maskInEvents,
+      ...changes,
     });
   }
 

@@ -1,5 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { McpConnectionError } from '../../src/core/errors.js';
@@ -8,8 +11,10 @@ import { McpConnectionPool } from '../../src/mcp/connection-pool.js';
 import { McpServerDisconnected, McpServerLog } from '../../src/mcp/events.js';
 import { McpIntegrationSection } from '../../src/mcp/section.js';
 import { ResourceRegistry } from '../../src/runtime/resources.js';
+import { FileSessionStore } from '../../src/runtime/store/file-session-store.js';
 import { Session } from '../../src/runtime/session.js';
 import { invokeTool } from '../../src/tools/invoke-tool.js';
+import { ToolInvoked } from '../../src/runtime/events.js';
 import { Tool } from '../../src/tools/tool.js';
 import { ToolResult } from '../../src/tools/tool-result.js';
 import {
@@ -220,9 +225,8 @@ describe('McpConnectionPool', () => {
     const inMemory = (server: object) => ({ type: 'in-memory' as const, server: server as never });
     const normal = inMemory(deployment('normal'));
 
-    /** Two sections of a new session, not connected: `x` isolated as `isolation` says, and `x` not isolated. */
-    function twoSections(isolation: McpServerConfig['isolation']) {
-      const session = new Session();
+    /** Two sections of a session (a new one by default), not connected: `x` isolated as `isolation` says, and `x` not isolated. */
+    function twoSections(isolation: McpServerConfig['isolation'], session = new Session()) {
       const made = {
         isolating: new McpIntegrationSection({
           key: 'mcp.isolating',
@@ -271,6 +275,42 @@ describe('McpConnectionPool', () => {
         'only through the section that routes it most strictly',
       );
       expect(arrivals).toEqual([]);
+    });
+
+    it('moves a call to the one that came to route it more strictly before it was sent', async () => {
+      const directory = await mkdtemp(path.join(tmpdir(), 'mcp-sections-pool-store-'));
+      try {
+        const worker = (): Promise<Session> =>
+          Session.open({ sessionId: 'pooled', store: new FileSessionStore({ directory }) });
+        const { session, made } = twoSections(
+          { transport: inMemory(deployment('isolated')), at: 'secret' },
+          await worker(),
+        );
+        await made.plain.connect();
+        await made.isolating.connect();
+        session.privateData.add('patients', 'confidential');
+        await session.flushPrivateData();
+        // Another worker raises the session past the isolating section's level: this one
+        // reads it only when the call syncs with the store, after the pool chose.
+        const other = await worker();
+        other.privateData.add('records', 'secret');
+        await other.flushPrivateData();
+        const events = recordEvents(session);
+        const pool = session.resources.get(McpConnectionPool)!;
+
+        const result = await pool.callTool('x', 'where', {}, { session });
+
+        expect(result.content).toEqual([{ type: 'text', text: 'isolated' }]);
+        expect(arrivals).toEqual(['isolated:where']);
+        // The first choice refused the call before it was sent, and says why.
+        const invoked = events.of(ToolInvoked);
+        expect(invoked.map((event) => event.result.success)).toEqual([false, true]);
+        expect(invoked[0]!.result.message).toContain(
+          'before it was sent, another section of the session came to route the server more strictly',
+        );
+      } finally {
+        await rm(directory, { recursive: true, force: true });
+      }
     });
 
     it('below the level one isolates at, runs a call on one without isolation, which refuses more', async () => {
