@@ -8,13 +8,14 @@
  * by anyone, moves the places of the edits still to make, and an element
  * that a change moved is found again by identity. Undoing checks that each
  * element is still the one the write left before it takes it out or swaps
- * it back; one another writer changed since only inside the members the
- * write changed too (a message each added to one thread) is undone inside
- * it ({@link revertValue}). A write's moves (a sort, a swap) are undone
- * all together, or not at all once a later change moved them again.
+ * it back; one another writer changed since in place is undone inside it
+ * where the two changes do not meet ({@link revertValue}), told from one
+ * replaced by where each later change was ({@link noteInside}). A
+ * write's moves (a sort, a swap) are undone all together, or not at all
+ * once a later change moved them again.
  */
 import { isJsonRecord } from '../core/json.js';
-import { shallowCopy } from './value-paths.js';
+import { type Path, shallowCopy } from './value-paths.js';
 
 /**
  * One element-level change of a write, as its undo sees it: `swap` (the
@@ -40,6 +41,20 @@ export interface ArrayEdit {
   readonly moved?: true;
   /** An insert's anchor: the element its elements came after ({@link NONE}: the first). */
   readonly follows?: unknown;
+  /**
+   * Where later changes changed the element since the write, as paths in
+   * it (`[]`: a writer replaced it), while each said where
+   * ({@link noteInside}); null once a write's patches did not. Lets the
+   * undo take the write's members out beside another writer's edits of
+   * other members ({@link revertValue}).
+   */
+  inside?: Path[] | null;
+  /**
+   * The element as the last writer who changed it in place left it (an
+   * object the write left, not moved by it): followed by identity, as
+   * `expected` is, through later reorders.
+   */
+  seen?: object;
 }
 
 /** No element: an array may hold `undefined` itself. */
@@ -142,7 +157,7 @@ export function followEdits(
       edit.at = at + becameEnd - wasEnd;
       continue;
     }
-    const found = indexNear(after, edit.expected, start, becameEnd, at >= 0 ? at : start);
+    const found = findElement(after, edit, start, becameEnd, at >= 0 ? at : start);
     // An element the write moved that a later change moved again (a sort after
     // a reverse): the later order wins, and the write's moves are not undone.
     if (found >= 0 && edit.moved === true && at >= 0 && found !== at) {
@@ -158,6 +173,52 @@ export function followEdits(
     edit.at = at >= 0 && inPlace ? at : -1;
   }
   return touched;
+}
+
+/**
+ * Notes, for each edit whose element a change of the array (from `before`
+ * to `after`, the edits' places already followed into `after`) changed in
+ * place, the element as it left it, and where it changed it: the paths
+ * `patches` name in the element (the change's patch paths from the array
+ * on, an element's index first: a write's, which tell a member replaced
+ * from one edited), or, for a change without patches (an undo, which
+ * puts earlier values back), the members it differs in. A write whose
+ * patches name none of the element leaves its places unknown (null) for good.
+ */
+export function noteInside(
+  edits: readonly ArrayEdit[],
+  before: readonly unknown[],
+  after: readonly unknown[],
+  region: Region,
+  patches: readonly Path[] | undefined,
+): void {
+  for (const edit of edits) {
+    const at = edit.at;
+    if (edit.kind !== 'swap' || edit.moved === true) continue;
+    if (at < region.start || at >= region.becameEnd) continue;
+    const element = after[at];
+    // The edit's element itself (moved, or not changed), or one this change did not touch.
+    if (Object.is(element, edit.expected) || Object.is(element, edit.seen)) continue;
+    if (Object.is(before[at], element)) continue;
+    if (typeof element === 'object' && element !== null) edit.seen = element;
+    if (edit.inside === null) continue;
+    const tails =
+      patches === undefined
+        ? changedPaths(before[at], element, [], [])
+        : patches.filter((path) => String(path[0]) === String(at)).map((path) => path.slice(1));
+    edit.inside = tails.length === 0 ? null : [...(edit.inside ?? []), ...tails];
+  }
+}
+
+/** The paths where `after` differs from `before`: into objects both are, by identity elsewhere. */
+function changedPaths(before: unknown, after: unknown, path: Path, found: Path[]): Path[] {
+  if (Object.is(before, after)) return found;
+  if (isJsonRecord(before) && isJsonRecord(after)) {
+    for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+      changedPaths(member(before, key), member(after, key), [...path, key], found);
+    }
+  } else found.push(path);
+  return found;
 }
 
 /**
@@ -185,8 +246,10 @@ export function undoEdits(
     // A moved element is followed exactly, or not at all (see followEdits).
     const object =
       typeof edit.expected === 'object' && edit.expected !== null && edit.moved !== true;
-    if (object && (at < 0 || claimed(at) || !Object.is(current[at], edit.expected))) {
-      const found = indexNear(current, edit.expected, 0, current.length, edit.at, claimed);
+    const here = (index: number): boolean =>
+      Object.is(current[index], edit.expected) || Object.is(current[index], edit.seen);
+    if (object && (at < 0 || claimed(at) || !here(at))) {
+      const found = findElement(current, edit, 0, current.length, edit.at, claimed);
       if (found >= 0) at = found;
     }
     if (at >= 0 && !claimed(at) && Object.is(current[at], edit.expected)) {
@@ -199,7 +262,7 @@ export function undoEdits(
     // where the two changes do not meet; a move or an addition is not.
     const reverted =
       edit.kind === 'swap' && edit.moved !== true && at >= 0 && !claimed(at)
-        ? revertValue(current[at], edit.restore, edit.expected)
+        ? revertValue(current[at], edit.restore, edit.expected, edit.inside)
         : FAILED;
     if (reverted !== FAILED) replaced.set(at, reverted);
     else {
@@ -241,10 +304,16 @@ function insertionGap(current: readonly unknown[], edit: ArrayEdit): number {
  * `current` with the change from `before` to `after` undone, as a new
  * frozen value sharing what it does not change, when `current` is what the
  * change left but for changes inside the very members it changed (an
- * array both wrote into); {@link FAILED} when another change stands in
- * the way.
+ * array both wrote into), or, when `inside` says where every later change
+ * of an object was, changes of other members; {@link FAILED} when another
+ * change stands in the way.
  */
-export function revertValue(current: unknown, before: unknown, after: unknown): unknown {
+export function revertValue(
+  current: unknown,
+  before: unknown,
+  after: unknown,
+  inside?: readonly Path[] | null,
+): unknown {
   if (Object.is(current, after)) return before;
   if (Object.is(before, after)) return current;
   if (Array.isArray(current) && Array.isArray(before) && Array.isArray(after)) {
@@ -254,13 +323,18 @@ export function revertValue(current: unknown, before: unknown, after: unknown): 
     return missed.length > 0 ? FAILED : Object.freeze(next);
   }
   if (!isJsonRecord(current) || !isJsonRecord(before) || !isJsonRecord(after)) return FAILED;
-  // Only the object the write changed, changed since where the write did too:
-  // one whose other members differ was replaced or edited elsewhere, and a
-  // member equal by chance must not be taken for the write's.
+  const known = inside ?? undefined;
+  // Replaced since: the members equal to the write's are the other writer's.
+  if (known?.some((path) => path.length === 0) === true) return FAILED;
+  // Without the places of later changes, only the object the write changed,
+  // changed since where the write did too: one whose other members differ
+  // was replaced or edited elsewhere, and a member equal by chance must not
+  // be taken for the write's. With them, a member another writer changed is
+  // told from one replaced by the path of its change.
   for (const key of new Set([...Object.keys(current), ...Object.keys(after)])) {
     const became = member(after, key);
     if (Object.is(member(before, key), became) && !Object.is(member(current, key), became)) {
-      return FAILED;
+      if (known === undefined || !known.some((path) => String(path[0]) === key)) return FAILED;
     }
   }
   let copy: Record<string | number, unknown> | undefined;
@@ -269,7 +343,8 @@ export function revertValue(current: unknown, before: unknown, after: unknown): 
     const became = member(after, key);
     if (Object.is(was, became)) continue;
     const now = member(current, key);
-    const reverted = revertValue(now, was, became);
+    const under = known?.filter((path) => String(path[0]) === key).map((path) => path.slice(1));
+    const reverted = revertValue(now, was, became, under);
     if (reverted === FAILED) return FAILED;
     if (Object.is(reverted, now)) continue;
     copy ??= shallowCopy(current);
@@ -281,6 +356,31 @@ export function revertValue(current: unknown, before: unknown, after: unknown): 
 
 function member(object: object, key: string): unknown {
   return Object.hasOwn(object, key) ? (object as Record<string, unknown>)[key] : ABSENT;
+}
+
+/**
+ * Where `edit`'s element is in `[from, to)` of `list`, nearest `hint`: as
+ * the last writer who changed it left it, else as the write left it (what
+ * came between was undone: the later places are forgotten); -1 when none.
+ */
+function findElement(
+  list: readonly unknown[],
+  edit: ArrayEdit,
+  from: number,
+  to: number,
+  hint: number,
+  taken?: (index: number) => boolean,
+): number {
+  if (edit.seen !== undefined) {
+    const found = indexNear(list, edit.seen, from, to, hint, taken);
+    if (found >= 0) return found;
+  }
+  const found = indexNear(list, edit.expected, from, to, hint, taken);
+  if (found >= 0 && edit.seen !== undefined) {
+    delete edit.seen;
+    delete edit.inside;
+  }
+  return found;
 }
 
 /** The index in `[from, to)` of `list` that holds `value` (the very value), nearest `hint`; -1 when none. */

@@ -5,6 +5,7 @@ import {
   arrayEdits,
   changedRegion,
   followEdits,
+  noteInside,
   type Region,
   undoEdits,
 } from './array-undo.js';
@@ -401,6 +402,7 @@ export class CallJournal {
           regions.set(key, region);
         }
         touched = followEdits(record.edits, was, now, region);
+        noteInside(record.edits, was, now, region, patches && pathsInto(record.path, patches));
       } else touched = loseAll(record.edits);
       if (touched && owner?.contains(writer) !== true && !record.overwrittenBy.includes(writer)) {
         record.overwrittenBy.push(writer);
@@ -490,6 +492,17 @@ function runningHeirs(writers: readonly Writer[], failed: CallScope): CallScope[
     if (scope !== undefined && !failed.contains(scope) && !heirs.includes(scope)) heirs.push(scope);
   }
   return heirs;
+}
+
+/** The paths of `patches` that reach into the value at `path`, from there on. */
+function pathsInto(path: Path, patches: readonly Patch[]): Path[] {
+  const inside: Path[] = [];
+  for (const patch of patches) {
+    if (patch.path.length > path.length && startsWith(patch.path, path)) {
+      inside.push(patch.path.slice(path.length));
+    }
+  }
+  return inside;
 }
 
 /** Keeps in `list`, in place, the members `keep` says. */

@@ -262,6 +262,67 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
     expect(grid.get()).toEqual([[0, 20], [1]]);
   });
 
+  describe('inside an array element another writer changed since', () => {
+    type Row = { readonly id: string; readonly fields: Readonly<Record<string, number>> };
+    type Draft = { id: string; fields: Record<string, number> }[];
+    /** Call `a` sets `fields.a` of row 0; then `later` changes the rows (in call `b`, or outside calls), one write each. */
+    function afterA(
+      later: (rows: Draft) => void,
+      inCall = true,
+      ...more: ((rows: Draft) => void)[]
+    ) {
+      const { session, rows } = rowsSession<Row>([{ id: 'r0', fields: { kept: 0 } }]);
+      const a = session.beginCall({ callId: 'a', toolName: 'a' });
+      a.run(() => rows.update((d) => void ((d.rows as Draft)[0]!.fields['a'] = 1)));
+      const change = (): void => {
+        for (const write of [later, ...more]) rows.update((d) => write(d.rows));
+      };
+      if (inCall) {
+        const b = session.beginCall({ callId: 'b', toolName: 'b' });
+        b.run(change);
+        b.commit();
+      } else change();
+      const conflicts = a.rollback();
+      return { conflicts, row: rows.get().rows[0]!, rows: rows.get().rows };
+    }
+
+    it("takes out the failed call's member beside another writer's edit of another member", () => {
+      for (const inCall of [true, false]) {
+        const { conflicts, row } = afterA((rows) => void (rows[0]!.fields['b'] = 2), inCall);
+        expect(conflicts).toEqual([]);
+        expect(row).toEqual({ id: 'r0', fields: { kept: 0, b: 2 } });
+        expect(Object.isFrozen(row.fields)).toBe(true);
+      }
+    });
+
+    it('keeps what the other writer wrote where the failed call wrote, and says so', () => {
+      const replaced = afterA((rows) => void (rows[0]!.fields = { a: 1, b: 2 }));
+      expect(replaced.row.fields).toEqual({ a: 1, b: 2 });
+      const same = afterA((rows) => void (rows[0]!.fields['a'] = 5));
+      expect(same.row.fields).toEqual({ kept: 0, a: 5 });
+      // A row of the other writer's own in its place, holding the failed call's very members.
+      const row = afterA((rows) => void (rows[0] = { ...rows[0]! }));
+      expect(row.row).toEqual({ id: 'r0', fields: { kept: 0, a: 1 } });
+      for (const { conflicts } of [replaced, same, row]) {
+        expect(conflicts).toEqual([{ slice: 'rows', path: ['rows', 0], reason: 'overwritten' }]);
+      }
+    });
+
+    it('follows an element another writer changed in place through a later reorder', () => {
+      const { conflicts, rows } = afterA(
+        (rows) => void (rows[0]!.fields['b'] = 2),
+        true,
+        (rows) => void rows.unshift({ id: 'first', fields: {} }),
+        (rows) => void rows.reverse(),
+      );
+      expect(conflicts).toEqual([]);
+      expect(rows).toEqual([
+        { id: 'r0', fields: { kept: 0, b: 2 } },
+        { id: 'first', fields: {} },
+      ]);
+    });
+  });
+
   it('never writes its own marker into a slice whose object on the path became an array', () => {
     const session = new Session();
     const value = session.slice<Record<string, unknown>>('value', {
