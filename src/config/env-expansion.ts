@@ -15,6 +15,22 @@ export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
 
 const REFERENCE = /\$\$|\$\{([^}]*)\}|\$\{/g;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** A word of a variable name: one case, or capitalized, digits anywhere; 15 characters at most. */
+const NAME_WORD = /^(?=.{0,15}$)(?:[A-Z0-9]*|[a-z0-9]*|[A-Z][a-z0-9]*)$/;
+
+/** How deep values nest at most: no configuration nests so deep, and expanding deeper would overflow the stack. */
+const MAX_DEPTH = 64;
+
+/**
+ * A name as people name variables: words of one case or capitalized
+ * (`GITHUB_TOKEN`, `api_key`, `Path`), none longer than 15 characters. A token pasted
+ * between the braces (`ghp_` and 36 characters of both cases, an AWS key
+ * id, `sk_live_…`) is a valid name too, but not one of these, and an
+ * unset one is not quoted.
+ */
+function looksLikeVariableName(name: string): boolean {
+  return name.length <= 64 && name.split('_').every((word) => NAME_WORD.test(word));
+}
 
 /**
  * Expands every string inside `value`.
@@ -39,11 +55,18 @@ export function expandEnv(
   field: string,
   source: string,
   taken?: (value: string, field: string) => void,
+  depth = 0,
 ): unknown {
   if (typeof value === 'string') return expandString(value, env, field, source, taken);
+  if (typeof value === 'object' && value !== null && depth >= MAX_DEPTH) {
+    throw new McpConfigError(
+      field,
+      `${source}: ${field}: nested deeper than ${String(MAX_DEPTH)} levels; a configuration value is a string, a list or a map of them`,
+    );
+  }
   if (Array.isArray(value)) {
     return value.map((item: unknown, index) =>
-      expandEnv(item, env, `${field}[${index}]`, source, taken),
+      expandEnv(item, env, `${field}[${index}]`, source, taken, depth + 1),
     );
   }
   if (typeof value === 'object' && value !== null) {
@@ -51,7 +74,7 @@ export function expandEnv(
     for (const [key, item] of Object.entries(value)) {
       // defineProperty: a key named `__proto__` stays a key.
       Object.defineProperty(out, key, {
-        value: expandEnv(item, env, `${field}.${key}`, source, taken),
+        value: expandEnv(item, env, `${field}.${key}`, source, taken, depth + 1),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -97,10 +120,16 @@ function expandString(
       return reference.slice(separator + 2); // a default is the file's own text
     }
     if (current === undefined) {
+      // Quoted only when it reads as a name: a token pasted between the braces is a valid name too.
+      const named = looksLikeVariableName(name)
+        ? `environment variable ${name}`
+        : `the environment variable named by the \${...} at character ${offset + 1} ` +
+          `(${name.length} characters, not quoted: it does not read as a variable name and may be a pasted secret)`;
+      const fix = looksLikeVariableName(name) ? `\${${name}:-default}` : '${NAME:-default}';
       throw new McpConfigError(
         field,
-        `${source}: ${field}: environment variable ${name} is not set; set it in the environment ` +
-          `or in .env beside the config file, or write \${${name}:-default}`,
+        `${source}: ${field}: ${named} is not set; set it in the environment ` +
+          `or in .env beside the config file, or write ${fix}`,
       );
     }
     taken?.(current, field);

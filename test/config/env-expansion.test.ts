@@ -42,6 +42,37 @@ describe('expandEnv', () => {
     expect(error.message).not.toContain('secret-value');
   });
 
+  it('quotes an unset name only when it reads as a variable name, not a token pasted in its place', () => {
+    for (const name of ['GITHUB_PERSONAL_ACCESS_TOKEN', 'api_key', 'Path', 'OAUTH2_TOKEN']) {
+      expect(failure(`\${${name}}`).message).toContain(`environment variable ${name} is not set`);
+    }
+    for (const token of [
+      'ghp_R3alT0kenPastedWhereTheNameGoes',
+      'AKIAIOSFODNN7EXAMPLE',
+      'sk_live_4eC39HqLyjWDarjtT1zdp7dc',
+      'sk_test_abcdefghijklmnopqrstu',
+    ]) {
+      for (const reference of [`\${${token}}`, `\${env:${token}}`]) {
+        const message = failure({ env: { TOKEN: `x ${reference}` } }).message;
+        expect(message).not.toContain(token);
+        expect(message).toContain(
+          `named by the \${...} at character 3 (${String(token.length)} characters, not quoted`,
+        );
+      }
+    }
+  });
+
+  it('refuses values nested deeper than 64 levels, naming the field, before the stack runs out', () => {
+    let deep: unknown = '${TOKEN}';
+    for (let level = 0; level < 100_000; level += 1) deep = [deep];
+    const error = failure({ env: { K: deep } }, { TOKEN: 'secret-value' });
+    expect(error.message).toContain('nested deeper than 64 levels');
+    expect(error.field.startsWith('mcp_servers.x.env.K[0][0]')).toBe(true);
+    let fine: unknown = 'v';
+    for (let level = 0; level < 60; level += 1) fine = { k: fine };
+    expect(() => expand(fine)).not.toThrow();
+  });
+
   it('does not read inherited members as variables', () => {
     expect(failure('${constructor}').message).toContain('constructor is not set');
   });
