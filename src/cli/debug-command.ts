@@ -13,6 +13,7 @@ import { messageOf } from '../core/errors.js';
 import { TraceError } from '../trace/errors.js';
 import { RemoteTrace } from '../trace/viewer/remote-trace.js';
 import { exportTraceViewer } from '../trace/viewer/static-export.js';
+import { checkOutputDirectory } from './output-path.js';
 import {
   fileTraceSource,
   memoryTraceSource,
@@ -48,8 +49,10 @@ export async function debugCommand(
   const port = parsePort(options.port);
   try {
     if (options.output !== undefined) {
+      const directory = path.resolve(options.output);
+      await checkOutputDirectory(directory);
       const source = await fileSource(options);
-      const files = await exportTraceViewer(source, options.output);
+      const files = await exportTraceViewer(source, directory);
       io.stderr.write(
         `wrote ${files.length} file(s); open ${files[0] ?? options.output} in a browser (works from file://)\n`,
       );

@@ -1,8 +1,9 @@
 /**
- * Where `codegen -o` may write. A symbolic link at the output path, or at a
- * directory on the way to it in a directory others can write to, may have
- * been planted there to send the file somewhere else (over a file of the
- * user's): both are refused.
+ * Where `codegen -o` and `debug -o` may write. A symbolic link at the
+ * output path, or at a directory on the way to it in a directory others
+ * can write to, may have been planted there to send the file somewhere
+ * else (over a file of the user's, such as a web root's `index.html`):
+ * both are refused.
  */
 import type { Stats } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
@@ -34,15 +35,32 @@ export async function checkOutputPath(file: string): Promise<void> {
       `refusing to write ${file}: it is a directory; give the path of a file, e.g. ${path.join(file, 'tools.ts')}`,
     );
   }
-  let existing = own !== undefined;
+  await checkDirectories(file, path.dirname(file), own !== undefined);
+}
+
+/**
+ * Checks `directory` (an absolute path) before files are written into it
+ * by rename: it, and every directory on its path up to the root, must not
+ * be a symbolic link that sits in a directory others can write to, and the
+ * nearest part of it that exists must be a directory.
+ *
+ * @throws CliError (exit 2) naming the path, as {@link checkOutputPath}.
+ */
+export async function checkOutputDirectory(directory: string): Promise<void> {
+  await checkDirectories(directory, directory, false);
+}
+
+/** The directories from `first` up to the root, for a write of `written` (see {@link checkOutputPath}). */
+async function checkDirectories(written: string, first: string, exists: boolean): Promise<void> {
+  let existing = exists;
   // Every directory on the way, up to the root: a link planted above the
   // first one that exists leads the path (and what mkdir creates) elsewhere.
-  for (let dir = path.dirname(file); ; dir = path.dirname(dir)) {
+  for (let dir = first; ; dir = path.dirname(dir)) {
     const stats = await lstatOrUndefined(dir);
     if (stats?.isSymbolicLink() === true && (await othersCanWrite(path.dirname(dir)))) {
       throw new CliError(
         EXIT_CODES.usage,
-        `refusing to write ${file}: ${dir} is a symbolic link in a directory others can write to`,
+        `refusing to write ${written}: ${dir} is a symbolic link in a directory others can write to`,
       );
     }
     if (!existing && stats !== undefined) {
@@ -52,7 +70,7 @@ export async function checkOutputPath(file: string): Promise<void> {
       if (target?.isDirectory() !== true) {
         throw new CliError(
           EXIT_CODES.usage,
-          `refusing to write ${file}: ${dir} is not a directory`,
+          `refusing to write ${written}: ${dir} is not a directory`,
         );
       }
     }

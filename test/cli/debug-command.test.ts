@@ -1,4 +1,14 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import net from 'node:net';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -162,6 +172,31 @@ describe('mcp-sections debug', () => {
     expect(html).toContain('<script type="application/json" id="trace-data">');
     expect(html).toContain('<meta http-equiv="Content-Security-Policy"');
     expect(io.err()).toContain('works from file://');
+  });
+
+  it('refuses to export through a symbolic link planted in a directory others can write to', async () => {
+    const file = path.join(dir, 'planted.jsonl');
+    await recordTrace(file, ['private text']);
+    const shared = path.join(dir, 'shared');
+    const victim = path.join(dir, 'victim');
+    await mkdir(shared);
+    await chmod(shared, 0o1777);
+    await mkdir(victim);
+    await writeFile(path.join(victim, 'index.html'), 'the site');
+    const link = path.join(shared, 'export');
+    await symlink(victim, link);
+    for (const out of [link, path.join(link, 'nested')]) {
+      const io = capture();
+      expect(await runCli(['debug', file, '-o', out], io)).toBe(EXIT_CODES.usage);
+      expect(io.err()).toContain(`${link} is a symbolic link in a directory others can write to`);
+    }
+    expect(await readdir(victim)).toEqual(['index.html']);
+    expect(await readFile(path.join(victim, 'index.html'), 'utf8')).toBe('the site');
+    // A link in a directory of the user's own is followed, as codegen follows one.
+    const own = path.join(dir, 'own-link');
+    await symlink(victim, own);
+    expect(await runCli(['debug', file, '-o', own], capture())).toBe(EXIT_CODES.ok);
+    expect(await readFile(path.join(victim, 'index.html'), 'utf8')).toContain('trace-data');
   });
 
   it.each([
