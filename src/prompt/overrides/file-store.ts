@@ -100,6 +100,7 @@ export class FilePromptOverridesStore implements PromptOverridesStore {
     const overrides = parsePromptOverrides(parseText(file, text), {
       source: `overrides file ${JSON.stringify(file)}`,
       requireVersion: true,
+      quoteValues: false,
     });
     for (const field of ['ns', 'key', 'tag'] as const) {
       if (overrides[field] !== ref[field]) {
@@ -384,7 +385,18 @@ function parseText(file: string, text: string): unknown {
         `overrides file ${JSON.stringify(file)} is not valid YAML${at}: ${error.code}`,
       );
     }
-    return document.toJS();
+    try {
+      return document.toJS();
+    } catch (error) {
+      // yaml's own words would quote the file (an alias's name): named by kind only.
+      const what =
+        error instanceof ReferenceError
+          ? 'too many alias uses, or an alias without its anchor'
+          : 'a value it cannot convert (a merge key of something other than a map)';
+      throw new PromptOverridesError(
+        `overrides file ${JSON.stringify(file)} is not valid YAML: ${what}`,
+      );
+    }
   }
   try {
     return JSON.parse(text) as unknown;

@@ -4,7 +4,7 @@
  * code all go through {@link parsePromptOverrides}.
  */
 import { z } from 'zod';
-import { PromptOverridesError } from '../../core/errors.js';
+import { boundedQuote, PromptOverridesError } from '../../core/errors.js';
 import { TOOL_NAME_PATTERN } from '../../tools/tool.js';
 import { SECTION_KEY_PATTERN } from '../section.js';
 import { CONTENT_HASH_PATTERN } from './content-hash.js';
@@ -52,45 +52,73 @@ export interface PromptOverrides extends PromptOverridesRef {
 /** Dotted section paths as headings show them: keys joined by `.`. */
 const SECTION_PATH_PATTERN = /^[a-z0-9][a-z0-9._-]{0,1023}$/;
 
-const keyOf = (what: string): z.ZodString =>
-  z.string({ error: `${what} must be a string` }).regex(SECTION_KEY_PATTERN, {
+/** How a value read from a document is shown in an error. */
+type Shown = (value: unknown) => string;
+
+/** Values as they are, shortened: the application's own (a literal, a seed). */
+const quoted: Shown = (value) =>
+  typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? boundedQuote(JSON.stringify(value))
+    : kindOf(value);
+
+/**
+ * Values by their kind and length only: a stored document may be any file
+ * put in its place (a `.env` saved as `latest.yaml`), and its text a
+ * credential.
+ */
+const described: Shown = (value) =>
+  typeof value === 'string' ? `(a text of ${String(value.length)} characters)` : kindOf(value);
+
+/**
+ * A member's name read from a document, for an error: quoted when it is a
+ * short word of printable ASCII (a misspelt `expected_hash`, a tool name
+ * `Search!`: names, not the values a credential would be), else described
+ * as `show` describes values.
+ */
+function shownKey(name: string, show: Shown): string {
+  return show === quoted || /^[!-~]{1,64}$/.test(name) ? JSON.stringify(name) : show(name);
+}
+
+/** The schemas of a document, their errors showing values as `show` does. */
+function documentSchemas(show: Shown) {
+  const keyOf = (what: string): z.ZodString =>
+    z.string({ error: `${what} must be a string` }).regex(SECTION_KEY_PATTERN, {
+      error: (issue) => `${what} ${show(issue.input)} must match ${SECTION_KEY_PATTERN.source}`,
+    });
+  const hash = z.string({ error: 'must be a string' }).regex(CONTENT_HASH_PATTERN, {
     error: (issue) =>
-      `${what} ${JSON.stringify(issue.input)} must match ${SECTION_KEY_PATTERN.source}`,
+      `must be a lowercase hex SHA-256 digest (64 characters), received ${show(issue.input)}`,
   });
+  return {
+    section: z.strictObject({
+      expectedHash: hash,
+      body: z.string({ error: 'must be a string' }),
+    }),
+    tool: z.strictObject({
+      expectedHash: hash,
+      description: z
+        .string({ error: 'must be a string' })
+        .trim()
+        .min(1, { error: 'must not be empty' }),
+    }),
+    document: z.strictObject({
+      version: z
+        .literal(OVERRIDES_FORMAT_VERSION, {
+          error: (issue) => `must be ${OVERRIDES_FORMAT_VERSION}, received ${show(issue.input)}`,
+        })
+        .optional(),
+      ns: keyOf('ns'),
+      key: keyOf('key'),
+      tag: keyOf('tag'),
+      // Read entry by entry below: a schema for records would assign a key such
+      // as `__proto__` (a valid tool name) instead of defining it.
+      sections: z.unknown().optional(),
+      tools: z.unknown().optional(),
+    }),
+  };
+}
 
-const hashSchema = z.string({ error: 'must be a string' }).regex(CONTENT_HASH_PATTERN, {
-  error: (issue) =>
-    `must be a lowercase hex SHA-256 digest (64 characters), received ${JSON.stringify(issue.input)}`,
-});
-
-const sectionEntrySchema = z.strictObject({
-  expectedHash: hashSchema,
-  body: z.string({ error: 'must be a string' }),
-});
-
-const toolEntrySchema = z.strictObject({
-  expectedHash: hashSchema,
-  description: z
-    .string({ error: 'must be a string' })
-    .trim()
-    .min(1, { error: 'must not be empty' }),
-});
-
-const documentSchema = z.strictObject({
-  version: z
-    .literal(OVERRIDES_FORMAT_VERSION, {
-      error: (issue) =>
-        `must be ${OVERRIDES_FORMAT_VERSION}, received ${JSON.stringify(issue.input)}`,
-    })
-    .optional(),
-  ns: keyOf('ns'),
-  key: keyOf('key'),
-  tag: keyOf('tag'),
-  // Read entry by entry below: a schema for records would assign a key such
-  // as `__proto__` (a valid tool name) instead of defining it.
-  sections: z.unknown().optional(),
-  tools: z.unknown().optional(),
-});
+const SCHEMAS = { quoted: documentSchemas(quoted), described: documentSchemas(described) };
 
 /** Options of {@link parsePromptOverrides}. */
 export interface ParsePromptOverridesOptions {
@@ -98,6 +126,13 @@ export interface ParsePromptOverridesOptions {
   readonly source?: string;
   /** Require `version` (a stored document must say which format it is). @default false */
   readonly requireVersion?: boolean;
+  /**
+   * Quote bad values in errors, shortened. A store reading files passes
+   * false: what sits in a file's place may be any text (a credential), and
+   * its errors name the field and the kind and length of the value only.
+   * @default true
+   */
+  readonly quoteValues?: boolean;
 }
 
 const parsed = new WeakSet<PromptOverrides>();
@@ -119,27 +154,27 @@ export function parsePromptOverrides(
   const source = options.source ?? 'prompt overrides';
   const fail = (message: string, cause?: unknown): PromptOverridesError =>
     new PromptOverridesError(`${source}: ${message}`, cause === undefined ? {} : { cause });
+  const show = options.quoteValues === false ? described : quoted;
+  const schemas = options.quoteValues === false ? SCHEMAS.described : SCHEMAS.quoted;
   if (!isPlainRecord(value)) {
-    throw fail(
-      `expected an object with ns, key, tag, sections and tools, received ${kindOf(value)}`,
-    );
+    throw fail(`expected an object with ns, key, tag, sections and tools, received ${show(value)}`);
   }
-  const head = documentSchema.safeParse(value, { reportInput: true });
-  if (!head.success) throw fail(describeIssues(head.error.issues, []), head.error);
+  const head = schemas.document.safeParse(value, { reportInput: true });
+  if (!head.success) throw fail(describeIssues(head.error.issues, [], show), head.error);
   if (options.requireVersion === true && head.data.version === undefined) {
     throw fail(`version: missing; expected ${OVERRIDES_FORMAT_VERSION}`);
   }
-  const sections = readEntries(head.data.sections, 'sections', fail, (name, entry) => {
+  const sections = readEntries(head.data.sections, 'sections', fail, show, (name, entry) => {
     if (!SECTION_PATH_PATTERN.test(name)) {
-      return `sections: ${JSON.stringify(name)} is not a section path (dotted keys matching ${SECTION_KEY_PATTERN.source})`;
+      return `sections: ${shownKey(name, show)} is not a section path (dotted keys matching ${SECTION_KEY_PATTERN.source})`;
     }
-    return sectionEntrySchema.safeParse(entry, { reportInput: true });
+    return schemas.section.safeParse(entry, { reportInput: true });
   });
-  const tools = readEntries(head.data.tools, 'tools', fail, (name, entry) => {
+  const tools = readEntries(head.data.tools, 'tools', fail, show, (name, entry) => {
     if (!TOOL_NAME_PATTERN.test(name)) {
-      return `tools: ${JSON.stringify(name)} is not a tool name (${TOOL_NAME_PATTERN.source})`;
+      return `tools: ${shownKey(name, show)} is not a tool name (${TOOL_NAME_PATTERN.source})`;
     }
-    return toolEntrySchema.safeParse(entry, { reportInput: true });
+    return schemas.tool.safeParse(entry, { reportInput: true });
   });
   const overrides: PromptOverrides = Object.freeze({
     ns: head.data.ns,
@@ -189,18 +224,19 @@ function readEntries<T>(
   value: unknown,
   field: string,
   fail: (message: string, cause?: unknown) => PromptOverridesError,
+  show: Shown,
   check: EntryCheck<T>,
 ): Readonly<Record<string, T>> {
   const entries = Object.create(null) as Record<string, T>;
   if (value === undefined) return Object.freeze(entries);
   if (!isPlainRecord(value)) {
-    throw fail(`${field}: expected an object keyed by name, received ${kindOf(value)}`);
+    throw fail(`${field}: expected an object keyed by name, received ${show(value)}`);
   }
   for (const [name, entry] of Object.entries(value)) {
     const result = check(name, entry);
     if (typeof result === 'string') throw fail(result);
     if (!result.success) {
-      throw fail(describeIssues(result.error.issues, [field, name]), result.error);
+      throw fail(describeIssues(result.error.issues, [field, name], show), result.error);
     }
     // A null-prototype object: `__proto__` is an own key like any other.
     entries[name] = Object.freeze(result.data);
@@ -208,28 +244,38 @@ function readEntries<T>(
   return Object.freeze(entries);
 }
 
-function describeIssues(issues: readonly z.core.$ZodIssue[], prefix: readonly string[]): string {
+function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: readonly string[],
+  show: Shown,
+): string {
   return issues
     .map((issue) => {
       const path = [...prefix, ...issue.path.map(String)];
       const where = path.map((part) => (/^[A-Za-z_]\w*$/.test(part) ? part : JSON.stringify(part)));
       const message =
         issue.code === 'unrecognized_keys'
-          ? `unknown field${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => JSON.stringify(key)).join(', ')}`
+          ? `unknown field${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((key) => shownKey(key, show)).join(', ')}`
           : issue.message;
       return where.length === 0 ? message : `${where.join('.')}: ${message}`;
     })
     .join('; ');
 }
 
+/** An object as JSON or YAML make a map: not an array, nor YAML's `!!omap` or `!!set` (a Map or a Set). */
 function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  return prototype === Object.prototype || prototype === null;
 }
 
+/** What a value is, for an error, without its text. */
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)}`;
+  if (value instanceof Map || value instanceof Set) return 'a YAML !!omap or !!set';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function plainCopy<T extends object>(record: Readonly<Record<string, T>>): Record<string, T> {

@@ -162,7 +162,7 @@ describe('FilePromptOverridesStore', () => {
       [
         'a bad hash',
         JSON.stringify({ ...header, tools: { search: { expectedHash: 'md5', description: 'x' } } }),
-        'tools.search.expectedHash: must be a lowercase hex SHA-256 digest (64 characters), received "md5"',
+        'tools.search.expectedHash: must be a lowercase hex SHA-256 digest (64 characters), received (a text of 3 characters)',
       ],
       [
         'an empty description',
@@ -245,6 +245,51 @@ describe('FilePromptOverridesStore', () => {
       expect(message).not.toContain('wJalrXUtnFEMI');
       expect(message).not.toContain('K7MDENG');
       expect(cause).toBeUndefined();
+    });
+
+    // What sits in a file's place may be any text: a document that parses
+    // but is wrong is named by its field and the kind and length of its value.
+    it.each([
+      [
+        'stable.yaml',
+        'GITHUB_TOKEN=ghp_wJalrXUtnFEMIK7MDENG\nOTHER=value\n',
+        'a text of 49 characters',
+      ],
+      ['stable.json', JSON.stringify('Bearer ghp_wJalrXUtnFEMIK7MDENG'), 'a text of 31 characters'],
+      [
+        'stable.json',
+        JSON.stringify({ ...header, sections: 'token ghp_wJalrXUtnFEMIK7MDENG' }),
+        'sections: expected an object keyed by name, received (a text of 30 characters)',
+      ],
+      [
+        'stable.json',
+        JSON.stringify({
+          ...header,
+          sections: { task: { expectedHash: 'ghp_wJalrXUtnFEMIK7MDENG', body: 'x' } },
+        }),
+        'received (a text of 24 characters)',
+      ],
+      [
+        'stable.json',
+        JSON.stringify({ ...header, ns: `ghp_wJalrXUtnFEMIK7MDENG${'x'.repeat(5_000_000)}` }),
+        'ns (a text of 5000024 characters) must match',
+      ],
+      ['stable.yaml', 'version: 1\nns: *ghp_wJalrXUtnFEMIK7MDENG\n', 'an alias without its anchor'],
+      ['stable.yaml', '%YAML 1.1\n---\nversion: 1\n<<: ghp_wJalrXUtnFEMIK7MDENG\n', 'a merge key'],
+      [
+        'stable.yaml',
+        'version: 1\nns: demo\nkey: welcome\ntag: stable\ntools: !!omap [ {a: b} ]\n',
+        'a YAML !!omap or !!set',
+      ],
+    ])('a wrong document in %s never quotes its values: %j', async (name, text, says) => {
+      const file = await write(name, text);
+      const error = await store.resolve(ref).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PromptOverridesError);
+      const { message } = error as PromptOverridesError;
+      expect(message).toContain(`overrides file ${JSON.stringify(file)}`);
+      expect(message).toContain(says);
+      expect(message).not.toContain('wJalrXUtnFEMI');
+      expect(message.length).toBeLessThan(400);
     });
 
     it('two files for one tag', async () => {

@@ -45,7 +45,7 @@ describe('parsePromptOverrides', () => {
       null,
       'prompt overrides: expected an object with ns, key, tag, sections and tools, received null',
     ],
-    ['text', 'received string "text"'],
+    ['text', 'received "text"'],
     [
       { ns: 'Demo', key: 'welcome', tag: 'latest' },
       'ns "Demo" must match ^[a-z0-9][a-z0-9._-]{0,63}$',
