@@ -77,8 +77,15 @@ export interface BridgeContext {
   readonly listedWhilePrivate: boolean;
 }
 
+/**
+ * A pool call's own check before it is sent: told whether this is the
+ * call's retry (the first attempt may have reached the server), it gives
+ * the reason to refuse, if any.
+ */
+export type SendCheck = (retry: boolean) => string | undefined;
+
 /** The extra check of each pool call, by its context: see {@link withSendCheck}. */
-const sendChecks = new WeakMap<ToolContext, () => string | undefined>();
+const sendChecks = new WeakMap<ToolContext, SendCheck>();
 
 /**
  * @internal `tool` for one call of the connection pool, which chose its
@@ -87,7 +94,7 @@ const sendChecks = new WeakMap<ToolContext, () => string | undefined>();
  * reconnect, and a retry, come before), and refuses it when it gives a
  * reason. Only a session with private data moves what the pool chose on.
  */
-export function withSendCheck(tool: McpTool, check: () => string | undefined): McpTool {
+export function withSendCheck(tool: McpTool, check: SendCheck): McpTool {
   return tool.withHandler((args, context) => {
     sendChecks.set(context, check);
     return tool.handler(args, context);
@@ -260,7 +267,7 @@ class BridgedCall {
         if (unsynced !== undefined) return unsynced;
       }
       // Refused now, the call does not wait for a switch.
-      const refused = this.refusal(tool);
+      const refused = this.refusal(tool, retried);
       if (refused !== undefined) return ToolResult.error(refused);
       const sensitivity = session.privateData.sensitivity;
       connection = route.connectionNow(sensitivity) ?? (await route.connectionFor(sensitivity));
@@ -281,7 +288,7 @@ class BridgedCall {
     tool: ToolContext,
     retried: boolean,
   ): Promise<ToolResult<McpToolValue | null>> {
-    const refused = this.refusal(tool);
+    const refused = this.refusal(tool, retried);
     if (refused !== undefined) return Promise.resolve(ToolResult.error(refused));
     // A connection that is (re)connecting would send later, unchecked: wait, then start over.
     if (!connection.isReady) return this.#sendWhenConnected(connection, args, tool, retried);
@@ -503,9 +510,9 @@ class BridgedCall {
   /**
    * Why the ratchet refuses a call now, if it does: never while the session
    * holds no private data. Given the call's context, a pool call's own
-   * check ({@link withSendCheck}) is asked too.
+   * check ({@link withSendCheck}) is asked too, told whether it is the retry.
    */
-  refusal(call?: ToolContext): string | undefined {
+  refusal(call?: ToolContext, retried = false): string | undefined {
     const { route, session } = this.#context;
     // The common call is decided without reading the listing.
     if (!session.privateData.hasPrivateData) return undefined;
@@ -513,7 +520,7 @@ class BridgedCall {
       hasPrivateData: true,
       serverIsolated: route.isolateAt !== undefined,
     });
-    return refused ?? (call === undefined ? undefined : sendChecks.get(call)?.());
+    return refused ?? (call === undefined ? undefined : sendChecks.get(call)?.(retried));
   }
 
   /**

@@ -5,7 +5,7 @@
  * agents use. `McpIntegrationSection` renders one for the model; a group
  * also works without a prompt (a worker, a CLI, a test).
  */
-import type { DataSensitivity } from '../core/sensitivity.js';
+import { atLeast, type DataSensitivity } from '../core/sensitivity.js';
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import { parseServerConfigs, withDefaultIsolation } from '../config/parse-server-configs.js';
 import type {
@@ -359,7 +359,14 @@ export class McpClientGroup {
             .map((tool) =>
               tool.origin.kind === 'mcp' ? shownOriginalName(tool.origin) : tool.name,
             ),
-        strictness: () => (route.switched ? 2 : route.isolateAt === undefined ? 1 : 0),
+        masked: (text) => route.redact(text),
+        strictness: () => {
+          if (route.switched) return 2;
+          if (route.isolateAt === undefined) return 1;
+          // A route not told the level yet (connecting, its store not read)
+          // ranks by the session's level: it would switch at once.
+          return atLeast(this.session.privateData.sensitivity, route.isolateAt) ? 2 : 0;
+        },
       }),
     );
     this.#unavailable.clear();

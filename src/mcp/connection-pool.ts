@@ -23,6 +23,8 @@ export interface PoolRegistration {
   find(originalName: string): McpTool | undefined;
   /** The original names of the server's tools as events show them, for error messages. */
   toolNames(): readonly string[];
+  /** `text` with the server's secrets masked, as events show its tools' names. */
+  masked(text: string): string;
   /**
    * How strictly the section routes the server now, for the pool to pick
    * the strictest: 2 once its calls go to isolation; 1 when it has no
@@ -219,21 +221,25 @@ export class McpConnectionPool {
     }
     if (tool === undefined && weaker !== undefined) {
       return errorResult(
-        `server "${serverName}" runs "${toolName}" only through the section that routes it most strictly, which has no such tool now (it is connecting, or the server is unavailable to it); a section that routes it less strictly is not used in its place`,
+        `server "${serverName}" runs "${registration.masked(toolName)}" only through the section that routes it most strictly, which has no such tool now (it is connecting, or the server is unavailable to it); a section that routes it less strictly is not used in its place`,
       );
     }
     if (tool === undefined) {
       return errorResult(
-        `server "${serverName}" has no tool "${toolName}"; its tools: ${registration.toolNames().join(', ') || '(none)'}`,
+        `server "${serverName}" has no tool "${registration.masked(toolName)}"; its tools: ${registration.toolNames().join(', ') || '(none)'}`,
       );
     }
     // The choice holds until the call is sent: a section that came to route
     // the server more strictly meanwhile (the session's private data rose
-    // past its level) takes the call, chosen again once.
+    // past its level) takes the call, chosen again once. Not a retry: its
+    // first attempt may have reached the server, and is not sent a third time.
     let overtaken = false;
-    const check = (): string | undefined => {
+    const check = (retry: boolean): string | undefined => {
       if (this.#strictestNow(serverName, registration.session) <= registration.strictness())
         return undefined;
+      if (retry) {
+        return `server "${serverName}" was not called again: before the retry was sent, another section of the session came to route the server more strictly (the first attempt may have reached it)`;
+      }
       overtaken = true;
       return `server "${serverName}" was not called through the section chosen when the call started: before it was sent, another section of the session came to route the server more strictly`;
     };

@@ -202,18 +202,26 @@ describe('McpConnectionPool', () => {
 
   describe('of the sections of a session that configure one server', () => {
     const arrivals: string[] = [];
-    /** A deployment: each connection gets a fresh server whose tools name it; `down` refuses to connect. */
-    const deployment = (name: string, down = false) => ({
+    /**
+     * A deployment: each connection gets a fresh server whose tools name it;
+     * `down` refuses to connect; `onCall` runs when a call arrives, before the answer.
+     */
+    const deployment = (
+      name: string,
+      down = false,
+      onCall?: (transport: Transport) => Promise<void>,
+    ) => ({
       connect: async (transport: Transport) => {
         if (down) throw new Error(`${name} is down`);
         const mcp = new McpServer({ name, version: '1.0.0' });
-        const answer = (tool: string) => () => {
+        const answer = (tool: string) => async () => {
           arrivals.push(`${name}:${tool}`);
+          await onCall?.(transport);
           return { content: [{ type: 'text' as const, text: name }] };
         };
         mcp.registerTool(
           'where',
-          { inputSchema: {}, annotations: { openWorldHint: false } },
+          { inputSchema: {}, annotations: { openWorldHint: false, readOnlyHint: true } },
           answer('where'),
         );
         // Says nothing of its reach: MCP counts it as able to reach the network.
@@ -311,6 +319,88 @@ describe('McpConnectionPool', () => {
       } finally {
         await rm(directory, { recursive: true, force: true });
       }
+    });
+
+    it("counts a section that isolates by the session's level while it connects", async () => {
+      const session = new Session();
+      const later = new McpIntegrationSection({
+        key: 'mcp.later',
+        session,
+        servers: [
+          {
+            name: 'x',
+            transport: normal,
+            isolation: { transport: inMemory(deployment('isolated')) },
+          },
+        ],
+      });
+      const { made } = twoSections(
+        { transport: inMemory(deployment('at secret')), at: 'secret' },
+        session,
+      );
+      sections.push(later);
+      await made.isolating.connect();
+      session.privateData.add('patients', 'confidential');
+      const pool = session.resources.get(McpConnectionPool)!;
+      // `later` registers at once and learns the level a few turns on: until then it has no
+      // tools, and the section isolating at `secret` must not take an unannotated call to normal.
+      const connecting = later.connect();
+      const result = await pool.callTool('x', 'plain', {}, { session });
+      await connecting;
+      expect(JSON.stringify(result.content)).toContain(
+        'only through the section that routes it most strictly',
+      );
+      expect(arrivals).toEqual([]);
+      const after = await pool.callTool('x', 'plain', {}, { session });
+      expect(after.content).toEqual([{ type: 'text', text: 'isolated' }]);
+    });
+
+    it('sends no retry on a section overtaken since its first attempt, and runs it nowhere else', async () => {
+      const session = new Session();
+      let drops = 1;
+      const dropping = inMemory(
+        deployment('normal', false, async (transport) => {
+          if (drops-- <= 0) return;
+          // The session rises while the call waits to be sent again.
+          setTimeout(() => session.privateData.add('patients', 'confidential'), 5);
+          await transport.close();
+        }),
+      );
+      const retry = { minDelayMs: 30, maxDelayMs: 30 };
+      const isolating = new McpIntegrationSection({
+        key: 'mcp.isolating',
+        session,
+        retry,
+        servers: [
+          {
+            name: 'x',
+            transport: dropping,
+            isolation: { transport: inMemory(deployment('isolated')) },
+          },
+        ],
+      });
+      const plain = new McpIntegrationSection({
+        key: 'mcp.plain',
+        session,
+        retry,
+        servers: [{ name: 'x', transport: dropping }],
+      });
+      sections.push(isolating, plain);
+      await isolating.connect();
+      await plain.connect();
+      session.privateData.add('notes', 'internal');
+      const events = recordEvents(session);
+      const pool = session.resources.get(McpConnectionPool)!;
+
+      const result = await pool.callTool('x', 'where', {}, { session });
+
+      expect(arrivals).toEqual(['normal:where']);
+      expect(result.isError).toBe(true);
+      const invoked = events.of(ToolInvoked);
+      expect(invoked).toHaveLength(1);
+      expect(invoked[0]!.result.message).toContain(
+        'was not called again: before the retry was sent, another section of the session came to route the server more strictly (the first attempt may have reached it)',
+      );
     });
 
     it('below the level one isolates at, runs a call on one without isolation, which refuses more', async () => {

@@ -262,8 +262,10 @@ describe('names in a connected section', () => {
     expect(asked.map((request) => request.originalName)).toEqual(['lookup_***']);
     const pooled = await session.resources
       .get(McpConnectionPool)!
-      .callTool('crm', 'nosuch', {}, { session });
-    expect(JSON.stringify(pooled.content)).toContain('its tools: lookup_***');
+      .callTool('crm', `nosuch_${secret}`, {}, { session });
+    expect(JSON.stringify(pooled.content)).toContain(
+      'has no tool \\"nosuch_***\\"; its tools: lookup_***',
+    );
     expect(JSON.stringify(events.all)).not.toContain(secret);
     // The same name on another connection of this process.
     const again = rawToolServer([objectTool(original)]);
