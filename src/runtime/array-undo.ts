@@ -42,13 +42,26 @@ export interface ArrayEdit {
   /** An insert's anchor: the element its elements came after ({@link NONE}: the first). */
   readonly follows?: unknown;
   /**
-   * Where later changes changed the element since the write, as paths in
-   * it (`[]`: a writer replaced it), while each said where
-   * ({@link noteInside}); null once a write's patches did not. Lets the
-   * undo take the write's members out beside another writer's edits of
-   * other members ({@link revertValue}).
+   * A drop and an insert that together undo one element moved and changed
+   * by the write (taken out of one gap between kept elements, put in
+   * another, alike): made both, or neither.
    */
-  inside?: Path[] | null;
+  readonly linked?: object;
+  /**
+   * A swap whose write changed its element in place (its patches went into
+   * the element, none replaced it): only such a write's members are taken
+   * out beside another writer's edits ({@link revertValue}). A swap the
+   * diff paired by place (a removal and an addition in one write) pairs
+   * two different elements.
+   */
+  readonly edited?: true;
+  /**
+   * Where an edited element was changed since the write, and by whom
+   * (`others`' `[]`: another writer replaced it, for good), from the
+   * changes' patches or, for an undo, from the members it made differ
+   * ({@link noteInside}).
+   */
+  later?: { others: Path[]; own: Path[] };
   /**
    * The element as the last writer who changed it in place left it (an
    * object the write left, not moved by it): followed by identity, as
@@ -91,31 +104,246 @@ export function changedRegion(was: readonly unknown[], became: readonly unknown[
 }
 
 /**
- * The edits that undo the change from `was` to `became`: in the region
- * where they differ, the elements are swapped one for one, then the rest
- * dropped or inserted. Their places are in `became`.
+ * The edits that undo the change from `was` to `became`, their places in
+ * `became`. Where the region that differs keeps some of its objects, in
+ * their order (a row inserted before one that is edited, a row moved and
+ * edited), those stay as they are and each gap between them is diffed on
+ * its own; otherwise the elements are swapped one for one, then the rest
+ * dropped or inserted. `editedAt` says which elements of `became` the
+ * write changed in place (see {@link ArrayEdit.edited}).
  */
-export function arrayEdits(was: readonly unknown[], became: readonly unknown[]): ArrayEdit[] {
-  const { start, wasEnd, becameEnd } = changedRegion(was, became);
-  const paired = Math.min(wasEnd - start, becameEnd - start);
+export function arrayEdits(
+  was: readonly unknown[],
+  became: readonly unknown[],
+  editedAt?: ReadonlySet<number>,
+): ArrayEdit[] {
+  const region = changedRegion(was, became);
+  const anchors = keptInOrder(was, became, region);
+  if (anchors === undefined) return pairedEdits(was, became, region, editedAt);
+  const edits: ArrayEdit[] = [];
+  let wasFrom = region.start;
+  let becameFrom = region.start;
+  for (const [wasAt, becameAt] of [...anchors, [region.wasEnd, region.becameEnd]] as const) {
+    const gap = { start: becameFrom, wasEnd: wasAt, becameEnd: becameAt };
+    edits.push(...gapEdits(was, became, gap, editedAt, wasFrom - becameFrom));
+    wasFrom = wasAt + 1;
+    becameFrom = becameAt + 1;
+  }
+  return linkMoves(edits);
+}
+
+/**
+ * `edits` with each drop linked to an insert of another gap that puts back
+ * an element like it (sharing members): the write moved that element and
+ * changed it. Undone alone, the insert would bring the element back
+ * beside the changed one that another writer kept.
+ */
+function linkMoves(edits: readonly ArrayEdit[]): ArrayEdit[] {
+  const linked = new Map<ArrayEdit, object>();
+  for (const drop of edits) {
+    if (drop.kind !== 'drop') continue;
+    const insert = edits.find(
+      (edit) =>
+        edit.kind === 'insert' &&
+        !linked.has(edit) &&
+        edit.at !== drop.at &&
+        (edit.restore as readonly unknown[]).some((value) => likeness(value, drop.expected) > 0),
+    );
+    if (insert === undefined) continue;
+    const link = {};
+    linked.set(drop, link).set(insert, link);
+  }
+  return edits.map((edit) => {
+    const link = linked.get(edit);
+    return link === undefined ? edit : { ...edit, linked: link };
+  });
+}
+
+/**
+ * The objects of `was` in the region that `became` keeps (each once in
+ * each), as their places in both, when they are all it keeps and in the
+ * same order (none: one gap); undefined when it reordered or repeated them,
+ * or keeps a primitive (the pairing by place then marks the moves).
+ */
+function keptInOrder(
+  was: readonly unknown[],
+  became: readonly unknown[],
+  { start, wasEnd, becameEnd }: Region,
+): (readonly [number, number])[] | undefined {
+  const places = new Map<unknown, number>();
+  const repeated = new Set<unknown>();
+  for (let at = start; at < becameEnd; at += 1) {
+    if (places.has(became[at])) repeated.add(became[at]);
+    places.set(became[at], at);
+  }
+  const anchors: (readonly [number, number])[] = [];
+  const seen = new Set<unknown>();
+  for (let at = start; at < wasEnd; at += 1) {
+    const element = was[at];
+    const place = places.get(element);
+    if (place === undefined) continue;
+    const object = typeof element === 'object' && element !== null;
+    if (!object || repeated.has(element) || seen.has(element)) return undefined;
+    seen.add(element);
+    if (anchors.length > 0 && place <= anchors[anchors.length - 1]![1]) return undefined;
+    anchors.push([at, place]);
+  }
+  return anchors;
+}
+
+/** Gaps longer than this are paired by place: the likeness pairing costs their product. */
+const MAX_LIKENESS_GAP = 64;
+
+/**
+ * The edits of one gap between kept elements (a region, `was` shifted by
+ * `offset`). As many elements as it had are paired by place (edited where
+ * they were); more or fewer are paired by likeness, in order, so that a
+ * row inserted before another that the same write edited, or removed
+ * beside one it edited, is told from that one: each element of `was`
+ * goes with the element of `became` that shares most members with it
+ * (none: it was removed, and is inserted back).
+ */
+function gapEdits(
+  was: readonly unknown[],
+  became: readonly unknown[],
+  gap: Region,
+  editedAt: ReadonlySet<number> | undefined,
+  offset: number,
+): ArrayEdit[] {
+  const wasStart = gap.start + offset;
+  const removed = was.slice(wasStart, gap.wasEnd);
+  const added = became.slice(gap.start, gap.becameEnd);
+  const byPlace =
+    removed.length === added.length ||
+    removed.length === 0 ||
+    added.length === 0 ||
+    removed.length * added.length > MAX_LIKENESS_GAP * MAX_LIKENESS_GAP;
+  if (byPlace) return pairedEdits(was, became, gap, editedAt, offset);
+  const edits: ArrayEdit[] = [];
+  let from = 0;
+  let to = 0;
+  for (const [wasAt, becameAt] of [
+    ...alignByLikeness(removed, added),
+    [removed.length, added.length],
+  ] as const) {
+    const at = gap.start + to;
+    if (wasAt > from) {
+      edits.push({
+        kind: 'insert',
+        at,
+        written: at,
+        expected: undefined,
+        restore: removed.slice(from, wasAt),
+        follows: at === 0 ? NONE : became[at - 1],
+      });
+    }
+    for (let place = at; place < gap.start + becameAt; place += 1) {
+      edits.push({
+        kind: 'drop',
+        at: place,
+        written: place,
+        expected: became[place],
+        restore: undefined,
+      });
+    }
+    if (wasAt < removed.length) {
+      const place = gap.start + becameAt;
+      const swap = {
+        kind: 'swap',
+        at: place,
+        written: place,
+        expected: became[place],
+        restore: removed[wasAt],
+      } as const;
+      edits.push(editedAt?.has(place) === true ? { ...swap, edited: true } : swap);
+    }
+    from = wasAt + 1;
+    to = becameAt + 1;
+  }
+  return edits;
+}
+
+/**
+ * The pairs of places (in `removed`, in `added`), in order, that share the
+ * most members in all: each pair shares at least one (an equal primitive,
+ * or the very object).
+ */
+function alignByLikeness(
+  removed: readonly unknown[],
+  added: readonly unknown[],
+): (readonly [number, number])[] {
+  const rows = removed.length + 1;
+  const columns = added.length + 1;
+  const best = new Array<number>(rows * columns).fill(0);
+  for (let i = 1; i < rows; i += 1) {
+    for (let j = 1; j < columns; j += 1) {
+      const shared = likeness(removed[i - 1], added[j - 1]);
+      best[i * columns + j] = Math.max(
+        best[(i - 1) * columns + j]!,
+        best[i * columns + j - 1]!,
+        shared > 0 ? best[(i - 1) * columns + j - 1]! + shared : 0,
+      );
+    }
+  }
+  const pairs: (readonly [number, number])[] = [];
+  for (let i = removed.length, j = added.length; i > 0 && j > 0;) {
+    const here = best[i * columns + j]!;
+    if (here === best[(i - 1) * columns + j]) i -= 1;
+    else if (here === best[i * columns + j - 1]) j -= 1;
+    else {
+      pairs.push([i - 1, j - 1]);
+      i -= 1;
+      j -= 1;
+    }
+  }
+  return pairs.reverse();
+}
+
+/** How many members two objects share: equal primitives, or the very object. */
+function likeness(a: unknown, b: unknown): number {
+  if (!isJsonRecord(a) || !isJsonRecord(b)) return 0;
+  let shared = 0;
+  for (const key of Object.keys(a)) {
+    if (Object.hasOwn(b, key) && Object.is(member(a, key), member(b, key))) shared += 1;
+  }
+  return shared;
+}
+
+/**
+ * The edits of a region (`start` and `becameEnd` in `became`, `wasEnd` in
+ * `was` shifted by `offset`) paired by place: swapped one for one, the
+ * rest dropped or inserted.
+ */
+function pairedEdits(
+  was: readonly unknown[],
+  became: readonly unknown[],
+  { start, wasEnd, becameEnd }: Region,
+  editedAt: ReadonlySet<number> | undefined,
+  offset = 0,
+): ArrayEdit[] {
+  const wasStart = start + offset;
+  const paired = Math.min(wasEnd - wasStart, becameEnd - start);
   const edits: ArrayEdit[] = [];
   const kept = new Set(became.slice(start, becameEnd));
-  for (let at = start; at < start + paired; at += 1) {
-    if (Object.is(was[at], became[at])) continue;
-    const swap = { kind: 'swap', at, written: at, expected: became[at], restore: was[at] } as const;
-    edits.push(kept.has(was[at]) ? { ...swap, moved: true } : swap);
+  for (let index = 0; index < paired; index += 1) {
+    const at = start + index;
+    const restore = was[wasStart + index];
+    if (Object.is(restore, became[at])) continue;
+    const swap = { kind: 'swap', at, written: at, expected: became[at], restore } as const;
+    if (kept.has(restore)) edits.push({ ...swap, moved: true });
+    else edits.push(editedAt?.has(at) === true ? { ...swap, edited: true } : swap);
   }
   for (let at = start + paired; at < becameEnd; at += 1) {
     edits.push({ kind: 'drop', at, written: at, expected: became[at], restore: undefined });
   }
-  if (wasEnd - start > paired) {
+  if (wasEnd - wasStart > paired) {
     const at = start + paired;
     edits.push({
       kind: 'insert',
       at,
       written: at,
       expected: undefined,
-      restore: was.slice(at, wasEnd),
+      restore: was.slice(wasStart + paired, wasEnd),
       follows: at === 0 ? NONE : became[at - 1],
     });
   }
@@ -127,8 +355,8 @@ export function arrayEdits(was: readonly unknown[], became: readonly unknown[]):
  * `before` to `after`: a place before the changed region stays, one after
  * it moves with the change, and an element inside it (or one lost before)
  * is looked for where the change put it. One not found keeps its place
- * when the change replaced elements one for one there (its element was
- * changed in place), and is lost (-1) otherwise.
+ * when the change replaced elements one for one there with new ones (its
+ * element was changed in place), and is lost (-1) otherwise.
  *
  * @returns true when the change replaced or removed an element an edit expects.
  */
@@ -170,7 +398,10 @@ export function followEdits(
       continue;
     }
     if (at >= 0) touched = true;
-    edit.at = at >= 0 && inPlace ? at : -1;
+    // Changed in place only if what stands there now is new: an element the
+    // change moved there (a reverse) is another one, and this one is lost.
+    const replacedThere = at >= 0 && inPlace && !before.slice(start, wasEnd).includes(after[at]);
+    edit.at = replacedThere ? at : -1;
   }
   return touched;
 }
@@ -178,12 +409,13 @@ export function followEdits(
 /**
  * Notes, for each edit whose element a change of the array (from `before`
  * to `after`, the edits' places already followed into `after`) changed in
- * place, the element as it left it, and where it changed it: the paths
- * `patches` name in the element (the change's patch paths from the array
- * on, an element's index first: a write's, which tell a member replaced
- * from one edited), or, for a change without patches (an undo, which
- * puts earlier values back), the members it differs in. A write whose
- * patches name none of the element leaves its places unknown (null) for good.
+ * place, the element as it left it and, for an edited element, where the
+ * change was, as the write's call's `own` or another writer's: the paths `patches`
+ * name in the element (the change's patch paths from the array on, an
+ * element's index first: a write's, which tell a member replaced from one
+ * edited; a write that changed the element and names none of it replaced
+ * something above it), or, for a change without patches (an undo, which
+ * puts earlier values back), the members it made differ.
  */
 export function noteInside(
   edits: readonly ArrayEdit[],
@@ -191,6 +423,7 @@ export function noteInside(
   after: readonly unknown[],
   region: Region,
   patches: readonly Path[] | undefined,
+  own: boolean,
 ): void {
   for (const edit of edits) {
     const at = edit.at;
@@ -201,12 +434,14 @@ export function noteInside(
     if (Object.is(element, edit.expected) || Object.is(element, edit.seen)) continue;
     if (Object.is(before[at], element)) continue;
     if (typeof element === 'object' && element !== null) edit.seen = element;
-    if (edit.inside === null) continue;
-    const tails =
-      patches === undefined
-        ? changedPaths(before[at], element, [], [])
-        : patches.filter((path) => String(path[0]) === String(at)).map((path) => path.slice(1));
-    edit.inside = tails.length === 0 ? null : [...(edit.inside ?? []), ...tails];
+    let tails: Path[];
+    if (patches === undefined) tails = changedPaths(before[at], element, [], []);
+    else {
+      tails = patches.filter((path) => String(path[0]) === String(at)).map((path) => path.slice(1));
+      if (tails.length === 0) tails = [[]];
+    }
+    edit.later ??= { others: [], own: [] };
+    (own ? edit.later.own : edit.later.others).push(...tails);
   }
 }
 
@@ -262,7 +497,7 @@ export function undoEdits(
     // where the two changes do not meet; a move or an addition is not.
     const reverted =
       edit.kind === 'swap' && edit.moved !== true && at >= 0 && !claimed(at)
-        ? revertValue(current[at], edit.restore, edit.expected, edit.inside)
+        ? revertSwap(current[at], edit)
         : FAILED;
     if (reverted !== FAILED) replaced.set(at, reverted);
     else {
@@ -275,8 +510,13 @@ export function undoEdits(
     else replaced.set(at, edit.restore);
   }
   const inserted = new Map<number, unknown[]>();
+  const missedLinks = new Set(missed.map((edit) => edit.linked));
   for (const edit of edits) {
     if (edit.kind !== 'insert') continue;
+    if (edit.linked !== undefined && missedLinks.has(edit.linked)) {
+      missed.push(edit);
+      continue;
+    }
     const gap = insertionGap(current, edit);
     const list = inserted.get(gap) ?? [];
     for (const value of edit.restore as readonly unknown[]) list.push(value);
@@ -292,6 +532,19 @@ export function undoEdits(
   return { next, missed };
 }
 
+/**
+ * A swap's element as another writer changed it since, with the write
+ * undone inside it ({@link revertValue}): told where the others' changes
+ * were when the write edited the element in place; otherwise (it put an
+ * element there, perhaps another one) only while no other writer wrote
+ * into it, since equal values would be taken for the write's.
+ */
+function revertSwap(current: unknown, edit: ArrayEdit): unknown {
+  if (edit.edited === true) return revertValue(current, edit.restore, edit.expected, edit.later);
+  if (edit.later !== undefined && edit.later.others.length > 0) return FAILED;
+  return revertValue(current, edit.restore, edit.expected);
+}
+
 /** Where an insert puts its elements back: after the element they came after, else at its tracked gap. */
 function insertionGap(current: readonly unknown[], edit: ArrayEdit): number {
   if (edit.follows === NONE) return 0;
@@ -301,19 +554,40 @@ function insertionGap(current: readonly unknown[], edit: ArrayEdit): number {
 }
 
 /**
+ * Where an element was changed since a write, by whom: paths in it, `[]`
+ * for the element itself. `others`: writers other than the write's call
+ * (a path there means theirs); `own`: the call and the calls it started,
+ * whose own later writes and undos come before this one's undo.
+ */
+export interface LaterChanges {
+  readonly others: readonly Path[];
+  readonly own: readonly Path[];
+}
+
+/** The changes under `key` of `later`, from there on. */
+function under(later: LaterChanges, key: string): LaterChanges {
+  const tails = (paths: readonly Path[]): Path[] =>
+    paths.filter((path) => String(path[0]) === key).map((path) => path.slice(1));
+  return { others: tails(later.others), own: tails(later.own) };
+}
+
+/**
  * `current` with the change from `before` to `after` undone, as a new
  * frozen value sharing what it does not change, when `current` is what the
  * change left but for changes inside the very members it changed (an
- * array both wrote into), or, when `inside` says where every later change
- * of an object was, changes of other members; {@link FAILED} when another
- * change stands in the way.
+ * array both wrote into), or, when `later` says where every later change
+ * was, changes of other members; {@link FAILED} when another change stands
+ * in the way: another writer replaced or set a member the change changed
+ * (even to the same value), or, without `later`, changed anything else.
  */
 export function revertValue(
   current: unknown,
   before: unknown,
   after: unknown,
-  inside?: readonly Path[] | null,
+  later?: LaterChanges,
 ): unknown {
+  // Replaced or set since by another writer (even to the write's own value): theirs.
+  if (later?.others.some((path) => path.length === 0) === true) return FAILED;
   if (Object.is(current, after)) return before;
   if (Object.is(before, after)) return current;
   if (Array.isArray(current) && Array.isArray(before) && Array.isArray(after)) {
@@ -323,18 +597,18 @@ export function revertValue(
     return missed.length > 0 ? FAILED : Object.freeze(next);
   }
   if (!isJsonRecord(current) || !isJsonRecord(before) || !isJsonRecord(after)) return FAILED;
-  const known = inside ?? undefined;
-  // Replaced since: the members equal to the write's are the other writer's.
-  if (known?.some((path) => path.length === 0) === true) return FAILED;
   // Without the places of later changes, only the object the write changed,
   // changed since where the write did too: one whose other members differ
   // was replaced or edited elsewhere, and a member equal by chance must not
   // be taken for the write's. With them, a member another writer changed is
   // told from one replaced by the path of its change.
+  const explained = (key: string): boolean =>
+    later !== undefined &&
+    [...later.others, ...later.own].some((path) => path.length === 0 || String(path[0]) === key);
   for (const key of new Set([...Object.keys(current), ...Object.keys(after)])) {
     const became = member(after, key);
     if (Object.is(member(before, key), became) && !Object.is(member(current, key), became)) {
-      if (known === undefined || !known.some((path) => String(path[0]) === key)) return FAILED;
+      if (!explained(key)) return FAILED;
     }
   }
   let copy: Record<string | number, unknown> | undefined;
@@ -343,8 +617,7 @@ export function revertValue(
     const became = member(after, key);
     if (Object.is(was, became)) continue;
     const now = member(current, key);
-    const under = known?.filter((path) => String(path[0]) === key).map((path) => path.slice(1));
-    const reverted = revertValue(now, was, became, under);
+    const reverted = revertValue(now, was, became, later && under(later, key));
     if (reverted === FAILED) return FAILED;
     if (Object.is(reverted, now)) continue;
     copy ??= shallowCopy(current);
@@ -361,7 +634,7 @@ function member(object: object, key: string): unknown {
 /**
  * Where `edit`'s element is in `[from, to)` of `list`, nearest `hint`: as
  * the last writer who changed it left it, else as the write left it (what
- * came between was undone: the later places are forgotten); -1 when none.
+ * came between was undone, or put back); -1 when none.
  */
 function findElement(
   list: readonly unknown[],
@@ -375,12 +648,7 @@ function findElement(
     const found = indexNear(list, edit.seen, from, to, hint, taken);
     if (found >= 0) return found;
   }
-  const found = indexNear(list, edit.expected, from, to, hint, taken);
-  if (found >= 0 && edit.seen !== undefined) {
-    delete edit.seen;
-    delete edit.inside;
-  }
-  return found;
+  return indexNear(list, edit.expected, from, to, hint, taken);
 }
 
 /** The index in `[from, to)` of `list` that holds `value` (the very value), nearest `hint`; -1 when none. */

@@ -39,6 +39,17 @@ export interface RollbackConflictPath {
 /** Who made a write: a running call, or code outside any call. */
 type Writer = CallScope | undefined;
 
+/**
+ * A step a rollback left in place, another writer having overwritten its
+ * place (`by`): the call's earlier steps at or under `path` are left too.
+ */
+interface LeftStep {
+  readonly slice: string;
+  readonly path: Path;
+  readonly by: readonly Writer[];
+  readonly seq: number;
+}
+
 /** What every undo step of a call keeps. */
 interface UndoBase {
   /** Global order of the write, so merged records undo newest first. */
@@ -130,6 +141,8 @@ export class CallScope {
   /** The nearest running call of the same session that started this one. */
   readonly parent: CallScope | undefined;
   /** @internal */ records: UndoRecord[] = [];
+  /** @internal Steps of calls it started that their rollbacks left in place. */ left: LeftStep[] =
+    [];
   /** @internal */ active = true;
   readonly #journal: CallJournal;
 
@@ -237,7 +250,11 @@ export class CallJournal {
         path,
         was: was as readonly unknown[],
         became: became as readonly unknown[],
-        edits: arrayEdits(was as readonly unknown[], became as readonly unknown[]),
+        edits: arrayEdits(
+          was as readonly unknown[],
+          became as readonly unknown[],
+          editedElements(pathsInto(path, patches)),
+        ),
         overwrittenBy: [],
         replacedBy: [],
       });
@@ -254,7 +271,9 @@ export class CallJournal {
         (a, b) => a.seq - b.seq,
       );
     }
+    if (parent?.active === true) parent.left.push(...scope.left);
     scope.records = [];
+    scope.left = [];
   }
 
   /** @internal See {@link CallScope.rollback}. */
@@ -263,13 +282,33 @@ export class CallJournal {
     const conflicts: RollbackConflictPath[] = [];
     const records = scope.records;
     scope.records = [];
+    // A step left in place because another writer overwrote its place holds
+    // the call's earlier steps under it: undoing them would write into the
+    // other writer's value (a row removed, then a snapshot restored, then
+    // edited by the app came back twice). They are left too, and pass to
+    // the same heirs.
+    const undone = (writer: Writer): boolean => !scope.contains(writer);
+    // Steps of calls it started, left under writes of others: this rollback
+    // undoes its own writes, so only those left under someone else's stand.
+    const left: LeftStep[] = scope.left.filter((step) => step.by.some(undone));
+    scope.left = [];
     for (let index = records.length - 1; index >= 0; index -= 1) {
       const record = records[index]!;
+      const at = record.kind === 'array' ? record.path : record.patch.path;
+      const above = left.find(
+        (step) => step.slice === record.slice && step.seq > record.seq && startsWith(at, step.path),
+      );
+      if (above !== undefined) {
+        conflicts.push({ slice: record.slice, path: [...at], reason: 'overwritten' });
+        this.#bequeath(record, above.by, scope);
+        continue;
+      }
       let first = index;
       while (first > 0 && records[first - 1]!.seq === record.seq) first -= 1;
       const steps = records.slice(first, index + 1);
       const outsider = (step: UndoRecord): boolean =>
-        step.overwrittenBy.some((writer) => !scope.contains(writer));
+        step.overwrittenBy.some((writer) => !scope.contains(writer)) ||
+        (step.kind === 'array' && step.replacedBy.some((writer) => !scope.contains(writer)));
       const value = this.#slices.read(record.slice);
       const unchanged = value === record.after && !steps.some(outsider);
       if (unchanged && !steps.some((step) => step.kind === 'array' && step.inherited)) {
@@ -281,6 +320,14 @@ export class CallJournal {
         continue;
       }
       if (record.kind === 'array') {
+        if (record.replacedBy.some((writer) => !scope.contains(writer))) {
+          left.push({
+            slice: record.slice,
+            path: record.path,
+            by: record.replacedBy,
+            seq: record.seq,
+          });
+        }
         conflicts.push(...this.#undoArray(record, scope, records, index));
         continue;
       }
@@ -288,6 +335,7 @@ export class CallJournal {
       if (outsider(record)) {
         conflicts.push({ slice: record.slice, path: [...path], reason: 'overwritten' });
         this.#bequeath(record, record.overwrittenBy, scope);
+        left.push({ slice: record.slice, path, by: record.overwrittenBy, seq: record.seq });
         continue;
       }
       const undone = withPatch(value, record.patch);
@@ -295,13 +343,24 @@ export class CallJournal {
       else this.#undone(record.slice, value, undone, scope, records, index);
     }
     // Its writes are undone: they no longer overwrite anything of other calls.
-    const undone = (writer: Writer): boolean => !scope.contains(writer);
+    // One left in place stands as long as the writes over it do: under it,
+    // those writers overwrote the steps before it in its stead (a snapshot
+    // it restored, then edited by a call that commits, holds the array for good).
     for (const other of this.#active) {
       for (const record of other.records) {
-        keepOnly(record.overwrittenBy, undone);
-        if (record.kind === 'array') keepOnly(record.replacedBy, undone);
+        const at = record.kind === 'array' ? record.path : record.patch.path;
+        const instead = left
+          .filter(
+            (step) =>
+              step.slice === record.slice && step.seq > record.seq && startsWith(at, step.path),
+          )
+          .flatMap((step) => step.by.filter(undone));
+        replaceWriters(record.overwrittenBy, undone, instead);
+        if (record.kind === 'array') replaceWriters(record.replacedBy, undone, instead);
       }
     }
+    // A caller's earlier steps under one left in place are left by its rollback too.
+    if (scope.parent?.active === true) scope.parent.left.push(...left);
     return conflicts;
   }
 
@@ -402,7 +461,8 @@ export class CallJournal {
           regions.set(key, region);
         }
         touched = followEdits(record.edits, was, now, region);
-        noteInside(record.edits, was, now, region, patches && pathsInto(record.path, patches));
+        const inside = patches && pathsInto(record.path, patches);
+        noteInside(record.edits, was, now, region, inside, owner?.contains(writer) === true);
       } else touched = loseAll(record.edits);
       if (touched && owner?.contains(writer) !== true && !record.overwrittenBy.includes(writer)) {
         record.overwrittenBy.push(writer);
@@ -494,6 +554,19 @@ function runningHeirs(writers: readonly Writer[], failed: CallScope): CallScope[
   return heirs;
 }
 
+/** The indices of the elements that `inside` (paths from an array on) changed in place, none replaced whole. */
+function editedElements(inside: readonly Path[]): Set<number> {
+  const edited = new Set<number>();
+  const replaced = new Set<number>();
+  for (const path of inside) {
+    const index = Number(path[0]);
+    if (path.length === 1) replaced.add(index);
+    else edited.add(index);
+  }
+  for (const index of replaced) edited.delete(index);
+  return edited;
+}
+
 /** The paths of `patches` that reach into the value at `path`, from there on. */
 function pathsInto(path: Path, patches: readonly Patch[]): Path[] {
   const inside: Path[] = [];
@@ -505,11 +578,21 @@ function pathsInto(path: Path, patches: readonly Patch[]): Path[] {
   return inside;
 }
 
-/** Keeps in `list`, in place, the members `keep` says. */
-function keepOnly<T>(list: T[], keep: (item: T) => boolean): void {
-  const kept = list.filter(keep);
-  list.length = 0;
-  list.push(...kept);
+/**
+ * Keeps in `writers`, in place, those `keep` says; when it drops one, the
+ * writers `instead` take its place (each once).
+ */
+function replaceWriters(
+  writers: Writer[],
+  keep: (writer: Writer) => boolean,
+  instead: readonly Writer[],
+): void {
+  const kept = writers.filter(keep);
+  if (kept.length < writers.length) {
+    for (const writer of instead) if (!kept.includes(writer)) kept.push(writer);
+  }
+  writers.length = 0;
+  writers.push(...kept);
 }
 
 function copyPatch(patch: Patch): Patch {
