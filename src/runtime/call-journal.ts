@@ -1,14 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Patch } from 'immer';
-import {
-  type ArrayEdit,
-  arrayEdits,
-  changedRegion,
-  followEdits,
-  noteInside,
-  type Region,
-  undoEdits,
-} from './array-undo.js';
+import { type ArrayEdit, arrayEdits, changedRegion, type Region } from './array-diff.js';
+import { followEdits, noteInside, undoEdits } from './array-undo.js';
 import {
   GONE,
   outermostArrayPath,
@@ -77,7 +70,7 @@ interface PatchUndo extends UndoBase {
 
 /**
  * The undo of a write into an array (or into something an array holds),
- * element by element (see `array-undo.ts`), kept for the outermost such
+ * element by element (see `array-diff.ts`, `array-undo.ts`), kept for the outermost such
  * array: a patch names an element by an index that other calls' writes
  * move.
  */
