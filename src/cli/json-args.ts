@@ -5,7 +5,7 @@
  * missing field.
  */
 import { parseActionInput } from '../executor/action-input.js';
-import { findJsonSyntaxError } from '../ecosystem/json-syntax.js';
+import { findJsonSyntaxError, type JsonSyntaxIssue } from '../ecosystem/json-syntax.js';
 import { CliError, EXIT_CODES } from './exit-codes.js';
 
 export { findJsonSyntaxError, type JsonSyntaxIssue } from '../ecosystem/json-syntax.js';
@@ -28,16 +28,29 @@ export function parseCallArguments(text: string): Record<string, unknown> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const issue = findJsonSyntaxError(text);
+    let issue: JsonSyntaxIssue | undefined;
+    try {
+      issue = findJsonSyntaxError(text);
+    } catch {
+      // The scan recurses per level: text nested past the stack has no position to give.
+      throw new CliError(
+        EXIT_CODES.usage,
+        'invalid JSON arguments: nested too deeply to say where (the tool was not called)',
+      );
+    }
     if (issue === undefined) {
       throw new CliError(EXIT_CODES.usage, `invalid JSON arguments: ${String(error)}`);
     }
     // Argument values may be secrets (a password, a token, read from stdin):
-    // the line is shown with the contents of its string values left out.
+    // the line is shown with the contents of its string values left out,
+    // single-quoted ones (a common slip) too.
     const shown = hideStringValues(text.split(/\r\n|\r|\n/)[issue.line - 1] ?? '', issue.column);
+    const found = issue.found.startsWith(`"'`)
+      ? 'a single-quoted string (JSON strings take double quotes)'
+      : issue.found;
     throw new CliError(
       EXIT_CODES.usage,
-      `invalid JSON arguments at line ${issue.line}, column ${issue.column}: expected ${issue.expected}, found ${issue.found}`,
+      `invalid JSON arguments at line ${issue.line}, column ${issue.column}: expected ${issue.expected}, found ${found}`,
       { details: [`  ${shown.line}`, `  ${' '.repeat(shown.column - 1)}^`] },
     );
   }
@@ -53,7 +66,8 @@ export function parseCallArguments(text: string): Record<string, unknown> {
 
 /**
  * `line` (one line of JSON text, up to its first error) with the contents
- * of each string value replaced by `…`, and `column` (1-based) moved to
+ * of each string value (double-quoted, or single-quoted by mistake)
+ * replaced by `…`, and `column` (1-based) moved to
  * where the same character, or the `…` that stands for it, is shown.
  * Property names are kept: they say where the error is and are not secret.
  */
@@ -62,18 +76,19 @@ export function hideStringValues(line: string, column: number): { line: string; 
   let shownColumn = column;
   let at = 0;
   while (at < line.length) {
-    if (line[at] !== '"') {
+    const quote = line[at];
+    if (quote !== '"' && quote !== "'") {
       out += line[at];
       at += 1;
       continue;
     }
     let end = at + 1;
-    while (end < line.length && line[end] !== '"') end += line[end] === '\\' ? 2 : 1;
+    while (end < line.length && line[end] !== quote) end += line[end] === '\\' ? 2 : 1;
     const closed = end < line.length;
     const next = closed ? end + 1 : line.length;
     const isName = /^\s*:/.test(line.slice(next));
     const original = line.slice(at, next);
-    const shown = isName || next - at <= 2 ? original : `"…${closed ? '"' : ''}`;
+    const shown = isName || next - at <= 2 ? original : `${quote}…${closed ? quote : ''}`;
     // The error inside this string: point at its quote, or at the `…`.
     if (column - 1 >= at && column - 1 < next) {
       const inside = column - 1 - at;

@@ -41,6 +41,24 @@ describe('JSON syntax errors and string values', () => {
     expect(escape.details).toEqual(['  {"password": "…"}', `  ${' '.repeat(14)}^`]);
   });
 
+  it('hide a value single-quoted by mistake, in the message and the line', () => {
+    const error = syntaxError(`{"password": '${SECRET}', "retries": 3}`);
+    expect(`${error.message}\n${error.details.join('\n')}`).not.toMatch(/hunter2|Secret/);
+    expect(error.message).toBe(
+      'invalid JSON arguments at line 1, column 14: expected a value, found a single-quoted string (JSON strings take double quotes)',
+    );
+    expect(error.details).toEqual([`  {"password": '…', "retries": 3}`, `  ${' '.repeat(13)}^`]);
+  });
+
+  it('say that text nested past the stack cannot be placed, as a usage error', () => {
+    const deep = `{"m":${'['.repeat(100_000)}${']'.repeat(99_999)}}`;
+    const error = syntaxError(deep);
+    expect(error.exitCode).toBe(EXIT_CODES.usage);
+    expect(error.message).toBe(
+      'invalid JSON arguments: nested too deeply to say where (the tool was not called)',
+    );
+  });
+
   it('hideStringValues keeps property names and empty strings, and moves the column', () => {
     expect(hideStringValues('{"a": "xyz", "b": "", "c": 1 2}', 30)).toEqual({
       line: '{"a": "…", "b": "", "c": 1 2}',
