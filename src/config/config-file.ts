@@ -6,6 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { McpConfigError } from '../core/errors.js';
+import { isPlainRecord } from './schema-helpers.js';
 import { dotted, parseServerConfigs, type ConfigSource } from './parse-server-configs.js';
 import type { ResolvedServerConfig } from './server-config.js';
 
@@ -76,10 +77,8 @@ export async function readConfigText(
   }
 }
 
-/** True for a plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+/** True for a plain object, as JSON and YAML make a map (not a YAML `!!omap` or `!!set`). */
+export const isRecord = isPlainRecord;
 
 /** A short rendering of a value that is not a secret. */
 export { quote } from './schema-helpers.js';

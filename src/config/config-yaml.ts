@@ -183,11 +183,13 @@ function serversToJS(document: Document, node: unknown, source: string): unknown
   try {
     return node.toJS(document, { maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
   } catch (error) {
-    if (!(error instanceof ReferenceError)) throw error;
-    const problem = /excessive alias count/i.test(error.message)
-      ? `its aliases expand too much (over ${MAX_ALIAS_COUNT} alias uses, nested ones ` +
-        'multiplied; a guard against resource exhaustion); repeat the values or use fewer aliases'
-      : 'an alias names no anchor set before it';
+    // yaml's own words may quote the file (an alias's name): each kind gets a sentence of ours.
+    const problem = !(error instanceof ReferenceError)
+      ? 'a value it cannot convert (a merge key `<<` of something other than a map)'
+      : /excessive alias count/i.test(error.message)
+        ? `its aliases expand too much (over ${MAX_ALIAS_COUNT} alias uses, nested ones ` +
+          'multiplied; a guard against resource exhaustion); repeat the values or use fewer aliases'
+        : 'an alias names no anchor set before it';
     throw new McpConfigError('mcp_servers', `${source}: invalid YAML in mcp_servers: ${problem}`, {
       cause: error,
     });

@@ -9,6 +9,7 @@
  * - `$$`: a literal `$`.
  */
 import { McpConfigError } from '../core/errors.js';
+import { isPlainRecord } from './schema-helpers.js';
 
 /** Variables available to expansion. */
 export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
@@ -69,7 +70,9 @@ export function expandEnv(
       expandEnv(item, env, `${field}[${index}]`, source, taken, depth + 1),
     );
   }
-  if (typeof value === 'object' && value !== null) {
+  // A Map or a Set (YAML's `!!omap`, `!!set`) is left for the schema to refuse: read
+  // as an object it has no entries, and an `env` so written was dropped whole.
+  if (isPlainRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       // defineProperty: a key named `__proto__` stays a key.

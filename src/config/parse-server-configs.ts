@@ -14,6 +14,7 @@ import {
   type ResolvedServerConfig,
 } from './server-config.js';
 import { editDistance } from '../core/edit-distance.js';
+import { isPlainRecord as isRecord } from './schema-helpers.js';
 
 /** Where the configs came from, so that errors use the author's names. */
 export interface ConfigSource {
@@ -155,10 +156,6 @@ function resolveEnvAlias(
 
 function keyOf(source: ConfigSource, index: number, path: readonly PropertyKey[]): string {
   return source.key?.(index, path) ?? dotted(path);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function configError(

@@ -153,16 +153,14 @@ describe('readConfigText', () => {
 });
 
 describe('isRecord', () => {
-  it('is true only for non-null, non-array objects', () => {
-    expect([{}, Object.create(null), new Date()].map(isRecord)).toEqual([true, true, true]);
-    expect([null, undefined, [], 'a', 1, true].map(isRecord)).toEqual([
-      false,
-      false,
-      false,
-      false,
-      false,
-      false,
-    ]);
+  it('is true only for plain objects, as JSON and YAML make maps', () => {
+    expect([{}, Object.create(null)].map(isRecord)).toEqual([true, true]);
+    // A Map or a Set is YAML's `!!omap` or `!!set`: an `env` so written was dropped whole.
+    expect(
+      [null, undefined, [], 'a', 1, true, new Date(), new Map([['a', 'b']]), new Set()].map(
+        isRecord,
+      ),
+    ).toEqual([false, false, false, false, false, false, false, false, false]);
   });
 });
 

@@ -268,6 +268,20 @@ mcp_servers:
     expect(aliased[0]?.transport).toEqual({ type: 'stdio', command: 'node', args: ['--flag'] });
   });
 
+  it('refuses a merge of a scalar and an !!omap env as McpConfigErrors naming the field', async () => {
+    const merge = await loadError('%YAML 1.1\n---\nmcp_servers:\n  a:\n    <<: 5\n');
+    expect(merge).toBeInstanceOf(McpConfigError);
+    expect(merge.field).toBe('mcp_servers');
+    expect(merge.message).toContain('a merge key `<<` of something other than a map');
+    // An env written as an ordered map was read as an empty one: the server ran without it.
+    const omap = await loadError(
+      '%YAML 1.1\n---\nmcp_servers:\n  a:\n    command: node\n    env: !!omap [ {TOKEN: abc} ]\n',
+    );
+    expect(omap.field).toBe('mcp_servers.a.env');
+    expect(omap.message).toContain('must map variable names to string values');
+    expect(omap.message).not.toContain('abc');
+  });
+
   it('reports a missing file, bad YAML and a missing mcp_servers key', async () => {
     await expect(loadMcpConfig(path.join(dirs.base, 'nope.yaml'), { env: {} })).rejects.toThrow(
       /not found/,
