@@ -18,9 +18,22 @@ export interface LoadedEntry {
   readonly config: Record<string, unknown>;
   /** Programmatic path (`transport.url`) → the file's key (`url`). */
   readonly origins: ReadonlyMap<string, string>;
+  /** The values `${VAR}` expansion took from the environment, into any field. */
+  readonly taken?: readonly string[];
 }
 
-/** Checks what a loader built, with errors in the file's own names. */
+/**
+ * Shorter than this, a value taken from the environment is not masked in
+ * an error: `app` or `true` would cut words apart, and no token is so short.
+ */
+const MIN_MASKED_VALUE = 6;
+
+/**
+ * Checks what a loader built, with errors in the file's own names. An
+ * error quotes a bad value of a field that holds no secret (a permission,
+ * a level, a prefix); one taken from the environment is masked there
+ * all the same (a token in the wrong variable).
+ */
 export function parseLoadedEntries(
   entries: readonly LoadedEntry[],
   file: string,
@@ -30,12 +43,23 @@ export function parseLoadedEntries(
     server: (index) => entries[index]?.field ?? `[${index}]`,
     key: (index, path) => fileKey(entries[index]?.origins, path),
   };
-  return [
-    ...parseServerConfigs(
-      entries.map((entry) => entry.config),
-      source,
-    ),
-  ];
+  try {
+    return [
+      ...parseServerConfigs(
+        entries.map((entry) => entry.config),
+        source,
+      ),
+    ];
+  } catch (error) {
+    if (!(error instanceof McpConfigError)) throw error;
+    const taken = entries
+      .flatMap((entry) => entry.taken ?? [])
+      .filter((value) => value.length >= MIN_MASKED_VALUE)
+      .sort((a, b) => b.length - a.length);
+    const message = taken.reduce((text, value) => text.replaceAll(value, '***'), error.message);
+    if (message === error.message) throw error;
+    throw new McpConfigError(error.field, message);
+  }
 }
 
 /** The file's spelling of `path`: the longest known prefix, then the rest as it is. */

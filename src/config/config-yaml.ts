@@ -164,7 +164,7 @@ export async function loadMcpConfig(
     });
     const loaded = toEntry(name, expanded, field, source);
     addExpandedSecrets(loaded.config, taken);
-    return loaded;
+    return { ...loaded, taken: taken.map((piece) => piece.value) };
   });
   return parseLoadedEntries(entries, source);
 }

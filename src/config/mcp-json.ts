@@ -308,7 +308,7 @@ function toEntry(
     take('headers', transport, 'headers', 'transport.headers', coerceStrings);
   }
   addExpandedSecrets(config, taken);
-  return { field, config, origins };
+  return { field, config, origins, taken: taken.map((piece) => piece.value) };
 }
 
 async function readJson(file: string, signal: AbortSignal | undefined): Promise<unknown> {

@@ -48,6 +48,22 @@ const stringList = (what: string) =>
 const secretMap = (what: string) =>
   ownRecord(z.string({ error: rule('must be a string') }), `must map ${what} to string values`);
 
+/**
+ * A child's environment: names that a process environment can hold (not
+ * empty, no `=`, no NUL: `A=B` would reach the child as another variable).
+ * A bad name is not quoted: what follows its `=` may be a value pasted in.
+ */
+const environment = secretMap('variable names').check((ctx) => {
+  Object.keys(ctx.value).forEach((name, index) => {
+    if (name !== '' && !/[=\0]/.test(name)) return;
+    ctx.issues.push({
+      code: 'custom',
+      input: ctx.value,
+      message: `variable name ${String(index + 1)} (of ${String(name.length)} characters, not quoted) must be non-empty, without "=" or a NUL character`,
+    });
+  });
+});
+
 const positiveMilliseconds = z
   .number({ error: rule((input) => `${quote(input)} must be a positive number of milliseconds`) })
   .refine((value) => Number.isFinite(value) && value > 0, {
@@ -277,7 +293,7 @@ const serverFields = z.strictObject(
       .describe(
         'The most characters of content one tool result may bring into the session. Default 1000000.',
       ),
-    env: secretMap('variable names')
+    env: environment
       .optional()
       .describe(
         "Environment of a stdio child, on top of the SDK's safe default (HOME, LOGNAME, PATH, SHELL, TERM, USER). Never logged.",

@@ -268,6 +268,19 @@ mcp_servers:
     expect(aliased[0]?.transport).toEqual({ type: 'stdio', command: 'node', args: ['--flag'] });
   });
 
+  it('masks a value taken from the environment in errors of fields that hold no secret', async () => {
+    const env = { TOK: 'ghp_R3alT0kenInTheWrongVariable' };
+    for (const setting of [
+      "permissions: {t: ['${TOK}']}",
+      "sensitive_tools: {t: '${TOK}'}",
+      "tool_prefix: '${TOK}!'",
+    ]) {
+      const error = await loadError(`mcp_servers:\n  a:\n    command: x\n    ${setting}\n`, env);
+      expect(error.message, setting).not.toContain('R3alT0ken');
+      expect(error.message, setting).toContain('***');
+    }
+  });
+
   it('refuses a merge of a scalar and an !!omap env as McpConfigErrors naming the field', async () => {
     const merge = await loadError('%YAML 1.1\n---\nmcp_servers:\n  a:\n    <<: 5\n');
     expect(merge).toBeInstanceOf(McpConfigError);

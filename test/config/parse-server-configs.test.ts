@@ -249,6 +249,21 @@ describe('config validation', () => {
   });
 });
 
+describe('environment variable names', () => {
+  it('refuses an empty name, or one with "=" or NUL, without quoting it', () => {
+    for (const name of ['API_TOKEN=ghp_R3alT0ken', '', 'A\u0000B']) {
+      const error = catchError(() =>
+        parseServerConfigs([{ name: 'x', transport: stdio, env: { OK: 'v', [name]: 'value' } }]),
+      ) as McpConfigError;
+      expect(error).toBeInstanceOf(McpConfigError);
+      expect(error.message).toContain(
+        `variable name 2 (of ${String(name.length)} characters, not quoted) must be non-empty, without "=" or a NUL character`,
+      );
+      expect(error.message).not.toContain('R3alT0ken');
+    }
+  });
+});
+
 describe('secrets stay out of errors and events', () => {
   const SECRETS = [
     'url-password-123',
