@@ -5,10 +5,10 @@
  * missing field.
  */
 import { parseActionInput } from '../executor/action-input.js';
-import { findJsonSyntaxError, type JsonSyntaxIssue } from '../ecosystem/json-syntax.js';
+import { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.js';
 import { CliError, EXIT_CODES } from './exit-codes.js';
 
-export { findJsonSyntaxError, type JsonSyntaxIssue } from '../ecosystem/json-syntax.js';
+export { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.js';
 
 /**
  * The arguments of `call` as an object: JSON when `text` starts with `{` or

@@ -15,6 +15,7 @@
  * ```
  */
 import { McpConfigError } from '../core/errors.js';
+import { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.js';
 import {
   coerceStrings,
   isRecord,
@@ -318,15 +319,22 @@ async function readJson(file: string, signal: AbortSignal | undefined): Promise<
   }
   try {
     return JSON.parse(text) as unknown;
-  } catch (error) {
-    // V8's message quotes the text around the error, which may hold a secret: give the place only.
-    const position = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1];
-    const at = position === undefined ? '' : ` at ${lineAndColumn(text, Number(position))}`;
-    throw new McpConfigError('(file)', `${file}: invalid JSON${at}`);
+  } catch {
+    // V8's message quotes the text around the error, which may hold a secret:
+    // the place and what was expected there, never what was found.
+    throw new McpConfigError('(file)', `${file}: invalid JSON${syntaxErrorPlace(text)}`);
   }
 }
 
-function lineAndColumn(text: string, offset: number): string {
-  const lines = text.slice(0, offset).split('\n');
-  return `line ${lines.length}, column ${(lines.at(-1)?.length ?? 0) + 1}`;
+/** ` at line L, column C: expected …` for text `JSON.parse` refused, or nothing when it cannot say. */
+function syntaxErrorPlace(text: string): string {
+  let issue: JsonSyntaxIssue | undefined;
+  try {
+    issue = findJsonSyntaxError(text);
+  } catch {
+    return ' (nested too deeply to say where)'; // the scan recurses per level
+  }
+  return issue === undefined
+    ? ''
+    : ` at line ${issue.line}, column ${issue.column}: expected ${issue.expected}`;
 }

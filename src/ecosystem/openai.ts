@@ -5,7 +5,7 @@
  */
 import type { JsonSchema } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
-import { findJsonSyntaxError, type JsonSyntaxIssue } from './json-syntax.js';
+import { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.js';
 import { openAIStrictIssues } from './openai-strict.js';
 import {
   findTool,
