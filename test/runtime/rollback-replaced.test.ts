@@ -3,7 +3,7 @@
  * a failed call wrote inside an array, and where one write moved rows and
  * changed them: the other writer's value stands (with a conflict), and no
  * row is lost, doubled or given another row's member. Each case came from
- * a review that attacked the rollback (`.review/h-rollback2`).
+ * a review that attacked the rollback.
  */
 import { describe, expect, it } from 'vitest';
 import { Session } from '../../src/index.js';
