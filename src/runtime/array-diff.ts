@@ -135,7 +135,7 @@ function linkMoves(edits: readonly ArrayEdit[]): ArrayEdit[] {
         edit.kind === 'insert' &&
         !linked.has(edit) &&
         edit.at !== drop.at &&
-        (edit.restore as readonly unknown[]).some((value) => likeness(value, drop.expected) > 0),
+        (edit.restore as readonly unknown[]).some((value) => alike(value, drop.expected)),
     );
     if (insert === undefined) continue;
     const link = {};
@@ -188,8 +188,8 @@ const MAX_LIKENESS_GAP = 64;
  * they were); more or fewer are paired by likeness, in order, so that a
  * row inserted before another that the same write edited, or removed
  * beside one it edited, is told from that one: each element of `was`
- * goes with the element of `became` that shares most members with it
- * (none: it was removed, and is inserted back).
+ * goes with the element of `became` that shares most members with it,
+ * if they are {@link alike} (none: it was removed, and is inserted back).
  */
 function gapEdits(
   was: readonly unknown[],
@@ -253,8 +253,7 @@ function gapEdits(
 
 /**
  * The pairs of places (in `removed`, in `added`), in order, that share the
- * most members in all: each pair shares at least one (an equal primitive,
- * or the very object).
+ * most members in all, each pair {@link alike}.
  */
 function alignByLikeness(
   removed: readonly unknown[],
@@ -265,7 +264,9 @@ function alignByLikeness(
   const best = new Array<number>(rows * columns).fill(0);
   for (let i = 1; i < rows; i += 1) {
     for (let j = 1; j < columns; j += 1) {
-      const shared = likeness(removed[i - 1], added[j - 1]);
+      const shared = alike(removed[i - 1], added[j - 1])
+        ? likeness(removed[i - 1], added[j - 1])
+        : 0;
       best[i * columns + j] = Math.max(
         best[(i - 1) * columns + j]!,
         best[i * columns + j - 1]!,
@@ -285,6 +286,18 @@ function alignByLikeness(
     }
   }
   return pairs.reverse();
+}
+
+/**
+ * Whether two objects may be one element before and after a change: they
+ * share at least half the members of the larger (a row and its edit share
+ * all but the edited ones; two rows of three members that share only a
+ * `status` are two rows).
+ */
+function alike(a: unknown, b: unknown): boolean {
+  if (!isJsonRecord(a) || !isJsonRecord(b)) return false;
+  const shared = likeness(a, b);
+  return shared > 0 && shared * 2 >= Math.max(Object.keys(a).length, Object.keys(b).length);
 }
 
 /** How many members two objects share: equal primitives, or the very object. */

@@ -146,6 +146,25 @@ describe('rollback of a write that moved rows and changed them', () => {
     expect(table.get().rows[3]).toEqual({ id: 'r2' });
   });
 
+  it('rows that only share a member are not taken for one: the row a call removed comes back', () => {
+    const { table, call, write } = rows([{ id: 'a', y: 'open', a: 1 }]);
+    const x = call('X');
+    x.run(
+      write(
+        (list) =>
+          void list.splice(0, 1, { id: 'b', y: 'open', a: 2 }, { id: 'c', y: 'open', a: 3 }),
+      ),
+    );
+    table.update((d) => {
+      (d.rows[0] as { x?: string }).x = 'app';
+    });
+    expect(x.rollback()).not.toEqual([]);
+    expect([...table.get().rows].sort((p, q) => p.id.localeCompare(q.id))).toEqual([
+      { id: 'a', y: 'open', a: 1 },
+      { id: 'b', y: 'open', a: 2, x: 'app' },
+    ]);
+  });
+
   it('a row moved and edited, then edited by a call that commits: neither lost nor doubled', () => {
     const { table, call, write } = rows([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
     const b = call('B');
