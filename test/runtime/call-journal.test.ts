@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Session } from '../../src/index.js';
-import type { CallScope } from '../../src/runtime/call-journal.js';
+import { RunningCalls, type WriterName } from '../support/call-scopes.js';
 
 interface Items {
   readonly items: readonly string[];
@@ -415,7 +415,7 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
 });
 
 describe('per-call rollback of array writes, property', () => {
-  type Writer = 'a' | 'b' | 'c' | 'nested' | 'app';
+  type Writer = WriterName;
   type Step =
     | { readonly kind: 'push' | 'unshift' | 'insert'; readonly by: Writer; readonly at: number }
     | { readonly kind: 'remove' | 'change'; readonly by: Writer; readonly pick: number }
@@ -457,41 +457,18 @@ describe('per-call rollback of array writes, property', () => {
     const list = session.slice<{ readonly items: readonly Element[] }>('list', {
       initial: { items: [make('app0', 0), make('a0', 0)] },
     });
-    const scopes = new Map<Writer, CallScope>();
-    for (const name of ['a', 'b', 'c'] as const) {
-      scopes.set(name, session.beginCall({ callId: name, toolName: name }));
-    }
-    scopes.set(
-      'nested',
-      scopes.get('a')!.run(() => session.beginCall({ callId: 'n', toolName: 'n' })),
-    );
-    const failed = new Set<Writer>();
-    const ended = new Set<Writer>();
-    const conflicts: unknown[] = [];
+    const calls = new RunningCalls(session, ends[3]!);
     const kept: { by: Writer; apply: (model: Map<string, number>) => void }[] = [];
     let made = 0;
-    const end = (by: Exclude<Writer, 'app'>, ok: boolean): void => {
-      if (ended.has(by)) return;
-      if (by === 'a') end('nested', ends[3]!);
-      ended.add(by);
-      if (ok) scopes.get(by)!.commit();
-      else {
-        failed.add(by);
-        conflicts.push(...scopes.get(by)!.rollback());
-      }
-    };
     for (const next of steps) {
       if (next.kind === 'end') {
-        end(next.by, next.ok);
+        calls.end(next.by, next.ok);
         continue;
       }
       const by = next.by;
-      if (ended.has(by)) continue;
-      const write = (recipe: (items: Element[]) => void): void => {
-        const run = (): void => list.update((draft) => recipe(draft.items));
-        if (by === 'app') run();
-        else scopes.get(by)!.run(run);
-      };
+      if (!calls.running(by)) continue;
+      const write = (recipe: (items: Element[]) => void): void =>
+        calls.write(by, () => list.update((draft) => recipe(draft.items)));
       if ('at' in next) {
         const id = `${by}${String(++made)}`;
         write((items) => {
@@ -516,20 +493,19 @@ describe('per-call rollback of array writes, property', () => {
           next.kind === 'remove' ? void model.delete(id) : void model.set(id, model.get(id)! + 1),
       });
     }
-    (['a', 'b', 'c'] as const).forEach((by, index) => end(by, ends[index]!));
+    (['a', 'b', 'c'] as const).forEach((by, index) => calls.end(by, ends[index]!));
     const model = new Map([
       ['app0', 0],
       ['a0', 0],
     ]);
-    const lost = (by: Writer): boolean => failed.has(by) || (by === 'nested' && failed.has('a'));
-    for (const entry of kept) if (!lost(entry.by)) entry.apply(model);
+    for (const entry of kept) if (!calls.lost(entry.by)) entry.apply(model);
     const left = list
       .get()
       .items.map((element) => `${idOf(element)}@${String(versionOf(element))}`);
     expect(left.slice().sort()).toEqual(
       [...model].map(([id, version]) => `${id}@${String(version)}`).sort(),
     );
-    expect(conflicts).toEqual([]);
+    expect(calls.conflicts).toEqual([]);
   }
 
   it.each([

@@ -10,10 +10,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Session } from '../../src/index.js';
-import type { CallScope } from '../../src/runtime/call-journal.js';
+import { type CallName, RunningCalls, type WriterName } from '../support/call-scopes.js';
 
-type Writer = 'a' | 'b' | 'c' | 'nested' | 'app';
-type Call = Exclude<Writer, 'app'>;
+type Writer = WriterName;
+type Call = CallName;
 type Step =
   | { readonly kind: 'set' | 'replace'; readonly by: Writer; readonly row: number }
   | { readonly kind: 'push' | 'unshift'; readonly by: Writer }
@@ -66,45 +66,22 @@ function run(steps: readonly Step[], ends: readonly boolean[]) {
   const table = session.slice<{ readonly rows: readonly Row[] }>('table', {
     initial: { rows: SHARED.map((id) => ({ id, fields: {} })) },
   });
-  const scopes = new Map<Call, CallScope>();
-  for (const name of ['a', 'b', 'c'] as const) {
-    scopes.set(name, session.beginCall({ callId: name, toolName: name }));
-  }
-  scopes.set(
-    'nested',
-    scopes.get('a')!.run(() => session.beginCall({ callId: 'n', toolName: 'n' })),
-  );
-  const failed = new Set<Call>();
-  const ended = new Set<Call>();
-  const conflicts: unknown[] = [];
+  const calls = new RunningCalls(session, ends[3]!);
   // The last value each writer set in each shared row, in the order they were set.
   const sets: { by: Writer; row: string; value: number }[] = [];
   let counter = 0;
-  const end = (by: Call, ok: boolean): void => {
-    if (ended.has(by)) return;
-    if (by === 'a') end('nested', ends[3]!);
-    ended.add(by);
-    if (ok) scopes.get(by)!.commit();
-    else {
-      failed.add(by);
-      conflicts.push(...scopes.get(by)!.rollback());
-    }
-  };
-  const write = (by: Writer, recipe: (rows: Row[]) => void): void => {
-    const change = (): void => table.update((draft) => recipe(draft.rows));
-    if (by === 'app') change();
-    else scopes.get(by)!.run(change);
-  };
+  const write = (by: Writer, recipe: (rows: Row[]) => void): void =>
+    calls.write(by, () => table.update((draft) => recipe(draft.rows)));
   for (const next of steps) {
     if (next.kind === 'end') {
-      end(next.by, next.ok);
+      calls.end(next.by, next.ok);
       continue;
     }
     if (next.kind === 'reverse') {
       write('app', (rows) => void rows.reverse());
       continue;
     }
-    if (next.by !== 'app' && ended.has(next.by)) continue;
+    if (!calls.running(next.by)) continue;
     if (next.kind === 'set' || next.kind === 'replace') {
       const id = SHARED[next.row]!;
       const value = ++counter;
@@ -121,9 +98,8 @@ function run(steps: readonly Step[], ends: readonly boolean[]) {
     const added = { id: `new${String(++counter)}`, fields: {} };
     write(next.by, (rows) => void (next.kind === 'push' ? rows.push(added) : rows.unshift(added)));
   }
-  (['a', 'b', 'c'] as const).forEach((by, index) => end(by, ends[index]!));
-  const lost = (by: Writer): boolean =>
-    by !== 'app' && (failed.has(by) || (by === 'nested' && failed.has('a')));
+  (['a', 'b', 'c'] as const).forEach((by, index) => calls.end(by, ends[index]!));
+  const lost = (by: Writer): boolean => calls.lost(by);
   const expected = new Map<string, Record<string, number>>(SHARED.map((id) => [id, {}]));
   for (const set of sets) if (!lost(set.by)) expected.get(set.row)![set.by] = set.value;
   const left = new Map(
@@ -132,7 +108,7 @@ function run(steps: readonly Step[], ends: readonly boolean[]) {
       .rows.filter((row) => SHARED.includes(row.id))
       .map((row) => [row.id, row.fields]),
   );
-  return { expected, left, conflicts, lost };
+  return { expected, left, conflicts: calls.conflicts, lost };
 }
 
 describe('rollback inside shared rows, each writer its own member, property', () => {
