@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { McpConfigError } from '../core/errors.js';
-import { isPlainRecord } from './schema-helpers.js';
+import { isPlainRecord, maskingTaken } from './schema-helpers.js';
 import { dotted, parseServerConfigs, type ConfigSource } from './parse-server-configs.js';
 import type { ResolvedServerConfig } from './server-config.js';
 
@@ -23,16 +23,10 @@ export interface LoadedEntry {
 }
 
 /**
- * Shorter than this, a value taken from the environment is not masked in
- * an error: `app` or `true` would cut words apart, and no token is so short.
- */
-const MIN_MASKED_VALUE = 6;
-
-/**
  * Checks what a loader built, with errors in the file's own names. An
  * error quotes a bad value of a field that holds no secret (a permission,
- * a level, a prefix); one taken from the environment is masked there
- * all the same (a token in the wrong variable).
+ * a level, a prefix); one taken from the environment is masked there all
+ * the same (a token in the wrong variable), before it is quoted.
  */
 export function parseLoadedEntries(
   entries: readonly LoadedEntry[],
@@ -43,23 +37,13 @@ export function parseLoadedEntries(
     server: (index) => entries[index]?.field ?? `[${index}]`,
     key: (index, path) => fileKey(entries[index]?.origins, path),
   };
-  try {
-    return [
-      ...parseServerConfigs(
-        entries.map((entry) => entry.config),
-        source,
-      ),
-    ];
-  } catch (error) {
-    if (!(error instanceof McpConfigError)) throw error;
-    const taken = entries
-      .flatMap((entry) => entry.taken ?? [])
-      .filter((value) => value.length >= MIN_MASKED_VALUE)
-      .sort((a, b) => b.length - a.length);
-    const message = taken.reduce((text, value) => text.replaceAll(value, '***'), error.message);
-    if (message === error.message) throw error;
-    throw new McpConfigError(error.field, message);
-  }
+  const taken = entries.flatMap((entry) => entry.taken ?? []);
+  return maskingTaken(taken, () => [
+    ...parseServerConfigs(
+      entries.map((entry) => entry.config),
+      source,
+    ),
+  ]);
 }
 
 /** The file's spelling of `path`: the longest known prefix, then the rest as it is. */

@@ -37,6 +37,7 @@ import {
 } from './config-file.js';
 import { parseDotenv } from './dotenv.js';
 import { expandEnv, type EnvironmentVariables } from './env-expansion.js';
+import { maskingTaken } from './schema-helpers.js';
 import { addExpandedSecrets, type TakenValue } from './expanded-secrets.js';
 import { suggestion, unknownKeyText } from './parse-server-configs.js';
 import type { ResolvedServerConfig } from './server-config.js';
@@ -162,9 +163,11 @@ export async function loadMcpConfig(
     const expanded = expandEnv(entry, env, field, source, (value, at) => {
       taken.push({ value, field: at });
     });
-    const loaded = toEntry(name, expanded, field, source);
+    const values = taken.map((piece) => piece.value);
+    // Its own checks quote values too: those taken from the environment are masked there.
+    const loaded = maskingTaken(values, () => toEntry(name, expanded, field, source));
     addExpandedSecrets(loaded.config, taken);
-    return { ...loaded, taken: taken.map((piece) => piece.value) };
+    return { ...loaded, taken: values };
   });
   return parseLoadedEntries(entries, source);
 }

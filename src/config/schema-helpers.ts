@@ -14,7 +14,41 @@ export function rule(
   };
 }
 
-/** A short rendering of a bad value that is not a secret. */
+/**
+ * Shorter than this, a value taken from the environment is not masked in
+ * an error: `app` or `true` would cut words apart, and no token is so short.
+ */
+const MIN_MASKED_VALUE = 6;
+
+/**
+ * Values a file's `${VAR}` expansion took from the environment, masked by
+ * {@link quote} while a loader checks that file ({@link maskingTaken}).
+ */
+let taken: readonly string[] = [];
+
+/**
+ * Runs `check` (synchronous) with `values` masked wherever {@link quote}
+ * shows a bad value: a field that holds no secret (a permission, a
+ * prefix) may still have been given a token from the environment.
+ */
+export function maskingTaken<T>(values: readonly string[], check: () => T): T {
+  const before = taken;
+  // Longest first: a value inside another is masked with it.
+  taken = values
+    .filter((value) => value.length >= MIN_MASKED_VALUE)
+    .sort((a, b) => b.length - a.length);
+  try {
+    return check();
+  } finally {
+    taken = before;
+  }
+}
+
+/**
+ * A short rendering of a bad value that is not a secret, with the values
+ * taken from the environment masked before it is written out and cut (cut
+ * first, a long token would no longer be found whole).
+ */
 export function quote(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (typeof value === 'bigint') return `${value}n`;
@@ -24,6 +58,8 @@ export function quote(value: unknown): string {
   } catch {
     text = 'an object that is not JSON (it refers to itself)';
   }
+  // As JSON writes them: a quote or a backslash in a value is escaped.
+  for (const piece of taken) text = text.replaceAll(JSON.stringify(piece).slice(1, -1), '***');
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 

@@ -269,11 +269,19 @@ mcp_servers:
   });
 
   it('masks a value taken from the environment in errors of fields that hold no secret', async () => {
-    const env = { TOK: 'ghp_R3alT0kenInTheWrongVariable' };
+    const env = {
+      TOK: 'ghp_R3alT0kenInTheWrongVariable',
+      // Longer than a quote keeps (93 characters), and one JSON escapes.
+      PAT: `github_pat_11ABCDEFG0${'R3alT0ken'.repeat(8)}`.slice(0, 93),
+      QUOTED: 'Tok"en\\WithQuoteR3alSecret',
+    };
     for (const setting of [
       "permissions: {t: ['${TOK}']}",
       "sensitive_tools: {t: '${TOK}'}",
       "tool_prefix: '${TOK}!'",
+      "tool_prefix: '${PAT}'",
+      "permissions: {t: ['${PAT}']}",
+      "tool_prefix: '${QUOTED}'",
     ]) {
       const error = await loadError(`mcp_servers:\n  a:\n    command: x\n    ${setting}\n`, env);
       expect(error.message, setting).not.toContain('R3alT0ken');
