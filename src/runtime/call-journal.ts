@@ -200,7 +200,7 @@ export class CallJournal {
 
   /** Opens the scope of a call; a call started inside another one is its child. */
   begin(info: CallInfo): CallScope {
-    const scope = new CallScope(this, info, this.#writer());
+    const scope = new CallScope(this, info, this.current());
     this.#active.add(scope);
     return scope;
   }
@@ -217,7 +217,7 @@ export class CallJournal {
     values: { readonly before: unknown; readonly after: unknown },
   ): void {
     if (patches.length === 0) return;
-    const writer = this.#writer();
+    const writer = this.current();
     this.#follow({ slice, ...values }, writer, patches);
     if (writer === undefined) return;
     const seq = ++this.#seq;
@@ -280,10 +280,10 @@ export class CallJournal {
     // other writer's value (a row removed, then a snapshot restored, then
     // edited by the app came back twice). They are left too, and pass to
     // the same heirs.
-    const undone = (writer: Writer): boolean => !scope.contains(writer);
+    const someoneElse = (writer: Writer): boolean => !scope.contains(writer);
     // Steps of calls it started, left under writes of others: this rollback
     // undoes its own writes, so only those left under someone else's stand.
-    const left: LeftStep[] = scope.left.filter((step) => step.by.some(undone));
+    const left: LeftStep[] = scope.left.filter((step) => step.by.some(someoneElse));
     scope.left = [];
     for (let index = records.length - 1; index >= 0; index -= 1) {
       const record = records[index]!;
@@ -300,8 +300,8 @@ export class CallJournal {
       while (first > 0 && records[first - 1]!.seq === record.seq) first -= 1;
       const steps = records.slice(first, index + 1);
       const outsider = (step: UndoRecord): boolean =>
-        step.overwrittenBy.some((writer) => !scope.contains(writer)) ||
-        (step.kind === 'array' && step.replacedBy.some((writer) => !scope.contains(writer)));
+        step.overwrittenBy.some(someoneElse) ||
+        (step.kind === 'array' && step.replacedBy.some(someoneElse));
       const value = this.#slices.read(record.slice);
       const unchanged = value === record.after && !steps.some(outsider);
       if (unchanged && !steps.some((step) => step.kind === 'array' && step.inherited)) {
@@ -331,9 +331,10 @@ export class CallJournal {
         left.push({ slice: record.slice, path, by: record.overwrittenBy, seq: record.seq });
         continue;
       }
-      const undone = withPatch(value, record.patch);
-      if (undone === GONE) conflicts.push({ slice: record.slice, path: [...path], reason: 'gone' });
-      else this.#undone(record.slice, value, undone, scope, records, index);
+      const reverted = withPatch(value, record.patch);
+      if (reverted === GONE)
+        conflicts.push({ slice: record.slice, path: [...path], reason: 'gone' });
+      else this.#undone(record.slice, value, reverted, scope, records, index);
     }
     // Its writes are undone: they no longer overwrite anything of other calls.
     // One left in place stands as long as the writes over it do: under it,
@@ -347,9 +348,9 @@ export class CallJournal {
             (step) =>
               step.slice === record.slice && step.seq > record.seq && startsWith(at, step.path),
           )
-          .flatMap((step) => step.by.filter(undone));
-        replaceWriters(record.overwrittenBy, undone, instead);
-        if (record.kind === 'array') replaceWriters(record.replacedBy, undone, instead);
+          .flatMap((step) => step.by.filter(someoneElse));
+        replaceWriters(record.overwrittenBy, someoneElse, instead);
+        if (record.kind === 'array') replaceWriters(record.replacedBy, someoneElse, instead);
       }
     }
     // A caller's earlier steps under one left in place are left by its rollback too.
@@ -492,12 +493,7 @@ export class CallJournal {
   }
 
   /** The innermost running call of this session on the current async stack. */
-  current(): CallScope | undefined {
-    return this.#writer();
-  }
-
-  /** The innermost running call of this session on the current async stack. */
-  #writer(): Writer {
+  current(): Writer {
     for (let scope = currentScope.getStore(); scope !== undefined; scope = scope.parent) {
       if (scope.journal === this && scope.active) return scope;
     }
