@@ -6,7 +6,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { McpConfigError } from '../core/errors.js';
-import { isPlainRecord, maskingTaken } from './schema-helpers.js';
+import { isPlainRecord } from '../core/json.js';
+import { maskingTaken } from './schema-helpers.js';
 import { dotted, parseServerConfigs, type ConfigSource } from './parse-server-configs.js';
 import type { ResolvedServerConfig } from './server-config.js';
 

@@ -9,7 +9,7 @@
  * - `$$`: a literal `$`.
  */
 import { McpConfigError } from '../core/errors.js';
-import { isPlainRecord } from './schema-helpers.js';
+import { isPlainRecord } from '../core/json.js';
 
 /** Variables available to expansion. */
 export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;

@@ -14,7 +14,7 @@ import {
   type ResolvedServerConfig,
 } from './server-config.js';
 import { editDistance } from '../core/edit-distance.js';
-import { isPlainRecord as isRecord } from './schema-helpers.js';
+import { isPlainRecord as isRecord } from '../core/json.js';
 
 /** Where the configs came from, so that errors use the author's names. */
 export interface ConfigSource {

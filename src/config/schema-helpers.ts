@@ -1,5 +1,6 @@
 /** Small pieces the config schema is built from. */
 import { z } from 'zod';
+import { isPlainRecord } from '../core/json.js';
 
 /**
  * A zod `error` option that ends a config error with `text`: the sentence
@@ -103,15 +104,4 @@ export function ownRecord<V extends z.ZodType>(
       }
       return Object.freeze(out);
     });
-}
-
-/**
- * True for a plain object, as JSON and YAML make a map: not null, not an
- * array, nor YAML's `!!omap` or `!!set` (a Map or a Set, whose entries
- * `Object.entries` does not see: an `env` so written was dropped whole).
- */
-export function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 }

@@ -16,6 +16,17 @@ export function isJsonRecord(value: unknown): value is JsonRecord {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * True for a plain object, as JSON and YAML make a map: its prototype is
+ * `Object.prototype` or null; not an array, nor YAML's `!!omap` or `!!set`
+ * (a Map or a Set, whose entries `Object.entries` does not see).
+ */
+export function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 /** True for an object as `JSON.parse` or a literal makes it: its prototype is `Object.prototype`. */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return (

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { boundedQuote, PromptOverridesError } from '../../core/errors.js';
+import { isPlainRecord } from '../../core/json.js';
 import { TOOL_NAME_PATTERN } from '../../tools/tool.js';
 import { SECTION_KEY_PATTERN } from '../section.js';
 import { CONTENT_HASH_PATTERN } from './content-hash.js';
@@ -260,13 +261,6 @@ function describeIssues(
       return where.length === 0 ? message : `${where.join('.')}: ${message}`;
     })
     .join('; ');
-}
-
-/** An object as JSON or YAML make a map: not an array, nor YAML's `!!omap` or `!!set` (a Map or a Set). */
-function isPlainRecord(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const prototype = Object.getPrototypeOf(value) as unknown;
-  return prototype === Object.prototype || prototype === null;
 }
 
 /** What a value is, for an error, without its text. */
