@@ -50,8 +50,9 @@ export async function debugCommand(
   try {
     if (options.output !== undefined) {
       const directory = path.resolve(options.output);
-      await checkOutputDirectory(directory);
       const source = await fileSource(options);
+      // Checked last before the export: a link planted during the read is seen too.
+      await checkOutputDirectory(directory);
       const files = await exportTraceViewer(source, directory);
       io.stderr.write(
         `wrote ${files.length} file(s); open ${files[0] ?? options.output} in a browser (works from file://)\n`,
