@@ -209,7 +209,12 @@ export function undoEdits(
     }
     const gap = insertionGap(current, edit);
     const list = inserted.get(gap) ?? [];
-    for (const value of edit.restore as readonly unknown[]) list.push(value);
+    for (const value of edit.restore as readonly unknown[]) {
+      // An object someone put back already (the very one) is not put back twice.
+      const object = typeof value === 'object' && value !== null;
+      if (object && places.nearest(value, gap, claimed) >= 0) continue;
+      list.push(value);
+    }
     inserted.set(gap, list);
   }
   const next: unknown[] = [];

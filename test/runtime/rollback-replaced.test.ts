@@ -111,6 +111,19 @@ describe('rollback leaves what another writer put in place', () => {
   });
 });
 
+describe('rollback of a removal the application already undid', () => {
+  it('puts no row back twice', () => {
+    const { table, call, write } = rows([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
+    const saved = table.get().rows[1]!;
+    const a = call('A');
+    a.run(write((list) => void list.splice(1, 1)));
+    table.update((d) => void d.rows.splice(1, 0, saved));
+    expect(a.rollback()).toEqual([]);
+    expect(ids(table.get().rows)).toBe('r0,r1,r2');
+    expect(table.get().rows[1]).toBe(saved);
+  });
+});
+
 describe('rollback of a write that moved rows and changed them', () => {
   it('a row inserted before another that the same write edited', () => {
     const { table, call, write } = rows([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
