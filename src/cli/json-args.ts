@@ -19,7 +19,7 @@ export { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.j
  * @example
  * parseCallArguments('{"message": "hi"}'); // { message: 'hi' }
  * parseCallArguments('message: hi'); // { message: 'hi' }
- * parseCallArguments('{"message": hi'); // throws: line 1, column 13: expected a value, found "hi"
+ * parseCallArguments('{"message": hi'); // throws: line 1, column 13: expected a value, found a value without quotes …
  */
 export function parseCallArguments(text: string): Record<string, unknown> {
   const trimmed = text.trimStart();
@@ -45,9 +45,7 @@ export function parseCallArguments(text: string): Record<string, unknown> {
     // the line is shown with the contents of its string values left out,
     // single-quoted ones (a common slip) too.
     const shown = hideStringValues(text.split(/\r\n|\r|\n/)[issue.line - 1] ?? '', issue.column);
-    const found = issue.found.startsWith(`"'`)
-      ? 'a single-quoted string (JSON strings take double quotes)'
-      : issue.found;
+    const found = foundValue(issue);
     throw new CliError(
       EXIT_CODES.usage,
       `invalid JSON arguments at line ${issue.line}, column ${issue.column}: expected ${issue.expected}, found ${found}`,
@@ -65,39 +63,78 @@ export function parseCallArguments(text: string): Record<string, unknown> {
 }
 
 /**
+ * What the error found, as the message says it: a value quoted by mistake
+ * or not at all may be a secret, and is named by its kind only.
+ */
+function foundValue(issue: JsonSyntaxIssue): string {
+  let token: unknown;
+  try {
+    token = JSON.parse(issue.found);
+  } catch {
+    return issue.found; // `end of input`
+  }
+  if (typeof token !== 'string') return issue.found;
+  if (token.startsWith("'")) return 'a single-quoted string (JSON strings take double quotes)';
+  if (token.startsWith('`')) return 'a string in backticks (JSON strings take double quotes)';
+  if (issue.expected !== 'a value') return issue.found;
+  if (/^[^\s{}[\]:,"]/.test(token) && !LITERAL_START.test(token.replace(/…$/, ''))) {
+    return 'a value without quotes (JSON strings take double quotes)';
+  }
+  return issue.found;
+}
+
+/** What quotes a string value, by JSON's rule or by mistake. */
+const QUOTES = `"'\``;
+
+/** A value JSON writes without quotes, or the start of one: not hidden. */
+const LITERAL_START = /^(-?\d[\d.eE+-]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?)$/;
+
+/**
  * `line` (one line of JSON text, up to its first error) with the contents
- * of each string value (double-quoted, or single-quoted by mistake)
- * replaced by `…`, and `column` (1-based) moved to
- * where the same character, or the `…` that stands for it, is shown.
- * Property names are kept: they say where the error is and are not secret.
+ * of each string value replaced by `…` (double-quoted, or quoted with `'`
+ * or a backtick by mistake), and so each value written without quotes
+ * (`{"token": ghp_…}`) but for `true`, `false`, `null`, a number or the
+ * start of one; `column` (1-based) is moved to where the same character,
+ * or the `…` that stands for it, is shown. Property names are kept: they
+ * say where the error is and are not secret.
  */
 export function hideStringValues(line: string, column: number): { line: string; column: number } {
   let out = '';
   let shownColumn = column;
   let at = 0;
-  while (at < line.length) {
-    const quote = line[at];
-    if (quote !== '"' && quote !== "'") {
-      out += line[at];
-      at += 1;
-      continue;
-    }
-    let end = at + 1;
-    while (end < line.length && line[end] !== quote) end += line[end] === '\\' ? 2 : 1;
-    const closed = end < line.length;
-    const next = closed ? end + 1 : line.length;
-    const isName = /^\s*:/.test(line.slice(next));
-    const original = line.slice(at, next);
-    const shown = isName || next - at <= 2 ? original : `${quote}…${closed ? quote : ''}`;
-    // The error inside this string: point at its quote, or at the `…`.
+  /** Puts `original` (from `at` to `next`) out as `shown`, and moves the column with it. */
+  const emit = (original: string, shown: string, next: number, pointAt: number): void => {
     if (column - 1 >= at && column - 1 < next) {
       const inside = column - 1 - at;
-      shownColumn = out.length + 1 + (shown === original ? inside : Math.min(inside, 1));
+      shownColumn = out.length + 1 + (shown === original ? inside : Math.min(inside, pointAt));
     } else if (column - 1 >= next) {
       shownColumn += shown.length - original.length;
     }
     out += shown;
     at = next;
+  };
+  while (at < line.length) {
+    const quote = line[at]!;
+    if (QUOTES.includes(quote)) {
+      let end = at + 1;
+      while (end < line.length && line[end] !== quote) end += line[end] === '\\' ? 2 : 1;
+      const closed = end < line.length;
+      const next = closed ? end + 1 : line.length;
+      const isName = /^\s*:/.test(line.slice(next));
+      const original = line.slice(at, next);
+      const shown = isName || next - at <= 2 ? original : `${quote}…${closed ? quote : ''}`;
+      // The error inside this string: point at its quote, or at the `…`.
+      emit(original, shown, next, 1);
+      continue;
+    }
+    const word = /^[^\s{}[\]:,"'`]+/.exec(line.slice(at))?.[0];
+    const isName = word !== undefined && /^\s*:/.test(line.slice(at + word.length));
+    if (word !== undefined && !isName && /(^|[:[,])\s*$/.test(out) && !LITERAL_START.test(word)) {
+      emit(word, '…', at + word.length, 0);
+      continue;
+    }
+    out += quote;
+    at += 1;
   }
   return { line: out, column: shownColumn };
 }

@@ -71,8 +71,8 @@ describe('node dist/src/cli/main.js', () => {
     const run = await runBuiltCli(['call', config, 'everything.echo', '{"message": hi']);
     expect(run.code).toBe(EXIT_CODES.usage);
     expect(run.stderr).toBe(
-      'error: invalid JSON arguments at line 1, column 13: expected a value, found "hi"\n' +
-        '  {"message": hi\n' +
+      'error: invalid JSON arguments at line 1, column 13: expected a value, found a value without quotes (JSON strings take double quotes)\n' +
+        '  {"message": …\n' +
         '              ^\n',
     );
     const comma = await runBuiltCli(['call', config, 'everything.echo', '{"message": "hi",\n}']);
@@ -167,8 +167,9 @@ describe('node dist/src/cli/main.js', () => {
     expect(parseOne(json)).toEqual({
       exitCode: EXIT_CODES.usage,
       error: {
-        message: 'invalid JSON arguments at line 1, column 13: expected a value, found "hi"',
-        details: ['  {"message": hi', '              ^'],
+        message:
+          'invalid JSON arguments at line 1, column 13: expected a value, found a value without quotes (JSON strings take double quotes)',
+        details: ['  {"message": …', '              ^'],
       },
     });
     const down = await runBuiltCli(['call', '--json', '-q', config, 'down.echo']);

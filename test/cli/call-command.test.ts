@@ -152,8 +152,9 @@ describe('callCommand names', () => {
     );
     expect(error).toMatchObject({
       exitCode: EXIT_CODES.usage,
-      message: 'invalid JSON arguments at line 1, column 10: expected a value, found "Ann"',
-      details: ['  {"name": Ann', '           ^'],
+      message:
+        'invalid JSON arguments at line 1, column 10: expected a value, found a value without quotes (JSON strings take double quotes)',
+      details: ['  {"name": …', '           ^'],
     });
     expect(ctx.progress.calls).toEqual([]);
   });

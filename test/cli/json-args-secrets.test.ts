@@ -50,6 +50,16 @@ describe('JSON syntax errors and string values', () => {
     expect(error.details).toEqual([`  {"password": '…', "retries": 3}`, `  ${' '.repeat(13)}^`]);
   });
 
+  it('hide a value written without quotes or in backticks, as a property name they are not', () => {
+    for (const written of [SECRET, `\`${SECRET}\``]) {
+      const error = syntaxError(`{"password": ${written}, "retries": 3}`);
+      expect(`${error.message}\n${error.details.join('\n')}`).not.toMatch(/hunter2|Secret/);
+    }
+    // true, false, null and numbers, and their starts, are shown: they say what went wrong.
+    expect(syntaxError('{"retries": tru}').message).toContain('found "tru"');
+    expect(syntaxError('{"a": 1, b: 2}').details[0]).toBe('  {"a": 1, b: 2}');
+  });
+
   it('say that text nested past the stack cannot be placed, as a usage error', () => {
     const deep = `{"m":${'['.repeat(100_000)}${']'.repeat(99_999)}}`;
     const error = syntaxError(deep);

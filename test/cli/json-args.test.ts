@@ -40,7 +40,7 @@ describe('parseCallArguments', () => {
     expect(() => parseCallArguments('{"message": hi')).toThrow(
       expect.objectContaining({
         exitCode: EXIT_CODES.usage,
-        details: ['  {"message": hi', '              ^'],
+        details: ['  {"message": …', '              ^'],
       }),
     );
   });
