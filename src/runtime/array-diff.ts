@@ -117,25 +117,33 @@ export function arrayEdits(
     wasFrom = wasAt + 1;
     becameFrom = becameAt + 1;
   }
-  return linkMoves(edits);
+  return linkMoves(edits, was);
 }
+
+/** Drops times inserts past which a write's moves are not looked for: each pair is compared. */
+const MAX_LINK_PAIRS = 4_096;
 
 /**
  * `edits` with each drop linked to an insert of another gap that puts back
- * an element like it (sharing members): the write moved that element and
- * changed it. Undone alone, the insert would bring the element back
- * beside the changed one that another writer kept.
+ * an element it was (alike, or holding a member that names one element of
+ * `was` only, such as its id): the write moved that element and changed
+ * it. Undone alone, the insert would bring the element back beside the
+ * changed one that another writer kept.
  */
-function linkMoves(edits: readonly ArrayEdit[]): ArrayEdit[] {
+function linkMoves(edits: readonly ArrayEdit[], was: readonly unknown[]): ArrayEdit[] {
+  const drops = edits.filter((edit) => edit.kind === 'drop');
+  const inserts = edits.filter((edit) => edit.kind === 'insert');
+  if (drops.length === 0 || drops.length * inserts.length > MAX_LINK_PAIRS) return [...edits];
+  const names = new UniqueValues(was);
   const linked = new Map<ArrayEdit, object>();
-  for (const drop of edits) {
-    if (drop.kind !== 'drop') continue;
-    const insert = edits.find(
+  for (const drop of drops) {
+    const insert = inserts.find(
       (edit) =>
-        edit.kind === 'insert' &&
         !linked.has(edit) &&
         edit.at !== drop.at &&
-        (edit.restore as readonly unknown[]).some((value) => alike(value, drop.expected)),
+        (edit.restore as readonly unknown[]).some(
+          (value) => alike(value, drop.expected) || names.shared(value, drop.expected),
+        ),
     );
     if (insert === undefined) continue;
     const link = {};
@@ -145,6 +153,46 @@ function linkMoves(edits: readonly ArrayEdit[]): ArrayEdit[] {
     const link = linked.get(edit);
     return link === undefined ? edit : { ...edit, linked: link };
   });
+}
+
+/**
+ * The members of an array's objects that name one element each (an id, a
+ * key, a path), counted per member on first use.
+ */
+class UniqueValues {
+  readonly #list: readonly unknown[];
+  readonly #counts = new Map<string, Map<unknown, number>>();
+
+  constructor(list: readonly unknown[]) {
+    this.#list = list;
+  }
+
+  /**
+   * Whether `added` holds a member of `removed` (an element of the list)
+   * with the same string or number, one no other element has there.
+   */
+  shared(removed: unknown, added: unknown): boolean {
+    if (!isJsonRecord(removed) || !isJsonRecord(added)) return false;
+    for (const [key, value] of Object.entries(removed)) {
+      if (typeof value !== 'string' && typeof value !== 'number') continue;
+      if (!Object.hasOwn(added, key) || !Object.is(added[key], value)) continue;
+      if (this.#count(key, value) === 1) return true;
+    }
+    return false;
+  }
+
+  #count(key: string, value: unknown): number {
+    let counts = this.#counts.get(key);
+    if (counts === undefined) {
+      counts = new Map();
+      for (const element of this.#list) {
+        if (!isJsonRecord(element) || !Object.hasOwn(element, key)) continue;
+        counts.set(element[key], (counts.get(element[key]) ?? 0) + 1);
+      }
+      this.#counts.set(key, counts);
+    }
+    return counts.get(value) ?? 0;
+  }
 }
 
 /**

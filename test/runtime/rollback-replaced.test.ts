@@ -193,6 +193,21 @@ describe('rollback of a write that moved rows and changed them', () => {
     a.commit();
     expect(b.rollback()).not.toEqual([]);
     expect(table.get().rows).toEqual([{ id: 'r1', x: 'A' }, { id: 'r0' }, { id: 'r2' }]);
+    // Changed in more members than it kept, the row is still known by its id.
+    const most = rows([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
+    const changed = most.call('B');
+    changed.run(
+      most.write((list) => {
+        const [row] = list.splice(1, 1);
+        Object.assign(row!, { x: 'B', y: 'B' });
+        list.unshift(row!);
+      }),
+    );
+    const editor = most.call('A');
+    editor.run(most.write((list) => void ((list[0] as { a?: number }).a = 1)));
+    editor.commit();
+    expect(changed.rollback()).not.toEqual([]);
+    expect(ids(most.table.get().rows)).toBe('r1,r0,r2');
     // Undone alone, the same write puts every row back where it was.
     const alone = rows([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
     const moved = alone.call('B');
