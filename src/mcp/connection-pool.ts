@@ -177,7 +177,9 @@ export class McpConnectionPool {
    * sections of the session configure the server, the one that routes it
    * most strictly runs the call; if another comes to route it more
    * strictly before the call is sent, the call is refused there (a
-   * `ToolInvoked` failure) and runs once more on the new choice.
+   * `ToolInvoked` failure) and runs once more on the new choice; a retry
+   * so refused is not run elsewhere (its first attempt may have reached
+   * the server).
    *
    * @throws McpConnectionError when no connected section of this pool has
    *   the server (of `options.session`, when given), or when the pool has
