@@ -133,7 +133,8 @@ const MAX_LINK_PAIRS = 4_096;
 function linkMoves(edits: readonly ArrayEdit[], was: readonly unknown[]): ArrayEdit[] {
   const drops = edits.filter((edit) => edit.kind === 'drop');
   const inserts = edits.filter((edit) => edit.kind === 'insert');
-  if (drops.length === 0 || drops.length * inserts.length > MAX_LINK_PAIRS) return [...edits];
+  const pairs = drops.length * inserts.length;
+  if (pairs === 0 || pairs > MAX_LINK_PAIRS) return [...edits];
   const names = new UniqueValues(was);
   const linked = new Map<ArrayEdit, object>();
   for (const drop of drops) {

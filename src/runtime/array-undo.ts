@@ -118,8 +118,28 @@ export function noteInside(
       tails = byElement.get(String(at)) ?? [[]];
     }
     edit.later ??= { others: [], own: [] };
-    (own ? edit.later.own : edit.later.others).push(...tails);
+    addPaths(own ? edit.later.own : edit.later.others, tails);
   }
+}
+
+/**
+ * Most different places of later changes kept for one element: past them
+ * it counts as replaced (the undo then leaves it), so that a long call
+ * under a stream of other writes keeps a bounded record.
+ */
+const MAX_LATER_PATHS = 256;
+
+/** Adds `paths` to `list`, once each; past {@link MAX_LATER_PATHS}, `list` becomes the element itself. */
+function addPaths(list: Path[], paths: readonly Path[]): void {
+  if (list.length === 1 && list[0]!.length === 0) return;
+  for (const path of paths) {
+    const key = path.join('\u0000');
+    if (list.some((known) => known.length === path.length && known.join('\u0000') === key))
+      continue;
+    list.push(path);
+  }
+  if (list.length > MAX_LATER_PATHS || list.some((path) => path.length === 0))
+    list.splice(0, list.length, []);
 }
 
 /** `patches` (paths from an array on) by the element they name first, each from there on. */

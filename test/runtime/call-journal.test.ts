@@ -308,6 +308,23 @@ describe('Session call scopes (the journal behind per-call rollback)', () => {
       }
     });
 
+    it('keeps a bounded record of another writer’s changes: past 256 places the row is theirs', () => {
+      const few = afterA((rows) => {
+        for (let key = 0; key < 200; key += 1) rows[0]!.fields[`k${String(key)}`] = key;
+      });
+      expect(few.conflicts).toEqual([]);
+      expect(few.row.fields['a']).toBeUndefined();
+      const many = afterA(
+        (rows) => void (rows[0]!.fields['k0'] = 0),
+        true,
+        ...Array.from({ length: 300 }, (_, key) => (rows: Draft) => {
+          rows[0]!.fields[`k${String(key)}`] = key;
+        }),
+      );
+      expect(many.conflicts).toEqual([{ slice: 'rows', path: ['rows', 0], reason: 'overwritten' }]);
+      expect(many.row.fields['a']).toBe(1);
+    });
+
     it('follows an element another writer changed in place through a later reorder', () => {
       const { conflicts, rows } = afterA(
         (rows) => void (rows[0]!.fields['b'] = 2),
