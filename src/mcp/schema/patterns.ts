@@ -360,7 +360,10 @@ function memberEdge(
 /** Whether a branch could accept a string: a `type` that leaves strings out says no. */
 function admitsStrings(branch: unknown): boolean {
   if (branch === false) return false;
-  if (!isJsonRecord(branch) || branch['type'] === undefined) return true;
+  // Beside a `$ref`, draft-07 and earlier ignore `type`: the target, not read here, decides.
+  if (!isJsonRecord(branch) || branch['type'] === undefined || branch['$ref'] !== undefined) {
+    return true;
+  }
   const type = branch['type'];
   return Array.isArray(type) ? type.includes('string') : type === 'string';
 }

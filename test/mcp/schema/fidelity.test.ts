@@ -172,6 +172,33 @@ describe('fidelity against the reference validator', () => {
     });
   }
 
+  it('reads a draft-07 branch with a $ref by its target, not the type beside it', () => {
+    // Draft-07 ignores keywords beside `$ref`: the second branch takes any string.
+    const schema = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'object',
+      definitions: { s: { type: 'string' } },
+      properties: {
+        a: {
+          anyOf: [
+            { type: 'string', pattern: '^a' },
+            { $ref: '#/definitions/s', type: 'number' },
+          ],
+        },
+      },
+    };
+    const validator = createInputValidator(schema, ids);
+    const reference = (value: Json): boolean =>
+      new Validator(structuredClone(schema) as object, '7', false).validate(value).valid;
+    for (const value of [{ a: 'b' }, { a: 'abc' }, { a: 3 }, { a: null }]) {
+      expect({ value, ours: validator.safeParse(value).success }).toEqual({
+        value,
+        ours: reference(value),
+      });
+    }
+    expect(validator.safeParse({ a: 'b' }).success).toBe(true);
+  });
+
   it('judges integers beyond 2^53 as the reference does', () => {
     const schema = { type: 'object', properties: { n: { type: 'integer' } } };
     const validator = createInputValidator(schema, ids);
