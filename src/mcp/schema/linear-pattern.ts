@@ -21,7 +21,13 @@ const DOT = '[^\\n\\r\\x{2028}\\x{2029}]';
  * count above RE2's 1,000), else a spelling RE2 does not read.
  */
 export type LinearPattern =
-  { readonly re2: RE2JS } | { readonly unsupported: string; readonly inherent: boolean };
+  { readonly re2: LinearMatcher } | { readonly unsupported: string; readonly inherent: boolean };
+
+/** What checks a string against a compiled pattern: RE2's own program, or several that must all match. */
+export interface LinearMatcher {
+  matcher(text: string): { find(): boolean };
+  programSize(): number;
+}
 
 /**
  * ECMA-262's long names and aliases of the general categories, as RE2
@@ -80,14 +86,84 @@ const GENERAL_CATEGORIES: ReadonlyMap<string, string> = new Map([
  */
 export function compileLinear(pattern: string): LinearPattern {
   const translated = re2Syntax(pattern);
-  if (typeof translated !== 'string')
-    return { unsupported: translated.unsupported, inherent: true };
+  if (typeof translated !== 'string') {
+    return leadingLookaheads(pattern) ?? { unsupported: translated.unsupported, inherent: true };
+  }
   try {
     return { re2: RE2JS.compile(translated) };
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return { unsupported: why, inherent: why.includes('invalid repeat count') };
   }
+}
+
+/**
+ * A pattern that opens with positive look-aheads (`^(?=.*[A-Z])(?=.*\d).{8,}$`,
+ * the usual password rule) as the patterns that must all match at the
+ * start: each look-ahead's body, and the rest. Undefined for any other
+ * shape (a look-ahead elsewhere, a negative one, an alternation at the top
+ * level, which would take the `^` from the look-aheads), or when a part
+ * has a look-around of its own.
+ */
+function leadingLookaheads(pattern: string): { readonly re2: LinearMatcher } | undefined {
+  if (!pattern.startsWith('^') || hasTopLevelAlternation(pattern)) return undefined;
+  const parts: string[] = [];
+  let at = 1;
+  while (pattern.startsWith('(?=', at)) {
+    const end = closingParenthesis(pattern, at);
+    if (end < 0) return undefined;
+    parts.push(pattern.slice(at + 3, end));
+    at = end + 1;
+  }
+  if (parts.length === 0) return undefined;
+  parts.push(pattern.slice(at));
+  const compiled: RE2JS[] = [];
+  for (const part of parts) {
+    const translated = re2Syntax(`^(?:${part})`);
+    if (typeof translated !== 'string') return undefined;
+    try {
+      compiled.push(RE2JS.compile(translated));
+    } catch {
+      return undefined;
+    }
+  }
+  return {
+    re2: {
+      matcher: (text) => ({ find: () => compiled.every((re2) => re2.matcher(text).find()) }),
+      programSize: () => compiled.reduce((size, re2) => size + re2.programSize(), 0),
+    },
+  };
+}
+
+/** Where the group opening at `open` closes (escapes and classes skipped); -1 when it does not. */
+function closingParenthesis(pattern: string, open: number): number {
+  let depth = 0;
+  let inClass = false;
+  for (let i = open; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') i += 1;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') depth += 1;
+    else if (char === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/** Whether `pattern` has a `|` outside every group and class. */
+function hasTopLevelAlternation(pattern: string): boolean {
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === '\\') i += 1;
+    else if (inClass) inClass = char !== ']';
+    else if (char === '[') inClass = true;
+    else if (char === '(') depth += 1;
+    else if (char === ')') depth -= 1;
+    else if (char === '|' && depth === 0) return true;
+  }
+  return false;
 }
 
 /** `pattern` in RE2's syntax, token by token. */

@@ -4,7 +4,7 @@
  * `planPatterns` (patterns.ts) linked the schema's patterns to where they
  * apply.
  */
-import type { RE2JS } from 're2js';
+import type { LinearMatcher } from './linear-pattern.js';
 import { isJsonRecord } from '../../core/json.js';
 import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
 
@@ -14,7 +14,7 @@ import { describeValue, subjectOf, type ArgumentProblem } from './issues.js';
  */
 export interface PatternNode {
   /** The schema's `pattern` as sent, and its RE2 program. */
-  own: { readonly pattern: string; readonly re2: RE2JS } | undefined;
+  own: { readonly pattern: string; readonly re2: LinearMatcher } | undefined;
   /** Schemas for the value's members, by property name (`properties`). */
   readonly properties: Map<string, PatternNode>;
   /** The schema for every other property (`additionalProperties`), and the names `properties` declares. */

@@ -172,6 +172,31 @@ describe('fidelity against the reference validator', () => {
     });
   }
 
+  it('checks a pattern that opens with look-aheads (a password rule) as each part at the start', () => {
+    for (const pattern of [
+      '^(?=.*[A-Z])(?=.*\\d).{8,}$',
+      '^(?=.*a)',
+      '^(?=a|b)c?',
+      '^(?=[^)]*\\))x',
+      '^(?=(a|b))(?=.*z).*$',
+    ]) {
+      clearSchemaCache();
+      const schema = { type: 'object', properties: { p: { type: 'string', pattern } } };
+      const validator = createInputValidator(schema, ids);
+      const unit = fc.constantFrom('a', 'b', 'c', 'x', 'z', 'A', 'Z', '1', '9', ')', ' ', '\n');
+      fc.assert(
+        fc.property(fc.string({ unit }), (text) => {
+          expect({ pattern, text, ours: validator.safeParse({ p: text }).success }).toEqual({
+            pattern,
+            text,
+            ours: referenceAccepts(schema, { p: text }),
+          });
+        }),
+        { numRuns: 300 },
+      );
+    }
+  });
+
   it('reads a draft-07 branch with a $ref by its target, not the type beside it', () => {
     // Draft-07 ignores keywords beside `$ref`: the second branch takes any string.
     const schema = {

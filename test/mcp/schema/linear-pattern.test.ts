@@ -75,10 +75,26 @@ describe('compileLinear', () => {
 
   it('says why it cannot compile a back-reference or a look-around, which no linear engine has', () => {
     expect(compileLinear('(a)\\1')).toEqual({ unsupported: 'a back-reference', inherent: true });
-    expect(compileLinear('^(?=a)')).toEqual({ unsupported: 'a look-around', inherent: true });
+    expect(compileLinear('b(?=a)')).toEqual({ unsupported: 'a look-around', inherent: true });
+    expect(compileLinear('^(?!a)')).toEqual({ unsupported: 'a look-around', inherent: true });
     expect(compileLinear('a{1001}')).toMatchObject({ inherent: true });
     // A spelling RE2 does not read is no inherent limit: the schema is refused for it.
     expect(compileLinear('\\p{Script=Grek}')).toMatchObject({ inherent: false });
+  });
+
+  it('compiles look-aheads that open a pattern as parts that must all match at the start', () => {
+    const compiled = compileLinear('^(?=.*[A-Z])(?=.*\\d).{8,}$');
+    expect('re2' in compiled).toBe(true);
+    if (!('re2' in compiled)) return;
+    const matches = (text: string): boolean => compiled.re2.matcher(text).find();
+    for (const text of ['Abcdefg1', 'abcdefg1', 'ABCDEFGH', 'Ab1', 'xxxxxxxxZ9']) {
+      expect({ text, matches: matches(text) }).toEqual({
+        text,
+        matches: /^(?=.*[A-Z])(?=.*\d).{8,}$/u.test(text),
+      });
+    }
+    // An alternation at the top level would take the start from the look-aheads.
+    expect(compileLinear('^(?=a)b|c')).toMatchObject({ unsupported: 'a look-around' });
   });
 
   it('reads the long names of general categories, gc= and General_Category=, and ASCII, as ECMA-262 does', () => {
