@@ -135,35 +135,39 @@ function leadingLookaheads(pattern: string): { readonly re2: LinearMatcher } | u
   };
 }
 
-/** Where the group opening at `open` closes (escapes and classes skipped); -1 when it does not. */
+/** Where the group opening at `open` closes; -1 when it does not. */
 function closingParenthesis(pattern: string, open: number): number {
-  let depth = 0;
-  let inClass = false;
-  for (let i = open; i < pattern.length; i++) {
-    const char = pattern[i];
-    if (char === '\\') i += 1;
-    else if (inClass) inClass = char !== ']';
-    else if (char === '[') inClass = true;
-    else if (char === '(') depth += 1;
-    else if (char === ')' && --depth === 0) return i;
-  }
-  return -1;
+  return scanGroups(pattern, open, (char, depth) => char === ')' && depth === 0);
 }
 
 /** Whether `pattern` has a `|` outside every group and class. */
 function hasTopLevelAlternation(pattern: string): boolean {
+  return scanGroups(pattern, 0, (char, depth) => char === '|' && depth === 0) >= 0;
+}
+
+/**
+ * The first index from `from` whose character, outside classes and
+ * escapes, `stop` accepts, told the depth of groups after it; -1 when none.
+ */
+function scanGroups(
+  pattern: string,
+  from: number,
+  stop: (char: string, depth: number) => boolean,
+): number {
   let depth = 0;
   let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i];
+  for (let i = from; i < pattern.length; i++) {
+    const char = pattern[i] ?? '';
     if (char === '\\') i += 1;
     else if (inClass) inClass = char !== ']';
     else if (char === '[') inClass = true;
-    else if (char === '(') depth += 1;
-    else if (char === ')') depth -= 1;
-    else if (char === '|' && depth === 0) return true;
+    else {
+      if (char === '(') depth += 1;
+      else if (char === ')') depth -= 1;
+      if (stop(char, depth)) return i;
+    }
   }
-  return false;
+  return -1;
 }
 
 /** `pattern` in RE2's syntax, token by token. */
