@@ -94,7 +94,7 @@ export function planPatterns(
     // the dialect lacks, or a sibling of a $ref in drafts 4 to 7: no pattern to judge.
     const besideRef =
       (index.draft === '4' || index.draft === '7') && typeof node['$ref'] === 'string';
-    if (besideRef || (!reach.unresolved && !reach.how.has(node))) {
+    if (besideRef || (reach.unresolved === undefined && !reach.how.has(node))) {
       inert.add(node);
       continue;
     }
@@ -147,7 +147,7 @@ export function planPatterns(
     taken.add(node);
   }
   for (const [node, { pattern, why }] of unchecked) {
-    if (!reach.unresolved && ((reach.how.get(node) ?? 0) & OTHER) === 0) continue;
+    if (reach.unresolved === undefined && ((reach.how.get(node) ?? 0) & OTHER) === 0) continue;
     throw new SchemaProblem(
       `pattern ${JSON.stringify(pattern)} at ${index.pointers.get(node) ?? '#'} cannot be checked in linear time (${why}), and it sits where leaving it out would change what the schema refuses`,
     );
@@ -155,13 +155,13 @@ export function planPatterns(
   for (const [node, own] of compiled) {
     const how = reach.how.get(node) ?? 0;
     const at = index.pointers.get(node) ?? '#';
-    if (reach.unresolved || (how & OTHER) !== 0) {
+    if (reach.unresolved !== undefined || (how & OTHER) !== 0) {
       // Where RE2 cannot take it, only a pattern without choices may stay with the validator.
       taken.delete(node);
       if (hasNoChoice(unicodePattern(own.pattern) ?? own.pattern)) continue;
       throw new SchemaProblem(
-        reach.unresolved
-          ? `pattern ${JSON.stringify(own.pattern)} at ${at} cannot be checked in linear time: a $ref of the schema is not a JSON Pointer or a unique anchor of a single resource, so where the pattern applies is unknown`
+        reach.unresolved !== undefined
+          ? `pattern ${JSON.stringify(own.pattern)} at ${at} cannot be checked in linear time: "$ref" ${JSON.stringify(reach.unresolved)} of the schema does not resolve to one place inside it (a JSON Pointer to a subschema, or a unique anchor of a single resource), so where the pattern applies is unknown`
           : `pattern ${JSON.stringify(own.pattern)} at ${at} sits under "${reach.via.get(node) ?? '?'}", where it cannot be checked in linear time; patterns are checked (with RE2) under "properties", "items", "allOf", "$ref", and the one branch of an "anyOf" or "oneOf" that admits strings (elsewhere, only one without quantifiers, alternation or look-around)`,
       );
     }
@@ -219,14 +219,15 @@ function reachFrom(
   readonly how: Map<JsonRecord, number>;
   readonly via: Map<JsonRecord, string>;
   readonly nodes: Map<JsonRecord, PatternNode>;
-  readonly unresolved: boolean;
+  /** The first `$ref` that could not be followed, if any: where patterns apply is then unknown. */
+  readonly unresolved: string | undefined;
 } {
   // The validator's copy has none of them (see dropForeignKeywords).
   const foreign = new Set(foreignKeywordsOf(root));
   const how = new Map<JsonRecord, number>();
   const via = new Map<JsonRecord, string>();
   const nodes = new Map<JsonRecord, PatternNode>();
-  let unresolved = false;
+  let unresolved: string | undefined;
   const nodeOf = (schema: JsonRecord): PatternNode => {
     let node = nodes.get(schema);
     if (node === undefined) {
@@ -263,7 +264,7 @@ function reachFrom(
       const ref = schema[keyword];
       if (typeof ref !== 'string' || foreign.has(keyword)) continue;
       const target = index.nestedResource ? undefined : resolve(root, ref, index.anchors);
-      if (target === undefined) unresolved = true;
+      if (target === undefined) unresolved ??= ref;
       else if (target !== null) {
         // A target outside the subschemas (under `examples`, say) is named by the reference.
         if (!index.pointers.has(target)) index.pointers.set(target, ref);

@@ -249,6 +249,12 @@ describe('planPatterns', () => {
     },
   );
 
+  it('names the $ref it cannot follow when that leaves a pattern unplaced', () => {
+    expect(refusal({ $ref: '#/$defs/missing', properties: { a: { pattern: '^a+$' } } })).toBe(
+      'pattern "^a+$" at #/properties/a cannot be checked in linear time: "$ref" "#/$defs/missing" of the schema does not resolve to one place inside it (a JSON Pointer to a subschema, or a unique anchor of a single resource), so where the pattern applies is unknown',
+    );
+  });
+
   it('refuses a choice-free pattern that is not anchored where RE2 cannot take it: every start would be tried', () => {
     expect(refusal({ properties: { a: { not: { pattern: '[^!]{200}!' } } } })).toMatch(
       /sits under "not"/,
