@@ -86,9 +86,9 @@ export function followEdits(
  * Notes, for each edit whose element a change of the array (from `before`
  * to `after`, the edits' places already followed into `after`) changed in
  * place, the element as it left it and, for an edited element, where the
- * change was, as the write's call's `own` or another writer's: the paths `patches`
- * name in the element (the change's patch paths from the array on, an
- * element's index first: a write's, which tell a member replaced from one
+ * change was, as the write's call's `own` or another writer's: the paths
+ * `patches` gives for the element's index (a write's patch paths, from
+ * the element on, read on first need: they tell a member replaced from one
  * edited; a write that changed the element and names none of it replaced
  * something above it), or, for a change without patches (an undo, which
  * puts earlier values back), the members it made differ.
@@ -98,10 +98,9 @@ export function noteInside(
   before: readonly unknown[],
   after: readonly unknown[],
   region: Region,
-  patches: readonly Path[] | undefined,
+  patches: (() => ReadonlyMap<string, readonly Path[]>) | undefined,
   own: boolean,
 ): void {
-  let byElement: Map<string, Path[]> | undefined;
   for (const edit of edits) {
     const at = edit.at;
     if (edit.kind !== 'swap' || edit.moved === true) continue;
@@ -114,8 +113,7 @@ export function noteInside(
     let tails: Path[];
     if (patches === undefined) tails = changedPaths(before[at], element, [], []);
     else {
-      byElement ??= pathsByElement(patches);
-      tails = byElement.get(String(at)) ?? [[]];
+      tails = [...(patches().get(String(at)) ?? [[]])];
     }
     edit.later ??= { others: [], own: [] };
     addPaths(own ? edit.later.own : edit.later.others, tails);
@@ -140,18 +138,6 @@ function addPaths(list: Path[], paths: readonly Path[]): void {
   }
   if (list.length > MAX_LATER_PATHS || list.some((path) => path.length === 0))
     list.splice(0, list.length, []);
-}
-
-/** `patches` (paths from an array on) by the element they name first, each from there on. */
-function pathsByElement(patches: readonly Path[]): Map<string, Path[]> {
-  const byElement = new Map<string, Path[]>();
-  for (const path of patches) {
-    const element = String(path[0]);
-    const list = byElement.get(element);
-    if (list === undefined) byElement.set(element, [path.slice(1)]);
-    else list.push(path.slice(1));
-  }
-  return byElement;
 }
 
 /** The paths where `after` differs from `before`: into objects both are, by identity elsewhere. */

@@ -246,7 +246,7 @@ export class CallJournal {
         edits: arrayEdits(
           was as readonly unknown[],
           became as readonly unknown[],
-          editedElements(pathsInto(path, patches)),
+          editedElements(pathsByElement(path, patches)),
         ),
         overwrittenBy: [],
         replacedBy: [],
@@ -441,6 +441,16 @@ export class CallJournal {
     pending?: { readonly records: readonly UndoRecord[]; readonly end: number },
   ): void {
     let regions: Map<string, Region> | undefined;
+    // The write's patches by element, once an array: read only where an edit's element changed.
+    const grouped = new Map<string, Map<string, Path[]>>();
+    const byElement = (key: string, path: Path) => (): ReadonlyMap<string, readonly Path[]> => {
+      let group = grouped.get(key);
+      if (group === undefined) {
+        group = pathsByElement(path, patches ?? []);
+        grouped.set(key, group);
+      }
+      return group;
+    };
     const move = (record: ArrayUndo, owner: Writer): void => {
       const was = valueAt(change.before, record.path);
       const now = valueAt(change.after, record.path);
@@ -455,7 +465,7 @@ export class CallJournal {
           regions.set(key, region);
         }
         touched = followEdits(record.edits, was, now, region);
-        const inside = patches && pathsInto(record.path, patches);
+        const inside = patches && byElement(key, record.path);
         noteInside(record.edits, was, now, region, inside, owner?.contains(writer) === true);
       } else touched = loseAll(record.edits);
       if (touched && owner?.contains(writer) !== true && !record.overwrittenBy.includes(writer)) {
@@ -543,28 +553,30 @@ function runningHeirs(writers: readonly Writer[], failed: CallScope): CallScope[
   return heirs;
 }
 
-/** The indices of the elements that `inside` (paths from an array on) changed in place, none replaced whole. */
-function editedElements(inside: readonly Path[]): Set<number> {
+/** The indices of the elements that `byElement` changed in place (every path goes into it), none replaced whole. */
+function editedElements(byElement: ReadonlyMap<string, readonly Path[]>): Set<number> {
   const edited = new Set<number>();
-  const replaced = new Set<number>();
-  for (const path of inside) {
-    const index = Number(path[0]);
-    if (path.length === 1) replaced.add(index);
-    else edited.add(index);
+  for (const [index, tails] of byElement) {
+    if (tails.every((tail) => tail.length > 0)) edited.add(Number(index));
   }
-  for (const index of replaced) edited.delete(index);
   return edited;
 }
 
-/** The paths of `patches` that reach into the value at `path`, from there on. */
-function pathsInto(path: Path, patches: readonly Patch[]): Path[] {
-  const inside: Path[] = [];
+/**
+ * The paths of `patches` that reach into an element of the array at
+ * `path`, by the element's index (as text), each from the element on.
+ */
+function pathsByElement(path: Path, patches: readonly Patch[]): Map<string, Path[]> {
+  const byElement = new Map<string, Path[]>();
   for (const patch of patches) {
-    if (patch.path.length > path.length && startsWith(patch.path, path)) {
-      inside.push(patch.path.slice(path.length));
-    }
+    if (patch.path.length <= path.length || !startsWith(patch.path, path)) continue;
+    const index = String(patch.path[path.length]);
+    const tail = patch.path.slice(path.length + 1);
+    const list = byElement.get(index);
+    if (list === undefined) byElement.set(index, [tail]);
+    else list.push(tail);
   }
-  return inside;
+  return byElement;
 }
 
 /**
