@@ -86,9 +86,6 @@ export async function readConfigText(
   }
 }
 
-/** True for a plain object, as JSON and YAML make a map (not a YAML `!!omap` or `!!set`). */
-export const isRecord = isPlainRecord;
-
 /** A short rendering of a value that is not a secret. */
 export { quote } from './schema-helpers.js';
 
@@ -101,7 +98,7 @@ export function coerceStrings(value: unknown): unknown {
   const one = (item: unknown): unknown =>
     typeof item === 'number' || typeof item === 'boolean' ? String(item) : item;
   if (Array.isArray(value)) return value.map(one);
-  if (!isRecord(value)) return value;
+  if (!isPlainRecord(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
     // defineProperty: a key named `__proto__` stays a key.

@@ -26,10 +26,10 @@
 import path from 'node:path';
 import { isMap, isNode, parseDocument, type Document } from 'yaml';
 import { McpConfigError } from '../core/errors.js';
+import { isPlainRecord } from '../core/json.js';
 import {
   coerceNumber,
   coerceStrings,
-  isRecord,
   parseLoadedEntries,
   quote,
   readConfigText,
@@ -151,7 +151,7 @@ export async function loadMcpConfig(
   }
   const servers = serversToJS(document, root.get('mcp_servers', true), source);
   if (servers === null || servers === undefined) return [];
-  if (!isRecord(servers)) {
+  if (!isPlainRecord(servers)) {
     throw new McpConfigError(
       'mcp_servers',
       `${source}: mcp_servers must be a map of server name to settings`,
@@ -222,7 +222,7 @@ function toEntry(name: string, entry: unknown, field: string, source: string): L
     const at = key === '' ? field : `${field}.${key}`;
     throw new McpConfigError(at, `${source}: ${at} ${message}`);
   };
-  if (!isRecord(entry)) return fail('', 'must be a map of settings (url or command, ...)');
+  if (!isPlainRecord(entry)) return fail('', 'must be a map of settings (url or command, ...)');
   refuseUnknown(entry, ENTRY_KEYS, '', fail);
   if (entry['type'] !== undefined && entry['type'] !== 'client') {
     fail('type', `must be "client" when present, got ${quote(entry['type'])}`);
@@ -307,7 +307,7 @@ function readTarsyTransport(
   put: Put,
   fail: Fail,
 ): void {
-  if (!isRecord(block)) {
+  if (!isPlainRecord(block)) {
     fail('transport', 'must be a map with a type (stdio, http or sse)');
     return;
   }
@@ -376,7 +376,7 @@ function readIsolation(entry: Record<string, unknown>, put: Put, fail: Fail): vo
   }
   const isolation = entry['isolation'];
   if (isolation === undefined || isolation === null) return;
-  if (!isRecord(isolation)) {
+  if (!isPlainRecord(isolation)) {
     fail('isolation', 'must be a map (at, unshare_fallback, read_only_paths, network)');
     return;
   }

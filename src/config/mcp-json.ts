@@ -15,10 +15,10 @@
  * ```
  */
 import { McpConfigError } from '../core/errors.js';
+import { isPlainRecord } from '../core/json.js';
 import { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.js';
 import {
   coerceStrings,
-  isRecord,
   parseLoadedEntries,
   quote,
   readConfigText,
@@ -87,15 +87,17 @@ export async function loadMcpJson(
 ): Promise<ResolvedServerConfig[]> {
   const where = typeof source === 'string' ? source : '(object)';
   const root = typeof source === 'string' ? await readJson(source, options.signal) : source;
-  const rootKey = isRecord(root) ? ROOT_KEYS.find((key) => Object.hasOwn(root, key)) : undefined;
-  if (!isRecord(root) || rootKey === undefined) {
+  const rootKey = isPlainRecord(root)
+    ? ROOT_KEYS.find((key) => Object.hasOwn(root, key))
+    : undefined;
+  if (!isPlainRecord(root) || rootKey === undefined) {
     throw new McpConfigError(
       'mcpServers',
       `${where}: missing the top-level "mcpServers" object (or VS Code's "servers")`,
     );
   }
   const servers = root[rootKey];
-  if (!isRecord(servers)) {
+  if (!isPlainRecord(servers)) {
     throw new McpConfigError(
       rootKey,
       `${where}: "${rootKey}" must be an object of server name to settings`,
@@ -111,7 +113,7 @@ export async function loadMcpJson(
       const path = at === '' ? field : `${field}.${at}`;
       throw new McpConfigError(path, `${where}: ${path} ${message}`);
     };
-    if (!isRecord(entry)) return fail('', 'must be an object with "command" or "url"');
+    if (!isPlainRecord(entry)) return fail('', 'must be an object with "command" or "url"');
     const disabled = entry['disabled'];
     if (disabled !== undefined && typeof disabled !== 'boolean') {
       fail('disabled', `must be true or false; got ${quote(disabled)}`);

@@ -14,7 +14,7 @@ import {
   type ResolvedServerConfig,
 } from './server-config.js';
 import { editDistance } from '../core/edit-distance.js';
-import { isPlainRecord as isRecord } from '../core/json.js';
+import { isPlainRecord } from '../core/json.js';
 
 /** Where the configs came from, so that errors use the author's names. */
 export interface ConfigSource {
@@ -138,8 +138,8 @@ function resolveEnvAlias(
   source: ConfigSource,
   prefix: string,
 ): { server: unknown; envAt: readonly PropertyKey[] } {
-  const transport = isRecord(written) ? written['transport'] : undefined;
-  if (!isRecord(written) || !isRecord(transport) || !Object.hasOwn(transport, 'env')) {
+  const transport = isPlainRecord(written) ? written['transport'] : undefined;
+  if (!isPlainRecord(written) || !isPlainRecord(transport) || !Object.hasOwn(transport, 'env')) {
     return { server: written, envAt: ['env'] };
   }
   if (transport['type'] !== 'stdio') return { server: written, envAt: ['env'] };

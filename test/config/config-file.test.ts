@@ -3,7 +3,7 @@
  * and names errors by the file's own keys (the longest known prefix of the
  * path, then the rest); `readConfigText` gives `undefined` for a missing
  * file, strips a BOM, rethrows an abort and names the file otherwise;
- * `isRecord`, `quote`, `coerceStrings` (keeps `__proto__` as a key) and
+ * `isPlainRecord`, `quote`, `coerceStrings` (keeps `__proto__` as a key) and
  * `coerceNumber`.
  */
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,13 +13,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   coerceNumber,
   coerceStrings,
-  isRecord,
   type LoadedEntry,
   parseLoadedEntries,
   quote,
   readConfigText,
 } from '../../src/config/config-file.js';
 import { McpConfigError } from '../../src/core/errors.js';
+import { isPlainRecord } from '../../src/core/json.js';
 
 function entry(
   field: string,
@@ -152,13 +152,13 @@ describe('readConfigText', () => {
   });
 });
 
-describe('isRecord', () => {
+describe('isPlainRecord', () => {
   it('is true only for plain objects, as JSON and YAML make maps', () => {
-    expect([{}, Object.create(null)].map(isRecord)).toEqual([true, true]);
+    expect([{}, Object.create(null)].map(isPlainRecord)).toEqual([true, true]);
     // A Map or a Set is YAML's `!!omap` or `!!set`: an `env` so written was dropped whole.
     expect(
       [null, undefined, [], 'a', 1, true, new Date(), new Map([['a', 'b']]), new Set()].map(
-        isRecord,
+        isPlainRecord,
       ),
     ).toEqual([false, false, false, false, false, false, false, false, false]);
   });
