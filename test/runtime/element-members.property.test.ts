@@ -111,39 +111,34 @@ function run(steps: readonly Step[], ends: readonly boolean[]) {
   return { expected, left, conflicts: calls.conflicts, lost };
 }
 
+/** How calls a, b, c and nested end when the steps did not end them: commit or roll back. */
+const endings = fc.array(fc.boolean(), { minLength: 4, maxLength: 4 });
+
 describe('rollback inside shared rows, each writer its own member, property', () => {
   it("leaves every kept writer's members and none of a failed one's, with no conflict", () => {
     fc.assert(
-      fc.property(
-        steps(false),
-        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-        (steps, ends) => {
-          const { expected, left, conflicts } = run(steps, ends);
-          expect(conflicts).toEqual([]);
-          for (const id of SHARED) expect(left.get(id), id).toEqual(expected.get(id));
-        },
-      ),
+      fc.property(steps(false), endings, (steps, ends) => {
+        const { expected, left, conflicts } = run(steps, ends);
+        expect(conflicts).toEqual([]);
+        for (const id of SHARED) expect(left.get(id), id).toEqual(expected.get(id));
+      }),
       { numRuns: 1_500 },
     );
   });
 
   it("with rows put in a shared row's place, never loses a kept writer's member, and leaves a failed one's only with a conflict", () => {
     fc.assert(
-      fc.property(
-        steps(true),
-        fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }),
-        (steps, ends) => {
-          const { expected, left, conflicts, lost } = run(steps, ends);
-          for (const id of SHARED) {
-            const fields = left.get(id)!;
-            for (const [by, value] of Object.entries(expected.get(id)!)) {
-              expect(fields[by], `${by} in ${id}`).toBe(value);
-            }
-            const stayed = Object.keys(fields).filter((by) => lost(by as Writer));
-            if (stayed.length > 0) expect(conflicts, `${stayed.join()} in ${id}`).not.toEqual([]);
+      fc.property(steps(true), endings, (steps, ends) => {
+        const { expected, left, conflicts, lost } = run(steps, ends);
+        for (const id of SHARED) {
+          const fields = left.get(id)!;
+          for (const [by, value] of Object.entries(expected.get(id)!)) {
+            expect(fields[by], `${by} in ${id}`).toBe(value);
           }
-        },
-      ),
+          const stayed = Object.keys(fields).filter((by) => lost(by as Writer));
+          if (stayed.length > 0) expect(conflicts, `${stayed.join()} in ${id}`).not.toEqual([]);
+        }
+      }),
       { numRuns: 1_500 },
     );
   });

@@ -125,35 +125,40 @@ describe('rollback of a removal the application already undid', () => {
 });
 
 describe('rollback of a write that moved rows and changed them', () => {
-  it('a row inserted before another that the same write edited', () => {
+  /**
+   * Rows r0, r1, r2; a call that inserts `added` at `at` and sets `x` of the
+   * row then at `edited`, in one write; then the application sets `member`
+   * of row `id`.
+   */
+  function insertedAndEdited(
+    at: number,
+    added: string,
+    edited: number,
+    id: string,
+    member: 'x' | 'y',
+  ) {
     const { table, call, write } = rows([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
-    const c = call('C');
-    c.run(
+    const scope = call('C');
+    scope.run(
       write((list) => {
-        list.splice(0, 0, { id: 'new' });
-        (list[2] as { x?: string }).x = 'C';
+        list.splice(at, 0, { id: added });
+        (list[edited] as { x?: string }).x = 'C';
       }),
     );
     table.update((d) => {
-      (d.rows.find((row) => row.id === 'r0') as { y?: string }).y = 'app';
+      (d.rows.find((row) => row.id === id) as { x?: string; y?: string })[member] = 'app';
     });
-    expect(c.rollback()).toEqual([]);
+    return { table, conflicts: scope.rollback() };
+  }
+
+  it('a row inserted before another that the same write edited', () => {
+    const { table, conflicts } = insertedAndEdited(0, 'new', 2, 'r0', 'y');
+    expect(conflicts).toEqual([]);
     expect(table.get().rows).toEqual([{ id: 'r0', y: 'app' }, { id: 'r1' }, { id: 'r2' }]);
   });
 
   it('a row inserted in the middle by a call whose other edit the application changed', () => {
-    const { table, call, write } = rows([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
-    const a = call('A');
-    a.run(
-      write((list) => {
-        list.splice(2, 0, { id: 'n2' });
-        (list[3] as { x?: string }).x = 'A';
-      }),
-    );
-    table.update((d) => {
-      (d.rows.find((row) => row.id === 'n2') as { x?: string }).x = 'app';
-    });
-    a.rollback();
+    const { table } = insertedAndEdited(2, 'n2', 3, 'n2', 'x');
     // The application's row stays; the row the call edited comes back as it was.
     expect(ids(table.get().rows)).toBe('r0,r1,n2,r2');
     expect(table.get().rows[3]).toEqual({ id: 'r2' });
