@@ -4,17 +4,18 @@
  * It accepts what the SDK's `ListToolsResultSchema` accepts for the tools
  * and the cursor, and returns the same shape: unknown members of a tool,
  * its annotations, execution and icons are dropped; the schemas keep
- * every member; every object the SDK copies is copied. The SDK's zod
- * schema does the same work in about 1.6 times the time (1,000 freshly
- * parsed tools) and with more garbage for the connect to collect: it was
- * most of a connect to a server with many tools. The equivalence is a
- * property test against the SDK's schema
- * (`test/mcp/tool-listing.property.test.ts`).
+ * every member; every object the SDK copies is copied, but for a
+ * schema's `properties` when it is a plain record of its own members
+ * (see {@link parseProperties}). The SDK's zod schema does the same work
+ * in about 1.6 times the time (1,000 freshly parsed tools) and with more
+ * garbage for the connect to collect: it was most of a connect to a
+ * server with many tools. The equivalence is a property test against the
+ * SDK's schema (`test/mcp/tool-listing.property.test.ts`).
  *
  * An in-process server hands over its own objects, not JSON: every value
- * is read once (a getter cannot pass the check and then change), arrays
- * are read by index without calling their methods, and only own members
- * count where the SDK's records say so.
+ * it copies is read once (a getter cannot pass the check and then
+ * change), arrays are read by index without calling their methods, and
+ * only own members count where the SDK's records say so.
  *
  * Its messages name the place and what was expected, and show a value the
  * server sent only when it is short and needs no escaping, so that secret
@@ -201,11 +202,7 @@ function parseRecord(
   if (membersAreSchemas) {
     for (const key in copy) {
       if (!Object.hasOwn(copy, key)) continue; // a key someone gave Object.prototype
-      const value = copy[key];
-      if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
-        const name = isShowable(key) ? JSON.stringify(key) : '…';
-        throw new Misfit(`${at}[${name}]`, value, 'an object');
-      }
+      checkSchemaMember(copy[key], key, at);
     }
   }
   return copy;
@@ -249,9 +246,47 @@ function copyParsed(
   to[key] = value === undefined ? undefined : parse(value, `${at}.${key}`);
 }
 
-/** A schema's `properties`: a record of schemas. */
+/**
+ * A schema's `properties`: a record of schemas. A plain record of its own
+ * members, as every listing sent as JSON is, is checked where it stands
+ * and kept, not copied: copying a record with member names of its own
+ * made a hidden class per tool, and was a third of a connect to a server
+ * with many tools. It then stays the server's object, as everything
+ * under it does already (docs/schemas.md: an in-process server that
+ * edits its schemas after listing them changes what the model is shown;
+ * the validator keeps its own copy). Any other record (a `__proto__`
+ * member, a symbol key, another prototype) is copied as the SDK copies it.
+ */
 function parseProperties(properties: unknown, at: string): Record<string, unknown> {
-  return parseRecord(properties, at, true);
+  if (!isOwnPlainRecord(properties)) return parseRecord(properties, at, true);
+  for (const key in properties) {
+    if (!Object.hasOwn(properties, key)) continue; // a key someone gave Object.prototype
+    checkSchemaMember(properties[key], key, at);
+  }
+  return properties;
+}
+
+/**
+ * A plain object (as the SDK's records require) with `Object.prototype` as
+ * its prototype, and neither a symbol key nor an own `__proto__` member:
+ * its own enumerable members are what the SDK's record would copy, and
+ * the same object may stand for the copy.
+ */
+function isOwnPlainRecord(value: unknown): value is Record<string, unknown> {
+  return (
+    isPlainObject(value) &&
+    Object.getPrototypeOf(value) === Object.prototype &&
+    !Object.hasOwn(value, PROTO) &&
+    Object.getOwnPropertySymbols(value).length === 0
+  );
+}
+
+/** A member of `properties`, which must be a schema: an object. */
+function checkSchemaMember(value: unknown, key: string, at: string): void {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
+    const name = isShowable(key) ? JSON.stringify(key) : '…';
+    throw new Misfit(`${at}[${name}]`, value, 'an object');
+  }
 }
 
 /** A tool's `_meta`: a record of anything. */

@@ -163,7 +163,7 @@ describe('parseToolListing against the SDK schema', () => {
     );
   });
 
-  it('copies every object the SDK copies, so a server that edits its own objects later changes nothing', () => {
+  it('copies every object the SDK copies but a plain properties record, so a server that edits those later changes nothing', () => {
     const sent = {
       name: 'search',
       inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
@@ -181,6 +181,30 @@ describe('parseToolListing against the SDK schema', () => {
     sent.icons[0]!.sizes.push('x');
     sent._meta.a = 2;
     expect(copy).toEqual(before);
+  });
+
+  it('keeps a plain properties record as it stands, and copies one the SDK would read otherwise', () => {
+    const plain = { q: { type: 'string' } };
+    const withSymbol = { q: { type: 'string' }, [Symbol('s')]: undefined };
+    Object.defineProperty(withSymbol, Object.getOwnPropertySymbols(withSymbol)[0]!, {
+      enumerable: false,
+    });
+    const inherited = Object.assign(Object.create({ inherited: { type: 'number' } }) as object, {
+      q: { type: 'string' },
+    });
+    const [kept, copiedForSymbol, copiedForPrototype] = parseToolListing({
+      tools: [plain, withSymbol, inherited].map((properties, index) => ({
+        name: `t${index}`,
+        inputSchema: { type: 'object', properties },
+      })),
+    }).tools;
+    expect(kept!.inputSchema.properties).toBe(plain);
+    expect(copiedForSymbol!.inputSchema.properties).not.toBe(withSymbol);
+    expect(Object.getOwnPropertySymbols(copiedForSymbol!.inputSchema.properties)).toEqual([]);
+    expect(copiedForPrototype!.inputSchema.properties).not.toBe(inherited);
+    expect(Object.getPrototypeOf(copiedForPrototype!.inputSchema.properties)).toBe(
+      Object.prototype,
+    );
   });
 
   it('never lets a __proto__ member set a prototype', () => {
