@@ -4,14 +4,16 @@
  *
  * A connector knows nothing of MCP: no SDK import, no permissions, no
  * result sizing. The tools in `tools.ts` wrap these functions and add those.
- * Paths are agent paths (`/workspace/...`) and go through
- * `workspaceToHostPath`, which also keeps every session in its own directory.
+ * Paths are agent paths (`/workspace/...`), read and written with the
+ * toolkit's `readWorkspaceFile` / `writeWorkspaceFile`, which keep every
+ * session in its own directory.
  */
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { DataSensitivity } from '../../src/core/sensitivity.js';
 import { ToolRetryError } from '../../src/server/errors.js';
-import { workspaceToHostPath } from '../../src/server/workspace.js';
+import {
+  readWorkspaceFile as readFileInWorkspace,
+  writeWorkspaceFile as writeFileInWorkspace,
+} from '../../src/server/workspace-file.js';
 
 /** Largest file `readWorkspaceFile` reads. */
 export const MAX_READ_BYTES = 10 * 1024 * 1024;
@@ -21,48 +23,38 @@ export const MAX_FETCH_BYTES = 1024 * 1024;
 export const FETCH_TIMEOUT_MS = 10_000;
 
 /**
- * Reads a UTF-8 file of the caller's workspace.
+ * Reads a UTF-8 file of the caller's workspace, through descriptors: a
+ * directory the agent swaps for a symlink mid-read cannot redirect it, and
+ * a FIFO or device is refused without blocking.
  *
- * @throws {ToolRetryError} when the file is missing, a directory or too large.
- * @throws {WorkspacePathError} for a path outside the workspace.
+ * @throws {WorkspacePathError} for a path outside the workspace, nothing
+ *   there, something other than a file, or a file too large; the model
+ *   is told why and may try another path.
  */
-export async function readWorkspaceFile(workspacePath: string): Promise<string> {
-  const host = await workspaceToHostPath(workspacePath);
-  const info = await stat(host).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT' || error.code === 'ENOTDIR') {
-      throw new ToolRetryError(
-        `no file at ${workspacePath}; check the path or write the file first`,
-      );
-    }
-    throw error;
+export async function readWorkspaceFile(
+  workspacePath: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  return readFileInWorkspace(workspacePath, {
+    maxBytes: MAX_READ_BYTES,
+    ...(signal === undefined ? {} : { signal }),
   });
-  if (info.isDirectory()) throw new ToolRetryError(`${workspacePath} is a directory, not a file`);
-  if (info.size > MAX_READ_BYTES) {
-    throw new ToolRetryError(
-      `${workspacePath} is ${info.size} bytes; files up to ${MAX_READ_BYTES} bytes can be read`,
-    );
-  }
-  return readFile(host, 'utf8');
 }
 
 /**
- * Writes a UTF-8 file in the caller's workspace, creating its directories.
+ * Writes a UTF-8 file in the caller's workspace, creating its directories,
+ * through descriptors as {@link readWorkspaceFile} reads.
  *
  * @returns The number of characters written.
- * @throws {ToolRetryError} when the path names a directory.
- * @throws {WorkspacePathError} for a path outside the workspace.
+ * @throws {WorkspacePathError} for a path outside the workspace or one
+ *   naming something other than a file.
  */
-export async function writeWorkspaceFile(workspacePath: string, content: string): Promise<number> {
-  const host = await workspaceToHostPath(workspacePath);
-  await mkdir(path.dirname(host), { recursive: true });
-  try {
-    await writeFile(host, content, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EISDIR') {
-      throw new ToolRetryError(`${workspacePath} is a directory; give a file path`);
-    }
-    throw error;
-  }
+export async function writeWorkspaceFile(
+  workspacePath: string,
+  content: string,
+  signal?: AbortSignal,
+): Promise<number> {
+  await writeFileInWorkspace(workspacePath, content, signal === undefined ? {} : { signal });
   return content.length;
 }
 

@@ -53,7 +53,7 @@ export function registerTemplateTools(server: McpServer, options: TemplateToolsO
         method: 'notifications/message',
         params: { level: 'info', logger: 'template', data: `Reading file: ${path}` },
       });
-      return contextResult(await readWorkspaceFile(path));
+      return contextResult(await readWorkspaceFile(path, extra.signal));
     },
   });
 
@@ -66,8 +66,8 @@ export function registerTemplateTools(server: McpServer, options: TemplateToolsO
       content: z.string().describe('The full new content'),
     },
     annotations: { destructiveHint: true, idempotentHint: true },
-    handler: async ({ path, content }) => {
-      const written = await writeWorkspaceFile(path, content);
+    handler: async ({ path, content }, extra) => {
+      const written = await writeWorkspaceFile(path, content, extra.signal);
       return `Wrote ${written} characters to ${path}`;
     },
   });

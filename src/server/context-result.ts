@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import { CONTEXT_PRESETS, type ContextPreset, type ContextPresetName } from './context-presets.js';
-import { ContextResultError } from './errors.js';
+import { isErrno } from '../core/atomic-file.js';
+import { describeSent } from '../core/describe-sent.js';
+import { ContextResultError, WorkspacePathError } from './errors.js';
 import { createExclusiveFile } from './exclusive-file.js';
 import { buildPreview } from './preview.js';
 import { extensionOf, serializeResult, type ResultFormat } from './result-format.js';
@@ -81,10 +83,17 @@ export function resolvePreset(
       `unknown context preset ${JSON.stringify(preset)}; expected one of ${Object.keys(CONTEXT_PRESETS).join(', ')}`,
     );
   }
-  for (const [key, field] of Object.entries(preset)) {
-    if (typeof field !== 'number' || !Number.isInteger(field) || field < 0) {
+  if (typeof preset !== 'object' || preset === null) {
+    throw new ContextResultError(
+      `context preset must be a preset name or an object of sizes, got ${describeSent(preset)}`,
+    );
+  }
+  // Every field of the default preset is needed: a missing one made an empty preview.
+  for (const key of Object.keys(CONTEXT_PRESETS.default)) {
+    const field: unknown = (preset as unknown as Record<string, unknown>)[key];
+    if (typeof field !== 'number' || !Number.isSafeInteger(field) || field < 0) {
       throw new ContextResultError(
-        `context preset field ${key} must be a non-negative integer, got ${JSON.stringify(field)}`,
+        `context preset field ${key} must be a non-negative integer, got ${describeSent(field)}`,
       );
     }
   }
@@ -102,7 +111,20 @@ const MAX_NAME_ATTEMPTS = 5;
  */
 async function saveResult(text: string, extension: string, scope: WorkspaceScope): Promise<string> {
   const resultsHost = await workspaceToHostPath(RESULTS_DIR, scope);
-  await mkdir(resultsHost, { recursive: true });
+  try {
+    // The session's owner only: a saved result may hold private data.
+    await mkdir(resultsHost, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    // A file (or a FIFO) the agent put where the directory goes: its path to correct.
+    if (isErrno(error, 'EEXIST') || isErrno(error, 'ENOTDIR')) {
+      throw new WorkspacePathError(
+        'wrong-kind',
+        `${RESULTS_DIR} is not a directory; remove what is there so that results can be saved`,
+        { cause: error },
+      );
+    }
+    throw error;
+  }
   const realBase = await realpath(sessionWorkspaceDir(scope));
   for (let attempt = 1; ; attempt++) {
     const name = `result_${randomBytes(4).toString('hex')}.${extension}`;

@@ -98,7 +98,7 @@ export const SERVER_TOOL_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
  *   description: 'Read a text file from the workspace',
  *   permissions: ['read'],
  *   inputSchema: { path: z.string() },
- *   handler: async ({ path }) => contextResult(await readFile(await workspaceToHostPath(path), 'utf8')),
+ *   handler: async ({ path }, extra) => contextResult(await readWorkspaceFile(path, { signal: extra.signal })),
  * });
  * ```
  */

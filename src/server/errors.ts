@@ -33,9 +33,20 @@ export class ServerToolkitError extends Error {
  * - `invalid`: empty, not a string, or containing a NUL byte.
  * - `host-outside-workspace`: `hostToWorkspacePath` got a host path outside
  *   the session directory — a bug in tool code, not the agent's doing.
+ * - `not-found`: `readWorkspaceFile` (or `writeWorkspaceFile` without
+ *   `createDirectories`) found nothing at the path.
+ * - `wrong-kind`: a directory, a symlink, a FIFO, a socket or a device
+ *   where a regular file (or a directory) was expected.
+ * - `too-large`: a file past `readWorkspaceFile`'s `maxBytes`.
  */
 export type WorkspacePathReason =
-  'not-under-workspace' | 'traversal' | 'invalid' | 'host-outside-workspace';
+  | 'not-under-workspace'
+  | 'traversal'
+  | 'invalid'
+  | 'host-outside-workspace'
+  | 'not-found'
+  | 'wrong-kind'
+  | 'too-large';
 
 /**
  * A path could not be mapped between `/workspace/...` and the host. Except

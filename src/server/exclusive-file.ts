@@ -77,7 +77,7 @@ export async function createExclusiveFile(
     const file = await open(
       target,
       constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-      0o666,
+      0o600, // the session's owner only: a saved result may hold private data
     );
     try {
       if (!(await createdInside(file, dirHandle, dir, name, realBase, procFdDir))) {

@@ -53,6 +53,12 @@ export type { Identity } from './request-context.js';
 // Workspace.
 export { hostToWorkspacePath, workspaceToHostPath, WORKSPACE_PREFIX } from './workspace.js';
 export type { WorkspaceScope } from './workspace.js';
+export { DEFAULT_MAX_READ_BYTES, readWorkspaceFile, writeWorkspaceFile } from './workspace-file.js';
+export type {
+  ReadWorkspaceFileOptions,
+  WorkspaceFileOptions,
+  WriteWorkspaceFileOptions,
+} from './workspace-file.js';
 
 // Context-sized results.
 export { contextResult, RESULTS_DIR } from './context-result.js';

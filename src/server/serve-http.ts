@@ -110,7 +110,9 @@ export async function serveHttp(
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (closing !== undefined) return sendRpcError(res, 503, -32000, 'Server is shutting down');
-    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const pathname = requestPath(req.url);
+    // A target no URL parser reads is the client's mistake, not the server's failure.
+    if (pathname === undefined) return sendRpcError(res, 400, -32000, 'Bad request target');
     if (pathname !== settings.path)
       return sendRpcError(res, 404, -32000, `Not found; the MCP endpoint is ${settings.path}`);
     const method = req.method ?? '';
@@ -411,12 +413,24 @@ function sendRpcError(res: ServerResponse, status: number, code: number, message
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/** The path of a request's target, or undefined when it cannot be parsed. */
+function requestPath(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 function sendUnauthorized(res: ServerResponse, error: TokenRejectedError): void {
-  // RFC 6750 §3: no error code when the request carried no credentials.
+  // RFC 6750 §3: no error code when the request carried no credentials. The
+  // description is a quoted-string (RFC 7230 §3.2.6): its quotes and
+  // backslashes escaped, anything else but printable ASCII left out.
+  const description = error.message.replace(/[^\x20-\x7e]/g, '').replace(/["\\]/g, '\\$&');
   const challenge =
     error.reason === 'missing'
       ? 'Bearer realm="mcp"'
-      : `Bearer realm="mcp", error="invalid_token", error_description="${error.message}"`;
+      : `Bearer realm="mcp", error="invalid_token", error_description="${description}"`;
   res.setHeader('WWW-Authenticate', challenge);
   sendRpcError(res, 401, -32001, `Unauthorized: ${error.message}`);
 }

@@ -83,17 +83,22 @@ export function sessionWorkspaceDir(scope: WorkspaceScope): string {
  *   or a symlink leads out of the session directory; `invalid` for an empty
  *   path or one with a NUL byte.
  * @throws {ServerContextError} without `scope` outside a tool call.
+ *
+ * A later open by the returned path walks it again: a directory the agent
+ * swaps for a symlink meanwhile redirects it. To read or write a file, use
+ * `readWorkspaceFile` / `writeWorkspaceFile` (`workspace-file.ts`), which
+ * open through descriptors.
  * @example
  * ```ts
  * const host = await workspaceToHostPath('/workspace/docs/f.txt');
- * const text = await readFile(host, 'utf8');
+ * // '<root>/<user>/<session>/docs/f.txt'
  * ```
  */
 export async function workspaceToHostPath(
   workspacePath: string,
   scope?: WorkspaceScope,
 ): Promise<string> {
-  const relative = toRelativeWorkspacePath(workspacePath);
+  const relative = relativeWorkspacePath(workspacePath);
   const resolved = resolveWorkspaceScope(scope, 'workspaceToHostPath()');
   const base = sessionWorkspaceDir(resolved);
   const host = relative === '' ? base : path.join(base, relative);
@@ -132,8 +137,12 @@ export function hostToWorkspacePath(hostPath: string, scope?: WorkspaceScope): s
   return `${WORKSPACE_PREFIX}/${relative.split(path.sep).join('/')}`;
 }
 
-/** Validates an agent path lexically and returns it relative to `/workspace` ('' for the root). */
-function toRelativeWorkspacePath(workspacePath: unknown): string {
+/**
+ * @internal Validates an agent path lexically and returns it relative to
+ * `/workspace` ('' for the root), its segments joined by `/`.
+ * @throws {WorkspacePathError} as {@link workspaceToHostPath}, before any file is looked at.
+ */
+export function relativeWorkspacePath(workspacePath: unknown): string {
   if (typeof workspacePath !== 'string' || workspacePath.length === 0) {
     throw new WorkspacePathError(
       'invalid',
@@ -179,6 +188,13 @@ function toRelativeWorkspacePath(workspacePath: unknown): string {
 const MAX_SYMLINK_HOPS = 40;
 
 /**
+ * Components walked in all, symlinks' included, before giving up: 40 links
+ * each 4 KB of `d/../` made one check take over a second of `lstat`s (the
+ * kernel's own walk is bounded by its buffers, not by hops alone).
+ */
+const MAX_WALKED_COMPONENTS = 4096;
+
+/**
  * The real path of `target`, walked one component at a time as the kernel
  * walks it: each existing component is `lstat`ed, a symlink's target is
  * spliced in before the remaining components, and `..` is applied to the
@@ -194,8 +210,15 @@ async function physicalPath(target: string): Promise<string> {
   const missing: string[] = [];
   const pending = target.split(path.sep);
   let hops = 0;
+  let walked = 0;
   for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
     if (part === '' || part === '.') continue;
+    if (++walked > MAX_WALKED_COMPONENTS) {
+      throw new WorkspacePathError(
+        'traversal',
+        `the path leads through more than ${MAX_WALKED_COMPONENTS} components once its symbolic links are followed`,
+      );
+    }
     if (part === '..') {
       if (missing.length > 0) missing.pop();
       else real = path.dirname(real);
@@ -211,6 +234,11 @@ async function physicalPath(target: string): Promise<string> {
       isLink = (await lstat(next)).isSymbolicLink();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENAMETOOLONG') {
+        throw new WorkspacePathError('invalid', 'a name in the path is longer than allowed', {
+          cause: error,
+        });
+      }
       // ENOTDIR: `real` is a file; the path cannot exist, nothing can be written there either.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw error;
       missing.push(part);

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, symlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import {
   contextResult,
   ContextResultError,
   WorkspacePathError,
+  type ContextPreset,
   type ContextPresetName,
   type WorkspaceScope,
 } from '../../src/server/index.js';
@@ -224,6 +225,26 @@ describe('contextResult errors', () => {
     expect((error as WorkspacePathError).reason).toBe('traversal');
     expect((error as Error).message).not.toContain(dirs.base);
     expect(await readdir(path.join(sessionDir, 'elsewhere'))).toEqual([]);
+  });
+
+  it('refuses a preset of its own that lacks a size, naming the field', async () => {
+    const partial = { threshold: 100 } as unknown as ContextPreset;
+    await expect(contextResult('x'.repeat(500), { preset: partial, workspace })).rejects.toThrow(
+      /context preset field jsonHeadItems must be a non-negative integer, got nothing/,
+    );
+  });
+
+  it('names a results path taken by a file as one the agent can clear, and saves for the owner only', async () => {
+    await mkdir(path.dirname(resultsDir), { recursive: true });
+    await writeFile(resultsDir, 'not a directory');
+    const error = await contextResult('x'.repeat(6_000), { workspace }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(WorkspacePathError);
+    expect((error as WorkspacePathError).reason).toBe('wrong-kind');
+    await rm(resultsDir);
+    const text = await contextResult('x'.repeat(6_000), { workspace });
+    const saved = path.join(resultsDir, path.basename(MESSAGE.exec(text)![1]!));
+    expect((await stat(saved)).mode & 0o777).toBe(0o600);
+    expect((await stat(resultsDir)).mode & 0o777).toBe(0o700);
   });
 
   it('names an unknown preset and the known ones', async () => {

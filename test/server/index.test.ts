@@ -9,6 +9,7 @@ describe('mcp-sections/server public surface', () => {
       'DEFAULT_CLOCK_TOLERANCE_SEC',
       'DEFAULT_HTTP_HOST',
       'DEFAULT_JWKS_ALGORITHMS',
+      'DEFAULT_MAX_READ_BYTES',
       'DEFAULT_MAX_REQUEST_BODY_BYTES',
       'DEFAULT_MAX_SESSIONS',
       'DEFAULT_MAX_SESSIONS_PER_USER',
@@ -47,10 +48,12 @@ describe('mcp-sections/server public surface', () => {
       'loadMcpConfig',
       'permissionAnnotations',
       'privateData',
+      'readWorkspaceFile',
       'runWithIdentity',
       'serveHttp',
       'signIdentityToken',
       'workspaceToHostPath',
+      'writeWorkspaceFile',
     ]);
   });
 

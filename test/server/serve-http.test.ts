@@ -297,6 +297,54 @@ describe('serveHttp options and lifecycle', () => {
     }
   });
 
+  it('answers 400 to a request target no URL parser reads, before any token, and calls no onError', async () => {
+    const errors: unknown[] = [];
+    const http = await serveHttp(() => identityServer({ runs: 0 }), {
+      port: 0,
+      auth: { secret: SECRET },
+      onError: (error) => errors.push(error),
+    });
+    try {
+      const { port } = new URL(http.url);
+      const answer = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        const socket = net.connect(Number(port), '127.0.0.1', () =>
+          socket.write('GET http://[zz/mcp HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'),
+        );
+        socket.on('data', (chunk: Buffer) => (out += chunk.toString('latin1')));
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      expect(errors).toEqual([]);
+    } finally {
+      await http.close();
+    }
+  });
+
+  it('writes the reason of a refused token as a valid quoted-string in WWW-Authenticate', async () => {
+    const http = await serve({ runs: 0 });
+    try {
+      // A token without exp: jose's message names the claim in double quotes.
+      const token = await new SignJWT({ session_id: 's1' })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setSubject('alice')
+        .sign(new TextEncoder().encode(SECRET));
+      const answer = await fetch(http.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      await answer.body?.cancel();
+      expect(answer.status).toBe(401);
+      const challenge = answer.headers.get('www-authenticate') ?? '';
+      const description = /error_description="((?:[^"\\]|\\.)*)"$/.exec(challenge);
+      expect(description?.[1]).toMatch(/\\"exp\\"/);
+    } finally {
+      await http.close();
+    }
+  });
+
   it('serves one session at a time from a single instance, and one per session from a factory', async () => {
     const counter = { runs: 0 };
     const single = await serveHttp(identityServer(counter), { port: 0, auth: { secret: SECRET } });

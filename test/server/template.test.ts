@@ -112,7 +112,7 @@ describe('template server', () => {
         const missing = await call(client, 'read_file', { path: '/workspace/none.txt' });
         expect(missing.isError).toBe(true);
         expect(textOf(missing)).toBe(
-          'no file at /workspace/none.txt; check the path or write the file first',
+          'no file at "/workspace/none.txt"; check the path or write the file first',
         );
       });
       // Another session of the same user sees its own workspace.

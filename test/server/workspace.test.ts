@@ -139,9 +139,24 @@ describe('workspaceToHostPath', () => {
     );
   });
 
-  it('refuses empty paths and NUL bytes as invalid', async () => {
+  it('refuses empty paths, NUL bytes and names longer than the file system allows as invalid', async () => {
     expect((await refusal('')).reason).toBe('invalid');
     expect((await refusal('a\0b')).reason).toBe('invalid');
+    await mkdir(sessionDir, { recursive: true });
+    expect((await refusal(`${'n'.repeat(300)}/f.txt`)).reason).toBe('invalid');
+  });
+
+  it('bounds the components it walks through a chain of padded symlinks', async () => {
+    await mkdir(path.join(sessionDir, 'd'), { recursive: true });
+    await writeFile(path.join(sessionDir, 'end'), 'target');
+    // Each link's target climbs in and out of d 800 times: 40 links hold 64,000 components.
+    const pad = 'd/../'.repeat(800);
+    for (let i = 0; i < 39; i++) await symlink(`${pad}l${i + 1}`, path.join(sessionDir, `l${i}`));
+    await symlink(`${pad}end`, path.join(sessionDir, 'l39'));
+    const error = await refusal('l0');
+    expect(error.reason).toBe('traversal');
+    expect(error.message).toMatch(/more than 4096 components/);
+    expect(await workspaceToHostPath('l39', alice)).toBe(path.join(sessionDir, 'l39'));
   });
 
   it('needs a scope outside a tool call, and a valid one', async () => {
