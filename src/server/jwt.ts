@@ -22,8 +22,12 @@ import { checkIdentityId, type Identity } from './request-context.js';
 export interface JwtCommonOptions {
   /** Required `iss` claim, if set. */
   readonly issuer?: string | readonly string[];
-  /** Required `aud` claim, if set. */
-  readonly audience?: string | readonly string[];
+  /**
+   * Required `aud` claim, if set. With a JWKS it must be set: the identity
+   * provider's tokens for other services are signed with the same keys.
+   * `false` accepts a token meant for any audience, on purpose.
+   */
+  readonly audience?: string | readonly string[] | false;
   /** Leeway for `exp` and `nbf`, in seconds. @default 5 */
   readonly clockToleranceSec?: number;
   /** Refuse tokens without an `exp` claim. @default true */
@@ -97,7 +101,8 @@ export type TokenVerifier = (token: string) => Promise<VerifiedToken>;
  * Builds a verifier from `options`.
  *
  * @throws {ServerOptionsError} when neither or both of `secret` and `jwks`
- *   are given, the secret is shorter than 32 bytes, or the JWKS is malformed.
+ *   are given, the secret is shorter than 32 bytes, the JWKS is malformed,
+ *   or a JWKS comes without `audience`.
  * @example
  * ```ts
  * const verify = createTokenVerifier({ secret: process.env.JWT_SECRET! });
@@ -119,6 +124,14 @@ export function createTokenVerifier(options: JwtAuthOptions): TokenVerifier {
     const key = secretBytes((options as { secret?: unknown }).secret);
     verifyOptions.algorithms = ['HS256'];
     return (token) => verify(token, (v) => jwtVerify(v, key, verifyOptions));
+  }
+  if (options.audience === undefined) {
+    throw new ServerOptionsError(
+      'auth.audience',
+      "auth.audience is needed with auth.jwks: the identity provider's tokens for other services " +
+        'are signed with the same keys; set it to the audience of this server ' +
+        '(or to false to accept tokens meant for any audience)',
+    );
   }
   let keySet: JWTVerifyGetKey;
   try {
@@ -206,7 +219,7 @@ function baseVerifyOptions(options: JwtCommonOptions): JWTVerifyOptions {
     verifyOptions.issuer =
       typeof options.issuer === 'string' ? options.issuer : [...options.issuer];
   }
-  if (options.audience !== undefined) {
+  if (options.audience !== undefined && options.audience !== false) {
     verifyOptions.audience =
       typeof options.audience === 'string' ? options.audience : [...options.audience];
   }

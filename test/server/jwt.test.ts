@@ -228,8 +228,8 @@ describe('JWKS verifier', () => {
   it('accepts a token signed by a key of the set, and refuses other keys and HS256', async () => {
     const trusted = await es256('k1');
     const stranger = await es256('k1');
-    const verify = createTokenVerifier({ jwks: { keys: [trusted.jwk] } });
-    const claims = { sub: 'bob', session_id: 's2', exp: nowSec() + 60 };
+    const verify = createTokenVerifier({ jwks: { keys: [trusted.jwk] }, audience: 'mcp' });
+    const claims = { sub: 'bob', session_id: 's2', exp: nowSec() + 60, aud: 'mcp' };
     expect((await verify(await trusted.sign(claims))).identity).toEqual({
       userId: 'bob',
       sessionId: 's2',
@@ -250,7 +250,11 @@ describe('JWKS verifier', () => {
 
   it('honours a narrower algorithm list', async () => {
     const trusted = await es256('k1');
-    const verify = createTokenVerifier({ jwks: { keys: [trusted.jwk] }, algorithms: ['RS256'] });
+    const verify = createTokenVerifier({
+      jwks: { keys: [trusted.jwk] },
+      algorithms: ['RS256'],
+      audience: false,
+    });
     const error = await rejection(
       verify,
       await trusted.sign({ sub: 'a', session_id: 's', exp: nowSec() + 60 }),
@@ -258,9 +262,23 @@ describe('JWKS verifier', () => {
     expect(error.message).toBe('token algorithm is not allowed');
   });
 
+  it('needs an audience with a key set, and refuses a token meant for another service', async () => {
+    const trusted = await es256('k1');
+    const error = optionsError(() => createTokenVerifier({ jwks: { keys: [trusted.jwk] } }));
+    expect(error.option).toBe('auth.audience');
+    const verify = createTokenVerifier({ jwks: { keys: [trusted.jwk] }, audience: 'mcp' });
+    const claims = { sub: 'bob', session_id: 's2', exp: nowSec() + 60 };
+    const billing = await rejection(verify, await trusted.sign({ ...claims, aud: 'billing' }));
+    expect(billing.reason).toBe('bad-claims');
+    expect((await rejection(verify, await trusted.sign(claims))).reason).toBe('bad-claims');
+    const anyAudience = createTokenVerifier({ jwks: { keys: [trusted.jwk] }, audience: false });
+    const accepted = await anyAudience(await trusted.sign({ ...claims, aud: 'billing' }));
+    expect(accepted.identity.userId).toBe('bob');
+  });
+
   it('refuses a malformed key set at construction', () => {
     const error = optionsError(() =>
-      createTokenVerifier({ jwks: { keys: 'nope' } as unknown as { keys: [] } }),
+      createTokenVerifier({ jwks: { keys: 'nope' } as unknown as { keys: [] }, audience: false }),
     );
     expect(error.option).toBe('auth.jwks');
     expect(error.message).toBe(
@@ -275,6 +293,7 @@ describe('JWKS verifier', () => {
     const verify = createTokenVerifier({
       secret: undefined,
       jwks: { keys: [trusted.jwk] },
+      audience: false,
     });
     const token = await trusted.sign({ sub: 'a', session_id: 's', exp: nowSec() + 60 });
     expect((await verify(token)).identity.userId).toBe('a');

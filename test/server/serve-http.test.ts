@@ -218,7 +218,7 @@ describe('serveHttp JWT authentication', () => {
     const rogue = await generateKeyPair('ES256');
     const jwk = { ...(await exportJWK(good.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
     const counter = { runs: 0 };
-    const http = await serve(counter, { jwks: { keys: [jwk] } });
+    const http = await serve(counter, { jwks: { keys: [jwk] }, audience: false });
     const sign = (key: CryptoKey) =>
       new SignJWT({ session_id: 'jw1' })
         .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
@@ -249,6 +249,7 @@ describe('serveHttp JWT authentication', () => {
     const counter = { runs: 0 };
     const http = await serve(counter, {
       jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: 'k1' }] },
+      audience: false,
     });
     try {
       const response = await fetch(http.url, {
