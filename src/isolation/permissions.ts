@@ -31,11 +31,25 @@ export function resolveReach(
     const connect = configured.includes('connect');
     return { permissions: configured, declaredConnect: connect, declaredClosedWorld: !connect };
   }
-  const permissions: ToolPermission[] = [];
-  if (annotations?.readOnlyHint === true) permissions.push('read');
+  const readOnly = annotations?.readOnlyHint === true;
   const hint = annotations?.openWorldHint;
+  // Six readings in all, shared and frozen: a connect bridges thousands of tools.
+  const key = (readOnly ? 3 : 0) + (hint === true ? 1 : hint === false ? 2 : 0);
+  return (INFERRED_REACHES[key] ??= inferredReach(readOnly, hint));
+}
+
+/** The reaches inferred from annotations, by readOnlyHint and openWorldHint (see {@link resolveReach}). */
+const INFERRED_REACHES: ToolReach[] = [];
+
+function inferredReach(readOnly: boolean, hint: boolean | undefined): ToolReach {
+  const permissions: ToolPermission[] = [];
+  if (readOnly) permissions.push('read');
   if (hint !== false) permissions.push('connect');
-  return { permissions, declaredConnect: hint === true, declaredClosedWorld: hint === false };
+  return Object.freeze({
+    permissions: Object.freeze(permissions),
+    declaredConnect: hint === true,
+    declaredClosedWorld: hint === false,
+  });
 }
 
 /**

@@ -132,12 +132,10 @@ export function bridgeTool(
     inputSchema: description.inputSchema,
     annotations: call.annotations,
     // The name is the server's identifier, as sent: lookups (the pool, policies) use it.
-    origin: {
-      kind: 'mcp',
-      server: serverName,
-      originalName: description.name,
-      ...(shown === description.name ? {} : { shownName: shown }),
-    },
+    origin:
+      shown === description.name
+        ? { kind: 'mcp', server: serverName, originalName: description.name }
+        : { kind: 'mcp', server: serverName, originalName: description.name, shownName: shown },
     handler: (args, tool) => call.send(args, tool),
     // The call's only writes of its own are its progress reports' reducers.
     writesInCall: () => call.reportsProgress(),

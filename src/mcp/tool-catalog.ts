@@ -110,7 +110,10 @@ export class ToolCatalog {
    */
   publish(routes: readonly ServerRoute[]): void {
     const all: McpTool[] = [];
-    for (const route of routes) for (const tool of this.of(route.name)) all.push(tool);
+    for (const route of routes) {
+      const tools = this.of(route.name);
+      for (let index = 0; index < tools.length; index++) all.push(tools[index]!);
+    }
     assertUniqueToolNames(all);
     this.#all = Object.freeze(all);
   }
@@ -137,7 +140,9 @@ export class ToolCatalog {
       listedWhilePrivate: storeUnread || (seenBefore && this.#session.privateData.hasPrivateData),
     };
     reachesOfSession.set(route.name, context.reaches);
-    for (const description of route.tools) {
+    const listed = route.tools;
+    for (let index = 0; index < listed.length; index++) {
+      const description = listed[index]!;
       if (!isToolSelected(config, description.name)) {
         const configured = ownValue(config.permissions, description.name);
         recordReach(

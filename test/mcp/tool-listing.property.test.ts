@@ -163,7 +163,7 @@ describe('parseToolListing against the SDK schema', () => {
     );
   });
 
-  it('copies every object the SDK copies but a plain properties record, so a server that edits those later changes nothing', () => {
+  it('copies every object the SDK copies but a plain properties record and required array, so a server that edits those later changes nothing', () => {
     const sent = {
       name: 'search',
       inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
@@ -175,12 +175,27 @@ describe('parseToolListing against the SDK schema', () => {
     const before = structuredClone(sent);
     const [copy] = parseToolListing({ tools: [sent] }).tools;
     sent.inputSchema.properties = {} as typeof sent.inputSchema.properties;
-    sent.inputSchema.required.push('x');
+    sent.inputSchema.required = [...sent.inputSchema.required, 'x'];
     sent.annotations.readOnlyHint = false;
     sent.execution.taskSupport = 'required';
     sent.icons[0]!.sizes.push('x');
     sent._meta.a = 2;
     expect(copy).toEqual(before);
+  });
+
+  it('keeps a plain required array as it stands, and copies an array of another kind', () => {
+    class Names extends Array<string> {}
+    const plain = ['q'];
+    const subclassed = Names.from(['q']);
+    const [kept, copied] = parseToolListing({
+      tools: [plain, subclassed].map((required, index) => ({
+        name: `t${index}`,
+        inputSchema: { type: 'object', properties: { q: { type: 'string' } }, required },
+      })),
+    }).tools;
+    expect(kept!.inputSchema.required).toBe(plain);
+    expect(copied!.inputSchema.required).not.toBe(subclassed);
+    expect(Object.getPrototypeOf(copied!.inputSchema.required)).toBe(Array.prototype);
   });
 
   it('keeps a plain properties record as it stands, and copies one the SDK would read otherwise', () => {
