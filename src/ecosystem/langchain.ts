@@ -195,21 +195,63 @@ function boundedCopy(tool: Tool): unknown {
 /** Keywords whose members are named by property names (or definition names), not keywords. */
 const NAMED = new Set(['properties', '$defs', 'definitions', 'dependentSchemas', 'dependencies']);
 
+/** Keywords whose values are data, copied as they are (a `pattern` member there is a value). */
+const DATA = new Set(['const', 'enum', 'default', 'examples']);
+
+/**
+ * Keywords under which taking a pattern out would make the schema stricter,
+ * not looser: `not` (`not: {pattern}` would become `not: {}`, which nothing
+ * passes) and `if` (it decides which of `then` and `else` applies).
+ */
+const NEGATED = ['not', 'if'];
+
 /**
  * A copy of `value` (a schema, when `names` is false) without any `pattern`
  * or `patternProperties` member: LangChain's validator would compile them
  * with `new RegExp` and run them on the model's arguments, where `^(a+)+$`
  * blocks the event loop; `invokeTool` checks them in linear time instead.
  * They are dropped at every depth (a `$ref` may lead anywhere), except as
- * the name of a property.
+ * the name of a property and inside data (`const`, `enum`, `default`,
+ * `examples`). A `not` or an `if` (with its `then` and `else`) that holds
+ * a pattern or a reference is dropped whole: the copy only ever accepts
+ * more than the schema, never less, so the model is never shown a
+ * constraint the real one does not have (the section's validator has the
+ * last word on every call).
  */
 function withoutPatterns(value: unknown, names: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => withoutPatterns(item, false));
   if (typeof value !== 'object' || value === null) return value;
+  const record = value as Record<string, unknown>;
+  const dropped = new Set<string>();
+  if (!names) {
+    dropped.add('pattern').add('patternProperties');
+    for (const keyword of NEGATED) {
+      if (keyword in record && holdsPatternOrReference(record[keyword])) dropped.add(keyword);
+    }
+    if (dropped.has('if')) dropped.add('then').add('else');
+  }
   return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => names || (key !== 'pattern' && key !== 'patternProperties'))
-      .map(([key, member]) => [key, withoutPatterns(member, !names && NAMED.has(key))]),
+    Object.entries(record)
+      .filter(([key]) => !dropped.has(key))
+      .map(([key, member]) => [
+        key,
+        !names && DATA.has(key) ? member : withoutPatterns(member, !names && NAMED.has(key)),
+      ]),
+  );
+}
+
+/** Whether a schema holds, at any depth outside data, a pattern or a reference. */
+function holdsPatternOrReference(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(holdsPatternOrReference);
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value as Record<string, unknown>).some(
+    ([key, member]) =>
+      key === 'pattern' ||
+      key === 'patternProperties' ||
+      key === '$ref' ||
+      key === '$dynamicRef' ||
+      key === '$recursiveRef' ||
+      (!DATA.has(key) && holdsPatternOrReference(member)),
   );
 }
 

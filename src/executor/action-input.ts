@@ -130,6 +130,10 @@ function fromJson(text: string): Parsed {
 const YAML_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   schema: 'core',
   customTags: [],
+  // `!!set`, `!!binary`, `!!timestamp` and `!!omap` would still be read as a
+  // Set, a Uint8Array, a Date and a Map, which JSON cannot carry (a Set
+  // became `{}`): an explicit tag of another schema leaves the plain value.
+  resolveKnownTags: false,
   merge: false,
   uniqueKeys: true,
   // Errors are checked on the document; this only silences console warnings

@@ -29,8 +29,8 @@ afterEach(async () => {
   await Promise.all(sections.splice(0).map((section) => section.disconnect()));
 });
 
-async function lookupTool() {
-  const raw = rawToolServer([{ name: 'lookup', description: 'Look up', inputSchema: SCHEMA }]);
+async function lookupTool(inputSchema: Record<string, unknown> = SCHEMA) {
+  const raw = rawToolServer([{ name: 'lookup', description: 'Look up', inputSchema }]);
   const session = new Session();
   const section = new McpIntegrationSection({
     servers: [{ name: 'h', transport: { type: 'in-memory', server: raw.server } }],
@@ -56,6 +56,40 @@ describe('toLangChainTools and server patterns', () => {
       $defs: { Label: { type: 'string' } },
       required: ['q'],
     });
+  });
+
+  it('shows data as it is, and drops a not or an if that a pattern or reference is under whole', async () => {
+    const { tool } = await lookupTool({
+      type: 'object',
+      properties: {
+        filter: { const: { field: 'name', pattern: 'abc' } },
+        mode: { enum: [{ pattern: 'strict' }, { pattern: 'loose' }], default: { pattern: 'x' } },
+        user: { type: 'string', not: { pattern: '^admin' }, minLength: 1 },
+        code: { if: { $ref: '#/$defs/Short' }, then: { maxLength: 2 }, else: { minLength: 5 } },
+        plain: { not: { type: 'number' } },
+      },
+      $defs: { Short: { type: 'string', maxLength: 2 } },
+    });
+    expect(tool.schema).toEqual({
+      type: 'object',
+      properties: {
+        filter: { const: { field: 'name', pattern: 'abc' } },
+        mode: { enum: [{ pattern: 'strict' }, { pattern: 'loose' }], default: { pattern: 'x' } },
+        user: { type: 'string', minLength: 1 },
+        code: {},
+        plain: { not: { type: 'number' } },
+      },
+      $defs: { Short: { type: 'string', maxLength: 2 } },
+    });
+    // What the real schema accepts, LangChain's copy accepts: no fallback needed.
+    const reply = await tool.invoke({
+      filter: { field: 'name', pattern: 'abc' },
+      mode: { pattern: 'loose' },
+      user: 'bob',
+      code: 'ab',
+      plain: 'x',
+    });
+    expect(reply).not.toMatch(/invalid arguments/);
   });
 
   it('still refuses arguments that break a pattern, without LangChain compiling it', async () => {

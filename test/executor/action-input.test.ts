@@ -38,6 +38,11 @@ describe('parseActionInput', () => {
         { selector: { app: 'nginx', tier: 'web' }, limit: 5 },
       ],
       ['YAML in flow style', '{names: [a, b]}', { names: ['a', 'b'] }],
+      // Tags of YAML 1.1 leave plain values, never a Set, a Date, a Uint8Array or a Map.
+      ['a !!set tag', 'a: !!set {x, y}\nb: [1]', { a: { x: null, y: null }, b: [1] }],
+      ['a !!timestamp tag', 'a: !!timestamp 2001-12-14\nb: [1]', { a: '2001-12-14', b: [1] }],
+      ['a !!binary tag', 'a: !!binary aGVsbG8=\nb: [1]', { a: 'aGVsbG8=', b: [1] }],
+      ['a !!omap tag', 'a: !!omap [x: 1]\nb: [1]', { a: [{ x: 1 }], b: [1] }],
       // A YAML map of scalars is left to the key-value reading.
       ['YAML of scalars', 'a: 1\nb: two', { a: 1, b: 'two' }],
       // 4. Key-value pairs (key: value or key=value, comma/newline separated).
