@@ -153,10 +153,23 @@ export async function fetchText(url: string, signal?: AbortSignal): Promise<stri
     throw new ToolRetryError(`only http: and https: URLs can be fetched, got ${parsed.protocol}`);
   }
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  const response = await fetch(parsed, {
-    signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
-    redirect: 'follow',
-  });
+  let response: Response;
+  try {
+    response = await fetch(parsed, {
+      signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
+      redirect: 'follow',
+    });
+  } catch (error) {
+    if (signal?.aborted === true) throw error;
+    // A host that does not answer is the model's choice of URL, not the server's failure.
+    const code = (error as { cause?: { code?: unknown } }).cause?.code;
+    const why = timeout.aborted
+      ? `no answer within ${FETCH_TIMEOUT_MS} ms`
+      : typeof code === 'string'
+        ? code
+        : 'failed';
+    throw new ToolRetryError(`${parsed.origin} could not be reached (${why})`, { cause: error });
+  }
   if (!response.ok) {
     await response.body?.cancel();
     throw new ToolRetryError(`${parsed.origin} answered HTTP ${response.status}`);

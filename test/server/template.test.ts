@@ -176,6 +176,24 @@ describe('template server', () => {
     }
   });
 
+  it('answers a fetch of a host that does not answer as an error the model can act on', async () => {
+    const endpoint = await countingEndpoint();
+    const closedUrl = endpoint.url;
+    await endpoint.close(); // nothing listens there now
+    const http = await serveTemplate('normal');
+    try {
+      await withClient(http, 'alice', 's1', async (client) => {
+        const failed = await call(client, 'fetch_url', { url: closedUrl });
+        expect(failed.isError).toBe(true);
+        expect(textOf(failed)).toMatch(
+          /^http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)$/,
+        );
+      });
+    } finally {
+      await http.close();
+    }
+  });
+
   it('refuses a connect tool after load_sensitive_dataset in the same session; its handler never runs', async () => {
     const endpoint = await countingEndpoint();
     const http = await serveTemplate('normal');
