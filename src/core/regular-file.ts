@@ -85,7 +85,8 @@ export async function readRegularFile(
   }
 }
 
-function kindOf(stats: Stats): NotRegularKind {
+/** What `stats` say stands where a regular file was expected. */
+export function kindOf(stats: Stats): NotRegularKind {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';

@@ -32,6 +32,7 @@ import {
 } from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../core/atomic-file.js';
+import { kindOf } from '../core/regular-file.js';
 import { WorkspacePathError } from './errors.js';
 import { PROC_FD_DIR } from './exclusive-file.js';
 import {
@@ -418,12 +419,4 @@ function outside(workspacePath: string): WorkspacePathError {
     `path ${JSON.stringify(workspacePath)} resolves outside the workspace through a symlink; ` +
       `use a path that stays under /workspace/`,
   );
-}
-
-function kindOf(stats: Stats): string {
-  if (stats.isDirectory()) return 'a directory';
-  if (stats.isFIFO()) return 'a FIFO';
-  if (stats.isSocket()) return 'a socket';
-  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
-  return 'not a regular file';
 }
