@@ -200,10 +200,12 @@ class BridgedCall {
   readonly #sensitiveLevel: DataSensitivity | undefined;
   /**
    * Whether the tool's schema names or marks an argument secret: decided
-   * on the first call (connect walks every schema once already), so that
-   * a call of a tool without one does no work for them.
+   * on the first call after each listing (connect walks every schema once
+   * already), so that a call of a tool without one does no work for them.
    */
-  #hasSecretArguments: boolean | undefined;
+  #hasSecretArguments = false;
+  /** The route's listing when {@link #hasSecretArguments} was decided (none yet: undefined). */
+  #secretsDecidedFor: readonly McpToolDescription[] | undefined;
 
   constructor(
     description: McpToolDescription,
@@ -342,7 +344,12 @@ class BridgedCall {
    * finds them with the tool's schema), or undefined when it has none.
    */
   #secretsOf(args: Record<string, unknown>): readonly string[] | undefined {
-    this.#hasSecretArguments ??= declaresSecretArguments(this.#description.inputSchema);
+    // Decided again after each listing: an in-process server may have edited the schema in place.
+    const { tools } = this.#context.route;
+    if (this.#secretsDecidedFor !== tools) {
+      this.#hasSecretArguments = declaresSecretArguments(this.#description.inputSchema);
+      this.#secretsDecidedFor = tools;
+    }
     const { inputSchema } = this.#description;
     const secrets = secretArgumentValues(args, inputSchema, this.#hasSecretArguments);
     return secrets.length === 0 ? undefined : secrets;

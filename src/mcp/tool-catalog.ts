@@ -7,11 +7,12 @@
 import { McpSchemaError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
 import type { ToolReach } from '../isolation/permissions.js';
+import type { ResolvedServerConfig } from '../config/server-config.js';
 import { type BridgeContext, bridgeTool, type McpTool, recordReach } from './bridge-tool.js';
 import { ownValue } from '../core/own-value.js';
 import { toAnnotations } from './tool-annotations.js';
 import type { RetryOptions } from './retry-policy.js';
-import { inputSchemaRefusal } from './schema/index.js';
+import { forgetSchemaObject, inputSchemaRefusal } from './schema/index.js';
 import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_TEXT_LENGTH } from './schema/json.js';
 import { canonicalJsonText } from '../core/json.js';
 import type { ServerRoute } from './server-route.js';
@@ -123,6 +124,7 @@ export class ToolCatalog {
     const config = route.config;
     const prefix = config.toolPrefix ?? config.name;
     const previous = this.#sources.get(route.name);
+    const shared = listsSharedObjects(config);
     const sources = new Map<string, BridgedFrom>();
     const tools: McpTool[] = [];
     const reachesOfSession =
@@ -159,6 +161,13 @@ export class ToolCatalog {
       // description, title, output schema or hint makes a new tool.
       const text = from === undefined ? undefined : canonicalText(description);
       if (from !== undefined && text !== null && text === textOf(from)) {
+        // An in-process server may have edited the entry's nested objects in
+        // place (read as they are now, both texts agree): the tool's checks
+        // are made again from what its schema holds now.
+        if (shared) {
+          forgetSchemaObject(from.description.inputSchema);
+          from.tool.forgetParams();
+        }
         sources.set(name, from);
         tools.push(from.tool);
         continue;
@@ -173,6 +182,16 @@ export class ToolCatalog {
     this.#sources.set(route.name, sources);
     return Object.freeze(tools);
   }
+}
+
+/**
+ * Whether a route's listings hand over objects its server still holds: an
+ * in-process server (the in-memory transport, normal or isolated), which
+ * may edit them in place and then announce `tools/list_changed`. Listings
+ * read from JSON are fresh objects every time.
+ */
+function listsSharedObjects(config: ResolvedServerConfig): boolean {
+  return config.transport.type === 'in-memory' || config.isolation?.transport?.type === 'in-memory';
 }
 
 /**

@@ -288,9 +288,19 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
         );
       }
       this.#params = schema;
-      this.#paramsFactory = undefined;
     }
     return this.#params;
+  }
+
+  /**
+   * @internal Drops params built by a factory, so that the next use builds
+   * them again: a bridged tool kept across `tools/list_changed` whose
+   * in-process server may have edited its schema in place.
+   */
+  forgetParams(): void {
+    if (this.#paramsFactory === undefined) return;
+    this.#params = undefined;
+    this.#directCheck = undefined;
   }
 
   /**

@@ -219,6 +219,15 @@ function unreadable(error: unknown): string {
     : `the schema could not be read: ${describeSent(messageOf(error))}`;
 }
 
+/**
+ * @internal Forgets which cached validator `schema` (the object) was
+ * made into: an in-process server may have edited it in place since, and
+ * its validator is then made from what it holds now.
+ */
+export function forgetSchemaObject(schema: unknown): void {
+  if (isJsonRecord(schema)) keysByObject.delete(schema);
+}
+
 /** @internal Drops every cached validator and zeroes the counters (tests, benchmarks). */
 export function clearSchemaCache(): void {
   keysByObject = new WeakMap();
