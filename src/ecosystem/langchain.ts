@@ -206,6 +206,22 @@ const DATA = new Set(['const', 'enum', 'default', 'examples']);
 const NEGATED = ['not', 'if'];
 
 /**
+ * Keywords that count or exclude what a pattern matched, dropped with it:
+ * beside `patternProperties`, the properties no pattern named
+ * (`additionalProperties`, `unevaluatedProperties`: `{x_a}` would become
+ * an extra property); beside a `contains` that holds a pattern, the most
+ * items that may match it (more match once the pattern is gone).
+ */
+function countsWhatPatternsMatched(record: Record<string, unknown>): string[] {
+  const dropped: string[] = [];
+  if ('patternProperties' in record) dropped.push('additionalProperties', 'unevaluatedProperties');
+  if ('contains' in record && holdsPatternOrReference(record['contains'])) {
+    dropped.push('maxContains');
+  }
+  return dropped;
+}
+
+/**
  * A copy of `value` (a schema, when `names` is false) without any `pattern`
  * or `patternProperties` member: LangChain's validator would compile them
  * with `new RegExp` and run them on the model's arguments, where `^(a+)+$`
@@ -213,10 +229,12 @@ const NEGATED = ['not', 'if'];
  * They are dropped at every depth (a `$ref` may lead anywhere), except as
  * the name of a property and inside data (`const`, `enum`, `default`,
  * `examples`). A `not` or an `if` (with its `then` and `else`) that holds
- * a pattern or a reference is dropped whole: the copy only ever accepts
- * more than the schema, never less, so the model is never shown a
- * constraint the real one does not have (the section's validator has the
- * last word on every call).
+ * a pattern or a reference is dropped whole, as are the keywords that
+ * count what a pattern matched ({@link countsWhatPatternsMatched}), and a
+ * `oneOf` whose branches hold one becomes an `anyOf`: the copy accepts
+ * more than the schema, never less, wherever a pattern was taken out, so
+ * the model is not shown a constraint the real one does not have (the
+ * section's validator has the last word on every call).
  */
 function withoutPatterns(value: unknown, names: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => withoutPatterns(item, false));
@@ -229,12 +247,17 @@ function withoutPatterns(value: unknown, names: boolean): unknown {
       if (keyword in record && holdsPatternOrReference(record[keyword])) dropped.add(keyword);
     }
     if (dropped.has('if')) dropped.add('then').add('else');
+    for (const keyword of countsWhatPatternsMatched(record)) dropped.add(keyword);
   }
+  // Branches that lose their patterns may match together: "one of" becomes
+  // "any of" (or goes, where the schema has an `anyOf` of its own already).
+  const oneOfLoosened = !names && 'oneOf' in record && holdsPatternOrReference(record['oneOf']);
+  if (oneOfLoosened && 'anyOf' in record) dropped.add('oneOf');
   return Object.fromEntries(
     Object.entries(record)
       .filter(([key]) => !dropped.has(key))
       .map(([key, member]) => [
-        key,
+        oneOfLoosened && key === 'oneOf' ? 'anyOf' : key,
         !names && DATA.has(key) ? member : withoutPatterns(member, !names && NAMED.has(key)),
       ]),
   );

@@ -38,6 +38,8 @@ export class ServerToolkitError extends Error {
  * - `wrong-kind`: a directory, a symlink, a FIFO, a socket or a device
  *   where a regular file (or a directory) was expected.
  * - `too-large`: a file past `readWorkspaceFile`'s `maxBytes`.
+ * - `not-permitted`: the permissions of a file or directory of the
+ *   workspace do not let the server open it.
  */
 export type WorkspacePathReason =
   | 'not-under-workspace'
@@ -46,7 +48,8 @@ export type WorkspacePathReason =
   | 'host-outside-workspace'
   | 'not-found'
   | 'wrong-kind'
-  | 'too-large';
+  | 'too-large'
+  | 'not-permitted';
 
 /**
  * A path could not be mapped between `/workspace/...` and the host. Except

@@ -13,13 +13,14 @@
  * anything is opened in it; the file itself is opened without following a
  * symlink and without waiting for a writer, and must be a regular file.
  * So no swap can redirect the open, and a FIFO, a socket or a device is
- * refused without blocking a thread of libuv's pool.
+ * refused without blocking a thread of libuv's pool. A write goes to a new
+ * file beside the target, renamed onto it once whole.
  *
- * Without `/proc` (not Linux) the file is opened by path after the check
- * and compared with the path afterwards (same file, still inside): a
- * narrow race remains there (docs/server.md).
+ * Without `/proc` (not Linux) nothing is opened: Node has no open relative
+ * to a directory descriptor, and by path the race cannot be closed.
  */
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import {
   type FileHandle,
   lstat,
@@ -27,25 +28,28 @@ import {
   open,
   readlink,
   realpath,
+  rename,
   stat,
   unlink,
 } from 'node:fs/promises';
 import path from 'node:path';
 import { isErrno } from '../core/atomic-file.js';
 import { kindOf } from '../core/regular-file.js';
-import { WorkspacePathError } from './errors.js';
+import { ServerContextError, WorkspacePathError } from './errors.js';
 import { PROC_FD_DIR } from './exclusive-file.js';
 import {
   isInside,
   relativeWorkspacePath,
   resolveWorkspaceScope,
   sessionWorkspaceDir,
-  workspaceToHostPath,
   type WorkspaceScope,
 } from './workspace.js';
 
 /** Largest file {@link readWorkspaceFile} reads unless told otherwise: 10 MiB. */
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
+
+/** Longest host path Linux opens (PATH_MAX, its terminating NUL included). */
+const MAX_PATH_BYTES = 4096;
 
 /** Mode of the files and directories these functions create: the session's owner only. */
 const FILE_MODE = 0o600;
@@ -81,8 +85,10 @@ export interface WriteWorkspaceFileOptions extends WorkspaceFileOptions {
  * @throws {WorkspacePathError} `not-found` when nothing is there;
  *   `wrong-kind` for a directory, a symlink, a FIFO, a socket or a device;
  *   `too-large` past `maxBytes`; `traversal` when a directory on the way
- *   leads outside the session; as `workspaceToHostPath` for a bad path.
- * @throws {ServerContextError} without `scope` outside a tool call.
+ *   leads outside the session; `not-permitted` when permissions keep the
+ *   server out; as `workspaceToHostPath` for a bad path.
+ * @throws {ServerContextError} without `scope` outside a tool call, and
+ *   where `/proc/self/fd` is missing (not Linux).
  * @example
  * ```ts
  * handler: async ({ path }, extra) => contextResult(await readWorkspaceFile(path, { signal: extra.signal }))
@@ -96,12 +102,14 @@ export async function readWorkspaceFile(
 }
 
 /**
- * Writes a UTF-8 text file of the workspace (created with mode 0600, or
- * replaced), safe from a symlink swapped in while it writes.
+ * Writes a UTF-8 text file of the workspace, safe from a symlink swapped
+ * in while it writes: the text goes to a new file (mode 0600) beside the
+ * target, renamed onto it once whole, so a reader or another writer never
+ * sees a mix.
  *
  * @throws {WorkspacePathError} as {@link readWorkspaceFile} (`not-found`:
  *   a missing directory with `createDirectories: false`).
- * @throws {ServerContextError} without `scope` outside a tool call.
+ * @throws {ServerContextError} as {@link readWorkspaceFile}.
  */
 export async function writeWorkspaceFile(
   workspacePath: string,
@@ -111,7 +119,7 @@ export async function writeWorkspaceFile(
   return writeFileIn(workspacePath, content, options, PROC_FD_DIR);
 }
 
-/** @internal {@link readWorkspaceFile} with another directory of descriptor links (tests: one that does not exist selects the fallback). */
+/** @internal {@link readWorkspaceFile} with another directory of descriptor links (tests). */
 export async function readFileIn(
   workspacePath: string,
   options: ReadWorkspaceFileOptions,
@@ -121,52 +129,105 @@ export async function readFileIn(
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
     throw new RangeError(`maxBytes must be a non-negative integer, got ${String(maxBytes)}`);
   }
-  const file = await openFile(workspacePath, options, procFdDir, 'read');
+  const { dir, name, realBase } = await openParent(workspacePath, options, procFdDir, false);
   try {
-    if (file.stats.size > maxBytes) throw tooLarge(workspacePath, file.stats.size, maxBytes);
-    return await readBounded(file.handle, workspacePath, maxBytes, options.signal);
+    let handle: FileHandle;
+    try {
+      handle = await open(linkOf(procFdDir, dir, name), constants.O_RDONLY | NO_SURPRISES);
+    } catch (error) {
+      throw openRefusal(error, workspacePath);
+    }
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile()) throw wrongKind(workspacePath, kindOf(stats));
+      await checkInside(procFdDir, handle, realBase, workspacePath);
+      if (stats.size > maxBytes) throw tooLarge(workspacePath, stats.size, maxBytes);
+      return await readBounded(handle, workspacePath, maxBytes, options.signal);
+    } finally {
+      await handle.close();
+    }
   } finally {
-    await file.handle.close();
+    await dir.close();
   }
 }
 
-/** @internal {@link writeWorkspaceFile} with another directory of descriptor links (see {@link readFileIn}). */
+/**
+ * @internal {@link writeWorkspaceFile} with another directory of descriptor
+ * links (tests). The text goes to a new file beside the target, renamed
+ * onto it once whole: a reader sees the old text or the new, and two
+ * writers one or the other, never a mix (a rename replaces a symlink
+ * there, never follows it).
+ */
 export async function writeFileIn(
   workspacePath: string,
   content: string,
   options: WriteWorkspaceFileOptions,
   procFdDir: string,
 ): Promise<void> {
-  const file = await openFile(workspacePath, options, procFdDir, 'write');
+  const create = options.createDirectories !== false;
+  const { dir, name } = await openParent(workspacePath, options, procFdDir, create);
   try {
-    await file.handle.truncate(0);
-    options.signal?.throwIfAborted();
-    await file.handle.writeFile(content, {
-      encoding: 'utf8',
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    const target = linkOf(procFdDir, dir, name);
+    const standing = await lstat(target).catch((error: unknown) => {
+      if (isErrno(error, 'ENOENT')) return undefined;
+      throw openRefusal(error, workspacePath);
     });
+    if (standing !== undefined && !standing.isFile()) {
+      throw wrongKind(workspacePath, kindOf(standing));
+    }
+    const temporary = linkOf(procFdDir, dir, `.workspace-write-${randomBytes(8).toString('hex')}`);
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_SURPRISES;
+    try {
+      const handle = await open(temporary, flags, FILE_MODE);
+      try {
+        await handle.writeFile(content, {
+          encoding: 'utf8',
+          ...(options.signal === undefined ? {} : { signal: options.signal }),
+        });
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, target);
+    } catch (error) {
+      await unlink(temporary).catch(() => {});
+      throw openRefusal(error, workspacePath);
+    }
   } finally {
-    await file.handle.close();
+    await dir.close();
   }
 }
 
-/** An open regular file of the workspace. */
-interface OpenedFile {
-  readonly handle: FileHandle;
-  readonly stats: Stats;
+/** The directory a workspace path names its file in, open, checked inside the session. */
+interface OpenedParent {
+  readonly dir: FileHandle;
+  readonly name: string;
+  readonly realBase: string;
 }
 
-async function openFile(
+/**
+ * Opens the session directory, then each directory of `workspacePath` from
+ * the descriptor of the one before (created when missing and `create`
+ * says so), each checked where it really leads; returns the last one and
+ * the file's name in it.
+ */
+async function openParent(
   workspacePath: string,
-  options: WriteWorkspaceFileOptions,
+  options: WorkspaceFileOptions,
   procFdDir: string,
-  mode: 'read' | 'write',
-): Promise<OpenedFile> {
+  create: boolean,
+): Promise<OpenedParent> {
   options.signal?.throwIfAborted();
   const relative = relativeWorkspacePath(workspacePath);
-  const scope = resolveWorkspaceScope(options.scope, `${mode}WorkspaceFile()`);
+  const what = create ? 'writeWorkspaceFile()' : 'readWorkspaceFile()';
+  const scope = resolveWorkspaceScope(options.scope, what);
   if (relative === '') throw wrongKind(workspacePath, 'the workspace directory itself');
-  const create = mode === 'write' && options.createDirectories !== false;
+  if (!(await hasDescriptorLinks(procFdDir))) {
+    // By path, a directory swapped for a symlink between a check and the open redirects it.
+    throw new ServerContextError(
+      `${what} needs ${procFdDir} (Linux) to open workspace files through descriptors; ` +
+        'without it no file is opened',
+    );
+  }
   const base = sessionWorkspaceDir(scope);
   // The session directory is the server's (the agent's sandbox mounts it, not its parent).
   if (create) await mkdir(base, { recursive: true, mode: DIRECTORY_MODE });
@@ -174,36 +235,51 @@ async function openFile(
     if (isErrno(error, 'ENOENT')) throw notFound(workspacePath);
     throw error;
   });
+  // Refused before any directory is made: the kernel would refuse it only deep down.
+  if (Buffer.byteLength(realBase) + 1 + Buffer.byteLength(relative) >= MAX_PATH_BYTES) {
+    throw new WorkspacePathError(
+      'invalid',
+      `path ${JSON.stringify(workspacePath)} is longer than the file system allows`,
+    );
+  }
   const parts = relative.split('/');
   const name = parts.pop() as string;
-  const flags = mode === 'read' ? constants.O_RDONLY : constants.O_WRONLY;
-  if (!(await hasDescriptorLinks(procFdDir))) {
-    return openByPath(workspacePath, scope, realBase, flags, create);
-  }
   let dir = await open(realBase, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
-    if ((await readlink(path.join(procFdDir, String(dir.fd)))) !== realBase) {
-      throw outside(workspacePath);
-    }
+    await checkInside(procFdDir, dir, realBase, workspacePath);
     for (const part of parts) {
       options.signal?.throwIfAborted();
       const next = await openDirectory(procFdDir, dir, part, workspacePath, create);
       await dir.close();
       dir = next;
-      const real = await readlink(path.join(procFdDir, String(dir.fd)));
-      if (!isInside(real, realBase)) throw outside(workspacePath);
+      await checkInside(procFdDir, dir, realBase, workspacePath);
     }
-    const { handle } = await openOrCreate(
-      path.join(procFdDir, String(dir.fd), name),
-      flags,
-      workspacePath,
-    );
-    return await checkedFile(handle, workspacePath, async () =>
-      isInside(await readlink(path.join(procFdDir, String(handle.fd))), realBase),
-    );
-  } finally {
+    return { dir, name, realBase };
+  } catch (error) {
     await dir.close();
+    throw error;
   }
+}
+
+/** `name` in `dir`, as a path the kernel walks from the descriptor, not from the directory's path. */
+function linkOf(procFdDir: string, dir: FileHandle, name: string): string {
+  return path.join(procFdDir, String(dir.fd), name);
+}
+
+/** Refuses what `handle` is open on when it lies outside the real session directory. */
+async function checkInside(
+  procFdDir: string,
+  handle: FileHandle,
+  realBase: string,
+  workspacePath: string,
+): Promise<void> {
+  let real: string;
+  try {
+    real = await readlink(path.join(procFdDir, String(handle.fd)));
+  } catch (error) {
+    throw openRefusal(error, workspacePath);
+  }
+  if (!isInside(real, realBase)) throw outside(workspacePath);
 }
 
 /**
@@ -218,7 +294,7 @@ async function openDirectory(
   workspacePath: string,
   create: boolean,
 ): Promise<FileHandle> {
-  const at = path.join(procFdDir, String(dir.fd), name);
+  const at = linkOf(procFdDir, dir, name);
   try {
     return await open(at, constants.O_RDONLY | constants.O_DIRECTORY);
   } catch (error) {
@@ -234,106 +310,6 @@ async function openDirectory(
     return await open(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   } catch (error) {
     throw openRefusal(error, workspacePath);
-  }
-}
-
-/**
- * Without descriptor links: the path is checked, opened (no symlink at the
- * last step, no wait), and checked again afterwards: still inside, and
- * still naming the file opened.
- */
-async function openByPath(
-  workspacePath: string,
-  scope: WorkspaceScope,
-  realBase: string,
-  flags: number,
-  create: boolean,
-): Promise<OpenedFile> {
-  const host = await workspaceToHostPath(workspacePath, scope);
-  if (create) {
-    await mkdir(path.dirname(host), { recursive: true, mode: DIRECTORY_MODE });
-    await workspaceToHostPath(workspacePath, scope); // the directories made are still inside
-  }
-  const { handle, created } = await openOrCreate(host, flags, workspacePath);
-  const opened = await handle.stat();
-  return checkedFile(
-    handle,
-    workspacePath,
-    async () => {
-      const [named, real] = await Promise.all([
-        stat(host).catch(() => undefined),
-        realpath(host).catch(() => undefined),
-      ]);
-      return (
-        named !== undefined &&
-        real !== undefined &&
-        named.dev === opened.dev &&
-        named.ino === opened.ino &&
-        isInside(real, realBase)
-      );
-    },
-    // A file this call created through a swapped directory is removed where
-    // the path still leads to it (swapped back already, it is not found).
-    async () => {
-      if (!created) return;
-      const named = await lstat(host).catch(() => undefined);
-      if (named?.dev === opened.dev && named.ino === opened.ino) await unlink(host).catch(() => {});
-    },
-  );
-}
-
-/**
- * Opens `target` with `flags` (no symlink at the last step, no wait); to
- * write, an absent file is created (mode 0600), exclusively so that the
- * caller knows it made it.
- */
-async function openOrCreate(
-  target: string,
-  flags: number,
-  workspacePath: string,
-): Promise<{ readonly handle: FileHandle; readonly created: boolean }> {
-  try {
-    return { handle: await open(target, flags | NO_SURPRISES), created: false };
-  } catch (error) {
-    if (!isErrno(error, 'ENOENT') || (flags & constants.O_WRONLY) === 0) {
-      throw openRefusal(error, workspacePath);
-    }
-  }
-  const exclusive = flags | NO_SURPRISES | constants.O_CREAT | constants.O_EXCL;
-  try {
-    return { handle: await open(target, exclusive, FILE_MODE), created: true };
-  } catch (error) {
-    // Made by someone else meanwhile: open theirs, as if it had been there.
-    if (!isErrno(error, 'EEXIST')) throw openRefusal(error, workspacePath);
-  }
-  try {
-    return { handle: await open(target, flags | NO_SURPRISES), created: false };
-  } catch (error) {
-    throw openRefusal(error, workspacePath);
-  }
-}
-
-/**
- * `handle` when it is a regular file and `inside` says it lies in the
- * session; closed otherwise (and `discard` run when it lies outside).
- */
-async function checkedFile(
-  handle: FileHandle,
-  workspacePath: string,
-  inside: () => Promise<boolean>,
-  discard?: () => Promise<void>,
-): Promise<OpenedFile> {
-  try {
-    const stats = await handle.stat();
-    if (!stats.isFile()) throw wrongKind(workspacePath, kindOf(stats));
-    if (!(await inside())) {
-      await discard?.();
-      throw outside(workspacePath);
-    }
-    return { handle, stats };
-  } catch (error) {
-    await handle.close();
-    throw error;
   }
 }
 
@@ -381,12 +357,19 @@ function openRefusal(error: unknown, workspacePath: string): unknown {
       return wrongKind(workspacePath, 'a symbolic link (give the path of the file itself)');
     case 'EISDIR':
       return wrongKind(workspacePath, 'a directory');
-    case 'ENXIO': // a FIFO nobody reads, opened to write without waiting
-      return wrongKind(workspacePath, 'a FIFO or a device');
+    case 'ENXIO': // a FIFO nobody reads, or a socket, opened without waiting
+      return wrongKind(workspacePath, 'a FIFO or a socket');
     case 'ENAMETOOLONG':
-      return new WorkspacePathError('invalid', `path ${shown} has a name longer than allowed`, {
+      return new WorkspacePathError('invalid', `path ${shown} is longer than allowed`, {
         cause: error,
       });
+    case 'EACCES':
+    case 'EPERM':
+      return new WorkspacePathError(
+        'not-permitted',
+        `path ${shown} cannot be opened: its permissions do not let the server in`,
+        { cause: error },
+      );
     default:
       return error;
   }

@@ -92,6 +92,32 @@ describe('toLangChainTools and server patterns', () => {
     expect(reply).not.toMatch(/invalid arguments/);
   });
 
+  it('drops what counts the matches of a pattern it took out, and loosens a oneOf to an anyOf', async () => {
+    const { tool } = await lookupTool({
+      type: 'object',
+      properties: {
+        named: { type: 'object', patternProperties: { '^x_': {} }, additionalProperties: false },
+        tags: { type: 'array', contains: { pattern: '^main$' }, maxContains: 1, minContains: 1 },
+        code: {
+          oneOf: [
+            { type: 'string', pattern: '^a' },
+            { type: 'string', pattern: '^b' },
+          ],
+        },
+      },
+    });
+    expect(tool.schema).toEqual({
+      type: 'object',
+      properties: {
+        named: { type: 'object' },
+        tags: { type: 'array', contains: {}, minContains: 1 },
+        code: { anyOf: [{ type: 'string' }, { type: 'string' }] },
+      },
+    });
+    const reply = await tool.invoke({ named: { x_a: 'v' }, tags: ['main', 'dev'], code: 'a1' });
+    expect(reply).not.toMatch(/invalid arguments/);
+  });
+
   it('still refuses arguments that break a pattern, without LangChain compiling it', async () => {
     const { tool, raw } = await lookupTool();
     const bad = { q: `${'a'.repeat(20)}!` };

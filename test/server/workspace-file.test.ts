@@ -1,17 +1,20 @@
 /**
- * `readWorkspaceFile` / `writeWorkspaceFile`: what they refuse, and a
+ * `readWorkspaceFile` / `writeWorkspaceFile`: what they refuse, a
  * directory swapped for a symlink out of the session at every step of
  * their work (the swap runs from inside the file-system call, so it lands
- * where it is meant to), on Linux's descriptor links and on the fallback
- * by path. A naive read (check, then read by path) is swapped the same way
- * and leaks, so the harness is known to hit the window.
+ * where it is meant to), writes that never leave a mix, and nothing opened
+ * where descriptors cannot be followed. A naive read (check, then read by
+ * path) is swapped the same way and leaks, so the harness is known to hit
+ * the window.
  */
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 import type * as FsPromises from 'node:fs/promises';
 import { mkdir, readFile, readdir, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
+  ServerContextError,
   workspaceToHostPath,
   WorkspacePathError,
   type WorkspacePathReason,
@@ -81,7 +84,8 @@ async function swapDirectoryForLink(): Promise<void> {
   await symlink(outside, path.join(session, 'd'));
 }
 
-for (const procFdDir of [LINUX, FALLBACK]) {
+{
+  const procFdDir = LINUX;
   const read = (file: string, options: { maxBytes?: number } = {}): Promise<string> =>
     readFileIn(file, { scope, ...options }, procFdDir);
   const write = (file: string, text: string, createDirectories?: boolean): Promise<void> =>
@@ -92,7 +96,7 @@ for (const procFdDir of [LINUX, FALLBACK]) {
       procFdDir,
     );
 
-  describe(`workspace files${procFdDir === LINUX ? '' : ' without /proc'}`, () => {
+  describe('workspace files', () => {
     it('reads and writes, creating directories for the session owner only', async () => {
       expect(await read('/workspace/d/f.txt')).toBe('inside');
       await write('notes/deep/n.txt', 'héllo');
@@ -132,6 +136,33 @@ for (const procFdDir of [LINUX, FALLBACK]) {
       expect(await read('/workspace/big.txt', { maxBytes: 101 })).toHaveLength(101);
     });
 
+    it('writes a new file renamed onto the old: readers and writers never see a mix', async () => {
+      const big = (letter: string): string => letter.repeat(3 * 1024 * 1024);
+      await write('/workspace/mix.txt', big('a'));
+      const outcomes = await Promise.all([
+        write('/workspace/mix.txt', big('b')),
+        read('/workspace/mix.txt', { maxBytes: 4 * 1024 * 1024 }),
+        write('/workspace/mix.txt', big('c')),
+        read('/workspace/mix.txt', { maxBytes: 4 * 1024 * 1024 }),
+      ]);
+      for (const text of [
+        outcomes[1],
+        outcomes[3],
+        await read('/workspace/mix.txt', { maxBytes: 4 * 1024 * 1024 }),
+      ]) {
+        expect(text).toHaveLength(3 * 1024 * 1024);
+        expect(new Set(text)).toHaveProperty('size', 1);
+      }
+      // No temporary file is left beside it.
+      expect((await readdir(session)).sort()).toEqual(['d', 'mix.txt']);
+    });
+
+    it('refuses a path longer than the file system takes before it makes a directory', async () => {
+      const deep = Array.from({ length: 30 }, (_, index) => `${index}`.padEnd(200, 'x')).join('/');
+      expect(await reason(write(`/workspace/${deep}/f.txt`, 'x'))).toBe('invalid');
+      expect((await readdir(session)).sort()).toEqual(['d']);
+    });
+
     it('refuses a FIFO without waiting for its other end, to read and to write', async () => {
       execFileSync('mkfifo', [path.join(session, 'pipe')]);
       const late = new Promise<string>((resolve) => setTimeout(() => resolve('blocked'), 3_000));
@@ -141,6 +172,14 @@ for (const procFdDir of [LINUX, FALLBACK]) {
         ),
       );
       expect(outcomes).toEqual(['wrong-kind', 'wrong-kind']);
+      const listener = net.createServer();
+      await new Promise<void>((resolve) => listener.listen(path.join(session, 'sock'), resolve));
+      try {
+        expect(await reason(read('/workspace/sock'))).toBe('wrong-kind');
+        expect(await reason(write('/workspace/sock', 'x'))).toBe('wrong-kind');
+      } finally {
+        await new Promise((resolve) => listener.close(resolve));
+      }
     });
 
     for (const at of [1, 2, 3, 4]) {
@@ -164,6 +203,18 @@ for (const procFdDir of [LINUX, FALLBACK]) {
     }
   });
 }
+
+it('opens nothing where descriptors cannot be followed (not Linux)', async () => {
+  const error = await readFileIn('/workspace/d/f.txt', { scope }, FALLBACK).catch(
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ServerContextError);
+  expect((error as Error).message).toMatch(/needs \/nonexistent\/proc-fd \(Linux\)/);
+  await expect(writeFileIn('/workspace/new.txt', 'x', { scope }, FALLBACK)).rejects.toThrow(
+    ServerContextError,
+  );
+  expect((await readdir(session)).sort()).toEqual(['d']);
+});
 
 it('the same swap reaches a naive read by path (the harness hits the window)', async () => {
   const host = await workspaceToHostPath('/workspace/d/f.txt', scope);
