@@ -298,6 +298,12 @@ async function openDirectory(
   try {
     return await open(at, constants.O_RDONLY | constants.O_DIRECTORY);
   } catch (error) {
+    if (isErrno(error, 'ELOOP')) {
+      throw new WorkspacePathError(
+        'traversal',
+        `path ${JSON.stringify(workspacePath)} leads through too many levels of symbolic links`,
+      );
+    }
     if (!isErrno(error, 'ENOENT') || !create) throw openRefusal(error, workspacePath);
   }
   try {

@@ -129,6 +129,9 @@ async function swapDirectoryForLink(): Promise<void> {
       expect(await reason(write('/workspace/link.txt', 'x'))).toBe('wrong-kind');
       expect(await readFile(path.join(session, 'd', 'f.txt'), 'utf8')).toBe('inside');
       expect(await reason(read('/workspace/../x'))).toBe('traversal');
+      await symlink('loop-b', path.join(session, 'loop-a'));
+      await symlink('loop-a', path.join(session, 'loop-b'));
+      expect(await reason(read('/workspace/loop-a/f.txt'))).toBe('traversal');
       expect(await reason(read('/etc/passwd'))).toBe('not-under-workspace');
       expect(await reason(read(`/workspace/${'n'.repeat(300)}`))).toBe('invalid');
       await writeFile(path.join(session, 'big.txt'), 'x'.repeat(101));
