@@ -166,6 +166,7 @@ export class ToolCatalog {
         // are made again from what its schema holds now.
         if (shared) {
           forgetSchemaObject(from.description.inputSchema);
+          forgetSchemaObject(from.description.outputSchema);
           from.tool.forgetParams();
         }
         sources.set(name, from);

@@ -163,6 +163,8 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
   #paramsFactory: (() => S) | undefined;
   /** The params' direct check once looked up; null: they have none. */
   #directCheck: DirectCheck | null | undefined;
+  /** The tool this one is a copy of ({@link withDescription}, {@link withHandler}): its params are that tool's. */
+  #source: Tool<S, R> | undefined;
 
   private constructor(
     options: ToolOptions<S, R>,
@@ -260,9 +262,13 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
     return this.#with({ handler });
   }
 
-  /** A copy with some options changed; beside the constructor, so that an option added there is copied. */
+  /**
+   * A copy with some options changed; beside the constructor, so that an
+   * option added there is copied. Its params are read through from this
+   * tool each time, never kept: {@link forgetParams} reaches the copies too.
+   */
   #with(changes: Partial<Pick<ToolOptions<S, R>, 'description' | 'handler'>>): Tool<S, R> {
-    return Tool.trusted({
+    const copy = Tool.trusted({
       name: this.name,
       description: this.description,
       params: () => this.params,
@@ -276,10 +282,13 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
       maskInEvents: this.maskInEvents,
       ...changes,
     });
+    copy.#source = this;
+    return copy;
   }
 
   /** The zod schema that validates the arguments (built on first use when given as a function). */
   get params(): S {
+    if (this.#source !== undefined) return this.#source.params;
     if (this.#params === undefined) {
       const schema = (this.#paramsFactory as () => S)();
       if (!(schema instanceof z.ZodType)) {
@@ -309,6 +318,7 @@ export class Tool<S extends z.ZodType = z.ZodType, R = unknown> {
    * schema, whose many members make it a slow object to search.
    */
   get directCheck(): DirectCheck | undefined {
+    if (this.#source !== undefined) return this.#source.directCheck;
     this.#directCheck ??= directCheckOf(this.params) ?? null;
     return this.#directCheck ?? undefined;
   }

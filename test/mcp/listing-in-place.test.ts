@@ -48,6 +48,8 @@ describe('a schema an in-process server edits in place, then announces', () => {
       const [before] = section.tools();
       await invokeTool(before!, { q: 'first' }, { session });
       expect(live.received).toEqual([{ q: 'first' }]);
+      const copy = before!.withDescription('The same tool under another description');
+      expect(copy.params.safeParse({ q: 'first' }).success).toBe(true);
 
       properties['pin'] = { type: 'string', writeOnly: true };
       required.push('pin');
@@ -59,6 +61,8 @@ describe('a schema an in-process server edits in place, then announces', () => {
       expect(live.listings()).toBe(2);
       const [after] = section.tools();
       expect(after).toBe(before); // read again, the entry agrees with itself: the tool is kept
+      // A copy (a prompt override's) reads its params through the tool: checked as it is now too.
+      expect(copy.params.safeParse({ q: 'again' }).success).toBe(false);
 
       const missing = await invokeTool(after!, { q: 'again' }, { session });
       expect(missing.message).toMatch(/"pin" is required/);
@@ -66,6 +70,49 @@ describe('a schema an in-process server edits in place, then announces', () => {
 
       const given = await invokeTool(after!, { q: 'again', pin: 'hunter2-PIN' }, { session });
       expect(given.message).toBe('server got {"q":"again","pin":"***"}');
+    } finally {
+      await section.disconnect();
+    }
+  });
+
+  it('checks structured output against its output schema as it is now', async () => {
+    const input: Record<string, unknown> = { type: 'string' };
+    const count: Record<string, unknown> = { type: 'number' };
+    const server = new Server(
+      { name: 'live', version: '1.0.0' },
+      { capabilities: { tools: { listChanged: true } } },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        {
+          name: 'o',
+          inputSchema: { type: 'object' as const, properties: { q: input } },
+          outputSchema: { type: 'object' as const, properties: { count } },
+        },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, () => ({
+      content: [{ type: 'text' as const, text: '{"count":"one"}' }],
+      structuredContent: { count: 'one' },
+    }));
+    const { section, session } = observedSection([
+      { name: 'live', transport: { type: 'in-memory', server } },
+    ]);
+    try {
+      await section.connect();
+      const [tool] = section.tools();
+      const refused = await invokeTool(tool!, { q: 'abc' }, { session });
+      expect(refused.message).toMatch(/does not match its outputSchema/);
+
+      count['type'] = 'string';
+      input['minLength'] = 3; // shows when the relist is read
+      await server.sendToolListChanged();
+      await waitFor(() => !tool!.params.safeParse({ q: 'ab' }).success, {
+        timeoutMs: 10_000,
+        description: 'the relisted schema checked',
+      });
+      const accepted = await invokeTool(tool!, { q: 'abc' }, { session });
+      expect(accepted.success).toBe(true);
     } finally {
       await section.disconnect();
     }
