@@ -19,9 +19,10 @@
  * Without `/proc` (not Linux) nothing is opened: Node has no open relative
  * to a directory descriptor, and by path the race cannot be closed.
  */
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import {
+  access,
   type FileHandle,
   lstat,
   mkdir,
@@ -103,9 +104,13 @@ export async function readWorkspaceFile(
 
 /**
  * Writes a UTF-8 text file of the workspace, safe from a symlink swapped
- * in while it writes: the text goes to a new file (mode 0600) beside the
- * target, renamed onto it once whole, so a reader or another writer never
- * sees a mix.
+ * in while it writes: the text goes to a new file beside the target,
+ * renamed onto it once whole, so a reader or another writer never sees a
+ * mix. A new file is mode 0600; one that replaces a file keeps its
+ * permission bits (set-id ones aside) and, when the server runs as root,
+ * its owner. A file the server may not write is `not-permitted`, and so
+ * is one in a directory it may not write (a rename needs it). A hard link
+ * to the old file keeps the old text.
  *
  * @throws {WorkspacePathError} as {@link readWorkspaceFile} (`not-found`:
  *   a missing directory with `createDirectories: false`).
@@ -175,11 +180,15 @@ export async function writeFileIn(
     if (standing !== undefined && !standing.isFile()) {
       throw wrongKind(workspacePath, kindOf(standing));
     }
+    // A file the server may not write stays as it is (as root, it may).
+    if (standing !== undefined)
+      await access(target, constants.W_OK).catch(refuseWith(workspacePath));
     const temporary = linkOf(procFdDir, dir, `.workspace-write-${randomBytes(8).toString('hex')}`);
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_SURPRISES;
     try {
       const handle = await open(temporary, flags, FILE_MODE);
       try {
+        if (standing !== undefined) await keepOwnerAndMode(handle, standing);
         await handle.writeFile(content, {
           encoding: 'utf8',
           ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -195,6 +204,24 @@ export async function writeFileIn(
   } finally {
     await dir.close();
   }
+}
+
+/**
+ * Gives the file replacing `standing` its owner (when the server runs as
+ * root: the agent's sandbox may run as another user) and its permission
+ * bits, the set-id ones aside: an edit keeps a script executable and a
+ * file readable by whom it was.
+ */
+async function keepOwnerAndMode(handle: FileHandle, standing: Stats): Promise<void> {
+  if (process.getuid?.() === 0) await handle.chown(standing.uid, standing.gid);
+  await handle.chmod(standing.mode & 0o777);
+}
+
+/** The agent-facing refusal of a failed file-system call, to throw from a `catch`. */
+function refuseWith(workspacePath: string): (error: unknown) => never {
+  return (error) => {
+    throw openRefusal(error, workspacePath);
+  };
 }
 
 /** The directory a workspace path names its file in, open, checked inside the session. */

@@ -10,7 +10,17 @@
 import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 import type * as FsPromises from 'node:fs/promises';
-import { mkdir, readFile, readdir, rename, stat, symlink, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  chown,
+  mkdir,
+  readFile,
+  readdir,
+  rename,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -158,6 +168,19 @@ async function swapDirectoryForLink(): Promise<void> {
       }
       // No temporary file is left beside it.
       expect((await readdir(session)).sort()).toEqual(['d', 'mix.txt']);
+    });
+
+    it('keeps the permission bits and, as root, the owner of a file it replaces', async () => {
+      const script = path.join(session, 'build.sh');
+      await writeFile(script, 'echo v1\n', { mode: 0o755 });
+      await chmod(script, 0o4755); // a set-user-id bit is not carried over
+      const asRoot = process.getuid?.() === 0;
+      if (asRoot) await chown(script, 1000, 1000);
+      await write('/workspace/build.sh', 'echo v2\n');
+      const replaced = await stat(script);
+      expect(replaced.mode & 0o7777).toBe(0o755);
+      if (asRoot) expect([replaced.uid, replaced.gid]).toEqual([1000, 1000]);
+      expect(await readFile(script, 'utf8')).toBe('echo v2\n');
     });
 
     it('refuses a path longer than the file system takes before it makes a directory', async () => {
