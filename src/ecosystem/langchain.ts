@@ -22,7 +22,7 @@ import {
 } from '@langchain/core/tools';
 import type { JSONSchema } from '@langchain/core/utils/json_schema';
 import { messageOf } from '../core/errors.js';
-import { boundedJsonText } from '../core/json.js';
+import { boundedJsonText, decodePointer, memberOf } from '../core/json.js';
 import { SCHEMA_TEXT_LIMITS } from '../mcp/schema/json.js';
 import type { Session } from '../runtime/session.js';
 import { invokeTool } from '../tools/invoke-tool.js';
@@ -88,7 +88,9 @@ export class SectionStructuredTool extends StructuredTool<
     this.description = tool.description;
     // A copy: LangChain's validator (@cfworker/json-schema) marks the schema
     // objects it is given, and a native tool's schema is frozen.
-    this.schema = withoutPatterns(boundedCopy(tool), false) as JSONSchema;
+    this.schema = withoutDanglingReferences(
+      withoutPatterns(boundedCopy(tool), false),
+    ) as JSONSchema;
   }
 
   /**
@@ -208,13 +210,17 @@ const NEGATED = ['not', 'if'];
 /**
  * Keywords that count or exclude what a pattern matched, dropped with it:
  * beside `patternProperties`, the properties no pattern named
- * (`additionalProperties`, `unevaluatedProperties`: `{x_a}` would become
- * an extra property); beside a `contains` that holds a pattern, the most
- * items that may match it (more match once the pattern is gone).
+ * (`additionalProperties`: `{x_a}` would become an extra property); beside
+ * anything that holds a pattern or a reference, what no subschema
+ * evaluated (`unevaluatedProperties`, `unevaluatedItems`); beside a
+ * `contains` that holds a pattern, the most items that may match it (more
+ * match once the pattern is gone).
  */
 function countsWhatPatternsMatched(record: Record<string, unknown>): string[] {
   const dropped: string[] = [];
-  if ('patternProperties' in record) dropped.push('additionalProperties', 'unevaluatedProperties');
+  if ('patternProperties' in record) dropped.push('additionalProperties');
+  // What subschemas evaluated (through `allOf`, a `$ref`, `if`, `prefixItems`…) a pattern decided.
+  if (holdsPatternOrReference(record)) dropped.push('unevaluatedProperties', 'unevaluatedItems');
   if ('contains' in record && holdsPatternOrReference(record['contains'])) {
     dropped.push('maxContains');
   }
@@ -261,6 +267,43 @@ function withoutPatterns(value: unknown, names: boolean): unknown {
         !names && DATA.has(key) ? member : withoutPatterns(member, !names && NAMED.has(key)),
       ]),
   );
+}
+
+/**
+ * `root` (a copy made by {@link withoutPatterns}, edited in place) without
+ * the local `$ref`s that lead nowhere in it: a place the copy renamed or
+ * dropped (`oneOf/1`, `patternProperties/…`, `then`) would make
+ * LangChain's validator throw on every call (no parsing error the tool
+ * could fall back from), and the model be shown a dangling reference. An
+ * object whose reference is taken out accepts more, as every change of
+ * the copy does.
+ */
+function withoutDanglingReferences(root: unknown): unknown {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (typeof node !== 'object' || node === null) return;
+    const record = node as Record<string, unknown>;
+    const ref = record['$ref'];
+    if (typeof ref === 'string' && ref.startsWith('#/') && resolves(root, ref) === undefined) {
+      delete record['$ref'];
+    }
+    for (const [key, member] of Object.entries(record)) if (!DATA.has(key)) visit(member);
+  };
+  visit(root);
+  return root;
+}
+
+/** What a `#/a/b` reference names in `root`, or undefined. */
+function resolves(root: unknown, ref: string): unknown {
+  let node: unknown = root;
+  for (const segment of decodePointer(ref)) {
+    node = memberOf(node, segment);
+    if (node === undefined) return undefined;
+  }
+  return node;
 }
 
 /** Whether a schema holds, at any depth outside data, a pattern or a reference. */

@@ -118,6 +118,30 @@ describe('toLangChainTools and server patterns', () => {
     expect(reply).not.toMatch(/invalid arguments/);
   });
 
+  it('takes out a reference the rewrite left dangling, and what no subschema evaluated', async () => {
+    const { tool } = await lookupTool({
+      type: 'object',
+      properties: {
+        id: { oneOf: [{ type: 'string', pattern: '^a' }, { type: 'integer' }] },
+        other: { $ref: '#/properties/id/oneOf/1' },
+        open: {
+          type: 'object',
+          allOf: [{ patternProperties: { '^x_': { type: 'string' } } }],
+          unevaluatedProperties: false,
+        },
+      },
+    });
+    expect(tool.schema).toMatchObject({
+      properties: {
+        id: { anyOf: [{ type: 'string' }, { type: 'integer' }] },
+        other: {},
+        open: { type: 'object', allOf: [{}] },
+      },
+    });
+    const reply = await tool.invoke({ id: 'a1', other: 3, open: { x_a: 'v' } });
+    expect(reply).not.toMatch(/invalid arguments/);
+  });
+
   it('still refuses arguments that break a pattern, without LangChain compiling it', async () => {
     const { tool, raw } = await lookupTool();
     const bad = { q: `${'a'.repeat(20)}!` };
