@@ -10,6 +10,7 @@
  */
 import type { DataSensitivity } from '../../src/core/sensitivity.js';
 import { ToolRetryError } from '../../src/server/errors.js';
+import { nonPublicAddressOf } from './public-address.js';
 import {
   readWorkspaceFile as readFileInWorkspace,
   writeWorkspaceFile as writeFileInWorkspace,
@@ -133,14 +134,68 @@ export function loadDataset(name: string): SensitiveDataset {
   return dataset;
 }
 
+/** Redirects `fetchText` follows, each checked as the first URL. */
+export const MAX_FETCH_REDIRECTS = 5;
+
+/** Options of {@link fetchText}. */
+export interface FetchTextOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * Let it reach loopback, private and link-local addresses (a test's
+   * local server, an intranet tool on purpose). @default false
+   */
+  readonly allowPrivateNetwork?: boolean;
+}
+
 /**
- * GETs `url` and returns its body as text (at most `MAX_FETCH_BYTES`).
+ * GETs `url` and returns its body as text (at most `MAX_FETCH_BYTES`),
+ * following at most {@link MAX_FETCH_REDIRECTS} redirects. Each URL, the
+ * redirects' included, must resolve to public addresses only
+ * (`public-address.ts`) unless `allowPrivateNetwork` says otherwise.
  *
- * @throws {ToolRetryError} for a non-http(s) URL or an HTTP error status.
- * @throws the network error when the host cannot be reached — in the
- *   isolated deployment, that is every host.
+ * @throws {ToolRetryError} for a non-http(s) URL, a host that is not
+ *   public or cannot be reached, too many redirects, or an HTTP error status.
  */
-export async function fetchText(url: string, signal?: AbortSignal): Promise<string> {
+export async function fetchText(url: string, options: FetchTextOptions = {}): Promise<string> {
+  const { signal } = options;
+  let target = absoluteUrl(url);
+  const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
+  const stop = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+  for (let redirects = 0; ; redirects++) {
+    await checkReachable(target, options);
+    let response: Response;
+    try {
+      response = await fetch(target, { signal: stop, redirect: 'manual' });
+    } catch (error) {
+      if (signal?.aborted === true) throw error;
+      // A host that does not answer is the model's choice of URL, not the server's failure.
+      const code = (error as { cause?: { code?: unknown } }).cause?.code;
+      const why = timeout.aborted
+        ? `no answer within ${FETCH_TIMEOUT_MS} ms`
+        : typeof code === 'string'
+          ? code
+          : 'failed';
+      throw new ToolRetryError(`${target.origin} could not be reached (${why})`, { cause: error });
+    }
+    const location = response.headers.get('location');
+    if (response.status >= 300 && response.status < 400 && location !== null) {
+      await response.body?.cancel();
+      if (redirects === MAX_FETCH_REDIRECTS) {
+        throw new ToolRetryError(`${url} redirects more than ${MAX_FETCH_REDIRECTS} times`);
+      }
+      target = absoluteUrl(new URL(location, target).href);
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new ToolRetryError(`${target.origin} answered HTTP ${response.status}`);
+    }
+    return readCapped(response, MAX_FETCH_BYTES);
+  }
+}
+
+/** `url` parsed, when it is an absolute http(s) URL. */
+function absoluteUrl(url: string): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -152,29 +207,27 @@ export async function fetchText(url: string, signal?: AbortSignal): Promise<stri
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new ToolRetryError(`only http: and https: URLs can be fetched, got ${parsed.protocol}`);
   }
-  const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
-  let response: Response;
+  return parsed;
+}
+
+/** Refuses a URL whose host is not public (unless allowed), or whose name does not resolve. */
+async function checkReachable(target: URL, options: FetchTextOptions): Promise<void> {
+  if (options.allowPrivateNetwork === true) return;
+  let address: string | undefined;
   try {
-    response = await fetch(parsed, {
-      signal: signal === undefined ? timeout : AbortSignal.any([signal, timeout]),
-      redirect: 'follow',
-    });
+    address = await nonPublicAddressOf(target);
   } catch (error) {
-    if (signal?.aborted === true) throw error;
-    // A host that does not answer is the model's choice of URL, not the server's failure.
-    const code = (error as { cause?: { code?: unknown } }).cause?.code;
-    const why = timeout.aborted
-      ? `no answer within ${FETCH_TIMEOUT_MS} ms`
-      : typeof code === 'string'
-        ? code
-        : 'failed';
-    throw new ToolRetryError(`${parsed.origin} could not be reached (${why})`, { cause: error });
+    const code = (error as { code?: unknown }).code;
+    throw new ToolRetryError(
+      `${target.origin} could not be reached (${typeof code === 'string' ? code : 'no address'})`,
+      { cause: error },
+    );
   }
-  if (!response.ok) {
-    await response.body?.cancel();
-    throw new ToolRetryError(`${parsed.origin} answered HTTP ${response.status}`);
+  if (address !== undefined) {
+    throw new ToolRetryError(
+      `${target.origin} is at ${address}, a loopback, private or reserved address; only public hosts can be fetched`,
+    );
   }
-  return readCapped(response, MAX_FETCH_BYTES);
 }
 
 /** Reads at most `maxBytes` of a body, then stops the download. */

@@ -25,6 +25,8 @@ import {
 export interface TemplateToolsOptions {
   /** Which deployment this is (`normal`, `isolated`), reported by `whoami`. */
   readonly instance: string;
+  /** Let `fetch_url` reach loopback and private addresses (tests, on purpose). @default false */
+  readonly allowPrivateNetwork?: boolean;
 }
 
 /** Registers the template tools on a server made by `createMcpServer`. */
@@ -105,9 +107,15 @@ export function registerTemplateTools(server: McpServer, options: TemplateToolsO
   defineTool(server, {
     name: 'fetch_url',
     description:
-      'Fetch a web page or API response over HTTP(S). Blocked once the session holds private data.',
+      'Fetch a web page or API response from a public host over HTTP(S). Blocked once the session holds private data.',
     permissions: ['connect'],
     inputSchema: { url: z.string().describe('An http(s) URL') },
-    handler: async ({ url }, extra) => contextResult(await fetchText(url, extra.signal)),
+    handler: async ({ url }, extra) =>
+      contextResult(
+        await fetchText(url, {
+          signal: extra.signal,
+          allowPrivateNetwork: options.allowPrivateNetwork === true,
+        }),
+      ),
   });
 }

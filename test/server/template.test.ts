@@ -29,8 +29,12 @@ afterEach(async () => {
   await dirs.remove();
 });
 
-/** One deployment of the template server, as `examples/template/server.ts` builds it. */
-function serveTemplate(instance: string): Promise<HttpServerHandle> {
+/**
+ * One deployment of the template server, as `examples/template/server.ts`
+ * builds it; its `fetch_url` may reach this machine's own test endpoints
+ * unless told otherwise.
+ */
+function serveTemplate(instance: string, allowPrivateNetwork = true): Promise<HttpServerHandle> {
   return serveHttp(
     () => {
       const server = createMcpServer('template', {
@@ -38,7 +42,7 @@ function serveTemplate(instance: string): Promise<HttpServerHandle> {
         privateDataDir: dirs.privateDataDir,
         serverOptions: { capabilities: { logging: {} } },
       });
-      registerTemplateTools(server, { instance });
+      registerTemplateTools(server, { instance, allowPrivateNetwork });
       return server;
     },
     { port: 0, auth: { secret: SECRET } },
@@ -52,8 +56,16 @@ async function countingEndpoint(): Promise<{
   close: () => Promise<void>;
 }> {
   let hits = 0;
-  const server: Server = createServer((_req, res) => {
+  const server: Server = createServer((req, res) => {
     hits++;
+    // /hop/N redirects N more times before the data.
+    const hops = /^\/hop\/(\d+)$/.exec(req.url ?? '');
+    if (hops !== null) {
+      const left = Number(hops[1]);
+      res.writeHead(302, { location: left === 0 ? '/data' : `/hop/${left - 1}` });
+      res.end();
+      return;
+    }
     res.end('external data');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -173,6 +185,34 @@ describe('template server', () => {
       });
     } finally {
       await http.close();
+    }
+  });
+
+  it('fetches only public hosts unless told otherwise, and checks every redirect it follows', async () => {
+    const endpoint = await countingEndpoint();
+    const guarded = await serveTemplate('normal', false);
+    const open = await serveTemplate('normal');
+    try {
+      await withClient(guarded, 'alice', 's1', async (client) => {
+        for (const url of [endpoint.url, 'http://[::1]:9/', 'http://169.254.169.254/latest/']) {
+          const refused = await call(client, 'fetch_url', { url });
+          expect(refused.isError).toBe(true);
+          expect(textOf(refused)).toMatch(/is at .*, a loopback, private or reserved address/);
+        }
+      });
+      expect(endpoint.hits()).toBe(0);
+      const base = endpoint.url.replace(/\/data$/, '');
+      await withClient(open, 'alice', 's1', async (client) => {
+        expect(textOf(await call(client, 'fetch_url', { url: `${base}/hop/4` }))).toBe(
+          'external data',
+        );
+        const looping = await call(client, 'fetch_url', { url: `${base}/hop/9` });
+        expect(textOf(looping)).toMatch(/redirects more than 5 times$/);
+      });
+    } finally {
+      await guarded.close();
+      await open.close();
+      await endpoint.close();
     }
   });
 
