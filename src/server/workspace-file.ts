@@ -177,12 +177,13 @@ export async function writeFileIn(
       if (isErrno(error, 'ENOENT')) return undefined;
       throw openRefusal(error, workspacePath);
     });
-    if (standing !== undefined && !standing.isFile()) {
-      throw wrongKind(workspacePath, kindOf(standing));
+    if (standing !== undefined) {
+      if (!standing.isFile()) throw wrongKind(workspacePath, kindOf(standing));
+      // A file the server may not write stays as it is (as root, it may).
+      await access(target, constants.W_OK).catch((error: unknown) => {
+        throw openRefusal(error, workspacePath);
+      });
     }
-    // A file the server may not write stays as it is (as root, it may).
-    if (standing !== undefined)
-      await access(target, constants.W_OK).catch(refuseWith(workspacePath));
     const temporary = linkOf(procFdDir, dir, `.workspace-write-${randomBytes(8).toString('hex')}`);
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_SURPRISES;
     try {
@@ -215,13 +216,6 @@ export async function writeFileIn(
 async function keepOwnerAndMode(handle: FileHandle, standing: Stats): Promise<void> {
   if (process.getuid?.() === 0) await handle.chown(standing.uid, standing.gid);
   await handle.chmod(standing.mode & 0o777);
-}
-
-/** The agent-facing refusal of a failed file-system call, to throw from a `catch`. */
-function refuseWith(workspacePath: string): (error: unknown) => never {
-  return (error) => {
-    throw openRefusal(error, workspacePath);
-  };
 }
 
 /** The directory a workspace path names its file in, open, checked inside the session. */
@@ -367,10 +361,20 @@ async function readBounded(
   return Buffer.concat(chunks, total).toString('utf8');
 }
 
+/** Whether each directory of descriptor links exists, looked at once (it does not come and go). */
+const descriptorLinks = new Map<string, Promise<boolean>>();
+
 /** Whether `procFdDir` shows descriptors as links (Linux's `/proc/self/fd`). */
-async function hasDescriptorLinks(procFdDir: string): Promise<boolean> {
-  const info = await stat(procFdDir).catch(() => undefined);
-  return info?.isDirectory() === true;
+function hasDescriptorLinks(procFdDir: string): Promise<boolean> {
+  let known = descriptorLinks.get(procFdDir);
+  if (known === undefined) {
+    known = stat(procFdDir).then(
+      (info) => info.isDirectory(),
+      () => false,
+    );
+    descriptorLinks.set(procFdDir, known);
+  }
+  return known;
 }
 
 /** What an open of the agent's path failing says to the agent. */
