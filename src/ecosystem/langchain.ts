@@ -308,18 +308,28 @@ function resolves(root: unknown, ref: string): unknown {
 
 /** Whether a schema holds, at any depth outside data, a pattern or a reference. */
 function holdsPatternOrReference(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(holdsPatternOrReference);
   if (typeof value !== 'object' || value === null) return false;
-  return Object.entries(value as Record<string, unknown>).some(
-    ([key, member]) =>
-      key === 'pattern' ||
-      key === 'patternProperties' ||
-      key === '$ref' ||
-      key === '$dynamicRef' ||
-      key === '$recursiveRef' ||
-      (!DATA.has(key) && holdsPatternOrReference(member)),
-  );
+  // Asked again at every level of the copy: each object is looked into once.
+  let holds = held.get(value);
+  if (holds === undefined) {
+    holds = Array.isArray(value)
+      ? value.some(holdsPatternOrReference)
+      : Object.entries(value as Record<string, unknown>).some(
+          ([key, member]) =>
+            key === 'pattern' ||
+            key === 'patternProperties' ||
+            key === '$ref' ||
+            key === '$dynamicRef' ||
+            key === '$recursiveRef' ||
+            (!DATA.has(key) && holdsPatternOrReference(member)),
+        );
+    held.set(value, holds);
+  }
+  return holds;
 }
+
+/** What {@link holdsPatternOrReference} found, by object of a schema's private copy (never edited). */
+const held = new WeakMap<object, boolean>();
 
 /** A LangChain `ToolCall` (`{ name, args, id?, type?: 'tool_call' }`), as `invoke` may be given. */
 function isToolCall(value: unknown): value is { readonly id?: string; readonly args: unknown } {
