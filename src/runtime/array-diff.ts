@@ -143,7 +143,7 @@ function linkMoves(edits: readonly ArrayEdit[], was: readonly unknown[]): ArrayE
         !linked.has(edit) &&
         edit.at !== drop.at &&
         (edit.restore as readonly unknown[]).some(
-          (value) => alike(value, drop.expected) || names.shared(value, drop.expected),
+          (value) => alike(value, drop.expected) > 0 || names.shared(value, drop.expected),
         ),
     );
     if (insert === undefined) continue;
@@ -313,9 +313,7 @@ function alignByLikeness(
   const best = new Array<number>(rows * columns).fill(0);
   for (let i = 1; i < rows; i += 1) {
     for (let j = 1; j < columns; j += 1) {
-      const shared = alike(removed[i - 1], added[j - 1])
-        ? likeness(removed[i - 1], added[j - 1])
-        : 0;
+      const shared = alike(removed[i - 1], added[j - 1]);
       best[i * columns + j] = Math.max(
         best[(i - 1) * columns + j]!,
         best[i * columns + j - 1]!,
@@ -338,26 +336,20 @@ function alignByLikeness(
 }
 
 /**
- * Whether two objects may be one element before and after a change: they
- * share at least half the members of the larger (a row and its edit share
- * all but the edited ones; two rows of three members that share only a
- * `status` are two rows).
+ * How many members two objects share (equal primitives, or the very
+ * object) when they may be one element before and after a change, else 0:
+ * they share at least half the members of the larger (a row and its edit
+ * share all but the edited ones; two rows of three members that share only
+ * a `status` are two rows).
  */
-function alike(a: unknown, b: unknown): boolean {
-  if (!isJsonRecord(a) || !isJsonRecord(b)) return false;
-  const shared = likeness(a, b);
-  return shared > 0 && shared * 2 >= Math.max(Object.keys(a).length, Object.keys(b).length);
-}
-
-/** How many members two objects share: equal primitives, or the very object. */
-function likeness(a: unknown, b: unknown): number {
+function alike(a: unknown, b: unknown): number {
   if (!isJsonRecord(a) || !isJsonRecord(b)) return 0;
+  const keys = Object.keys(a);
   let shared = 0;
-  for (const key of Object.keys(a)) {
-    const value = (a as Record<string, unknown>)[key];
-    if (Object.hasOwn(b, key) && Object.is(value, (b as Record<string, unknown>)[key])) shared += 1;
+  for (const key of keys) {
+    if (Object.hasOwn(b, key) && Object.is(a[key], b[key])) shared += 1;
   }
-  return shared;
+  return shared > 0 && shared * 2 >= Math.max(keys.length, Object.keys(b).length) ? shared : 0;
 }
 
 /**
