@@ -92,9 +92,10 @@ export function planPatterns(
   for (const node of patterned) {
     // Data or an annotation (ajv-errors' `errorMessage: { pattern: "…" }`), a keyword
     // the dialect lacks, or a sibling of a $ref in drafts 4 to 7: no pattern to judge.
-    const besideRef =
-      (index.draft === '4' || index.draft === '7') && typeof node['$ref'] === 'string';
-    if (besideRef || (reach.unresolved === undefined && !reach.how.has(node))) {
+    if (
+      refHidesSiblings(index.draft, node) ||
+      (reach.unresolved === undefined && !reach.how.has(node))
+    ) {
       inert.add(node);
       continue;
     }
@@ -272,9 +273,7 @@ function reachFrom(
         node?.also.push(nodeOf(target));
       }
     }
-    // Drafts 4 to 7 ignore the keywords beside a $ref.
-    if ((index.draft === '4' || index.draft === '7') && typeof schema['$ref'] === 'string')
-      continue;
+    if (refHidesSiblings(index.draft, schema)) continue;
     for (const [keyword, key, child] of subschemas(schema, [])) {
       if (foreign.has(keyword)) continue;
       if (node === undefined) {
@@ -300,7 +299,9 @@ function reachFrom(
         pending.push([child, mode, cause]);
         node.also.push(nodeOf(child));
       } else if (keyword === 'anyOf' || keyword === 'oneOf') {
-        const strings = (schema[keyword] as unknown[]).filter(admitsStrings);
+        const strings = (schema[keyword] as unknown[]).filter((branch) =>
+          admitsStrings(branch, index.draft),
+        );
         if (strings.length === 1 && strings[0] === child) {
           pending.push([child, STRING, keyword]);
           node.ifString.push(nodeOf(child));
@@ -358,11 +359,14 @@ function memberEdge(
   return undefined;
 }
 
-/** Whether a branch could accept a string: a `type` that leaves strings out says no. */
-function admitsStrings(branch: unknown): boolean {
+/**
+ * Whether a branch could accept a string: a `type` that leaves strings
+ * out says no, unless the draft ignores it beside a `$ref` (the target,
+ * not read here, then decides).
+ */
+function admitsStrings(branch: unknown, draft: SchemaDraft): boolean {
   if (branch === false) return false;
-  // Beside a `$ref`, draft-07 and earlier ignore `type`: the target, not read here, decides.
-  if (!isJsonRecord(branch) || branch['type'] === undefined || branch['$ref'] !== undefined) {
+  if (!isJsonRecord(branch) || branch['type'] === undefined || refHidesSiblings(draft, branch)) {
     return true;
   }
   const type = branch['type'];
@@ -467,4 +471,9 @@ function compiles(pattern: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Whether `schema`'s `$ref` hides the keywords beside it: drafts 4 to 7 ignore them. */
+function refHidesSiblings(draft: SchemaDraft, schema: JsonRecord): boolean {
+  return (draft === '4' || draft === '7') && typeof schema['$ref'] === 'string';
 }

@@ -224,6 +224,33 @@ describe('fidelity against the reference validator', () => {
     expect(validator.safeParse({ a: 'b' }).success).toBe(true);
   });
 
+  it('reads a 2020-12 branch with a $ref and a type by both: the pattern of the string branch is checked', () => {
+    // In 2020-12 `type: number` beside a `$ref` applies: only the first branch takes strings.
+    const schema = {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { n: { minimum: 0 } },
+      properties: {
+        a: {
+          anyOf: [
+            { type: 'string', pattern: '^a+$' },
+            { $ref: '#/$defs/n', type: 'number' },
+          ],
+        },
+      },
+    };
+    const validator = createInputValidator(schema, ids);
+    const reference = (value: Json): boolean =>
+      new Validator(structuredClone(schema) as object, '2020-12', false).validate(value).valid;
+    for (const value of [{ a: 'aaa' }, { a: 'b' }, { a: 3 }, { a: -1 }]) {
+      expect({ value, ours: validator.safeParse(value).success }).toEqual({
+        value,
+        ours: reference(value),
+      });
+    }
+    expect(validator.safeParse({ a: 'b' }).success).toBe(false);
+  });
+
   it('judges integers beyond 2^53 as the reference does', () => {
     const schema = { type: 'object', properties: { n: { type: 'integer' } } };
     const validator = createInputValidator(schema, ids);
