@@ -45,7 +45,7 @@ export function parseCallArguments(text: string): Record<string, unknown> {
     // the line is shown with the contents of its string values left out,
     // single-quoted ones (a common slip) too.
     const shown = hideStringValues(text.split(/\r\n|\r|\n/)[issue.line - 1] ?? '', issue.column);
-    const found = foundValue(issue);
+    const found = foundValue(issue, text);
     throw new CliError(
       EXIT_CODES.usage,
       `invalid JSON arguments at line ${issue.line}, column ${issue.column}: expected ${issue.expected}, found ${found}`,
@@ -64,9 +64,10 @@ export function parseCallArguments(text: string): Record<string, unknown> {
 
 /**
  * What the error found, as the message says it: a value quoted by mistake
- * or not at all may be a secret, and is named by its kind only.
+ * or not at all may be a secret, and is named by its kind only, also when
+ * the error falls inside it (`3f9a…` is read as `3` then `f9a…`).
  */
-function foundValue(issue: JsonSyntaxIssue): string {
+function foundValue(issue: JsonSyntaxIssue, text: string): string {
   let token: unknown;
   try {
     token = JSON.parse(issue.found);
@@ -74,6 +75,11 @@ function foundValue(issue: JsonSyntaxIssue): string {
     return issue.found; // `end of input`
   }
   if (typeof token !== 'string') return issue.found;
+  // After a number or literal the grammar wanted a `,`: a word going on there is one value.
+  const afterValue = issue.expected.startsWith("','");
+  if (afterValue && UNQUOTED.test(text[issue.offset - 1] ?? '') && UNQUOTED.test(token[0] ?? '')) {
+    return 'the rest of a value without quotes (JSON strings take double quotes)';
+  }
   if (token.startsWith("'")) return 'a single-quoted string (JSON strings take double quotes)';
   if (token.startsWith('`')) return 'a string in backticks (JSON strings take double quotes)';
   if (issue.expected !== 'a value') return issue.found;
@@ -83,8 +89,21 @@ function foundValue(issue: JsonSyntaxIssue): string {
   return issue.found;
 }
 
+/** A character of a value written without quotes. */
+const UNQUOTED = /^[^\s{}[\]:,"'`]$/;
+
 /** What quotes a string value, by JSON's rule or by mistake. */
 const QUOTES = `"'\``;
+
+/** A run of characters of a value written without quotes, read from `lastIndex`. */
+const WORD = /[^\s{}[\]:,"'`]+/y;
+
+/** Whether a `:` follows `at` (white space aside): what ends there is a property name. */
+function isNameAt(line: string, at: number): boolean {
+  NAME_END.lastIndex = at;
+  return NAME_END.test(line);
+}
+const NAME_END = /\s*:/y;
 
 /** A value JSON writes without quotes, or the start of one: not hidden. */
 const LITERAL_START = /^(-?\d[\d.eE+-]*|t(r(ue?)?)?|f(a(l(se?)?)?)?|n(u(ll?)?)?)$/;
@@ -102,6 +121,8 @@ export function hideStringValues(line: string, column: number): { line: string; 
   let out = '';
   let shownColumn = column;
   let at = 0;
+  /** Whether what was put out so far ends where a value may start (`:`, `[`, `,` or nothing). */
+  let valueMayStart = true;
   /** Puts `original` (from `at` to `next`) out as `shown`, and moves the column with it. */
   const emit = (original: string, shown: string, next: number, pointAt: number): void => {
     if (column - 1 >= at && column - 1 < next) {
@@ -120,19 +141,24 @@ export function hideStringValues(line: string, column: number): { line: string; 
       while (end < line.length && line[end] !== quote) end += line[end] === '\\' ? 2 : 1;
       const closed = end < line.length;
       const next = closed ? end + 1 : line.length;
-      const isName = /^\s*:/.test(line.slice(next));
+      const isName = isNameAt(line, next);
       const original = line.slice(at, next);
       const shown = isName || next - at <= 2 ? original : `${quote}…${closed ? quote : ''}`;
       // The error inside this string: point at its quote, or at the `…`.
       emit(original, shown, next, 1);
+      valueMayStart = false;
       continue;
     }
-    const word = /^[^\s{}[\]:,"'`]+/.exec(line.slice(at))?.[0];
-    const isName = word !== undefined && /^\s*:/.test(line.slice(at + word.length));
-    if (word !== undefined && !isName && /(^|[:[,])\s*$/.test(out) && !LITERAL_START.test(word)) {
+    WORD.lastIndex = at;
+    const word = WORD.exec(line)?.[0];
+    const isName = word !== undefined && isNameAt(line, at + word.length);
+    if (word !== undefined && !isName && valueMayStart && !LITERAL_START.test(word)) {
       emit(word, '…', at + word.length, 0);
+      valueMayStart = false;
       continue;
     }
+    // A value starts after `:`, `[` or `,` (white space aside), and at the start.
+    if (!/\s/.test(quote)) valueMayStart = quote === ':' || quote === '[' || quote === ',';
     out += quote;
     at += 1;
   }

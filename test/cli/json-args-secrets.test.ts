@@ -41,6 +41,23 @@ describe('JSON syntax errors and string values', () => {
     expect(escape.details).toEqual(['  {"password": "…"}', `  ${' '.repeat(14)}^`]);
   });
 
+  it('hide a value without quotes that starts like a number or a literal, in the message too', () => {
+    for (const value of ['3f9a8b7c6d5e4f3a2b1c', 'truesecretvalue', 'nullish_secret']) {
+      const error = syntaxError(`{"token": ${value}}`);
+      expect(`${error.message}\n${error.details.join('\n')}`).not.toMatch(/f9a8|secret/);
+      expect(error.message).toMatch(/found the rest of a value without quotes/);
+    }
+  });
+
+  it('hide every value of a long line, and keep its names and literals', () => {
+    const pairs = Array.from({ length: 2_000 }, (_, i) => `"k${i}": "v${i}", "n${i}": 12`);
+    const line = `{${pairs.join(', ')}, "bad" }`;
+    const shown = hideStringValues(line, line.length - 3);
+    expect(shown.line).toBe(
+      `{${pairs.map((_, i) => `"k${i}": "…", "n${i}": 12`).join(', ')}, "…" }`,
+    );
+  });
+
   it('hide a value single-quoted by mistake, in the message and the line', () => {
     const error = syntaxError(`{"password": '${SECRET}', "retries": 3}`);
     expect(`${error.message}\n${error.details.join('\n')}`).not.toMatch(/hunter2|Secret/);
