@@ -16,7 +16,7 @@
  */
 import { McpConfigError } from '../core/errors.js';
 import { isPlainRecord } from '../core/json.js';
-import { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.js';
+import { syntaxErrorPlace } from '../core/json-syntax.js';
 import {
   coerceStrings,
   parseLoadedEntries,
@@ -324,19 +324,9 @@ async function readJson(file: string, signal: AbortSignal | undefined): Promise<
   } catch {
     // V8's message quotes the text around the error, which may hold a secret:
     // the place and what was expected there, never what was found.
-    throw new McpConfigError('(file)', `${file}: invalid JSON${syntaxErrorPlace(text)}`);
+    throw new McpConfigError(
+      '(file)',
+      `${file}: invalid JSON${syntaxErrorPlace(text, ' (nested too deeply to say where)')}`,
+    );
   }
-}
-
-/** ` at line L, column C: expected …` for text `JSON.parse` refused, or nothing when it cannot say. */
-function syntaxErrorPlace(text: string): string {
-  let issue: JsonSyntaxIssue | undefined;
-  try {
-    issue = findJsonSyntaxError(text);
-  } catch {
-    return ' (nested too deeply to say where)'; // the scan recurses per level
-  }
-  return issue === undefined
-    ? ''
-    : ` at line ${issue.line}, column ${issue.column}: expected ${issue.expected}`;
 }

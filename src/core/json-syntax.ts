@@ -159,3 +159,20 @@ function foundAt(text: string, offset: number): string {
   const token = TOKEN.exec(text)?.[0] ?? text[offset] ?? '';
   return JSON.stringify(token.length > 20 ? `${token.slice(0, 20)}…` : token);
 }
+
+/**
+ * ` at line L, column C: expected …` for text `JSON.parse` refused (never
+ * what was found there, which may be a secret), `tooDeep` for text nested
+ * past the stack (the scan recurses per level), or nothing when it cannot say.
+ */
+export function syntaxErrorPlace(text: string, tooDeep = ''): string {
+  let issue: JsonSyntaxIssue | undefined;
+  try {
+    issue = findJsonSyntaxError(text);
+  } catch {
+    return tooDeep;
+  }
+  return issue === undefined
+    ? ''
+    : ` at line ${issue.line}, column ${issue.column}: expected ${issue.expected}`;
+}

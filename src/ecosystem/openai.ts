@@ -5,7 +5,7 @@
  */
 import type { JsonSchema } from '../tools/tool.js';
 import { ToolResult } from '../tools/tool-result.js';
-import { findJsonSyntaxError, type JsonSyntaxIssue } from '../core/json-syntax.js';
+import { syntaxErrorPlace } from '../core/json-syntax.js';
 import { openAIStrictIssues } from './openai-strict.js';
 import {
   findTool,
@@ -189,24 +189,10 @@ export function parseToolArguments(name: string, text: unknown): ParsedToolArgum
     return {
       ok: false,
       error: ToolResult.error(
-        `arguments of tool ${describeSent(name)} are not valid JSON${syntaxErrorPosition(text)}`,
+        `arguments of tool ${describeSent(name)} are not valid JSON${syntaxErrorPlace(text)}`,
       ),
     };
   }
-}
-
-/** ` at line L, column C: expected …` for text `JSON.parse` refused, or nothing when it cannot say. */
-function syntaxErrorPosition(text: string): string {
-  let issue: JsonSyntaxIssue | undefined;
-  try {
-    issue = findJsonSyntaxError(text);
-  } catch {
-    // The scan recurses per level: text nested past the stack has no position to give.
-    return '';
-  }
-  return issue === undefined
-    ? ''
-    : ` at line ${issue.line}, column ${issue.column}: expected ${issue.expected}`;
 }
 
 /** The `role: 'tool'` message that gives the model a result (text only: the API takes no images here). */
