@@ -25,7 +25,7 @@
  */
 import path from 'node:path';
 import { isMap, isNode, parseDocument, type Document } from 'yaml';
-import { McpConfigError } from '../core/errors.js';
+import { McpConfigError, messageOf } from '../core/errors.js';
 import { isPlainRecord } from '../core/json.js';
 import {
   coerceNumber,
@@ -188,7 +188,9 @@ function serversToJS(document: Document, node: unknown, source: string): unknown
   } catch (error) {
     // yaml's own words may quote the file (an alias's name): each kind gets a sentence of ours.
     const problem = !(error instanceof ReferenceError)
-      ? 'a value it cannot convert (a merge key `<<` of something other than a map)'
+      ? /merge sources/i.test(messageOf(error))
+        ? 'a merge key `<<` of something other than a map'
+        : 'a value it cannot convert'
       : /excessive alias count/i.test(error.message)
         ? `its aliases expand too much (over ${MAX_ALIAS_COUNT} alias uses, nested ones ` +
           'multiplied; a guard against resource exhaustion); repeat the values or use fewer aliases'
