@@ -227,3 +227,39 @@ describe('rollback of a write that moved rows and changed them', () => {
     expect(alone.table.get().rows).toEqual([{ id: 'r0' }, { id: 'r1' }, { id: 'r2' }]);
   });
 });
+
+describe("a nested call's step left in place reaches its caller", () => {
+  /** A call `A` sets `o.a.b`; `N`, begun inside it, replaces `o.a`; the application then sets `o.a.c`. */
+  function nestedReplace() {
+    const session = new Session();
+    const state = session.slice<{ a: { b?: number; c?: string } }>('o', { initial: { a: {} } });
+    const a = session.beginCall({ callId: 'A', toolName: 'A' });
+    a.run(() => state.update((draft) => void (draft.a.b = 1)));
+    const n = a.run(() => session.beginCall({ callId: 'N', toolName: 'N' }));
+    n.run(() => state.update((draft) => void (draft.a = { ...draft.a })));
+    state.update((draft) => void (draft.a.c = 'app'));
+    return { session, state, a, n };
+  }
+
+  it('when the nested call rolls back, then its caller', () => {
+    const { state, a, n } = nestedReplace();
+    const left = state.get().a;
+    expect(n.rollback()).toEqual([{ slice: 'o', path: ['a'], reason: 'overwritten' }]);
+    expect(a.rollback()).toEqual([{ slice: 'o', path: ['a', 'b'], reason: 'overwritten' }]);
+    expect(state.get().a).toBe(left);
+    expect(state.get().a).toEqual({ b: 1, c: 'app' });
+  });
+
+  it('when a call the nested one started rolls back, the nested one commits and its caller rolls back', () => {
+    const { session, state, a, n } = nestedReplace();
+    // A call N started fails after the application's write: its step is left in place, and N commits.
+    const child = n.run(() => session.beginCall({ callId: 'C', toolName: 'C' }));
+    child.run(() => state.update((draft) => void (draft.a = { ...draft.a })));
+    state.update((draft) => void (draft.a.c = 'app again'));
+    expect(child.rollback()).toEqual([{ slice: 'o', path: ['a'], reason: 'overwritten' }]);
+    n.commit();
+    const left = state.get().a;
+    expect(a.rollback()).toContainEqual({ slice: 'o', path: ['a', 'b'], reason: 'overwritten' });
+    expect(state.get().a).toBe(left);
+  });
+});
