@@ -46,19 +46,29 @@ describe.runIf(canStartProcessGroup())('the CLI on a signal', () => {
     }
   });
 
-  /** Starts `call` of the never-answering tool; resolves once the server and its `sleep` run. */
-  async function startHangingCall(mode: 'plain' | 'stubborn'): Promise<StartedCli> {
+  /**
+   * Starts `call` of the never-answering tool; resolves once the server and
+   * its `sleep` run, with their pids as seen then. The pids come from the one
+   * look that saw both: a second look can miss the `sleep` while its exec is
+   * under way (its environment reads empty for that moment).
+   */
+  async function startHangingCall(
+    mode: 'plain' | 'stubborn',
+  ): Promise<{ readonly running: StartedCli; readonly pids: readonly number[] }> {
     marker = randomUUID();
     const config = await dir.write(`${marker}.json`, {
       group: { command: process.execPath, args: [SERVER, mode], env: { [MARKER]: marker } },
     });
     const started = startCliProcess(['call', '-q', config, 'group.wait', '{}']);
     cli = started;
-    await waitFor(() => processesWithEnv(MARKER, marker).length >= 2, {
-      timeoutMs: 15_000,
-      description: 'the server and its sleep',
-    });
-    return started;
+    const pids = await waitFor(
+      () => {
+        const found = processesWithEnv(MARKER, marker);
+        return found.length >= 2 && found.some((pid) => commandOf(pid) === 'sleep') && found;
+      },
+      { timeoutMs: 15_000, description: 'the server and its sleep' },
+    );
+    return { running: started, pids };
   }
 
   /** Every process of the server's group is gone (checked with signal 0 and /proc). */
@@ -72,8 +82,7 @@ describe.runIf(canStartProcessGroup())('the CLI on a signal', () => {
 
   for (const signal of ['SIGHUP', 'SIGQUIT'] as const) {
     it(`on ${signal} disconnects like on SIGINT and exits 130, leaving no server process`, async () => {
-      const running = await startHangingCall('plain');
-      const pids = processesWithEnv(MARKER, marker);
+      const { running, pids } = await startHangingCall('plain');
       running.child.kill(signal);
       const run = await running.done;
       expect(run.signal).toBeNull();
@@ -84,8 +93,7 @@ describe.runIf(canStartProcessGroup())('the CLI on a signal', () => {
 
   it('on a second SIGINT exits at once and kills the server groups it started', async () => {
     // The server ignores SIGTERM: the first SIGINT's disconnect takes seconds.
-    const running = await startHangingCall('stubborn');
-    const pids = processesWithEnv(MARKER, marker);
+    const { running, pids } = await startHangingCall('stubborn');
     running.child.kill('SIGINT');
     await new Promise((resolve) => setTimeout(resolve, 300));
     running.child.kill('SIGINT');
@@ -103,5 +111,14 @@ function alive(pid: number): boolean {
     return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
   } catch {
     return false;
+  }
+}
+
+/** The command name of `pid` (`/proc/<pid>/comm`), or undefined once it is gone. */
+function commandOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return undefined;
   }
 }
