@@ -8,9 +8,17 @@
  * toolkit's `readWorkspaceFile` / `writeWorkspaceFile`, which keep every
  * session in its own directory.
  */
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import type { DataSensitivity } from '../../src/core/sensitivity.js';
 import { ToolRetryError } from '../../src/server/errors.js';
-import { nonPublicAddressOf } from './public-address.js';
+import {
+  isNonPublicAddress,
+  NonPublicAddressError,
+  publicLookup,
+  type ResolveAll,
+} from './public-address.js';
 import {
   readWorkspaceFile as readFileInWorkspace,
   writeWorkspaceFile as writeFileInWorkspace,
@@ -145,13 +153,17 @@ export interface FetchTextOptions {
    * local server, an intranet tool on purpose). @default false
    */
   readonly allowPrivateNetwork?: boolean;
+  /** How host names are resolved (a test's stand-in for DNS). @default dns.lookup */
+  readonly resolve?: ResolveAll;
 }
 
 /**
  * GETs `url` and returns its body as text (at most `MAX_FETCH_BYTES`),
- * following at most {@link MAX_FETCH_REDIRECTS} redirects. Each URL, the
- * redirects' included, must resolve to public addresses only
- * (`public-address.ts`) unless `allowPrivateNetwork` says otherwise.
+ * following at most {@link MAX_FETCH_REDIRECTS} redirects. Unless
+ * `allowPrivateNetwork` says otherwise, every connection, the redirects'
+ * included, goes to public addresses only: a host name is checked in the
+ * lookup the connection itself makes (`public-address.ts`), so the address
+ * checked is the address connected to.
  *
  * @throws {ToolRetryError} for a non-http(s) URL, a host that is not
  *   public or cannot be reached, too many redirects, or an HTTP error status.
@@ -161,37 +173,71 @@ export async function fetchText(url: string, options: FetchTextOptions = {}): Pr
   let target = absoluteUrl(url);
   const timeout = AbortSignal.timeout(FETCH_TIMEOUT_MS);
   const stop = signal === undefined ? timeout : AbortSignal.any([signal, timeout]);
+  const lookup = options.allowPrivateNetwork === true ? undefined : publicLookup(options.resolve);
   for (let redirects = 0; ; redirects++) {
-    await checkReachable(target, options);
-    let response: Response;
+    if (lookup !== undefined) refuseNonPublicLiteral(target);
+    let response: IncomingMessage;
     try {
-      response = await fetch(target, { signal: stop, redirect: 'manual' });
+      response = await get(target, stop, lookup);
     } catch (error) {
       if (signal?.aborted === true) throw error;
-      // A host that does not answer is the model's choice of URL, not the server's failure.
-      const code = (error as { cause?: { code?: unknown } }).cause?.code;
-      const why = timeout.aborted
-        ? `no answer within ${FETCH_TIMEOUT_MS} ms`
-        : typeof code === 'string'
-          ? code
-          : 'failed';
-      throw new ToolRetryError(`${target.origin} could not be reached (${why})`, { cause: error });
+      throw unreachable(target, error, timeout.aborted);
     }
-    const location = response.headers.get('location');
-    if (response.status >= 300 && response.status < 400 && location !== null) {
-      await response.body?.cancel();
+    const status = response.statusCode ?? 0;
+    const location = response.headers.location;
+    if (status >= 300 && status < 400 && location !== undefined) {
+      response.destroy();
       if (redirects === MAX_FETCH_REDIRECTS) {
         throw new ToolRetryError(`${url} redirects more than ${MAX_FETCH_REDIRECTS} times`);
       }
       target = absoluteUrl(new URL(location, target).href);
       continue;
     }
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new ToolRetryError(`${target.origin} answered HTTP ${response.status}`);
+    if (status < 200 || status >= 300) {
+      response.destroy();
+      throw new ToolRetryError(`${target.origin} answered HTTP ${status}`);
     }
     return readCapped(response, MAX_FETCH_BYTES);
   }
+}
+
+/** One GET of `target`, resolved with its response's head. */
+function get(
+  target: URL,
+  signal: AbortSignal,
+  lookup: LookupFunction | undefined,
+): Promise<IncomingMessage> {
+  const client = target.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.get(target, { signal, ...(lookup === undefined ? {} : { lookup }) });
+    request.once('response', resolve);
+    request.once('error', reject);
+  });
+}
+
+/** The agent's error for a GET that failed before its answer: why, never the server's fault. */
+function unreachable(target: URL, error: unknown, timedOut: boolean): ToolRetryError {
+  if (error instanceof NonPublicAddressError) return notPublic(target, error.address);
+  // A host that does not answer is the model's choice of URL, not the server's failure.
+  const code = (error as { code?: unknown }).code;
+  const why = timedOut
+    ? `no answer within ${FETCH_TIMEOUT_MS} ms`
+    : typeof code === 'string'
+      ? code
+      : 'failed';
+  return new ToolRetryError(`${target.origin} could not be reached (${why})`, { cause: error });
+}
+
+/** An IP written in the URL is connected to without a lookup: it is checked here. */
+function refuseNonPublicLiteral(target: URL): void {
+  const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) !== 0 && isNonPublicAddress(host)) throw notPublic(target, host);
+}
+
+function notPublic(target: URL, address: string): ToolRetryError {
+  return new ToolRetryError(
+    `${target.origin} is at ${address}, a loopback, private or reserved address; only public hosts can be fetched`,
+  );
 }
 
 /** `url` parsed, when it is an absolute http(s) URL. */
@@ -210,42 +256,14 @@ function absoluteUrl(url: string): URL {
   return parsed;
 }
 
-/** Refuses a URL whose host is not public (unless allowed), or whose name does not resolve. */
-async function checkReachable(target: URL, options: FetchTextOptions): Promise<void> {
-  if (options.allowPrivateNetwork === true) return;
-  let address: string | undefined;
-  try {
-    address = await nonPublicAddressOf(target);
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    throw new ToolRetryError(
-      `${target.origin} could not be reached (${typeof code === 'string' ? code : 'no address'})`,
-      { cause: error },
-    );
-  }
-  if (address !== undefined) {
-    throw new ToolRetryError(
-      `${target.origin} is at ${address}, a loopback, private or reserved address; only public hosts can be fetched`,
-    );
-  }
-}
-
 /** Reads at most `maxBytes` of a body, then stops the download. */
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  if (response.body === null) return '';
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
+async function readCapped(response: IncomingMessage, maxBytes: number): Promise<string> {
+  const chunks: Buffer[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.length;
-    if (size >= maxBytes) {
-      await reader.cancel();
-      break;
-    }
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= maxBytes) break; // leaving the loop destroys the response
   }
-  const decoder = new TextDecoder();
-  return decoder.decode(Buffer.concat(chunks).subarray(0, maxBytes));
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes));
 }
