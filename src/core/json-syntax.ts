@@ -74,47 +74,36 @@ export function findJsonSyntaxError(text: string): JsonSyntaxIssue | undefined {
     }
     at += 1;
   };
+  /** An object's or an array's members, from its opening bracket to `close`. */
+  const members = (close: '}' | ']', member: () => void): void => {
+    at += 1;
+    space();
+    if (text[at] === close) {
+      at += 1;
+      return;
+    }
+    for (;;) {
+      member();
+      space();
+      if (text[at] === ',') at += 1;
+      else if (text[at] === close) {
+        at += 1;
+        return;
+      } else throw new Stop(at, `',' or '${close}'`);
+    }
+  };
+  const property = (): void => {
+    space();
+    if (text[at] !== '"') throw new Stop(at, 'a property name in double quotes');
+    string();
+    expect(':', "':'");
+    value();
+  };
   const value = (): void => {
     space();
     const char = text[at];
-    if (char === '{') {
-      at += 1;
-      space();
-      if (text[at] === '}') {
-        at += 1;
-        return;
-      }
-      for (;;) {
-        space();
-        if (text[at] !== '"') throw new Stop(at, 'a property name in double quotes');
-        string();
-        expect(':', "':'");
-        value();
-        space();
-        if (text[at] === ',') at += 1;
-        else if (text[at] === '}') {
-          at += 1;
-          return;
-        } else throw new Stop(at, "',' or '}'");
-      }
-    }
-    if (char === '[') {
-      at += 1;
-      space();
-      if (text[at] === ']') {
-        at += 1;
-        return;
-      }
-      for (;;) {
-        value();
-        space();
-        if (text[at] === ',') at += 1;
-        else if (text[at] === ']') {
-          at += 1;
-          return;
-        } else throw new Stop(at, "',' or ']'");
-      }
-    }
+    if (char === '{') return members('}', property);
+    if (char === '[') return members(']', value);
     if (char === '"') return string();
     for (const literal of ['true', 'false', 'null']) {
       if (text.startsWith(literal, at)) {
