@@ -140,13 +140,21 @@ function addPaths(list: Path[], paths: readonly Path[]): void {
     list.splice(0, list.length, []);
 }
 
-/** The paths where `after` differs from `before`: into objects both are, by identity elsewhere. */
+/**
+ * The paths where `after` differs from `before`: into objects both are;
+ * into an array both are, at its first changed index (as a write's patch
+ * names an element it changed: an undo that took one call's element out of
+ * an array another call also added to edited that array, it did not
+ * replace it); by identity elsewhere.
+ */
 function changedPaths(before: unknown, after: unknown, path: Path, found: Path[]): Path[] {
   if (Object.is(before, after)) return found;
   if (isJsonRecord(before) && isJsonRecord(after)) {
     for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
       changedPaths(member(before, key), member(after, key), [...path, key], found);
     }
+  } else if (Array.isArray(before) && Array.isArray(after)) {
+    found.push([...path, changedRegion(before, after).start]);
   } else found.push(path);
   return found;
 }
