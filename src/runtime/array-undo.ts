@@ -15,7 +15,7 @@
  */
 import { isJsonRecord } from '../core/json.js';
 import { type ArrayEdit, arrayEdits, changedRegion, NONE, type Region } from './array-diff.js';
-import { type Path, shallowCopy } from './value-paths.js';
+import { type Path, setMember, shallowCopy } from './value-paths.js';
 
 /** What {@link revertValue} returns when another change stands in the way. */
 export const FAILED: unique symbol = Symbol('failed');
@@ -331,7 +331,7 @@ export function revertValue(
     if (Object.is(reverted, now)) continue;
     copy ??= shallowCopy(current);
     if (reverted === ABSENT) delete copy[key];
-    else copy[key] = reverted;
+    else setMember(copy, key, reverted);
   }
   return copy === undefined ? current : Object.freeze(copy);
 }

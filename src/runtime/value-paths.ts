@@ -35,7 +35,7 @@ export function withValueAt(root: unknown, path: Path, value: unknown): unknown 
   const inner = withValueAt((root as Record<string | number, unknown>)[key], rest, value);
   if (inner === GONE) return GONE;
   const copy = shallowCopy(root);
-  copy[key] = inner;
+  setMember(copy, key, inner);
   return Object.freeze(copy);
 }
 
@@ -66,8 +66,27 @@ export function outermostArrayPath(root: unknown, path: Path): Path | undefined 
   return undefined;
 }
 
-/** A copy of an object's own enumerable members, with its prototype. */
+/**
+ * A copy of an object's own enumerable members, with its prototype. Each
+ * member is defined, not assigned: an own `__proto__` member (as
+ * `JSON.parse` makes one) stays a member, and does not become the copy's
+ * prototype.
+ */
 export function shallowCopy(object: object): Record<string | number, unknown> {
   const prototype = Object.getPrototypeOf(object) as object | null;
-  return Object.assign(Object.create(prototype) as Record<string | number, unknown>, object);
+  const copy = Object.create(prototype) as Record<string | number, unknown>;
+  for (const key of Object.keys(object)) {
+    setMember(copy, key, (object as Record<string, unknown>)[key]);
+  }
+  return copy;
+}
+
+/** Sets `object[key]` as an own, writable, enumerable member, whatever the key (`__proto__` too). */
+export function setMember(object: object, key: string | number, value: unknown): void {
+  Object.defineProperty(object, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
 }
