@@ -28,7 +28,7 @@ import { callFailure, noteLossReason } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
 import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
-import { callSecretsSent, callTextMask } from './in-flight-secrets.js';
+import { callQuoteMask, callSecretsSent, callTextMask } from './in-flight-secrets.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
@@ -357,13 +357,22 @@ class BridgedCall {
 
   /** What masks the text the server wrote back about this call (an error), if anything needs masking. */
   #textMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
-    let secrets: readonly string[] | undefined;
+    return callTextMask(this.#secretsIfReadable(args), this.#context.route.redactor);
+  }
+
+  /** The server's `text` about this call with its secrets and the call's secret arguments masked. */
+  #maskedText(args: Record<string, unknown>, text: string): string {
+    const mask = this.#textMask(args);
+    return mask === undefined ? text : mask(text);
+  }
+
+  /** {@link #secretsOf}, or none when the schema throws when read (the server's own secrets are still masked). */
+  #secretsIfReadable(args: Record<string, unknown>): readonly string[] | undefined {
     try {
-      secrets = this.#secretsOf(args);
+      return this.#secretsOf(args);
     } catch {
-      secrets = undefined; // a schema that throws when read: the server's own secrets are still masked
+      return undefined;
     }
-    return callTextMask(secrets, this.#context.route.redactor);
   }
 
   /**
@@ -457,8 +466,10 @@ class BridgedCall {
     // The server's word that private data entered counts even on a failed call.
     const reading = readPrivateDataMarker(raw._meta);
     if (reading.kind === 'marker') {
-      // The dataset name is the server's text: it reaches events and the store.
-      session.privateData.add(route.redact(reading.marker.dataset), reading.marker.sensitivity);
+      // The dataset name is the server's text: it reaches events and the store,
+      // masked as the server's errors are (it may echo a secret argument).
+      const dataset = this.#maskedText(args, reading.marker.dataset);
+      session.privateData.add(dataset, reading.marker.sensitivity);
     } else if (reading.kind === 'malformed') {
       session.privateData.add(`${serverName}.${shown}`, MALFORMED_MARKER_SENSITIVITY);
       // A record of the raised level: a failed call's rollback keeps it.
@@ -468,7 +479,7 @@ class BridgedCall {
         toolName: this.#bridgedName,
         originalName: this.#shown,
         callId: tool.callId,
-        reason: route.redact(reading.reason),
+        reason: this.#maskedText(args, reading.reason),
         sensitivity: MALFORMED_MARKER_SENSITIVITY,
         createdAt: new Date(),
       });
@@ -483,7 +494,9 @@ class BridgedCall {
     const violation =
       outputSchema === undefined || leftOut
         ? undefined
-        : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, route.redactor);
+        : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, () =>
+            callQuoteMask(this.#secretsIfReadable(args), route.redactor),
+          );
     let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     const mask = violation === undefined && raw.isError === true ? this.#textMask(args) : undefined;
     if (mask !== undefined) {

@@ -9,6 +9,7 @@
  */
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecretStarts } from '../tools/secret-text.js';
+import type { QuoteMask } from './output-check.js';
 import { SecretRedactor } from './redact.js';
 import type { McpServerConnection } from './server-connection.js';
 import { cappedLogText, logText } from './server-log.js';
@@ -119,6 +120,29 @@ export function callTextMask(
   const call = secrets === undefined || secrets.length === 0 ? undefined : callSecretMask(secrets);
   if (!server.hasSecrets) return call;
   return call === undefined ? (text) => server.redact(text) : (text) => server.redact(call(text));
+}
+
+/**
+ * What masks a message that quotes a server's data about one call (an
+ * output-schema violation): the call's secret argument values and the
+ * server's own secrets, in the data before it is quoted and in the text;
+ * undefined when there is neither to mask.
+ */
+export function callQuoteMask(
+  secrets: readonly string[] | undefined,
+  server: SecretRedactor,
+): QuoteMask | undefined {
+  const text = callTextMask(secrets, server);
+  if (text === undefined) return undefined;
+  const call =
+    secrets === undefined || secrets.length === 0 ? undefined : new SecretRedactor(secrets);
+  return {
+    text,
+    data: (value) => {
+      const masked = server.redactData(value);
+      return call === undefined ? masked : call.redactData(masked);
+    },
+  };
 }
 
 /** What masks the secret arguments of the calls in flight on `connection`, if any. */
