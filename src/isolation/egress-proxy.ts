@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import {
   createServer,
   type IncomingMessage,
+  type OutgoingHttpHeaders,
   request as httpRequest,
   type ServerResponse,
 } from 'node:http';
@@ -129,7 +130,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         port: target.port,
         method: req.method,
         path: `${target.url.pathname}${target.url.search}`,
-        headers: req.headers,
+        headers: forwardedHeaders(req, target.url.host),
       },
       (answer) => {
         try {
@@ -301,4 +302,43 @@ function absoluteTarget(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Headers that concern one hop (RFC 9110 §7.6.1), and the proxy's own:
+ * not passed on. `host` is set from the checked URL.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+]);
+
+/**
+ * The request's headers as sent upstream: `Host` is the authority the
+ * policy checked (the sandbox's own `Host` would have a front end that
+ * routes by it, a CDN or a shared reverse proxy, hand the request to an
+ * origin the allow-list never named), without the hop's own headers, those
+ * its `Connection` names, or any `Proxy-*` header.
+ */
+function forwardedHeaders(req: IncomingMessage, authority: string): OutgoingHttpHeaders {
+  const named = new Set(
+    String(req.headers.connection ?? '')
+      .toLowerCase()
+      .split(',')
+      .map((name) => name.trim()),
+  );
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || named.has(name)) continue;
+    if (name.startsWith('proxy-')) continue;
+    headers[name] = value;
+  }
+  headers.host = authority;
+  return headers;
 }

@@ -272,3 +272,50 @@ describe('startEgressProxy recheck', () => {
     }
   });
 });
+
+describe('startEgressProxy headers', () => {
+  it('sends the checked authority as Host, and none of the hop’s own or proxy headers', async () => {
+    // A front end that routes by Host: what it is sent is what it would route on.
+    const received: Record<string, string | string[] | undefined>[] = [];
+    const front = createServer((req, res) => {
+      received.push(req.headers);
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => res.end(`got ${body}`));
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', () => resolve()));
+    const port = (front.address() as AddressInfo).port;
+    const proxy = await startEgressProxy({ policy: allowListPolicy([`127.0.0.1:${port}`]) });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = request({
+          socketPath: path.join(proxy.directory, proxy.socketName),
+          method: 'POST',
+          path: `http://127.0.0.1:${String(port)}/upload?x=1`,
+          headers: {
+            host: 'attacker-origin.example',
+            'proxy-authorization': 'Basic c2VjcmV0',
+            connection: 'keep-alive, x-hop',
+            'x-hop': 'only for the proxy',
+            'x-kept': 'end to end',
+          },
+        });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.end('payload');
+      });
+      expect(answer).toBe('got payload');
+      expect(received).toHaveLength(1);
+      expect(received[0]).toMatchObject({ host: `127.0.0.1:${port}`, 'x-kept': 'end to end' });
+      expect(received[0]).not.toHaveProperty('proxy-authorization');
+      expect(received[0]).not.toHaveProperty('x-hop');
+    } finally {
+      await proxy.close();
+      await new Promise<void>((resolve) => front.close(() => resolve()));
+    }
+  });
+});
