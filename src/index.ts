@@ -265,6 +265,7 @@ export {
   DEFAULT_HEALTH_TIMEOUT_MS,
   McpHealthMonitor,
   McpServerHealthChanged,
+  WITHHELD_HEALTH_TEXT,
 } from './mcp/health-monitor.js';
 export type { McpHealthMonitorOptions, McpServerHealth } from './mcp/health-monitor.js';
 export type { McpToolValue } from './mcp/result-mapping.js';

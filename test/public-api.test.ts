@@ -114,6 +114,7 @@ describe('public API', () => {
       'ToolResult',
       'TraceError',
       'TraceRecorder',
+      'WITHHELD_HEALTH_TEXT',
       'WITHHELD_PRIVATE',
       'anthropic',
       'classifyError',

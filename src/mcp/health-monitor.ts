@@ -46,7 +46,11 @@ export interface McpServerHealth {
   readonly name: string;
   /** False until the server's first check succeeded. */
   readonly healthy: boolean;
-  /** Why the last check failed, redacted; absent when healthy. */
+  /**
+   * Why the last check failed, redacted; absent when healthy. Once the
+   * session holds private data, the server's words in it are
+   * {@link WITHHELD_HEALTH_TEXT}.
+   */
   readonly lastError?: string;
   /** When the server's last check finished; absent before the first one. */
   readonly lastCheck?: Date;
@@ -65,7 +69,7 @@ export class McpServerHealthChanged extends defineEvent<{
   readonly healthy: boolean;
   /** The value before this check; absent after the server's first check. */
   readonly previous?: boolean;
-  /** Why the check failed, redacted; absent when healthy. */
+  /** Why the check failed, as {@link McpServerHealth.lastError} says it; absent when healthy. */
   readonly reason?: string;
   readonly toolCount: number;
   readonly createdAt: Date;
@@ -191,7 +195,10 @@ export class McpHealthMonitor {
     );
   }
 
-  /** The tools of the server's last successful listing (kept while it is unhealthy), or undefined. */
+  /**
+   * The tools of the server's last successful listing (kept while it is
+   * unhealthy), or undefined: the server's words, as it listed them.
+   */
   cachedTools(serverName: string): readonly McpToolDescription[] | undefined {
     return this.#tools.get(serverName);
   }
@@ -261,16 +268,18 @@ export class McpHealthMonitor {
         );
       } catch (error) {
         if (signal.aborted) return { name, error: 'check cancelled', at: new Date() };
+        const again = this.#reasonOf(route, error);
         return {
           name,
-          error: `unavailable: ${unavailableReason}; connecting again failed: ${reasonOf(route, error)}`,
+          error: `unavailable: ${this.#serverText(unavailableReason)}; connecting again failed: ${again}`,
           at: new Date(),
         };
       }
       return { name, tools: route.tools, at: new Date() };
     }
     const connection = route.upkeep;
-    if (connection === undefined) return { name, error: failingClosed(route), at: new Date() };
+    if (connection === undefined)
+      return { name, error: this.#failingClosed(route), at: new Date() };
     try {
       // A ping: cheap for the server, and the tool list is kept current by list_changed.
       await this.#bounded(
@@ -281,7 +290,7 @@ export class McpHealthMonitor {
       );
     } catch (pingError) {
       if (signal.aborted) return { name, error: 'check cancelled', at: new Date() };
-      const pingReason = reasonOf(route, pingError);
+      const pingReason = this.#reasonOf(route, pingError);
       // A slow answer is not a lost connection: a server busy with a long call
       // answers late, and reconnecting would kill that call. Only a connection
       // that is really gone is opened again.
@@ -301,7 +310,7 @@ export class McpHealthMonitor {
           `reconnecting did not finish within ${this.timeoutMs} ms`,
         );
       } catch (reconnectError) {
-        const reason = `${pingReason}; reconnecting failed: ${reasonOf(route, reconnectError)}`;
+        const reason = `${pingReason}; reconnecting failed: ${this.#reasonOf(route, reconnectError)}`;
         return { name, error: reason, at: new Date() };
       }
     }
@@ -316,9 +325,34 @@ export class McpHealthMonitor {
     }
     // Reachable, but every call is refused: not healthy.
     if (route.failClosedReason !== undefined) {
-      return { name, error: failingClosed(route), at: new Date() };
+      return { name, error: this.#failingClosed(route), at: new Date() };
     }
     return { name, tools: route.tools, at: new Date() };
+  }
+
+  /**
+   * An error's reason, redacted, without the server's name (warnings name
+   * the server). Once the session holds private data only the monitor's
+   * own words are kept: its timeouts; anything else may be the server's.
+   */
+  #reasonOf(route: ServerRoute, error: unknown): string {
+    if (error instanceof McpTimeoutError && this.#isPrivate()) return error.message;
+    return this.#serverText(route.redact(failureReason(error)));
+  }
+
+  /** The status of a route that refuses every call, as the section's unavailable servers say it. */
+  #failingClosed(route: ServerRoute): string {
+    const reason = this.#serverText(route.failClosedReason ?? 'unknown reason');
+    return `calls are refused (fail closed): ${reason}`;
+  }
+
+  /** `text`, a server's (or holding one's words), unless the session holds private data now. */
+  #serverText(text: string): string {
+    return this.#isPrivate() ? WITHHELD_HEALTH_TEXT : text;
+  }
+
+  #isPrivate(): boolean {
+    return this.section.session.privateData.hasPrivateData;
   }
 
   /** `run` within this monitor's timeout and `outer`; a timeout names the server. */
@@ -378,12 +412,11 @@ function checkDuration(field: string, value: number): number {
   return value;
 }
 
-/** An error's reason, redacted, without the server's name: warnings name the server. */
-function reasonOf(route: ServerRoute, error: unknown): string {
-  return route.redact(failureReason(error));
-}
-
-/** The status of a route that refuses every call, as the section's unavailable servers say it. */
-function failingClosed(route: ServerRoute): string {
-  return `calls are refused (fail closed): ${route.failClosedReason ?? 'unknown reason'}`;
-}
+/**
+ * What a status shows in place of a server's words once the session holds
+ * private data: the server that holds the data (an isolated endpoint, a
+ * sandbox without network) may write it into any error it answers, and
+ * `warnings()` and `statuses()` are made for `/health`.
+ */
+export const WITHHELD_HEALTH_TEXT =
+  "the server's message is withheld: the session holds private data";
