@@ -342,11 +342,11 @@ export class McpHealthMonitor {
 
   /** The status of a route that refuses every call, as the section's unavailable servers say it. */
   #failingClosed(route: ServerRoute): string {
-    const reason = this.#serverText(route.failClosedReason ?? 'unknown reason');
-    return `calls are refused (fail closed): ${reason}`;
+    const reason = route.failClosedReason ?? 'unknown reason';
+    return `calls are refused (fail closed): ${route.failClosedQuotesServer ? this.#serverText(reason) : reason}`;
   }
 
-  /** `text`, a server's (or holding one's words), unless the session holds private data now. */
+  /** `text` (a server's words, or quoting them), unless the session holds private data now. */
   #serverText(text: string): string {
     return this.#isPrivate() ? WITHHELD_HEALTH_TEXT : text;
   }

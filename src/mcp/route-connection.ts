@@ -8,6 +8,7 @@ import type { CommandWrapper } from '../isolation/command-line.js';
 import type { ClientHandlers, ServerRequestRefusal } from './client-handlers.js';
 import type { ConnectionListener } from './connection-listeners.js';
 import { McpConnectionPool } from './connection-pool.js';
+import { isolatedWriterIn, noteUnsandboxedProcess, workingDirectoryOf } from './local-processes.js';
 import type { SecretRedactor } from './redact.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { type Endpoint, McpServerConnection } from './server-connection.js';
@@ -44,9 +45,17 @@ export interface RouteConnection {
 
 /** Opens (or borrows) the connection; `listener` hears it until it is released. */
 export function routeConnection(options: RouteConnectionOptions): RouteConnection {
-  const { config, endpoint, transport, wrapCommand, pool } = options;
-  const create = (): McpServerConnection =>
-    new McpServerConnection({
+  const { config, endpoint, transport, wrapCommand, pool, session } = options;
+  // A normal stdio server runs as a local process outside any isolation: it
+  // does not start where an isolated side of the session writes (`local-processes.ts`).
+  const directory =
+    endpoint === 'normal' && wrapCommand === undefined ? workingDirectoryOf(transport) : undefined;
+  const mayStart =
+    directory === undefined
+      ? options.mayStart
+      : () => options.mayStart?.() ?? isolatedWriterIn(session, directory);
+  const create = (): McpServerConnection => {
+    const connection = new McpServerConnection({
       serverName: config.name,
       endpoint,
       transport,
@@ -60,8 +69,12 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
       ...(wrapCommand === undefined ? {} : { wrapCommand }),
       ...(options.reconnect === undefined ? {} : { reconnect: options.reconnect }),
       ...(options.beforeReopen === undefined ? {} : { beforeReopen: options.beforeReopen }),
-      ...(options.mayStart === undefined ? {} : { mayStart: options.mayStart }),
+      ...(mayStart === undefined ? {} : { mayStart }),
     });
+    if (directory !== undefined)
+      noteUnsandboxedProcess(session, config.name, directory, connection);
+    return connection;
+  };
   const owned = pool === undefined || wrapCommand !== undefined;
   const borrowed = owned
     ? { connection: create(), release: (): Promise<void> => Promise.resolve() }
@@ -70,12 +83,8 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
           env: config.env,
           inheritEnv: config.inheritEnv === true,
           masks: options.redactor.fingerprint,
-          answers: { session: options.session, handlers: options.handlers },
-          // A sandboxing route stops the normal process at its level; an isolated deployment leaves it.
-          isolation:
-            config.isolation === undefined || config.isolation.transport !== undefined
-              ? undefined
-              : `sandbox at ${config.isolation.at ?? 'confidential'}`,
+          answers: { session, handlers: options.handlers },
+          isolation: isolationKey(config, endpoint, transport),
         }),
         create,
       );
@@ -91,4 +100,23 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
       removeListener();
     },
   };
+}
+
+/**
+ * What the pool tells connections apart by, of a route's isolation: a
+ * route that stops its normal process at its level (a sandboxing one, or
+ * one whose isolated deployment replaces a local process) never shares it
+ * with a route that keeps it running; an isolated deployment leaves a
+ * remote normal endpoint shared.
+ */
+function isolationKey(
+  config: ResolvedServerConfig,
+  endpoint: Endpoint,
+  transport: ResolvedServerConfig['transport'],
+): string | undefined {
+  const { isolation } = config;
+  if (isolation === undefined) return undefined;
+  const at = isolation.at ?? 'confidential';
+  if (isolation.transport === undefined) return `sandbox at ${at}`;
+  return endpoint === 'normal' && transport.type === 'stdio' ? `stopped at ${at}` : undefined;
 }

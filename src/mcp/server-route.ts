@@ -4,6 +4,12 @@ import { atLeast, type DataSensitivity, sensitivityRank } from '../core/sensitiv
 import { launchSandbox, type SandboxLaunch } from '../isolation/sandbox-launch.js';
 import { compareToolLists } from './endpoint-check.js';
 import type { McpConnectionPool } from './connection-pool.js';
+import {
+  clearForIsolatedWrites,
+  noteStopping,
+  stoppingEnds,
+  workingDirectoryOf,
+} from './local-processes.js';
 import { routeConnection } from './route-connection.js';
 import type { ClientHandlers, ServerRequestRefusal } from './client-handlers.js';
 import { DEFAULT_TIMEOUT_MS, type ResolvedServerConfig } from '../config/server-config.js';
@@ -17,26 +23,6 @@ import type {
   McpToolDescription,
   ReconnectPolicy,
 } from './server-connection.js';
-
-/**
- * The unsandboxed processes each session's sandboxing routes are stopping
- * (their connections' `ended`). Instances of one server share what its
- * sandbox leaves writable (the workspace, sockets in it): one still running
- * outside the sandbox could read what the sandboxed one writes there and
- * send it out. So no sandbox of a session starts before they have all
- * ended, whichever section they belong to (two sections of one session
- * with the same server, each its own process or one pooled).
- */
-const stoppingBySession = new WeakMap<object, Set<Promise<void>>>();
-
-function stoppingProcesses(session: object): Set<Promise<void>> {
-  let stopping = stoppingBySession.get(session);
-  if (stopping === undefined) {
-    stopping = new Set();
-    stoppingBySession.set(session, stopping);
-  }
-  return stopping;
-}
 
 /** How a server is isolated once the session reaches its threshold. */
 export type IsolationMode = 'endpoint' | 'sandbox';
@@ -99,6 +85,8 @@ export class ServerRoute {
    * the route fail closed; {@link recoverIsolation} can clear it.
    */
   #problem: string | undefined;
+  /** Whether {@link #problem} quotes a server's words, which may carry the session's data. */
+  #problemQuotesServer = false;
   /** The sandbox's proxy and temporary files, while the sandboxed server runs. */
   #sandbox: SandboxLaunch | undefined;
   /** The highest sensitivity this route has been told of. */
@@ -132,6 +120,17 @@ export class ServerRoute {
     return this.config.name;
   }
 
+  /**
+   * Whether the switch stops the normal deployment for good: a sandboxing
+   * route's server, or a normal deployment that is a local process.
+   */
+  get #stopsNormal(): boolean {
+    return (
+      this.mode === 'sandbox' ||
+      (this.mode === 'endpoint' && this.config.transport.type === 'stdio')
+    );
+  }
+
   /** True once calls go to the isolated endpoint or sandbox. */
   get switched(): boolean {
     return this.#phase !== 'normal';
@@ -145,6 +144,14 @@ export class ServerRoute {
   /** Why calls fail closed, when they do (only once switched: before, the normal connection serves). */
   get failClosedReason(): string | undefined {
     return this.#phase === 'fail-closed' ? this.#problem : undefined;
+  }
+
+  /**
+   * Whether {@link failClosedReason} quotes what a server sent (its error,
+   * its stderr, its tools), or is the library's own words.
+   */
+  get failClosedQuotesServer(): boolean {
+    return this.#problemQuotesServer;
   }
 
   /** `text` without this server's secrets. */
@@ -205,15 +212,15 @@ export class ServerRoute {
     await this.#noteLevelNow(signal);
     // A sandboxed route that has switched never starts its server unsandboxed
     // again (a server unavailable since connect() is tried again here).
-    if (this.mode === 'sandbox' && this.#phase !== 'normal') return this.#connectSwitched(signal);
+    if (this.#stopsNormal && this.#phase !== 'normal') return this.#connectSwitched(signal);
     const isolated = this.#isolated;
     const [normal, second] = await Promise.allSettled([
       this.#normal.connect(signal ? { signal } : {}),
       isolated?.connect(signal ? { signal } : {}),
     ]);
     // Switched while the normal side opened (the session escalated meanwhile):
-    // the sandbox is the server now, and the normal side's failure is its doing.
-    if (this.mode === 'sandbox' && this.#phase !== 'normal') return this.#connectSwitched(signal);
+    // the isolated side is the server now, and the normal side's failure is its doing.
+    if (this.#stopsNormal && this.#phase !== 'normal') return this.#connectSwitched(signal);
     // A normal endpoint that failed is tried again by the health monitor, with the
     // isolated one kept for it (close() releases both).
     if (normal.status === 'rejected') throw normal.reason;
@@ -361,6 +368,7 @@ export class ServerRoute {
     }
     if (compareToolLists(this.#normal.tools, isolated.tools) !== undefined) return false;
     this.#problem = undefined;
+    this.#problemQuotesServer = false;
     if (this.#phase === 'fail-closed') this.#phase = 'isolated';
     // The tools offered were kept from before the endpoints differed: its list counts again.
     this.#options.listener.isolationRecovered();
@@ -404,8 +412,13 @@ export class ServerRoute {
       return;
     }
     if (this.mode === 'endpoint') {
-      this.#phase = 'isolated';
-      this.#options.listener.isolated('endpoint');
+      // Between two remote deployments nothing is waited for: calls go to the isolated one at once.
+      if (this.#stopsNormal || this.config.isolation?.transport?.type === 'stdio') {
+        await this.#switchEndpoint();
+      } else {
+        this.#phase = 'isolated';
+        this.#options.listener.isolated('endpoint');
+      }
       return;
     }
     // Sandbox: restart the stdio server under bubblewrap (see docs/isolation.md).
@@ -413,6 +426,7 @@ export class ServerRoute {
     if (this.config.transport.type !== 'stdio') {
       this.#failClose(
         `server "${this.name}" (${this.config.transport.type}) has no isolation.transport, and only stdio servers can be sandboxed`,
+        'own',
       );
       this.#failSwitch();
       return;
@@ -421,14 +435,7 @@ export class ServerRoute {
     // or not: its connection goes as soon as the calls on it have settled
     // (they finish on the old process), while the sandbox is made. Held
     // longer, a crash would have it started again by its own reconnection.
-    const normal = this.#normal;
-    const normalReleased = this.#waitForInflight().then(() => this.#release(normal));
-    // Its process may live on, pooled for another section: the sandbox waits for its end.
-    const stopping = stoppingProcesses(this.#options.session);
-    const normalEnded = normalReleased.then(() => normal.ended);
-    stopping.add(normalEnded);
-    const settled = (): boolean => stopping.delete(normalEnded);
-    normalEnded.then(settled, settled);
+    const normalEnded = this.#stopNormal();
     let launch: SandboxLaunch | { readonly unavailable: string };
     try {
       launch = await launchSandbox({
@@ -439,18 +446,30 @@ export class ServerRoute {
         onDenied: (host, port, reason) => this.#options.listener.networkDenied(host, port, reason),
       });
     } finally {
-      await normalReleased;
+      await normalEnded.catch(() => undefined);
     }
     if ('unavailable' in launch) {
-      this.#failClose(launch.unavailable);
+      this.#failClose(launch.unavailable, 'own');
       this.#failSwitch();
       return;
     }
     this.#sandbox = launch;
     // No sandbox of the session starts while an unsandboxed process of it that
-    // is being stopped still runs: it could read what the sandbox writes to the
-    // workspace they share (two sections of one session with one server).
-    await Promise.all(stopping);
+    // is being stopped still runs (two sections of one session with one
+    // server), nor while one that is not being stopped runs where it writes.
+    await Promise.all(stoppingEnds(this.#options.session));
+    // A sandbox writes on the host in its declared workspace only.
+    const { transport } = this.config;
+    const workspace =
+      transport.type === 'stdio' && transport.cwd !== undefined ? transport : undefined;
+    const refused = await this.#clearForWrites(workspace);
+    if (refused !== undefined) {
+      this.#sandbox = undefined;
+      await launch.dispose();
+      this.#failClose(refused, 'own');
+      this.#failSwitch();
+      return;
+    }
     if (this.#closed) return;
     const sandboxed = this.#connection('isolated', this.config.transport, launch.wrap);
     try {
@@ -473,6 +492,54 @@ export class ServerRoute {
     this.#options.listener.isolated('sandbox');
   }
 
+  /**
+   * The switch to an isolated deployment. A normal deployment that is a
+   * local process (stdio) is stopped first, as a sandboxing route stops
+   * its server, and never started again: it could read what an isolated
+   * deployment writes in a directory they share, and send it out.
+   */
+  async #switchEndpoint(): Promise<void> {
+    if (this.config.transport.type === 'stdio') await this.#stopNormal().catch(() => undefined);
+    const refused = await this.#clearForWrites(this.config.isolation?.transport);
+    if (this.#closed) return;
+    if (refused !== undefined) {
+      this.#failClose(refused, 'own');
+      this.#failSwitch();
+      return;
+    }
+    this.#phase = 'isolated';
+    this.#options.listener.isolated('endpoint');
+  }
+
+  /**
+   * Stops the normal connection for good once the calls on it have settled
+   * (they finish on the old process); resolves when its process has ended.
+   * Other isolated sides of the session wait for that end, as the process
+   * may live on meanwhile (its kill grace, or pooled for another section
+   * that isolates it the same way and is switching too).
+   */
+  #stopNormal(): Promise<void> {
+    const normal = this.#normal;
+    const ended = this.#waitForInflight()
+      .then(() => this.#release(normal))
+      .then(() => normal.ended);
+    noteStopping(this.#options.session, normal, ended);
+    return ended;
+  }
+
+  /**
+   * Waits until the isolated side may write where `transport` runs (see
+   * `local-processes.ts`): why it may not, or undefined when it may, or
+   * when it writes nothing on this host (not a local process).
+   */
+  async #clearForWrites(
+    transport: ResolvedServerConfig['transport'] | undefined,
+  ): Promise<string | undefined> {
+    const directory = transport === undefined ? undefined : workingDirectoryOf(transport);
+    if (directory === undefined) return undefined;
+    return clearForIsolatedWrites(this.#options.session, this.name, directory);
+  }
+
   /** Ends a switch as fail-closed, with the problem already recorded. */
   #failSwitch(): void {
     this.#phase = 'fail-closed';
@@ -492,9 +559,16 @@ export class ServerRoute {
     this.#drained = undefined;
   }
 
-  /** Records what is wrong with the isolated side; once isolated, calls stop at once. */
-  #failClose(reason: string): void {
-    this.#problem ??= this.#options.redactor.redact(reason);
+  /**
+   * Records what is wrong with the isolated side; once isolated, calls stop
+   * at once. `words`: whose the reason is, the library's alone or quoting
+   * what a server sent (an error, its stderr, its tools).
+   */
+  #failClose(reason: string, words: 'own' | 'quoting a server' = 'quoting a server'): void {
+    if (this.#problem === undefined) {
+      this.#problem = this.#options.redactor.redact(reason);
+      this.#problemQuotesServer = words !== 'own';
+    }
     if (this.#phase === 'isolated') this.#phase = 'fail-closed';
   }
 
@@ -515,13 +589,13 @@ export class ServerRoute {
         ? { requestRefusal: this.#options.normalEndpointRefusal }
         : {}),
       reconnect: this.#options.reconnect,
-      ...(endpoint === 'normal' && this.mode === 'sandbox'
+      ...(endpoint === 'normal' && this.#stopsNormal
         ? {
             beforeReopen: () => this.#beforeNormalReopens(),
             mayStart: () =>
               this.#phase === 'normal'
                 ? undefined
-                : `the session's private data reached the sandbox's level, so "${this.name}" is not started outside it`,
+                : `the session's private data reached the isolation level of "${this.name}", so it is not started outside its isolation`,
           }
         : {}),
       pool: this.#options.pool,
@@ -543,7 +617,7 @@ export class ServerRoute {
       throw new McpConnectionError(
         this.name,
         this.config.transport.type,
-        `server "${this.name}" is not started again outside its sandbox: the session is at its isolation level`,
+        `server "${this.name}" is not started again outside its isolation: the session is at its isolation level`,
       );
     }
   }

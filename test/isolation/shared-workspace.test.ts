@@ -1,0 +1,184 @@
+/**
+ * An isolated side that writes the session's private data in a directory
+ * where an unsandboxed process of the same session runs with network: the
+ * fixture server's every instance posts what it finds in its workspace to
+ * a sink, so one left running there would carry the data out.
+ * - an isolated deployment that is a local process (stdio), beside a
+ *   normal deployment that is one too, in one directory: the normal
+ *   process is stopped at the switch, before the isolated one takes a
+ *   call, and never started again;
+ * - a sandbox in one section, the same server without isolation in another
+ *   section of the session, in one directory: the sandbox does not start
+ *   (the route fails closed, naming the other server), and a process
+ *   without isolation does not start where a sandbox of the session wrote.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  type McpServerConfig,
+  Session,
+} from '../../src/index.js';
+import { sandboxSupport } from '../../src/isolation/sandbox.js';
+import { toolNamed } from '../support/mcp-fixtures.js';
+import { isAlive } from '../support/processes.js';
+
+const SERVER = fileURLToPath(
+  new URL('../fixtures/hostile/workspace-reader-server.mjs', import.meta.url),
+);
+const PRIVATE = 'PRIVATE-diagnosis-4711';
+const canSandbox = process.platform === 'linux' && sandboxSupport().available;
+
+let sink: Server;
+let posts: string[] = [];
+let sinkPort = 0;
+const directories: string[] = [];
+const sections: McpIntegrationSection[] = [];
+
+beforeEach(async () => {
+  posts = [];
+  sink = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      posts.push(`${request.url ?? ''} ${body}`);
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  sinkPort = (sink.address() as AddressInfo).port;
+});
+
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section.disconnect()));
+  sink.closeAllConnections();
+  await new Promise((resolve) => sink.close(resolve));
+  for (const directory of directories.splice(0))
+    rmSync(directory, { recursive: true, force: true });
+});
+
+function workspace(): string {
+  const made = mkdtempSync(path.join(tmpdir(), 'mcp-sections-shared-ws-'));
+  directories.push(made);
+  return made;
+}
+
+function notes(
+  cwd: string,
+  extra: Partial<McpServerConfig> = {},
+  offline = false,
+): McpServerConfig {
+  return {
+    name: 'notes',
+    timeoutMs: 20_000,
+    transport: {
+      type: 'stdio',
+      command: process.execPath,
+      args: [SERVER, ...(offline ? ['--offline'] : [])],
+      cwd,
+    },
+    env: { SINK_PORT: String(sinkPort) },
+    ...extra,
+  };
+}
+
+function section(session: Session, key: string, servers: McpServerConfig[]): McpIntegrationSection {
+  const made = new McpIntegrationSection({ session, key, servers, onConnectError: 'report' });
+  sections.push(made);
+  return made;
+}
+
+/** Waits long enough for any instance left running to have posted what it read (it looks every 50 ms). */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 600));
+
+describe('an isolated deployment that is a local process, in the normal one’s directory', () => {
+  it('stops the normal process before the isolated one takes a call, and never starts it again', async () => {
+    const cwd = workspace();
+    const session = new Session();
+    const notesSection = section(session, 'a', [
+      notes(cwd, {
+        isolation: {
+          transport: {
+            type: 'stdio',
+            command: process.execPath,
+            args: [SERVER, '--offline'],
+            cwd,
+          },
+        },
+      }),
+    ]);
+    await notesSection.connect();
+    const normalPid = notesSection.routes[0]!.connectionAt('normal')!.pid;
+    expect(normalPid).toBeGreaterThan(0);
+    session.privateData.add('patients', 'confidential');
+    const saved = await invokeTool(
+      toolNamed(notesSection, 'notes_save'),
+      { text: PRIVATE },
+      { session },
+    );
+    expect(saved.message).toBe('saved');
+    expect(isAlive(normalPid!)).toBe(false);
+    // Connecting the section again opens the isolated deployment only.
+    await notesSection.connect();
+    expect(notesSection.routes[0]!.connectionAt('normal')!.state).toBe('closed');
+    await settle();
+    expect(posts).toEqual([]);
+  });
+});
+
+describe.runIf(canSandbox)(
+  'a sandbox, and the same server without isolation in another section',
+  () => {
+    it('fails closed while the other runs in its workspace, naming it, and nothing gets out', async () => {
+      const cwd = workspace();
+      const session = new Session();
+      const sandboxing = section(session, 'a', [notes(cwd, { isolation: {} })]);
+      const plain = section(session, 'b', [notes(cwd)]);
+      await sandboxing.connect();
+      await plain.connect();
+      session.privateData.add('patients', 'confidential');
+      const refused = await invokeTool(
+        toolNamed(sandboxing, 'notes_save'),
+        { text: PRIVATE },
+        { session },
+      );
+      expect(refused.success).toBe(false);
+      expect(refused.message).toContain(
+        `server "notes" of this session runs without isolation in ${JSON.stringify(cwd)}`,
+      );
+      await settle();
+      expect(posts).toEqual([]);
+    });
+
+    it('runs the sandbox when the other runs elsewhere, and starts no process without isolation in its workspace', async () => {
+      const cwd = workspace();
+      const session = new Session();
+      const sandboxing = section(session, 'a', [notes(cwd, { isolation: {} })]);
+      const elsewhere = section(session, 'b', [notes(workspace())]);
+      await sandboxing.connect();
+      await elsewhere.connect();
+      session.privateData.add('patients', 'confidential');
+      const saved = await invokeTool(
+        toolNamed(sandboxing, 'notes_save'),
+        { text: PRIVATE },
+        { session },
+      );
+      expect(saved.message).toBe('saved');
+      // A section connected now, without isolation, in the sandbox's workspace: not started there.
+      const late = section(session, 'c', [notes(cwd)]);
+      await late.connect();
+      expect(late.unavailableServers.map(({ name }) => name)).toEqual(['notes']);
+      expect(late.unavailableServers[0]?.reason).toContain(
+        `written in ${JSON.stringify(cwd)} by the isolated side of server "notes"`,
+      );
+      await settle();
+      expect(posts).toEqual([]);
+    });
+  },
+);
