@@ -15,7 +15,7 @@
  */
 import { isJsonRecord } from '../core/json.js';
 import { type ArrayEdit, arrayEdits, changedRegion, NONE, type Region } from './array-diff.js';
-import { type Path, setMember, shallowCopy } from './value-paths.js';
+import { type Path, pathKey, setMember, shallowCopy } from './value-paths.js';
 
 /** What {@link revertValue} returns when another change stands in the way. */
 export const FAILED: unique symbol = Symbol('failed');
@@ -131,9 +131,8 @@ const MAX_LATER_PATHS = 256;
 function addPaths(list: Path[], paths: readonly Path[]): void {
   if (list.length === 1 && list[0]!.length === 0) return;
   for (const path of paths) {
-    const key = path.join('\u0000');
-    if (list.some((known) => known.length === path.length && known.join('\u0000') === key))
-      continue;
+    const key = pathKey(path);
+    if (list.some((known) => known.length === path.length && pathKey(known) === key)) continue;
     list.push(path);
   }
   if (list.length > MAX_LATER_PATHS || list.some((path) => path.length === 0))

@@ -5,6 +5,7 @@ import { followEdits, noteInside, undoEdits } from './array-undo.js';
 import {
   GONE,
   outermostArrayPath,
+  pathKey,
   type Path,
   valueAt,
   withPatch,
@@ -234,7 +235,7 @@ export class CallJournal {
         continue;
       }
       // One step per array and write, whatever number of patches it took.
-      const key = JSON.stringify(path);
+      const key = pathKey(path);
       if (arrays.has(key)) continue;
       arrays.add(key);
       writer.records.push({
@@ -457,7 +458,7 @@ export class CallJournal {
       if (was === now) return;
       let touched: boolean;
       if (Array.isArray(was) && Array.isArray(now)) {
-        const key = record.path.join('\u0000');
+        const key = pathKey(record.path);
         regions ??= new Map();
         let region = regions.get(key);
         if (region === undefined) {

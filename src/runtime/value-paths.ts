@@ -10,6 +10,26 @@ import { isJsonRecord } from '../core/json.js';
 /** A path of keys (array indices as numbers). */
 export type Path = readonly (string | number)[];
 
+/** Each symbol met in a path, by its place in a path key (symbols cannot be written as text). */
+const symbolIds = new Map<symbol, number>();
+
+/**
+ * A text that tells `path` from every other path: its keys (an index as a
+ * number or as text alike, as a path names it either way), a symbol among
+ * them (a slice's own symbol-keyed member) told by its identity.
+ */
+export function pathKey(path: readonly PropertyKey[]): string {
+  let key = '';
+  for (const part of path) {
+    if (typeof part === 'symbol') {
+      let id = symbolIds.get(part);
+      if (id === undefined) symbolIds.set(part, (id = symbolIds.size));
+      key += `y${id},`;
+    } else key += JSON.stringify(String(part)); // quoted and escaped: no key runs into the next
+  }
+  return key;
+}
+
 /** What a setter returns when something on the path is not an object (an array counts as not one). */
 export const GONE: unique symbol = Symbol('gone');
 
