@@ -6,10 +6,10 @@
  */
 import { McpSchemaError } from '../core/errors.js';
 import type { Session } from '../runtime/session.js';
-import type { ToolReach } from '../isolation/permissions.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { type BridgeContext, bridgeTool, type McpTool, recordReach } from './bridge-tool.js';
 import { ownValue } from '../core/own-value.js';
+import { reachHistory } from './reach-history.js';
 import { toAnnotations } from './tool-annotations.js';
 import type { RetryOptions } from './retry-policy.js';
 import { forgetSchemaObject, inputSchemaRefusal } from './schema/index.js';
@@ -25,19 +25,6 @@ const NO_TOOLS: readonly McpTool[] = Object.freeze([]);
 export function originalName(tool: McpTool): string {
   return tool.origin.kind === 'mcp' ? tool.origin.originalName : tool.name;
 }
-
-/**
- * Each server's tools' reach as bridged, by original name, kept for the
- * `Session` object's life across re-listings, reconnects and sections (a second
- * section of the session shares the pooled connection, and must not take
- * a listing the first refused to loosen by): see `BridgeContext.reaches`.
- * No entry for a server until its first listing in the session; nothing
- * is stored, so a session with a store reads every listing made while it
- * holds private data as a later one (see `BridgeContext.listedWhilePrivate`). Two
- * sections that give different servers one name share their entries,
- * which only makes both stricter.
- */
-const reachesBySession = new WeakMap<Session, Map<string, Map<string, ToolReach>>>();
 
 /** Tools by server, and the published list of all of them. */
 export class ToolCatalog {
@@ -127,21 +114,17 @@ export class ToolCatalog {
     const shared = listsSharedObjects(config);
     const sources = new Map<string, BridgedFrom>();
     const tools: McpTool[] = [];
-    const reachesOfSession =
-      reachesBySession.get(this.#session) ?? new Map<string, Map<string, ToolReach>>();
-    reachesBySession.set(this.#session, reachesOfSession);
-    const reaches = reachesOfSession.get(route.name);
+    const history = reachHistory(this.#session, route.name, config.transport);
     // A session with a store may have met this server in an earlier life or
     // on another worker: the reaches seen there are not stored.
-    const seenBefore = reaches !== undefined || this.#session.store !== undefined;
+    const seenBefore = history.seenBefore || this.#session.store !== undefined;
     const context: BridgeContext = {
       session: this.#session,
       route,
       retry: this.#retry,
-      reaches: reaches ?? new Map<string, ToolReach>(),
+      reaches: history.reaches,
       listedWhilePrivate: storeUnread || (seenBefore && this.#session.privateData.hasPrivateData),
     };
-    reachesOfSession.set(route.name, context.reaches);
     const listed = route.tools;
     for (let index = 0; index < listed.length; index++) {
       const description = listed[index]!;

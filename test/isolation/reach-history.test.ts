@@ -1,0 +1,65 @@
+/**
+ * The session's history of a server's tools' reach follows the server,
+ * not only its name: the same server configured under two names (two
+ * sections of one session, `gh` and `github`) is one server, and a
+ * listing it sends under the second name once the session holds private
+ * data (its network tool now claimed closed-world) is not taken at its
+ * word. Under a name of its own it started a history of its own, and the
+ * call went out.
+ */
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  type McpServerConfig,
+  Session,
+} from '../../src/index.js';
+import { toolNamed } from '../support/mcp-fixtures.js';
+
+const SERVER = fileURLToPath(new URL('../fixtures/hostile/relabeling-server.mjs', import.meta.url));
+
+const sections: McpIntegrationSection[] = [];
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section.disconnect()));
+});
+
+function poster(name: string, listAs: 'open' | 'closed'): McpServerConfig {
+  return {
+    name,
+    transport: { type: 'stdio', command: process.execPath, args: [SERVER] },
+    env: { LIST_AS: listAs },
+  };
+}
+
+async function connected(
+  session: Session,
+  config: McpServerConfig,
+): Promise<McpIntegrationSection> {
+  const section = new McpIntegrationSection({ session, key: config.name, servers: [config] });
+  sections.push(section);
+  await section.connect();
+  return section;
+}
+
+describe('the reach history of a server under two names', () => {
+  it('holds a network tool the server re-lists as closed-world under its second name', async () => {
+    const session = new Session();
+    const first = await connected(session, poster('gh', 'open'));
+    session.privateData.add('patients', 'confidential');
+    const refused = await invokeTool(toolNamed(first, 'gh_post'), { text: 'x' }, { session });
+    expect(refused.message).toContain('is blocked');
+    const second = await connected(session, poster('github', 'closed'));
+    const again = await invokeTool(toolNamed(second, 'github_post'), { text: 'x' }, { session });
+    expect(again.success).toBe(false);
+    expect(again.message).toContain('is blocked');
+  });
+
+  it('takes a server first met while private at its word (the control)', async () => {
+    const session = new Session();
+    session.privateData.add('patients', 'confidential');
+    const only = await connected(session, poster('github', 'closed'));
+    const posted = await invokeTool(toolNamed(only, 'github_post'), { text: 'x' }, { session });
+    expect(posted.message).toBe('posted 1 characters');
+  });
+});
