@@ -28,7 +28,12 @@ import { callFailure, noteLossReason } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
 import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
-import { callQuoteMask, callSecretsSent, callTextMask } from './in-flight-secrets.js';
+import {
+  callQuoteMask,
+  callSecretsOn,
+  callSecretsSent,
+  callTextMask,
+} from './in-flight-secrets.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
@@ -141,41 +146,52 @@ export function bridgeTool(
     writesInCall: () => call.reportsProgress(),
     // Read when a section renders its inventory with private data in the session.
     refusal: () => call.refusal(),
-    // Events reach traces, telemetry and stores: the server's secrets are masked there.
-    ...(route.redactor.hasSecrets
-      ? { maskInEvents: (data: unknown) => shownInEvents(data, route.redactor) }
-      : {}),
+    // Events reach traces, telemetry and stores: the server's secrets are masked
+    // there, and a call's secret arguments in the text of its answer.
+    maskInEvents: (data: unknown) => shownInEvents(data, route.redactor),
   });
 }
 
 /**
  * The server's answer behind each result of a call to a server with
- * secrets, kept for its `ToolInvoked` (built only when someone observes
- * it): the event shows the answer masked before the result limit cuts its
- * text, since a cut may leave a piece of a secret that masking no longer
- * finds whole. Kept cut at the limit plus {@link MASK_MARGIN}: no more of
- * a large answer stays alive with the result.
+ * secrets, or of a call with secret arguments, kept for its `ToolInvoked`
+ * (built only when someone observes it): the event shows the answer masked
+ * before the result limit cuts its text, since a cut may leave a piece of
+ * a secret that masking no longer finds whole (the server chooses where
+ * its text is cut). Kept cut at the limit plus {@link MASK_MARGIN}: no more
+ * of a large answer stays alive with the result.
  */
-const answers = new WeakMap<ToolResult<unknown>, { raw: CallToolResult; maxChars: number }>();
+const answers = new WeakMap<
+  ToolResult<unknown>,
+  { raw: CallToolResult; maxChars: number; mask: ((text: string) => string) | undefined }
+>();
 
-/** What `ToolInvoked` shows of a bridged call's params or result: the server's secrets masked. */
+/**
+ * What `ToolInvoked` shows of a bridged call's params or result: the
+ * server's secrets masked, and the call's secret arguments in a success's
+ * text; the data itself when there is neither.
+ */
 function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
   if (!ToolResult.is(data)) return redactor.redactData(data);
   const answer = answers.get(data);
+  if (answer === undefined && !redactor.hasSecrets) return data;
+  const mask = answer?.mask ?? ((text: string) => redactor.redact(text));
   // A failure's message was masked before its cut already (or is the library's own);
   // a success's is the answer's text, cut: read again from the answer, masked first.
   const shown =
     answer === undefined
       ? data
       : mapCallResult(
-          limitResult(
-            withMaskedText(answer.raw, (text) => redactor.redact(text), answer.maxChars),
-            answer.maxChars,
-          ),
+          limitResult(withMaskedText(answer.raw, mask, answer.maxChars), answer.maxChars),
         );
-  const message = redactor.redact(data.success ? shown.message : data.message);
+  const message = data.success ? mask(shown.message) : redactor.redact(data.message);
   const value = data.value === null ? null : redactor.redactData(shown.value);
   return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
+}
+
+/** What masks the secret arguments of the calls in flight on `route`'s connections, or settled within the grace. */
+function othersInFlight(route: ServerRoute): ((text: string) => string) | undefined {
+  return callSecretsOn([route.connectionAt('normal'), route.connectionAt('isolated')]);
 }
 
 /**
@@ -320,7 +336,7 @@ class BridgedCall {
         answered: (raw) => {
           settled();
           try {
-            return this.#answer(raw, args, tool);
+            return this.#answer(raw, args, tool, secrets);
           } catch (error) {
             return this.#failed(error, args, tool, retried);
           }
@@ -357,7 +373,8 @@ class BridgedCall {
 
   /** What masks the text the server wrote back about this call (an error), if anything needs masking. */
   #textMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
-    return callTextMask(this.#secretsIfReadable(args), this.#context.route.redactor);
+    const { route } = this.#context;
+    return callTextMask(this.#secretsIfReadable(args), route.redactor, othersInFlight(route));
   }
 
   /** The server's `text` about this call with its secrets and the call's secret arguments masked. */
@@ -401,9 +418,10 @@ class BridgedCall {
     raw: CallToolResult,
     args: Record<string, unknown>,
     tool: ToolContext,
+    secrets: readonly string[] | undefined,
   ): ToolResult<McpToolValue | null> | Promise<ToolResult<McpToolValue | null>> {
     const { route, session } = this.#context;
-    const result = this.#resultOf(raw, args, tool);
+    const result = this.#resultOf(raw, args, tool, secrets);
     // The escalation is in the store before the call returns, or the call fails.
     if (!session.hasPendingPrivateData) return result;
     return recordEscalation(session, route.name, this.#shown, tool.signal).then(
@@ -459,6 +477,7 @@ class BridgedCall {
     raw: CallToolResult,
     args: Record<string, unknown>,
     tool: ToolContext,
+    secrets: readonly string[] | undefined,
   ): ToolResult<McpToolValue | null> {
     const { route, session } = this.#context;
     const serverName = route.name;
@@ -495,7 +514,7 @@ class BridgedCall {
       outputSchema === undefined || leftOut
         ? undefined
         : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, () =>
-            callQuoteMask(this.#secretsIfReadable(args), route.redactor),
+            callQuoteMask(this.#secretsIfReadable(args), route.redactor, othersInFlight(route)),
           );
     let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     const mask = violation === undefined && raw.isError === true ? this.#textMask(args) : undefined;
@@ -509,9 +528,15 @@ class BridgedCall {
     if (result.success && this.#sensitiveLevel !== undefined) {
       session.privateData.add(`${serverName}.${shown}`, this.#sensitiveLevel);
     }
-    // Kept no longer than the event can show, and a secret the cut there splits whole.
-    if (route.redactor.hasSecrets)
-      answers.set(result, { raw: limitResult(raw, maxChars + MASK_MARGIN), maxChars });
+    // Kept no longer than the event can show, and a secret the cut there splits whole:
+    // the server's own, and the call's secret arguments it may echo in its answer's text.
+    // Another call's too: a server may write one call's secret into another's answer.
+    const others = othersInFlight(route);
+    if (route.redactor.hasSecrets || secrets !== undefined || others !== undefined) {
+      const kept = limitResult(raw, maxChars + MASK_MARGIN);
+      const mask = callTextMask(secrets, route.redactor, others);
+      answers.set(result, { raw: kept, maxChars, mask });
+    }
     return result;
   }
 
@@ -596,8 +621,11 @@ class BridgedCall {
     let mask: ((text: string) => string) | undefined;
     const masked = (message: string): string => {
       mask ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS;
+      // Read for each report: the calls in flight beside this one change.
+      const others = othersInFlight(route);
+      const own = mask;
       // Masked before the cut, which could leave a piece of a secret unrecognised.
-      return maskedQuote(message, mask);
+      return maskedQuote(message, others === undefined ? own : (text) => others(own(text)));
     };
     // Progress arrives on the transport's own callback; running it in the call's
     // async context makes the reducers it runs part of this call, so a failure

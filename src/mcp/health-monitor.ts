@@ -12,6 +12,7 @@ import { abortReason, untilAborted, withDeadline } from '../core/deadline.js';
 import { McpConfigError, McpTimeoutError } from '../core/errors.js';
 import { defineEvent } from '../runtime/define-event.js';
 import type { McpClientGroup } from './client-group.js';
+import { callSecretsOn } from './in-flight-secrets.js';
 import type { McpIntegrationSection } from './section.js';
 import { failureReason, type McpToolDescription } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
@@ -337,12 +338,12 @@ export class McpHealthMonitor {
    */
   #reasonOf(route: ServerRoute, error: unknown): string {
     if (error instanceof McpTimeoutError && this.#isPrivate()) return error.message;
-    return this.#serverText(route.redact(failureReason(error)));
+    return this.#serverText(withoutCallSecrets(route, route.redact(failureReason(error))));
   }
 
   /** The status of a route that refuses every call, as the section's unavailable servers say it. */
   #failingClosed(route: ServerRoute): string {
-    const reason = route.failClosedReason ?? 'unknown reason';
+    const reason = withoutCallSecrets(route, route.failClosedReason ?? 'unknown reason');
     return `calls are refused (fail closed): ${route.failClosedQuotesServer ? this.#serverText(reason) : reason}`;
   }
 
@@ -420,3 +421,13 @@ function checkDuration(field: string, value: number): number {
  */
 export const WITHHELD_HEALTH_TEXT =
   "the server's message is withheld: the session holds private data";
+
+/**
+ * `text` without the secret arguments of the calls in flight on the
+ * route's connections (or settled within the grace): a server may write
+ * one into its answer to a ping, as into its log.
+ */
+function withoutCallSecrets(route: ServerRoute, text: string): string {
+  const mask = callSecretsOn([route.connectionAt('normal'), route.connectionAt('isolated')]);
+  return mask === undefined ? text : mask(text);
+}

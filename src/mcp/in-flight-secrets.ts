@@ -110,16 +110,24 @@ export function callSecretMask(secrets: Iterable<string>): (text: string) => str
 /**
  * What masks the text a server wrote back about one call (an error, a
  * progress message, a validator's quote of a refused value): the call's
- * secret argument values first ({@link callSecretMask}), then the server's
- * own secrets; undefined when there is neither to mask.
+ * secret argument values first ({@link callSecretMask}), then those of the
+ * other calls `others` masks (those in flight on the server's connections,
+ * or settled within the grace: a server may write one call's secret into
+ * another's answer), then the server's own secrets; undefined when there
+ * is nothing to mask.
  */
 export function callTextMask(
   secrets: readonly string[] | undefined,
   server: SecretRedactor,
+  others?: (text: string) => string,
 ): ((text: string) => string) | undefined {
   const call = secrets === undefined || secrets.length === 0 ? undefined : callSecretMask(secrets);
-  if (!server.hasSecrets) return call;
-  return call === undefined ? (text) => server.redact(text) : (text) => server.redact(call(text));
+  const masks: ((text: string) => string)[] = [];
+  if (call !== undefined) masks.push(call);
+  if (others !== undefined) masks.push(others);
+  if (server.hasSecrets) masks.push((text) => server.redact(text));
+  if (masks.length <= 1) return masks[0];
+  return (text) => masks.reduce((masked, mask) => mask(masked), text);
 }
 
 /**
@@ -131,8 +139,9 @@ export function callTextMask(
 export function callQuoteMask(
   secrets: readonly string[] | undefined,
   server: SecretRedactor,
+  others?: (text: string) => string,
 ): QuoteMask | undefined {
-  const text = callTextMask(secrets, server);
+  const text = callTextMask(secrets, server, others);
   if (text === undefined) return undefined;
   const call =
     secrets === undefined || secrets.length === 0 ? undefined : new SecretRedactor(secrets);
@@ -150,6 +159,23 @@ export function callSecretsOf(
   connection: McpServerConnection,
 ): ((text: string) => string) | undefined {
   return byConnection.get(connection)?.mask;
+}
+
+/**
+ * What masks the secret arguments of the calls in flight (or settled
+ * within the grace) on any of `connections` (a route's normal and isolated
+ * ones), if any.
+ */
+export function callSecretsOn(
+  connections: readonly (McpServerConnection | undefined)[],
+): ((text: string) => string) | undefined {
+  const masks: ((text: string) => string)[] = [];
+  for (const connection of connections) {
+    const mask = connection === undefined ? undefined : callSecretsOf(connection);
+    if (mask !== undefined) masks.push(mask);
+  }
+  if (masks.length <= 1) return masks[0];
+  return (text) => masks.reduce((masked, mask) => mask(masked), text);
 }
 
 /**
