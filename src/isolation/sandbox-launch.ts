@@ -28,6 +28,12 @@ export interface SandboxLaunchOptions {
 export interface SandboxLaunch {
   readonly wrap: CommandWrapper;
   /**
+   * Where the sandboxed server writes on the host: its declared workspace
+   * only (bubblewrap), or anywhere it could outside (the `unshare`
+   * fallback takes the network away and nothing else).
+   */
+  readonly writes: 'workspace' | 'host';
+  /**
    * The session's level rose: connections the proxy let through and that
    * the level now refuses (every one at `secret`) are cut.
    */
@@ -86,6 +92,7 @@ export async function launchSandbox(
   };
   return {
     wrap: (line) => sandboxedCommand(line, plan, support),
+    writes: support.backend === 'unshare' ? 'host' : 'workspace',
     levelRaised: () => proxy?.recheck(),
     dispose,
   };

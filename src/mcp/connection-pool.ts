@@ -98,9 +98,10 @@ export class McpConnectionPool {
        */
       readonly answers?: { readonly session: object; readonly handlers: ClientHandlers };
       /**
-       * Whether and when the holder sandboxes the server (`sandbox at
-       * confidential`): such a route stops its normal process at the
-       * switch, and a holder that does not would keep that process running.
+       * Whether and when the holder stops the server's normal process for
+       * good (`stopped at confidential`: a sandboxing route, or one whose
+       * isolated deployment replaces a local process): a holder that does
+       * not, or does at another level, would keep that process running.
        */
       readonly isolation?: string | undefined;
     },

@@ -50,6 +50,30 @@ function processesOf(session: object): SessionProcesses {
 }
 
 /**
+ * How long a switch waits for the normal process it released to end: its
+ * kill grace (the end of its stdin, then SIGTERM, then SIGKILL) with room
+ * to spare. Past it, another holder keeps the process (a pooled one), and
+ * the route fails closed rather than wait for ever.
+ */
+export const NORMAL_END_MS = 15_000;
+
+/** Whether `ended` settles within `ms` (0: whether it has settled already, after one turn). */
+export function endsWithin(ended: Promise<void>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+    timer.unref?.();
+  });
+  return Promise.race([
+    ended.then(
+      () => true,
+      () => true,
+    ),
+    late,
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
  * The directory a stdio server runs in (its `cwd`, else this process's), as
  * the file system resolves it: one directory reached by two paths is one.
  * Undefined for any other transport, which starts no local process.
@@ -64,12 +88,16 @@ export function workingDirectoryOf(transport: McpTransportConfig): string | unde
   }
 }
 
-/** Whether one of two directories is the other or holds it. */
-function overlaps(a: string, b: string): boolean {
-  if (a === b) return true;
-  const within = (inner: string, outer: string): boolean =>
-    inner.startsWith(outer.endsWith(path.sep) ? outer : `${outer}${path.sep}`);
-  return within(a, b) || within(b, a);
+/**
+ * Whether `directory` is `written` or inside it: a process running there
+ * reads what is written by relative paths. One running above it could
+ * read it too, by its path, as any other process on the host could: that
+ * is not what this checks (a stdio server without a `cwd` runs in this
+ * process's directory, above most workspaces).
+ */
+function within(directory: string, written: string): boolean {
+  if (directory === written) return true;
+  return directory.startsWith(written.endsWith(path.sep) ? written : `${written}${path.sep}`);
 }
 
 /** Whether the connection's process runs (or is starting, or starting again). */
@@ -101,7 +129,7 @@ export function noteUnsandboxedProcess(
  */
 export function isolatedWriterIn(session: object, directory: string): string | undefined {
   for (const writer of processesOf(session).isolatedWrites.values()) {
-    if (overlaps(writer.directory, directory)) {
+    if (within(directory, writer.directory)) {
       return `the session's private data is written in ${JSON.stringify(writer.directory)} by the isolated side of server "${writer.serverName}", and a process started there without isolation could read it and send it out`;
     }
   }
@@ -132,13 +160,14 @@ export function noteStopping(
 
 /**
  * Makes ready an isolated side of `serverName` that writes in `directory`:
- * waits for every unsandboxed process of the session running there that
- * is being stopped (or closed and not yet gone), then notes the directory
- * as written by an isolated side, so that none starts there again.
+ * waits for every unsandboxed process of the session running there (or
+ * inside it) that is being stopped (or closed and not yet gone), then
+ * notes the directory as written by an isolated side, for the session's
+ * life (what it writes stays there), so that none starts there again.
  *
  * @returns why the isolated side may not take calls (an unsandboxed process
- *   of another server, or of this one in another section, still runs
- *   there), or undefined once it may.
+ *   of another server, or of this one in another section, runs there, and
+ *   is not being stopped); then nothing is noted.
  */
 export async function clearForIsolatedWrites(
   session: object,
@@ -146,24 +175,31 @@ export async function clearForIsolatedWrites(
   directory: string,
 ): Promise<string | undefined> {
   const processes = processesOf(session);
-  // Noted first, for the session's life: no unsandboxed process starts there from now on.
-  processes.isolatedWrites.set(JSON.stringify([serverName, directory]), { serverName, directory });
   for (;;) {
     const waits: Promise<void>[] = [];
     const running: string[] = [];
     for (const local of processes.unsandboxed) {
-      if (!overlaps(local.directory, directory)) continue;
+      if (!within(local.directory, directory)) continue;
       const stopping = processes.stopping.get(local.connection);
       if (stopping !== undefined) waits.push(stopping);
-      else if (runs(local.connection)) running.push(local.serverName);
+      else if (runs(local.connection)) {
+        running.push(`"${local.serverName}" (in ${JSON.stringify(local.directory)})`);
+      }
       // Closed: its process is being ended. Idle or failed: it runs none.
       else if (local.connection.state === 'closed') waits.push(local.connection.ended);
     }
     if (running.length > 0) {
-      const names = [...new Set(running)].map((name) => `"${name}"`).join(', ');
-      return `server ${names} of this session runs without isolation in ${JSON.stringify(directory)}, where the isolated side would write the session's private data: it could read it there and send it out`;
+      const names = [...new Set(running)].join(', ');
+      return `server ${names} of this session runs without isolation where the isolated side of "${serverName}" would write the session's private data (${JSON.stringify(directory)}): it could read it there and send it out`;
     }
-    if (waits.length === 0) return undefined;
+    if (waits.length === 0) {
+      // Noted with no turn since the last look: no process started there meanwhile.
+      processes.isolatedWrites.set(JSON.stringify([serverName, directory]), {
+        serverName,
+        directory,
+      });
+      return undefined;
+    }
     await Promise.all(waits.map((wait) => wait.catch(() => undefined)));
   }
 }

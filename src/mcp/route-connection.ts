@@ -106,8 +106,8 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
  * What the pool tells connections apart by, of a route's isolation: a
  * route that stops its normal process at its level (a sandboxing one, or
  * one whose isolated deployment replaces a local process) never shares it
- * with a route that keeps it running; an isolated deployment leaves a
- * remote normal endpoint shared.
+ * with a route that keeps it running, or stops it at another level; an
+ * isolated deployment leaves a remote normal endpoint shared.
  */
 function isolationKey(
   config: ResolvedServerConfig,
@@ -116,7 +116,7 @@ function isolationKey(
 ): string | undefined {
   const { isolation } = config;
   if (isolation === undefined) return undefined;
-  const at = isolation.at ?? 'confidential';
-  if (isolation.transport === undefined) return `sandbox at ${at}`;
-  return endpoint === 'normal' && transport.type === 'stdio' ? `stopped at ${at}` : undefined;
+  const stops =
+    isolation.transport === undefined || (endpoint === 'normal' && transport.type === 'stdio');
+  return stops ? `stopped at ${isolation.at ?? 'confidential'}` : undefined;
 }

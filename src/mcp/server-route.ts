@@ -6,6 +6,8 @@ import { compareToolLists } from './endpoint-check.js';
 import type { McpConnectionPool } from './connection-pool.js';
 import {
   clearForIsolatedWrites,
+  endsWithin,
+  NORMAL_END_MS,
   noteStopping,
   stoppingEnds,
   workingDirectoryOf,
@@ -367,6 +369,12 @@ export class ServerRoute {
       return false;
     }
     if (compareToolLists(this.#normal.tools, isolated.tools) !== undefined) return false;
+    if (this.#phase === 'fail-closed') {
+      // Switched: as a switch would, only with the normal process gone and the directory clear.
+      if (this.#stopsNormal && !(await endsWithin(this.#normal.ended, 0))) return false;
+      if ((await this.#clearForWrites(this.#isolatedDirectory)) !== undefined) return false;
+      if (this.#closed || this.#phase !== 'fail-closed') return false;
+    }
     this.#problem = undefined;
     this.#problemQuotesServer = false;
     if (this.#phase === 'fail-closed') this.#phase = 'isolated';
@@ -407,18 +415,21 @@ export class ServerRoute {
   }
 
   async #switch(): Promise<void> {
+    // A local process on either side: the normal one is stopped, the directory checked.
+    if (this.mode === 'endpoint' && (this.#stopsNormal || this.#isolatedDirectory !== undefined)) {
+      await this.#switchEndpoint();
+      return;
+    }
     if (this.#problem !== undefined) {
+      // Failing closed, a sandboxing route's server still never runs unsandboxed again.
+      if (this.#stopsNormal) await this.#stopNormal();
       this.#failSwitch();
       return;
     }
     if (this.mode === 'endpoint') {
       // Between two remote deployments nothing is waited for: calls go to the isolated one at once.
-      if (this.#stopsNormal || this.config.isolation?.transport?.type === 'stdio') {
-        await this.#switchEndpoint();
-      } else {
-        this.#phase = 'isolated';
-        this.#options.listener.isolated('endpoint');
-      }
+      this.#phase = 'isolated';
+      this.#options.listener.isolated('endpoint');
       return;
     }
     // Sandbox: restart the stdio server under bubblewrap (see docs/isolation.md).
@@ -435,8 +446,9 @@ export class ServerRoute {
     // or not: its connection goes as soon as the calls on it have settled
     // (they finish on the old process), while the sandbox is made. Held
     // longer, a crash would have it started again by its own reconnection.
-    const normalEnded = this.#stopNormal();
+    const normalStopped = this.#stopNormal();
     let launch: SandboxLaunch | { readonly unavailable: string };
+    let stopped: string | undefined;
     try {
       launch = await launchSandbox({
         serverName: this.name,
@@ -446,10 +458,12 @@ export class ServerRoute {
         onDenied: (host, port, reason) => this.#options.listener.networkDenied(host, port, reason),
       });
     } finally {
-      await normalEnded.catch(() => undefined);
+      stopped = await normalStopped;
     }
-    if ('unavailable' in launch) {
-      this.#failClose(launch.unavailable, 'own');
+    if ('unavailable' in launch || stopped !== undefined) {
+      if ('unavailable' in launch) this.#failClose(launch.unavailable, 'own');
+      else await launch.dispose();
+      if (stopped !== undefined) this.#failClose(stopped, 'own');
       this.#failSwitch();
       return;
     }
@@ -458,11 +472,13 @@ export class ServerRoute {
     // is being stopped still runs (two sections of one session with one
     // server), nor while one that is not being stopped runs where it writes.
     await Promise.all(stoppingEnds(this.#options.session));
-    // A sandbox writes on the host in its declared workspace only.
+    // Bubblewrap writes on the host in the declared workspace only; `unshare` where it runs.
     const { transport } = this.config;
-    const workspace =
-      transport.type === 'stdio' && transport.cwd !== undefined ? transport : undefined;
-    const refused = await this.#clearForWrites(workspace);
+    const writes =
+      transport.type !== 'stdio' || (launch.writes === 'workspace' && transport.cwd === undefined)
+        ? undefined
+        : workingDirectoryOf(transport);
+    const refused = await this.#clearForWrites(writes);
     if (refused !== undefined) {
       this.#sandbox = undefined;
       await launch.dispose();
@@ -499,11 +515,16 @@ export class ServerRoute {
    * deployment writes in a directory they share, and send it out.
    */
   async #switchEndpoint(): Promise<void> {
-    if (this.config.transport.type === 'stdio') await this.#stopNormal().catch(() => undefined);
-    const refused = await this.#clearForWrites(this.config.isolation?.transport);
+    // Stopped even when the switch fails closed: the normal side serves no call again.
+    const stopped = this.#stopsNormal ? await this.#stopNormal() : undefined;
     if (this.#closed) return;
-    if (refused !== undefined) {
-      this.#failClose(refused, 'own');
+    if (stopped !== undefined) this.#failClose(stopped, 'own');
+    if (this.#problem === undefined) {
+      const refused = await this.#clearForWrites(this.#isolatedDirectory);
+      if (this.#closed) return;
+      if (refused !== undefined) this.#failClose(refused, 'own');
+    }
+    if (this.#problem !== undefined) {
       this.#failSwitch();
       return;
     }
@@ -513,31 +534,51 @@ export class ServerRoute {
 
   /**
    * Stops the normal connection for good once the calls on it have settled
-   * (they finish on the old process); resolves when its process has ended.
+   * (they finish on the old process), and waits for its process to end.
    * Other isolated sides of the session wait for that end, as the process
    * may live on meanwhile (its kill grace, or pooled for another section
-   * that isolates it the same way and is switching too).
+   * that isolates it the same way and is switching too), for
+   * {@link NORMAL_END_MS} at most.
+   *
+   * @returns why the switch cannot go on (the process did not end in
+   *   time: another holder keeps it), or undefined once it has ended.
    */
-  #stopNormal(): Promise<void> {
+  #stopNormal(): Promise<string | undefined> {
     const normal = this.#normal;
     const ended = this.#waitForInflight()
       .then(() => this.#release(normal))
-      .then(() => normal.ended);
-    noteStopping(this.#options.session, normal, ended);
-    return ended;
+      .then(() => endsWithin(normal.ended, NORMAL_END_MS));
+    noteStopping(
+      this.#options.session,
+      normal,
+      ended.then(() => undefined),
+    );
+    return ended.then((done) =>
+      done
+        ? undefined
+        : `the normal process of server "${this.name}" did not end within ${NORMAL_END_MS} ms of its release, so its isolated side is not used beside it`,
+    );
   }
 
   /**
-   * Waits until the isolated side may write where `transport` runs (see
+   * Waits until the isolated side may write in `directory` (see
    * `local-processes.ts`): why it may not, or undefined when it may, or
-   * when it writes nothing on this host (not a local process).
+   * when it writes nowhere that is checked.
    */
-  async #clearForWrites(
-    transport: ResolvedServerConfig['transport'] | undefined,
-  ): Promise<string | undefined> {
-    const directory = transport === undefined ? undefined : workingDirectoryOf(transport);
+  async #clearForWrites(directory: string | undefined): Promise<string | undefined> {
     if (directory === undefined) return undefined;
     return clearForIsolatedWrites(this.#options.session, this.name, directory);
+  }
+
+  /**
+   * Where an isolated deployment that is a local process writes: its
+   * declared `cwd` (one without a `cwd` is not checked: where a container
+   * mounts is its own). Undefined for a remote one.
+   */
+  get #isolatedDirectory(): string | undefined {
+    const transport = this.config.isolation?.transport;
+    if (transport?.type !== 'stdio' || transport.cwd === undefined) return undefined;
+    return workingDirectoryOf(transport);
   }
 
   /** Ends a switch as fail-closed, with the problem already recorded. */

@@ -12,7 +12,7 @@
  *   (the route fails closed, naming the other server), and a process
  *   without isolation does not start where a sandbox of the session wrote.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   invokeTool,
+  McpHealthMonitor,
   McpIntegrationSection,
   type McpServerConfig,
   Session,
@@ -132,6 +133,70 @@ describe('an isolated deployment that is a local process, in the normal one’s 
   });
 });
 
+describe('an isolated deployment that is a local process, down until after the switch', () => {
+  /** An isolated deployment that fails to start while `down` exists. */
+  function downWhile(down: string, cwd: string) {
+    return {
+      transport: {
+        type: 'stdio' as const,
+        command: '/bin/sh',
+        args: [
+          '-c',
+          `test -e "${down}" && exit 1; exec "${process.execPath}" "${SERVER}" --offline`,
+        ],
+        cwd,
+      },
+    };
+  }
+
+  it('stops the normal process though the switch fails closed, and recovers only once it is gone', async () => {
+    const cwd = workspace();
+    const down = path.join(workspace(), 'down');
+    writeFileSync(down, '');
+    const session = new Session();
+    const notesSection = section(session, 'a', [notes(cwd, { isolation: downWhile(down, cwd) })]);
+    await notesSection.connect();
+    const route = notesSection.routes[0]!;
+    const normalPid = route.connectionAt('normal')!.pid!;
+    session.privateData.add('patients', 'confidential');
+    const refused = await invokeTool(
+      toolNamed(notesSection, 'notes_save'),
+      { text: PRIVATE },
+      { session },
+    );
+    expect(refused.message).toMatch(/fail closed\): the isolated endpoint cannot be reached/);
+    expect(isAlive(normalPid)).toBe(false);
+    rmSync(down);
+    await new McpHealthMonitor(notesSection, { timeoutMs: 10_000 }).check();
+    expect(route.phase).toBe('isolated');
+    const saved = await invokeTool(
+      toolNamed(notesSection, 'notes_save'),
+      { text: PRIVATE },
+      { session },
+    );
+    expect(saved.message).toBe('saved');
+    await settle();
+    expect(posts).toEqual([]);
+  });
+
+  it('does not hang a second section that shares the normal process with the first', async () => {
+    const cwd = workspace();
+    const down = path.join(workspace(), 'down');
+    const session = new Session();
+    writeFileSync(down, '');
+    const first = section(session, 'a', [notes(cwd, { isolation: downWhile(down, cwd) })]);
+    await first.connect();
+    rmSync(down);
+    const second = section(session, 'b', [notes(cwd, { isolation: downWhile(down, cwd) })]);
+    await second.connect();
+    session.privateData.add('patients', 'confidential');
+    const saved = await invokeTool(toolNamed(second, 'notes_save'), { text: PRIVATE }, { session });
+    expect(saved.message).toBe('saved');
+    await settle();
+    expect(posts).toEqual([]);
+  });
+});
+
 describe.runIf(canSandbox)(
   'a sandbox, and the same server without isolation in another section',
   () => {
@@ -150,10 +215,28 @@ describe.runIf(canSandbox)(
       );
       expect(refused.success).toBe(false);
       expect(refused.message).toContain(
-        `server "notes" of this session runs without isolation in ${JSON.stringify(cwd)}`,
+        `server "notes" (in ${JSON.stringify(cwd)}) of this session runs without isolation where the isolated side of "notes" would write`,
       );
       await settle();
       expect(posts).toEqual([]);
+    });
+
+    it('runs the sandbox beside a server without isolation that runs above its workspace', async () => {
+      const parent = workspace();
+      const cwd = path.join(parent, 'ws');
+      mkdirSync(cwd);
+      const session = new Session();
+      const sandboxing = section(session, 'a', [notes(cwd, { isolation: {} })]);
+      const above = section(session, 'b', [{ ...notes(parent, {}, true), name: 'memo' }]);
+      await sandboxing.connect();
+      await above.connect();
+      session.privateData.add('patients', 'confidential');
+      const saved = await invokeTool(
+        toolNamed(sandboxing, 'notes_save'),
+        { text: PRIVATE },
+        { session },
+      );
+      expect(saved.message).toBe('saved');
     });
 
     it('runs the sandbox when the other runs elsewhere, and starts no process without isolation in its workspace', async () => {

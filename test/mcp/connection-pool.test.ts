@@ -539,7 +539,7 @@ describe('McpConnectionPool.keyOf', () => {
       env: undefined,
       inheritEnv: false,
       answers: { session, handlers: {} },
-      isolation: 'sandbox at confidential',
+      isolation: 'stopped at confidential',
     });
     expect(sandboxed).not.toBe(plain);
   });

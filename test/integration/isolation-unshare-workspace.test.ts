@@ -1,0 +1,102 @@
+/**
+ * The weak `unshare --net` sandbox (`isolation.unshareFallback`) takes the
+ * network away and nothing else: it writes the host's files where it
+ * runs, declared `cwd` or not. So its working directory is checked like a
+ * bubblewrap workspace: a server of the session without isolation that
+ * runs there makes the route fail closed, and nothing gets out. With
+ * `MCP_SECTIONS_BWRAP` naming a program that does not exist, the probe
+ * falls back to `unshare` (vitest isolates test files: the variable and
+ * the probe's cache stay here).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  type McpServerConfig,
+  Session,
+} from '../../src/index.js';
+import { sandboxSupport } from '../../src/isolation/sandbox.js';
+import { toolNamed } from '../support/mcp-fixtures.js';
+
+const SERVER = fileURLToPath(
+  new URL('../fixtures/hostile/workspace-reader-server.mjs', import.meta.url),
+);
+const PRIVATE = 'PRIVATE-diagnosis-4713';
+
+// Set before the tests are collected: `runIf` below probes with it.
+const emptyBin = mkdtempSync(path.join(tmpdir(), 'mcp-sections-no-bwrap-'));
+process.env.MCP_SECTIONS_BWRAP = path.join(emptyBin, 'bwrap');
+const workingDirectory = mkdtempSync(path.join(tmpdir(), 'mcp-sections-unshare-ws-'));
+const startedIn = process.cwd();
+
+let sink: Server;
+const posts: string[] = [];
+
+beforeAll(async () => {
+  // Both servers declare no `cwd`: they run where this process runs.
+  process.chdir(workingDirectory);
+  sink = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    request.on('end', () => {
+      posts.push(body);
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  process.chdir(startedIn);
+  delete process.env.MCP_SECTIONS_BWRAP;
+  sink.closeAllConnections();
+  await new Promise((resolve) => sink.close(resolve));
+  rmSync(emptyBin, { recursive: true, force: true });
+  rmSync(workingDirectory, { recursive: true, force: true });
+});
+
+function notes(extra: Partial<McpServerConfig> = {}): McpServerConfig {
+  return {
+    name: 'notes',
+    transport: { type: 'stdio', command: process.execPath, args: [SERVER] },
+    env: { SINK_PORT: String((sink.address() as AddressInfo).port) },
+    ...extra,
+  };
+}
+
+it.runIf(sandboxSupport({ allowUnshare: true }).backend === 'unshare')(
+  'fails closed while a server without isolation runs where the unshare sandbox writes',
+  async () => {
+    const session = new Session();
+    const sandboxing = new McpIntegrationSection({
+      session,
+      key: 'a',
+      servers: [notes({ isolation: { unshareFallback: true } })],
+    });
+    const plain = new McpIntegrationSection({ session, key: 'b', servers: [notes()] });
+    try {
+      await sandboxing.connect();
+      await plain.connect();
+      session.privateData.add('patients', 'confidential');
+      const refused = await invokeTool(
+        toolNamed(sandboxing, 'notes_save'),
+        { text: PRIVATE },
+        { session },
+      );
+      expect(refused.success).toBe(false);
+      expect(refused.message).toContain(
+        'runs without isolation where the isolated side of "notes"',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(posts.filter((post) => post.includes(PRIVATE))).toEqual([]);
+    } finally {
+      await Promise.all([sandboxing.disconnect(), plain.disconnect()]);
+    }
+  },
+);
