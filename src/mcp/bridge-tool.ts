@@ -23,6 +23,7 @@ import { Tool, type ToolAnnotations } from '../tools/tool.js';
 import { NEVER_ABORTED } from '../tools/invoke-tool.js';
 import { declaresSecretArguments, secretArgumentValues } from '../tools/secret-arguments.js';
 import type { ToolContext } from '../tools/tool-context.js';
+import { setEventView } from '../tools/event-view.js';
 import { ToolResult } from '../tools/tool-result.js';
 import { callFailure, noteLossReason } from './call-failure.js';
 import { recordEscalation, syncWithStore } from './call-store-sync.js';
@@ -146,9 +147,11 @@ export function bridgeTool(
     writesInCall: () => call.reportsProgress(),
     // Read when a section renders its inventory with private data in the session.
     refusal: () => call.refusal(),
-    // Events reach traces, telemetry and stores: the server's secrets are masked
-    // there, and a call's secret arguments in the text of its answer.
-    maskInEvents: (data: unknown) => shownInEvents(data, route.redactor),
+    // Events reach traces, telemetry and stores: the server's secrets are masked there
+    // (and the secret arguments an answer echoes: see `#resultOf`).
+    ...(route.redactor.hasSecrets
+      ? { maskInEvents: (data: unknown) => shownInEvents(data, route.redactor) }
+      : {}),
   });
 }
 
@@ -163,18 +166,18 @@ export function bridgeTool(
  */
 const answers = new WeakMap<
   ToolResult<unknown>,
-  { raw: CallToolResult; maxChars: number; mask: ((text: string) => string) | undefined }
+  { raw: CallToolResult; maxChars: number; mask: (text: string) => string }
 >();
 
 /**
  * What `ToolInvoked` shows of a bridged call's params or result: the
- * server's secrets masked, and the call's secret arguments in a success's
- * text; the data itself when there is neither.
+ * server's secrets masked and, for an answer kept in {@link answers}, the
+ * secret arguments it echoed (its call's, or another's in flight) masked
+ * before its cut.
  */
 function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
   if (!ToolResult.is(data)) return redactor.redactData(data);
   const answer = answers.get(data);
-  if (answer === undefined && !redactor.hasSecrets) return data;
   const mask = answer?.mask ?? ((text: string) => redactor.redact(text));
   // A failure's message was masked before its cut already (or is the library's own);
   // a success's is the answer's text, cut: read again from the answer, masked first.
@@ -191,7 +194,7 @@ function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
 
 /** What masks the secret arguments of the calls in flight on `route`'s connections, or settled within the grace. */
 function othersInFlight(route: ServerRoute): ((text: string) => string) | undefined {
-  return callSecretsOn([route.connectionAt('normal'), route.connectionAt('isolated')]);
+  return callSecretsOn(route.connectionAt('normal'), route.connectionAt('isolated'));
 }
 
 /**
@@ -531,11 +534,14 @@ class BridgedCall {
     // Kept no longer than the event can show, and a secret the cut there splits whole:
     // the server's own, and the call's secret arguments it may echo in its answer's text.
     // Another call's too: a server may write one call's secret into another's answer.
-    const others = othersInFlight(route);
-    if (route.redactor.hasSecrets || secrets !== undefined || others !== undefined) {
-      const kept = limitResult(raw, maxChars + MASK_MARGIN);
-      const mask = callTextMask(secrets, route.redactor, others);
-      answers.set(result, { raw: kept, maxChars, mask });
+    const shownMask = callTextMask(secrets, route.redactor, othersInFlight(route));
+    if (shownMask !== undefined) {
+      answers.set(result, {
+        raw: limitResult(raw, maxChars + MASK_MARGIN),
+        maxChars,
+        mask: shownMask,
+      });
+      setEventView(result, () => shownInEvents(result, route.redactor) as ToolResult<unknown>);
     }
     return result;
   }

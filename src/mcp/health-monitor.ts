@@ -428,6 +428,6 @@ export const WITHHELD_HEALTH_TEXT =
  * one into its answer to a ping, as into its log.
  */
 function withoutCallSecrets(route: ServerRoute, text: string): string {
-  const mask = callSecretsOn([route.connectionAt('normal'), route.connectionAt('isolated')]);
+  const mask = callSecretsOn(route.connectionAt('normal'), route.connectionAt('isolated'));
   return mask === undefined ? text : mask(text);
 }

@@ -122,6 +122,7 @@ export function callTextMask(
   others?: (text: string) => string,
 ): ((text: string) => string) | undefined {
   const call = secrets === undefined || secrets.length === 0 ? undefined : callSecretMask(secrets);
+  if (call === undefined && others === undefined && !server.hasSecrets) return undefined;
   const masks: ((text: string) => string)[] = [];
   if (call !== undefined) masks.push(call);
   if (others !== undefined) masks.push(others);
@@ -163,19 +164,16 @@ export function callSecretsOf(
 
 /**
  * What masks the secret arguments of the calls in flight (or settled
- * within the grace) on any of `connections` (a route's normal and isolated
- * ones), if any.
+ * within the grace) on either of a route's connections, if any.
  */
 export function callSecretsOn(
-  connections: readonly (McpServerConnection | undefined)[],
+  normal: McpServerConnection | undefined,
+  isolated: McpServerConnection | undefined,
 ): ((text: string) => string) | undefined {
-  const masks: ((text: string) => string)[] = [];
-  for (const connection of connections) {
-    const mask = connection === undefined ? undefined : callSecretsOf(connection);
-    if (mask !== undefined) masks.push(mask);
-  }
-  if (masks.length <= 1) return masks[0];
-  return (text) => masks.reduce((masked, mask) => mask(masked), text);
+  const first = normal === undefined ? undefined : byConnection.get(normal)?.mask;
+  const second = isolated === undefined ? undefined : byConnection.get(isolated)?.mask;
+  if (first === undefined || second === undefined) return first ?? second;
+  return (text) => second(first(text));
 }
 
 /**

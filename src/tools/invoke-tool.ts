@@ -8,6 +8,7 @@ import { RollbackConflict, ToolInvoked } from '../runtime/events.js';
 import type { ResourceRegistry } from '../runtime/resources.js';
 import type { Session } from '../runtime/session.js';
 import { cancellationMessage, notStartedMessage } from './cancellation.js';
+import { eventViewOf } from './event-view.js';
 import type { Approval } from './policy/approval.js';
 import { denialOf, runWithPolicies } from './policy/run-policies.js';
 import type { ToolPolicy } from './policy/tool-policy.js';
@@ -183,7 +184,9 @@ export async function invokeTool<S extends z.ZodType, R>(
       new ToolInvoked({
         toolName: tool.name,
         params: mask === undefined ? params : mask(params),
-        result: mask === undefined ? result : (mask(result) as ToolResult<R | null>),
+        result:
+          eventViewOf(result) ??
+          (mask === undefined ? result : (mask(result) as ToolResult<R | null>)),
         source: origin.kind,
         ...(origin.kind === 'mcp'
           ? { mcpServer: origin.server, originalName: shownOriginalName(origin) }
