@@ -623,21 +623,25 @@ class BridgedCall {
   ): EventRate<Progress> | undefined {
     const { route, session } = this.#context;
     if (!this.reportsProgress() || session.currentCall()?.callId !== tool.callId) return undefined;
-    // Made on the first report with a message: most calls send none.
-    let mask: ((text: string) => string) | undefined;
-    const masked = (message: string): string => {
-      mask ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS;
+    // Made on the first report: most calls send none.
+    let own: ((text: string) => string) | undefined;
+    const maskNow = (): ((text: string) => string) => {
+      const call = (own ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS);
       // Read for each report: the calls in flight beside this one change.
       const others = othersInFlight(route);
-      const own = mask;
-      // Masked before the cut, which could leave a piece of a secret unrecognised.
-      return maskedQuote(message, others === undefined ? own : (text) => others(own(text)));
+      return others === undefined ? call : (text) => others(call(text));
     };
+    /** Whether a report's number is a secret's value (a PIN echoed as a total). */
+    const spellsSecret = (mask: (text: string) => string, value: number | undefined): boolean =>
+      value !== undefined && mask(String(value)) !== String(value);
     // Progress arrives on the transport's own callback; running it in the call's
     // async context makes the reducers it runs part of this call, so a failure
     // undoes them with the call.
     const inCall = AsyncLocalStorage.snapshot();
     return new EventRate<Progress>(MAX_PROGRESS_EVENTS_PER_SECOND, (progress) => {
+      const mask = maskNow();
+      // Not published (it still keeps the call alive): a number has no mask.
+      if (spellsSecret(mask, progress.progress) || spellsSecret(mask, progress.total)) return;
       inCall(() =>
         session.dispatch(
           new McpToolProgress({
@@ -648,7 +652,10 @@ class BridgedCall {
             callId: tool.callId,
             progress: progress.progress,
             ...(progress.total === undefined ? {} : { total: progress.total }),
-            ...(progress.message === undefined ? {} : { message: masked(progress.message) }),
+            // Masked before the cut, which could leave a piece of a secret unrecognised.
+            ...(progress.message === undefined
+              ? {}
+              : { message: maskedQuote(progress.message, mask) }),
             createdAt: new Date(),
           }),
         ),

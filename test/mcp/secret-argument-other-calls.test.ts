@@ -157,3 +157,51 @@ describe('a secret argument written back about another call', () => {
     expect(text).toContain('***');
   });
 });
+
+describe('a numeric secret argument written back as progress', () => {
+  it('publishes no progress event whose numbers spell it (the report still keeps the call alive)', async () => {
+    const PIN = 987654321;
+    const server = new Server({ name: 'vault', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        {
+          name: 'unlock',
+          annotations: { openWorldHint: false },
+          inputSchema: {
+            type: 'object' as const,
+            properties: { pin: { type: 'integer', 'x-secret': true } },
+          },
+        },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const pin = Number((request.params.arguments as { pin: number }).pin);
+      const token = extra._meta?.progressToken;
+      if (token !== undefined) {
+        for (const params of [
+          { progress: 1, total: pin },
+          { progress: pin },
+          { progress: 2, total: 3 },
+        ]) {
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, ...params },
+          });
+        }
+      }
+      return { content: [{ type: 'text' as const, text: 'unlocked' }] };
+    });
+    const session = new Session();
+    const progress: McpToolProgress[] = [];
+    session.bus.subscribe(McpToolProgress, (event) => progress.push(event));
+    const section = new McpIntegrationSection({
+      session,
+      servers: [{ name: 'vault', transport: { type: 'in-memory', server } }],
+    });
+    sections.push(section);
+    await section.connect();
+    const result = await invokeTool(toolNamed(section, 'vault_unlock'), { pin: PIN }, { session });
+    expect(result.message).toBe('unlocked');
+    expect(progress.map(({ progress: done, total }) => [done, total])).toEqual([[2, 3]]);
+  });
+});
