@@ -115,7 +115,9 @@ export function withSendCheck(tool: McpTool, check: SendCheck): McpTool {
  * secrets are masked in its description and title, in messages that name
  * it, and in what its validator says; its name and schema are identifiers
  * and data, kept as sent. A call's secret arguments (`secret-arguments.ts`)
- * are masked in its progress messages, and in its server's log while it runs.
+ * are masked in every text its server writes about it or about another
+ * call while it runs and for a grace after (errors, progress, quotes of
+ * its data, the log), and in the text of an answer `ToolInvoked` shows.
  */
 export function bridgeTool(
   description: McpToolDescription,
@@ -157,7 +159,9 @@ export function bridgeTool(
 
 /**
  * The server's answer behind each result of a call to a server with
- * secrets, or of a call with secret arguments, kept for its `ToolInvoked`
+ * secrets, of a call with secret arguments, or of one answered while a
+ * call with secret arguments was in flight on its server's connections
+ * (the server may echo that one's), kept for its `ToolInvoked`
  * (built only when someone observes it): the event shows the answer masked
  * before the result limit cuts its text, since a cut may leave a piece of
  * a secret that masking no longer finds whole (the server chooses where
@@ -190,11 +194,6 @@ function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
   const message = data.success ? mask(shown.message) : redactor.redact(data.message);
   const value = data.value === null ? null : redactor.redactData(shown.value);
   return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
-}
-
-/** What masks the secret arguments of the calls in flight on `route`'s connections, or settled within the grace. */
-function othersInFlight(route: ServerRoute): ((text: string) => string) | undefined {
-  return callSecretsOn(route.connectionAt('normal'), route.connectionAt('isolated'));
 }
 
 /**
@@ -377,7 +376,7 @@ class BridgedCall {
   /** What masks the text the server wrote back about this call (an error), if anything needs masking. */
   #textMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
     const { route } = this.#context;
-    return callTextMask(this.#secretsIfReadable(args), route.redactor, othersInFlight(route));
+    return callTextMask(this.#secretsIfReadable(args), route.redactor, callSecretsOn(route));
   }
 
   /** The server's `text` about this call with its secrets and the call's secret arguments masked. */
@@ -517,7 +516,7 @@ class BridgedCall {
       outputSchema === undefined || leftOut
         ? undefined
         : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, () =>
-            callQuoteMask(this.#secretsIfReadable(args), route.redactor, othersInFlight(route)),
+            callQuoteMask(this.#secretsIfReadable(args), route.redactor, callSecretsOn(route)),
           );
     let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     const mask = violation === undefined && raw.isError === true ? this.#textMask(args) : undefined;
@@ -534,7 +533,7 @@ class BridgedCall {
     // Kept no longer than the event can show, and a secret the cut there splits whole:
     // the server's own, and the call's secret arguments it may echo in its answer's text.
     // Another call's too: a server may write one call's secret into another's answer.
-    const shownMask = callTextMask(secrets, route.redactor, othersInFlight(route));
+    const shownMask = callTextMask(secrets, route.redactor, callSecretsOn(route));
     if (shownMask !== undefined) {
       answers.set(result, {
         raw: limitResult(raw, maxChars + MASK_MARGIN),
@@ -628,7 +627,7 @@ class BridgedCall {
     const maskNow = (): ((text: string) => string) => {
       const call = (own ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS);
       // Read for each report: the calls in flight beside this one change.
-      const others = othersInFlight(route);
+      const others = callSecretsOn(route);
       return others === undefined ? call : (text) => others(call(text));
     };
     /** Whether a report's number is a secret's value (a PIN echoed as a total). */

@@ -338,12 +338,12 @@ export class McpHealthMonitor {
    */
   #reasonOf(route: ServerRoute, error: unknown): string {
     if (error instanceof McpTimeoutError && this.#isPrivate()) return error.message;
-    return this.#serverText(withoutCallSecrets(route, route.redact(failureReason(error))));
+    return this.#serverText(maskedForCalls(route, route.redact(failureReason(error))));
   }
 
   /** The status of a route that refuses every call, as the section's unavailable servers say it. */
   #failingClosed(route: ServerRoute): string {
-    const reason = withoutCallSecrets(route, route.failClosedReason ?? 'unknown reason');
+    const reason = maskedForCalls(route, route.failClosedReason ?? 'unknown reason');
     return `calls are refused (fail closed): ${route.failClosedQuotesServer ? this.#serverText(reason) : reason}`;
   }
 
@@ -427,7 +427,7 @@ export const WITHHELD_HEALTH_TEXT =
  * route's connections (or settled within the grace): a server may write
  * one into its answer to a ping, as into its log.
  */
-function withoutCallSecrets(route: ServerRoute, text: string): string {
-  const mask = callSecretsOn(route.connectionAt('normal'), route.connectionAt('isolated'));
+function maskedForCalls(route: ServerRoute, text: string): string {
+  const mask = callSecretsOn(route);
   return mask === undefined ? text : mask(text);
 }

@@ -11,7 +11,7 @@ import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types
 import { scrubSecretStarts } from '../tools/secret-text.js';
 import type { QuoteMask } from './output-check.js';
 import { SecretRedactor } from './redact.js';
-import type { McpServerConnection } from './server-connection.js';
+import type { Endpoint, McpServerConnection } from './server-connection.js';
 import { cappedLogText, logText } from './server-log.js';
 
 /**
@@ -32,6 +32,13 @@ interface CallSecrets {
   readonly secrets: readonly string[];
 }
 
+/**
+ * Calls with secret arguments in flight or within their grace, on every
+ * connection of the process: while there are none, no text needs looking
+ * up (a call without secrets asks on every answer).
+ */
+let tracked = 0;
+
 /** The calls in flight on one connection, and the last ones settled within the grace, that have secret arguments. */
 class InFlightSecrets {
   readonly #inFlight = new Set<CallSecrets>();
@@ -43,18 +50,21 @@ class InFlightSecrets {
   add(secrets: readonly string[]): () => void {
     const call: CallSecrets = { secrets };
     this.#inFlight.add(call);
+    tracked += 1;
     this.#mask = undefined;
     return () => {
       if (!this.#inFlight.delete(call)) return;
       this.#settled.add(call);
       if (this.#settled.size > MAX_SETTLED_CALLS) {
         const oldest = this.#settled.values().next().value;
-        if (oldest !== undefined) this.#settled.delete(oldest);
+        if (oldest !== undefined && this.#settled.delete(oldest)) tracked -= 1;
         this.#mask = undefined;
       }
       // Unref'd: a process may end before the grace does.
       setTimeout(() => {
-        if (this.#settled.delete(call)) this.#mask = undefined;
+        if (!this.#settled.delete(call)) return;
+        tracked -= 1;
+        this.#mask = undefined;
       }, ECHO_GRACE_MS).unref();
     };
   }
@@ -166,10 +176,12 @@ export function callSecretsOf(
  * What masks the secret arguments of the calls in flight (or settled
  * within the grace) on either of a route's connections, if any.
  */
-export function callSecretsOn(
-  normal: McpServerConnection | undefined,
-  isolated: McpServerConnection | undefined,
-): ((text: string) => string) | undefined {
+export function callSecretsOn(route: {
+  connectionAt(endpoint: Endpoint): McpServerConnection | undefined;
+}): ((text: string) => string) | undefined {
+  if (tracked === 0) return undefined;
+  const normal = route.connectionAt('normal');
+  const isolated = route.connectionAt('isolated');
   const first = normal === undefined ? undefined : byConnection.get(normal)?.mask;
   const second = isolated === undefined ? undefined : byConnection.get(isolated)?.mask;
   if (first === undefined || second === undefined) return first ?? second;

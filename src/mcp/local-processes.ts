@@ -3,10 +3,10 @@
  * directories its isolated sides write. A server's isolated side (a
  * sandbox, or an isolated deployment that is a local process) writes into
  * its working directory; an unsandboxed process of the same session with
- * network, running in that directory (or one holding it, or held by it),
- * could read what it writes there and send it out: the same server in a
- * section that does not isolate it, or that isolates it only at a higher
- * level, or a normal deployment left running beside its isolated one.
+ * network, running in that directory or inside it, could read what it
+ * writes there and send it out: the same server in a section that does not
+ * isolate it, or that isolates it only at a higher level, or a normal
+ * deployment left running beside its isolated one.
  *
  * So, per session (all its sections, every pool): an isolated side does
  * not take calls while such a process runs, unless that process is being
@@ -50,10 +50,11 @@ function processesOf(session: object): SessionProcesses {
 }
 
 /**
- * How long a switch waits for the normal process it released to end: its
- * kill grace (the end of its stdin, then SIGTERM, then SIGKILL) with room
- * to spare. Past it, another holder keeps the process (a pooled one), and
- * the route fails closed rather than wait for ever.
+ * How long a switch waits for the normal process it released to end, past
+ * the calls still in flight on it: its kill grace (the end of its stdin,
+ * then SIGTERM, then SIGKILL) with room to spare. Past it, another holder
+ * keeps the process (a pooled one), and the route fails closed rather
+ * than wait for ever.
  */
 export const NORMAL_END_MS = 15_000;
 

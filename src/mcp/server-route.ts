@@ -536,18 +536,21 @@ export class ServerRoute {
    * Stops the normal connection for good once the calls on it have settled
    * (they finish on the old process), and waits for its process to end.
    * Other isolated sides of the session wait for that end, as the process
-   * may live on meanwhile (its kill grace, or pooled for another section
-   * that isolates it the same way and is switching too), for
-   * {@link NORMAL_END_MS} at most.
+   * may live on meanwhile: its kill grace, or pooled for another section
+   * that isolates it the same way and is switching too, whose calls in
+   * flight finish first (each within its timeout, or its total timeout
+   * while it reports progress). The wait is bounded by those, plus
+   * {@link NORMAL_END_MS}.
    *
    * @returns why the switch cannot go on (the process did not end in
    *   time: another holder keeps it), or undefined once it has ended.
    */
   #stopNormal(): Promise<string | undefined> {
     const normal = this.#normal;
+    const boundMs = Math.max(this.timeoutMs, this.config.maxTotalTimeoutMs ?? 0) + NORMAL_END_MS;
     const ended = this.#waitForInflight()
       .then(() => this.#release(normal))
-      .then(() => endsWithin(normal.ended, NORMAL_END_MS));
+      .then(() => endsWithin(normal.ended, boundMs));
     noteStopping(
       this.#options.session,
       normal,
@@ -556,7 +559,7 @@ export class ServerRoute {
     return ended.then((done) =>
       done
         ? undefined
-        : `the normal process of server "${this.name}" did not end within ${NORMAL_END_MS} ms of its release, so its isolated side is not used beside it`,
+        : `the normal process of server "${this.name}" did not end within ${boundMs} ms of its release, so its isolated side is not used beside it`,
     );
   }
 
