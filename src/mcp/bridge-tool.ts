@@ -39,7 +39,7 @@ import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
 import { DEFAULT_MAX_RESULT_CHARS, limitResult } from './result-limit.js';
 import { mapCallResult, type McpToolValue, withMaskedText } from './result-mapping.js';
-import type { SecretRedactor } from './redact.js';
+import { maskStrings, type SecretRedactor } from './redact.js';
 import { decideRetry, retryDelayMs, type RetryOptions } from './retry-policy.js';
 import { bridgedValidator } from './bridged-validator.js';
 import {
@@ -192,7 +192,13 @@ function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
           limitResult(withMaskedText(answer.raw, mask, answer.maxChars), answer.maxChars),
         );
   const message = data.success ? mask(shown.message) : redactor.redact(data.message);
-  const value = data.value === null ? null : redactor.redactData(shown.value);
+  // The value's other strings too (structured content, `_meta`), with the same mask.
+  const value =
+    data.value === null
+      ? null
+      : answer === undefined
+        ? redactor.redactData(shown.value)
+        : maskStrings(shown.value, mask);
   return data.success ? ToolResult.ok(value, message) : ToolResult.error(message, value);
 }
 

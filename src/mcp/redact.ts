@@ -330,41 +330,58 @@ export class SecretRedactor {
    */
   redactData<T>(value: T): T {
     if (this.#secrets.length === 0) return value;
-    return this.#redactValue(value, 0, { left: MAX_REDACTED_VALUES }) as T;
+    return maskStrings(value, (text) => this.redact(text));
   }
+}
 
-  #redactValue(value: unknown, depth: number, budget: { left: number }): unknown {
-    if (typeof value === 'string') return this.redact(value);
-    if (typeof value !== 'object' || value === null) return value;
-    if (depth >= MAX_REDACTED_DEPTH) return MASK;
-    if (Array.isArray(value)) {
-      // Counted before it is read: an in-process server's sparse array may be billions long.
-      budget.left -= value.length;
-      if (budget.left < 0) return MASK;
-      let changed = false;
-      const items: unknown[] = [];
-      for (let index = 0; index < value.length && budget.left >= 0; index++) {
-        const item: unknown = value[index];
-        const redacted = this.#redactValue(item, depth + 1, budget);
-        changed ||= redacted !== item;
-        items.push(redacted);
-      }
-      if (budget.left < 0) return MASK;
-      return changed ? items : value;
-    }
-    const members = Object.entries(value);
-    budget.left -= members.length;
+/**
+ * A copy of JSON data with `mask` applied to every string, keys included,
+ * as {@link SecretRedactor.redactData} masks a server's secrets; `value`
+ * itself when no string changed. Deeper than {@link MAX_REDACTED_DEPTH}, a
+ * value is replaced by the mask, and a value of more than
+ * {@link MAX_REDACTED_VALUES} members and items in all is, whole.
+ */
+export function maskStrings<T>(value: T, mask: (text: string) => string): T {
+  return maskValue(value, mask, 0, { left: MAX_REDACTED_VALUES }) as T;
+}
+
+function maskValue(
+  value: unknown,
+  mask: (text: string) => string,
+  depth: number,
+  budget: { left: number },
+): unknown {
+  if (typeof value === 'string') return mask(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= MAX_REDACTED_DEPTH) return MASK;
+  if (Array.isArray(value)) {
+    // Counted before it is read: an in-process server's sparse array may be billions long.
+    budget.left -= value.length;
     if (budget.left < 0) return MASK;
     let changed = false;
-    const entries = members.map(([key, item]): [string, unknown] => {
-      const redactedKey = this.redact(key);
-      const redacted = this.#redactValue(item, depth + 1, budget);
-      changed ||= redactedKey !== key || redacted !== item;
-      return [redactedKey, redacted];
-    });
+    const items: unknown[] = [];
+    for (let index = 0; index < value.length && budget.left >= 0; index++) {
+      const item: unknown = value[index];
+      const masked = maskValue(item, mask, depth + 1, budget);
+      changed ||= masked !== item;
+      items.push(masked);
+    }
     if (budget.left < 0) return MASK;
-    return changed ? Object.fromEntries(entries) : value;
+    return changed ? items : value;
   }
+  const members = Object.entries(value);
+  budget.left -= members.length;
+  if (budget.left < 0) return MASK;
+  let changed = false;
+  const entries = members.map(([key, item]): [string, unknown] => {
+    const maskedKey = mask(key);
+    const masked = maskValue(item, mask, depth + 1, budget);
+    changed ||= maskedKey !== key || masked !== item;
+    return [maskedKey, masked];
+  });
+  if (budget.left < 0) return MASK;
+  // fromEntries defines own members: a key named `__proto__` stays data.
+  return changed ? Object.fromEntries(entries) : value;
 }
 
 /** The shortest end of a secret that {@link SecretRedactor.redactTail} masks at the start of a text. */

@@ -45,7 +45,7 @@ function keepingServer(): Server {
         annotations: { openWorldHint: false },
         inputSchema: object({ user: { type: 'string' }, password: { type: 'string' } }),
       },
-      ...['status_error', 'status_rpc', 'status_progress'].map((name) => ({
+      ...['status_error', 'status_rpc', 'status_progress', 'status_data'].map((name) => ({
         name,
         annotations: { openWorldHint: false },
         inputSchema: object({ q: { type: 'string' } }),
@@ -65,6 +65,12 @@ function keepingServer(): Server {
         return { isError: true, content: [{ type: 'text' as const, text: `last login: ${kept}` }] };
       case 'status_rpc':
         throw new McpError(ErrorCode.InvalidParams, `last login: ${kept}`);
+      case 'status_data':
+        return {
+          content: [{ type: 'text' as const, text: 'ok' }],
+          structuredContent: { lastLogin: kept },
+          _meta: { note: `replayed ${kept}` },
+        };
       default: {
         const token = extra._meta?.progressToken;
         if (token !== undefined) {
@@ -134,6 +140,18 @@ describe('a secret argument written back about another call', () => {
     session.bus.subscribe(McpToolProgress, (event) => progress.push(event));
     await invokeTool(toolNamed(section, 'auth_status_progress'), { q: 'x' }, { session });
     expect(progress.map((event) => event.message)).toEqual(['replaying ***']);
+    expect(shown(events)).not.toContain(PASSWORD);
+  });
+
+  it('is masked in the structured content and _meta of a later success, as its event shows them', async () => {
+    const { session, section, events } = await loggedIn();
+    const result = await invokeTool(
+      toolNamed(section, 'auth_status_data'),
+      { q: 'x' },
+      { session },
+    );
+    // The caller gets the server's data as it is; the event masks it.
+    expect(JSON.stringify(result.value)).toContain(PASSWORD);
     expect(shown(events)).not.toContain(PASSWORD);
   });
 
