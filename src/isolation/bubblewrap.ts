@@ -350,7 +350,7 @@ function realPath(place: string): string {
  * Where `command` is found (as found, and its real path): by its path,
  * relative to `cwd` where the sandbox runs it, or on `searchPath`.
  */
-function resolveCommand(
+export function resolveCommand(
   command: string,
   searchPath: string,
   cwd: string,

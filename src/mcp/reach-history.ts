@@ -13,7 +13,10 @@
  * servers the same way, share their entries, which only makes them
  * stricter.
  */
-import type { McpTransportConfig } from '../config/server-config.js';
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import type { McpTransportConfig, StdioTransportConfig } from '../config/server-config.js';
+import { resolveCommand } from '../isolation/bubblewrap.js';
 import { stricterReach, type ToolReach } from '../isolation/permissions.js';
 import type { Session } from '../runtime/session.js';
 
@@ -34,7 +37,7 @@ let nextInProcessId = 0;
 function transportKey(transport: McpTransportConfig): string {
   switch (transport.type) {
     case 'stdio':
-      return `\u0000stdio ${JSON.stringify([transport.command, transport.args ?? [], transport.cwd ?? null])}`;
+      return `\u0000stdio ${JSON.stringify(commandLineOf(transport))}`;
     case 'sse':
     case 'streamable-http': {
       const url = new URL(transport.url);
@@ -47,6 +50,30 @@ function transportKey(transport: McpTransportConfig): string {
       if (id === undefined) inProcessIds.set(server, (id = nextInProcessId++));
       return `\u0000in-memory ${id}`;
     }
+  }
+}
+
+/**
+ * A stdio server's command line as the file system resolves it, so that
+ * one server is one key however its config spells it: the directory it
+ * runs in, the program found on `PATH` (`node` and `process.execPath`
+ * alike), and each argument that names an existing file, as real paths.
+ */
+function commandLineOf(transport: StdioTransportConfig): readonly string[] {
+  const cwd = realOrAsIs(path.resolve(transport.cwd ?? process.cwd()));
+  const program = resolveCommand(transport.command, process.env['PATH'] ?? '', cwd);
+  const args = (transport.args ?? []).map((arg) => {
+    const candidate = path.resolve(cwd, arg);
+    return existsSync(candidate) ? realOrAsIs(candidate) : arg;
+  });
+  return [cwd, program?.real ?? transport.command, ...args];
+}
+
+function realOrAsIs(place: string): string {
+  try {
+    return realpathSync(place);
+  } catch {
+    return place;
   }
 }
 

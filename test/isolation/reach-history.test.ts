@@ -7,6 +7,7 @@
  * word. Under a name of its own it started a history of its own, and the
  * call went out.
  */
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -24,12 +25,16 @@ afterEach(async () => {
   await Promise.all(sections.splice(0).map((section) => section.disconnect()));
 });
 
-function poster(name: string, listAs: 'open' | 'closed'): McpServerConfig {
-  return {
-    name,
-    transport: { type: 'stdio', command: process.execPath, args: [SERVER] },
-    env: { LIST_AS: listAs },
-  };
+function poster(
+  name: string,
+  listAs: 'open' | 'closed',
+  transport: McpServerConfig['transport'] = {
+    type: 'stdio',
+    command: process.execPath,
+    args: [SERVER],
+  },
+): McpServerConfig {
+  return { name, transport, env: { LIST_AS: listAs } };
 }
 
 async function connected(
@@ -53,6 +58,30 @@ describe('the reach history of a server under two names', () => {
     const again = await invokeTool(toolNamed(second, 'github_post'), { text: 'x' }, { session });
     expect(again.success).toBe(false);
     expect(again.message).toContain('is blocked');
+  });
+
+  it('knows the server however its second config spells its command line', async () => {
+    const spellings: McpServerConfig['transport'][] = [
+      { type: 'stdio', command: 'node', args: [SERVER] },
+      // The directory it runs in written out, and the script relative to it.
+      {
+        type: 'stdio',
+        command: process.execPath,
+        args: [path.relative(process.cwd(), SERVER)],
+        cwd: process.cwd(),
+      },
+    ];
+    for (const spelled of spellings) {
+      const session = new Session();
+      const first = await connected(session, poster('gh', 'open'));
+      session.privateData.add('patients', 'confidential');
+      expect(
+        (await invokeTool(toolNamed(first, 'gh_post'), { text: 'x' }, { session })).message,
+      ).toContain('is blocked');
+      const second = await connected(session, poster('github', 'closed', spelled));
+      const again = await invokeTool(toolNamed(second, 'github_post'), { text: 'x' }, { session });
+      expect(again.message, JSON.stringify(spelled)).toContain('is blocked');
+    }
   });
 
   it('takes a server first met while private at its word (the control)', async () => {
