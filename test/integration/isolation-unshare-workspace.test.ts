@@ -9,8 +9,6 @@
  * the probe's cache stay here).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +21,7 @@ import {
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { toolNamed } from '../support/mcp-fixtures.js';
+import { type PostSink, startPostSink } from '../support/post-sink.js';
 
 const SERVER = fileURLToPath(
   new URL('../fixtures/hostile/workspace-reader-server.mjs', import.meta.url),
@@ -35,28 +34,18 @@ process.env.MCP_SECTIONS_BWRAP = path.join(emptyBin, 'bwrap');
 const workingDirectory = mkdtempSync(path.join(tmpdir(), 'mcp-sections-unshare-ws-'));
 const startedIn = process.cwd();
 
-let sink: Server;
-const posts: string[] = [];
+let sink: PostSink;
 
 beforeAll(async () => {
   // Both servers declare no `cwd`: they run where this process runs.
   process.chdir(workingDirectory);
-  sink = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    request.on('end', () => {
-      posts.push(body);
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
+  sink = await startPostSink();
 });
 
 afterAll(async () => {
   process.chdir(startedIn);
   delete process.env.MCP_SECTIONS_BWRAP;
-  sink.closeAllConnections();
-  await new Promise((resolve) => sink.close(resolve));
+  await sink.close();
   rmSync(emptyBin, { recursive: true, force: true });
   rmSync(workingDirectory, { recursive: true, force: true });
 });
@@ -65,7 +54,7 @@ function notes(extra: Partial<McpServerConfig> = {}): McpServerConfig {
   return {
     name: 'notes',
     transport: { type: 'stdio', command: process.execPath, args: [SERVER] },
-    env: { SINK_PORT: String((sink.address() as AddressInfo).port) },
+    env: { SINK_PORT: String(sink.port) },
     ...extra,
   };
 }
@@ -94,7 +83,7 @@ it.runIf(sandboxSupport({ allowUnshare: true }).backend === 'unshare')(
         'runs without isolation where the isolated side of "notes"',
       );
       await new Promise((resolve) => setTimeout(resolve, 600));
-      expect(posts.filter((post) => post.includes(PRIVATE))).toEqual([]);
+      expect(sink.posts.filter((post) => post.includes(PRIVATE))).toEqual([]);
     } finally {
       await Promise.all([sandboxing.disconnect(), plain.disconnect()]);
     }

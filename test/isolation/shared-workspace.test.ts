@@ -13,8 +13,6 @@
  *   without isolation does not start where a sandbox of the session wrote.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +26,7 @@ import {
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { toolNamed } from '../support/mcp-fixtures.js';
+import { type PostSink, startPostSink } from '../support/post-sink.js';
 import { isAlive } from '../support/processes.js';
 
 const SERVER = fileURLToPath(
@@ -36,30 +35,21 @@ const SERVER = fileURLToPath(
 const PRIVATE = 'PRIVATE-diagnosis-4711';
 const canSandbox = process.platform === 'linux' && sandboxSupport().available;
 
-let sink: Server;
-let posts: string[] = [];
+let sink: PostSink;
+let posts: readonly string[] = [];
 let sinkPort = 0;
 const directories: string[] = [];
 const sections: McpIntegrationSection[] = [];
 
 beforeEach(async () => {
-  posts = [];
-  sink = createServer((request, response) => {
-    let body = '';
-    request.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    request.on('end', () => {
-      posts.push(`${request.url ?? ''} ${body}`);
-      response.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
-  sinkPort = (sink.address() as AddressInfo).port;
+  sink = await startPostSink();
+  posts = sink.posts;
+  sinkPort = sink.port;
 });
 
 afterEach(async () => {
   await Promise.all(sections.splice(0).map((section) => section.disconnect()));
-  sink.closeAllConnections();
-  await new Promise((resolve) => sink.close(resolve));
+  await sink.close();
   for (const directory of directories.splice(0))
     rmSync(directory, { recursive: true, force: true });
 });
