@@ -201,6 +201,13 @@ export async function fetchText(url: string, options: FetchTextOptions = {}): Pr
   }
 }
 
+/** What each GET says of itself: a plain text or JSON answer, not compressed. */
+const REQUEST_HEADERS = {
+  'user-agent': 'mcp-sections-template/1.0',
+  accept: 'text/*, application/json;q=0.9, */*;q=0.5',
+  'accept-encoding': 'identity',
+};
+
 /** One GET of `target`, resolved with its response's head. */
 function get(
   target: URL,
@@ -209,9 +216,24 @@ function get(
 ): Promise<IncomingMessage> {
   const client = target.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.get(target, { signal, ...(lookup === undefined ? {} : { lookup }) });
+    const request = client.get(target, {
+      signal,
+      headers: REQUEST_HEADERS,
+      ...(lookup === undefined ? {} : { lookup }),
+    });
     request.once('response', resolve);
     request.once('error', reject);
+    // A `101 Switching Protocols` (or any end without an answer) emits neither: without
+    // this, the call would wait for ever, past its timeout and its cancellation.
+    request.once('upgrade', (_answer, socket) => {
+      socket.destroy();
+      reject(Object.assign(new Error('the host switched protocols'), { code: 'EPROTO' }));
+    });
+    request.once('close', () =>
+      reject(
+        Object.assign(new Error('the connection closed without an answer'), { code: 'ECONNRESET' }),
+      ),
+    );
   });
 }
 
@@ -260,10 +282,17 @@ function absoluteUrl(url: string): URL {
 async function readCapped(response: IncomingMessage, maxBytes: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= maxBytes) break; // leaving the loop destroys the response
+  try {
+    for await (const chunk of response as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= maxBytes) break; // leaving the loop destroys the response
+    }
+  } catch (error) {
+    // A body cut off (the timeout, a reset) is the host's doing: the model may try again.
+    throw new ToolRetryError(`the answer of ${response.url ?? 'the host'} broke off`, {
+      cause: error,
+    });
   }
   return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, maxBytes));
 }

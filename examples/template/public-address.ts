@@ -3,7 +3,8 @@
  * before it connects, since the `connect` permission says only *when* it
  * may run. Loopback, private, link-local (a cloud's metadata address),
  * shared, documentation, multicast and reserved ranges are refused, as is
- * an IPv4 address written as IPv6.
+ * an IPv6 address that embeds or routes to an IPv4 one (mapped,
+ * compatible, NAT64, 6to4, SIIT).
  *
  * A name is checked in the lookup the connection itself uses
  * ({@link publicLookup}, given to `http.request` as its `lookup`): the
@@ -28,6 +29,7 @@ for (const [network, prefix] of [
   ['172.16.0.0', 12],
   ['192.0.0.0', 24],
   ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
   ['192.168.0.0', 16],
   ['198.18.0.0', 15],
   ['198.51.100.0', 24],
@@ -38,13 +40,16 @@ for (const [network, prefix] of [
   NOT_PUBLIC_V4.addSubnet(network, prefix, 'ipv4');
 }
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
+  ['::', 96], // unspecified, loopback and IPv4-compatible addresses
   ['::ffff:0:0', 96],
+  ['::ffff:0:0:0', 96], // SIIT
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48], // local-use NAT64
   ['2001:db8::', 32],
+  ['2002::', 16], // 6to4: any IPv4 address behind it
   ['fc00::', 7],
   ['fe80::', 10],
+  ['fec0::', 10], // site-local
   ['ff00::', 8],
 ] as const) {
   NOT_PUBLIC_V6.addSubnet(network, prefix, 'ipv6');

@@ -6,7 +6,7 @@
  */
 import type { LookupAddress } from 'node:dns';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fetchText } from '../../examples/template/connector.js';
 import { isNonPublicAddress, type ResolveAll } from '../../examples/template/public-address.js';
@@ -100,6 +100,61 @@ describe('the template fetch on a name whose addresses change', () => {
     ).rejects.toThrow(`http://nothing.example:${port} could not be reached (ENOTFOUND)`);
   });
 
+  it('answers a host that switches protocols, or closes without an answer, with an error, not a wait', async () => {
+    server.removeAllListeners('request');
+    server.on('request', (request, response) => {
+      hits += 1;
+      if (request.url === '/close') request.socket.destroy();
+      else response.end('unused');
+    });
+    server.on('upgrade', (_request, socket) => {
+      hits += 1;
+      socket.end(
+        'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n',
+      );
+    });
+    const local = { allowPrivateNetwork: true } as const;
+    await expect(fetchText(`http://127.0.0.1:${port}/close`, local)).rejects.toThrow(
+      `http://127.0.0.1:${port} could not be reached (ECONNRESET)`,
+    );
+    // A host that answers a plain GET with `101 Switching Protocols` (any public host can).
+    const switching = createNetServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.once('data', () =>
+        socket.write(
+          'HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n',
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => switching.listen(0, '127.0.0.1', resolve));
+    try {
+      const switched = (switching.address() as AddressInfo).port;
+      await expect(fetchText(`http://127.0.0.1:${switched}/`, local)).rejects.toThrow(
+        new RegExp(
+          `^http://127\\.0\\.0\\.1:${switched} could not be reached \\((EPROTO|ECONNRESET)\\)$`,
+        ),
+      );
+    } finally {
+      await new Promise((resolve) => switching.close(resolve));
+    }
+  });
+
+  it('says what it is and asks for the body as it is', async () => {
+    let headers: Record<string, string | string[] | undefined> = {};
+    server.removeAllListeners('request');
+    server.on('request', (request, response) => {
+      headers = request.headers;
+      response.end('plain');
+    });
+    expect(await fetchText(`http://127.0.0.1:${port}/`, { allowPrivateNetwork: true })).toBe(
+      'plain',
+    );
+    expect(headers).toMatchObject({
+      'user-agent': 'mcp-sections-template/1.0',
+      'accept-encoding': 'identity',
+    });
+  });
+
   it('tells public from private addresses, IPv4 written as IPv6 and documentation ranges included', () => {
     for (const address of ['8.8.8.8', PUBLIC, '2606:4700::1111']) {
       expect(isNonPublicAddress(address), address).toBe(false);
@@ -119,6 +174,12 @@ describe('the template fetch on a name whose addresses change', () => {
       'fe80::1',
       '2001:db8::1',
       'ff02::1',
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '64:ff9b:1::a9fe:a9fe',
+      '2002:7f00:1::1',
+      'fec0::1',
+      '192.88.99.1',
     ]) {
       expect(isNonPublicAddress(address), address).toBe(true);
     }
