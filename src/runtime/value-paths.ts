@@ -94,15 +94,18 @@ export function outermostArrayPath(root: unknown, path: Path): Path | undefined 
  */
 export function shallowCopy(object: object): Record<string | number, unknown> {
   const prototype = Object.getPrototypeOf(object) as object | null;
-  const copy = Object.create(prototype) as Record<string | number, unknown>;
-  for (const key of Object.keys(object)) {
-    setMember(copy, key, (object as Record<string, unknown>)[key]);
+  const copy = Object.create(prototype) as Record<PropertyKey, unknown>;
+  // Symbol-keyed members too: a slice's own, which a copy must not drop.
+  for (const key of Reflect.ownKeys(object)) {
+    if (Object.prototype.propertyIsEnumerable.call(object, key)) {
+      setMember(copy, key, (object as Record<PropertyKey, unknown>)[key]);
+    }
   }
   return copy;
 }
 
 /** Sets `object[key]` as an own, writable, enumerable member, whatever the key (`__proto__` too). */
-export function setMember(object: object, key: string | number, value: unknown): void {
+export function setMember(object: object, key: PropertyKey, value: unknown): void {
   Object.defineProperty(object, key, {
     value,
     writable: true,

@@ -131,7 +131,7 @@ export class TraceRecorder {
       (name) => !this.#written.has(name) || this.#written.get(name) !== state[name],
     );
     if (changed.length === 0) return;
-    const slices: Record<string, unknown> = {};
+    const slices = Object.create(null) as Record<string, unknown>; // `__proto__` as any name
     const withheld: string[] = [];
     const hide = this.#hidesPrivate();
     for (const name of changed) {
@@ -256,7 +256,7 @@ export class TraceRecorder {
     };
     const lines = [JSON.stringify(header)];
     if (part > 0 && this.#maskedState.size > 0) {
-      const slices: Record<string, unknown> = {};
+      const slices = Object.create(null) as Record<string, unknown>; // `__proto__` as any name
       const withheld: string[] = [];
       for (const [name, value] of this.#maskedState) {
         if (value === undefined) withheld.push(name);

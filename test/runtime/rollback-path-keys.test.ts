@@ -46,3 +46,20 @@ describe('rollback and the keys of a path', () => {
     expect(slice.get()).toEqual({ a: { b: [0, 0, 0, -2] }, 'a\u0000b': [-1, 0, 0, 0] });
   });
 });
+
+describe('an undo’s copy of an object', () => {
+  it('keeps its symbol-keyed members', () => {
+    const tag = Symbol('tag');
+    const session = new Session();
+    const slice = session.slice<{ doc: Record<PropertyKey, unknown> }>('s', {
+      initial: { doc: { n: 0, m: 0 } },
+    });
+    slice.update((draft) => void (draft.doc[tag] = 'kept'));
+    const call = session.beginCall({ callId: 'A', toolName: 'A' });
+    call.run(() => slice.update((draft) => void (draft.doc.n = 1)));
+    slice.update((draft) => void (draft.doc.m = 2)); // the undo patches a copy
+    expect(call.rollback()).toEqual([]);
+    expect(slice.get().doc).toMatchObject({ n: 0, m: 2 });
+    expect(slice.get().doc[tag]).toBe('kept');
+  });
+});

@@ -91,7 +91,8 @@ export function parseSlices(
   sessionId: string,
   fields: unknown,
 ): Readonly<Record<string, JsonValue>> {
-  const slices: Record<string, JsonValue> = {};
+  // Null-prototype: a slice named `__proto__` is a member like any other.
+  const slices = Object.create(null) as Record<string, JsonValue>;
   for (const [name, text] of pairs(fields, sessionId)) {
     try {
       slices[name] = JSON.parse(text) as JsonValue;

@@ -89,8 +89,10 @@ export function serializeRecord(record: SessionRecord): string {
  */
 export function parseRecord(text: string, file: string, sessionId: string): SessionRecord {
   let parsed: z.infer<typeof recordSchema>;
+  let json: { readonly slices: Record<string, JsonValue> };
   try {
-    parsed = recordSchema.parse(JSON.parse(text));
+    json = JSON.parse(text) as typeof json;
+    parsed = recordSchema.parse(json);
   } catch (error) {
     throw new SessionStoreError(
       'store-corrupt',
@@ -111,7 +113,8 @@ export function parseRecord(text: string, file: string, sessionId: string): Sess
       parsed.privateData.sensitivity,
       readDatasets(parsed.privateData.datasets, file),
     ),
-    slices: Object.freeze(parsed.slices as Record<string, JsonValue>),
+    // As JSON.parse read them: zod's record assigns keys, and a slice named `__proto__` became a prototype.
+    slices: Object.freeze(json.slices),
   };
 }
 

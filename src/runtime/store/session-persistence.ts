@@ -128,7 +128,8 @@ export class SessionPersistence {
     await this.flushPrivateData(signal);
     await this.#exclusive(async () => {
       const values = this.#host.persistentSlices();
-      const dirty: Record<string, JsonValue> = {};
+      // Null-prototype: a slice named `__proto__` is a member like any other.
+      const dirty = Object.create(null) as Record<string, JsonValue>;
       for (const [name, value] of values) {
         if (!this.#savedSlices.has(name) || this.#savedSlices.get(name) !== value) {
           dirty[name] = value as JsonValue;
