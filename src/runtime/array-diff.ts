@@ -337,12 +337,14 @@ function alignByLikeness(
 
 /**
  * How many members two objects share (equal primitives, or the very
- * object) when they may be one element before and after a change, else 0:
+ * object), or elements two arrays share ({@link alikeArrays}), when they
+ * may be one element before and after a change, else 0:
  * they share at least half the members of the larger (a row and its edit
  * share all but the edited ones; two rows of three members that share only
  * a `status` are two rows).
  */
 function alike(a: unknown, b: unknown): number {
+  if (Array.isArray(a) && Array.isArray(b)) return alikeArrays(a, b);
   if (!isJsonRecord(a) || !isJsonRecord(b)) return 0;
   const keys = Object.keys(a);
   let shared = 0;
@@ -350,6 +352,24 @@ function alike(a: unknown, b: unknown): number {
     if (Object.hasOwn(b, key) && Object.is(a[key], b[key])) shared += 1;
   }
   return shared > 0 && shared * 2 >= Math.max(keys.length, Object.keys(b).length) ? shared : 0;
+}
+
+/**
+ * {@link alike} for two arrays (a row of a matrix, and its copy): how many
+ * elements they share (each of `b` matched once, equal primitives or the
+ * very object), when that is at least half the longer one's.
+ */
+function alikeArrays(a: readonly unknown[], b: readonly unknown[]): number {
+  const left = new Map<unknown, number>();
+  for (const item of b) left.set(item, (left.get(item) ?? 0) + 1);
+  let shared = 0;
+  for (const item of a) {
+    const count = left.get(item) ?? 0;
+    if (count === 0) continue;
+    left.set(item, count - 1);
+    shared += 1;
+  }
+  return shared > 0 && shared * 2 >= Math.max(a.length, b.length) ? shared : 0;
 }
 
 /**

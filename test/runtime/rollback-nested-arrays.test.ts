@@ -156,3 +156,29 @@ describe('rollback of two calls that added to one nested array', () => {
     );
   });
 });
+
+describe('rollback of a row of a matrix that a call copied and moved', () => {
+  it('leaves no second copy of the row, and a committed removal from it stands', () => {
+    const session = new Session();
+    const grid = session.slice<{ m: string[][] }>('grid', {
+      initial: { m: [['S0'], ['S1'], ['S2']] },
+    });
+    const committed = session.beginCall({ callId: 'B', toolName: 'b' });
+    const failed = session.beginCall({ callId: 'A', toolName: 'a' });
+    committed.run(() => grid.update((draft) => void (draft.m[1] = [...draft.m[1]!, 'B0'])));
+    failed.run(() =>
+      grid.update((draft) => {
+        draft.m[1] = [...draft.m[1]!];
+        draft.m.unshift(draft.m.splice(1, 1)[0]!);
+      }),
+    );
+    committed.run(() =>
+      grid.update((draft) => void draft.m[0]!.splice(draft.m[0]!.indexOf('B0'), 1)),
+    );
+    failed.rollback();
+    committed.commit();
+    const cells = grid.get().m.flat();
+    expect(cells.filter((cell) => cell === 'S1')).toEqual(['S1']);
+    expect(cells).not.toContain('B0');
+  });
+});
