@@ -190,19 +190,28 @@ describe('an isolated deployment that is a local process, down until after the s
 describe.runIf(canSandbox)(
   'a sandbox, and the same server without isolation in another section',
   () => {
-    it('fails closed while the other runs in its workspace, naming it, and nothing gets out', async () => {
-      const cwd = workspace();
+    /**
+     * Section `a` sandboxes notes in `cwd`, section `b` runs `other` without
+     * isolation; the session escalates and `a` saves the private text.
+     */
+    async function saveBesideSandbox(cwd: string, other: McpServerConfig) {
       const session = new Session();
       const sandboxing = section(session, 'a', [notes(cwd, { isolation: {} })]);
-      const plain = section(session, 'b', [notes(cwd)]);
+      const beside = section(session, 'b', [other]);
       await sandboxing.connect();
-      await plain.connect();
+      await beside.connect();
       session.privateData.add('patients', 'confidential');
-      const refused = await invokeTool(
+      const result = await invokeTool(
         toolNamed(sandboxing, 'notes_save'),
         { text: PRIVATE },
         { session },
       );
+      return { session, result };
+    }
+
+    it('fails closed while the other runs in its workspace, naming it, and nothing gets out', async () => {
+      const cwd = workspace();
+      const { result: refused } = await saveBesideSandbox(cwd, notes(cwd));
       expect(refused.success).toBe(false);
       expect(refused.message).toContain(
         `server "notes" (in ${JSON.stringify(cwd)}) of this session runs without isolation where the isolated side of "notes" would write`,
@@ -215,33 +224,14 @@ describe.runIf(canSandbox)(
       const parent = workspace();
       const cwd = path.join(parent, 'ws');
       mkdirSync(cwd);
-      const session = new Session();
-      const sandboxing = section(session, 'a', [notes(cwd, { isolation: {} })]);
-      const above = section(session, 'b', [{ ...notes(parent, {}, true), name: 'memo' }]);
-      await sandboxing.connect();
-      await above.connect();
-      session.privateData.add('patients', 'confidential');
-      const saved = await invokeTool(
-        toolNamed(sandboxing, 'notes_save'),
-        { text: PRIVATE },
-        { session },
-      );
+      const memo = { ...notes(parent, {}, true), name: 'memo' };
+      const { result: saved } = await saveBesideSandbox(cwd, memo);
       expect(saved.message).toBe('saved');
     });
 
     it('runs the sandbox when the other runs elsewhere, and starts no process without isolation in its workspace', async () => {
       const cwd = workspace();
-      const session = new Session();
-      const sandboxing = section(session, 'a', [notes(cwd, { isolation: {} })]);
-      const elsewhere = section(session, 'b', [notes(workspace())]);
-      await sandboxing.connect();
-      await elsewhere.connect();
-      session.privateData.add('patients', 'confidential');
-      const saved = await invokeTool(
-        toolNamed(sandboxing, 'notes_save'),
-        { text: PRIVATE },
-        { session },
-      );
+      const { session, result: saved } = await saveBesideSandbox(cwd, notes(workspace()));
       expect(saved.message).toBe('saved');
       // A section connected now, without isolation, in the sandbox's workspace: not started there.
       const late = section(session, 'c', [notes(cwd)]);
