@@ -170,7 +170,13 @@ export function bridgeTool(
  */
 const answers = new WeakMap<
   ToolResult<unknown>,
-  { raw: CallToolResult; maxChars: number; mask: (text: string) => string }
+  {
+    raw: CallToolResult;
+    maxChars: number;
+    /** The call's secret argument values, and what masks those of the calls in flight beside it. */
+    secrets: readonly string[] | undefined;
+    others: ((text: string) => string) | undefined;
+  }
 >();
 
 /**
@@ -182,7 +188,9 @@ const answers = new WeakMap<
 function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
   if (!ToolResult.is(data)) return redactor.redactData(data);
   const answer = answers.get(data);
-  const mask = answer?.mask ?? ((text: string) => redactor.redact(text));
+  const mask =
+    (answer && callTextMask(answer.secrets, redactor, answer.others)) ??
+    ((text: string) => redactor.redact(text));
   // A failure's message was masked before its cut already (or is the library's own);
   // a success's is the answer's text, cut: read again from the answer, masked first.
   const shown =
@@ -539,12 +547,14 @@ class BridgedCall {
     // Kept no longer than the event can show, and a secret the cut there splits whole:
     // the server's own, and the call's secret arguments it may echo in its answer's text.
     // Another call's too: a server may write one call's secret into another's answer.
-    const shownMask = callTextMask(secrets, route.redactor, callSecretsOn(route));
-    if (shownMask !== undefined) {
+    // The mask is made only when an event shows the answer; the calls in flight are read now.
+    const others = callSecretsOn(route);
+    if (route.redactor.hasSecrets || secrets !== undefined || others !== undefined) {
       answers.set(result, {
         raw: limitResult(raw, maxChars + MASK_MARGIN),
         maxChars,
-        mask: shownMask,
+        secrets,
+        others,
       });
       setEventView(result, () => shownInEvents(result, route.redactor) as ToolResult<unknown>);
     }
