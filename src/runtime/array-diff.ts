@@ -59,11 +59,11 @@ export interface ArrayEdit {
     others: Path[];
     own: Path[];
     /**
-     * Who made each of `others` (as `pathKey`s): a writer (for its
-     * write's patches), or an undo; a writer rolled back later is forgotten there, and its
+     * Who made each of `others`: a writer (for its write's patches), or
+     * an undo; a writer rolled back later is forgotten there, and its
      * paths with it unless another writer or an undo made them too.
      */
-    by?: Map<unknown, Set<string>>;
+    by?: Map<unknown, Path[]>;
   };
   /**
    * The element as the last writer who changed it in place left it (an

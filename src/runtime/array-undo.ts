@@ -118,13 +118,10 @@ export function noteInside(
     }
     edit.later ??= { others: [], own: [] };
     addPaths(own ? edit.later.own : edit.later.others, tails);
-    // Who made them, while they are told apart (a replaced element is for good).
-    if (!own && !replacedForGood(edit.later.others)) {
+    if (!own) {
       const by = (edit.later.by ??= new Map());
       const key = patches === undefined ? UNDO : writer;
-      let keys = by.get(key);
-      if (keys === undefined) by.set(key, (keys = new Set()));
-      for (const tail of tails) keys.add(pathKey(tail));
+      by.set(key, [...(by.get(key) ?? []), ...tails]);
     }
   }
 }
@@ -144,23 +141,22 @@ export function forgetWriters(
 ): void {
   for (const edit of edits) {
     const later = edit.later;
-    if (later?.by === undefined || replacedForGood(later.others)) continue;
-    const forgotten = new Set<string>();
-    for (const [writer, keys] of later.by) {
+    if (later?.by === undefined) continue;
+    const forgotten: Path[] = [];
+    for (const [writer, paths] of later.by) {
       if (writer === UNDO || !rolledBack(writer)) continue;
       later.by.delete(writer);
-      for (const key of keys) forgotten.add(key);
+      forgotten.push(...paths);
     }
-    for (const keys of later.by.values()) for (const key of keys) forgotten.delete(key);
-    if (forgotten.size === 0) continue;
-    const others = later.others.filter((path) => !forgotten.has(pathKey(path)));
+    if (forgotten.length === 0) continue;
+    if (later.others.length === 1 && later.others[0]!.length === 0) continue;
+    const kept = new Set<string>();
+    for (const paths of later.by.values()) for (const path of paths) kept.add(pathKey(path));
+    const gone = new Set(forgotten.map(pathKey).filter((key) => !kept.has(key)));
+    if (gone.size === 0) continue;
+    const others = later.others.filter((path) => !gone.has(pathKey(path)));
     later.others.splice(0, later.others.length, ...others);
   }
-}
-
-/** Whether `others` says another writer replaced the element itself (`[[]]`): for good. */
-function replacedForGood(others: readonly Path[]): boolean {
-  return others.length === 1 && others[0]!.length === 0;
 }
 
 /**
@@ -172,7 +168,7 @@ const MAX_LATER_PATHS = 256;
 
 /** Adds `paths` to `list`, once each; past {@link MAX_LATER_PATHS}, `list` becomes the element itself. */
 function addPaths(list: Path[], paths: readonly Path[]): void {
-  if (replacedForGood(list)) return;
+  if (list.length === 1 && list[0]!.length === 0) return;
   for (const path of paths) {
     const key = pathKey(path);
     if (list.some((known) => known.length === path.length && pathKey(known) === key)) continue;
