@@ -55,16 +55,7 @@ export interface ArrayEdit {
    * changes' patches or, for an undo, from the members it made differ
    * ({@link noteInside}).
    */
-  later?: {
-    others: Path[];
-    own: Path[];
-    /**
-     * Who made each of `others`: a writer (for its write's patches), or
-     * an undo; a writer rolled back later is forgotten there, and its
-     * paths with it unless another writer or an undo made them too.
-     */
-    by?: Map<unknown, Path[]>;
-  };
+  later?: { others: Path[]; own: Path[] };
   /**
    * The element as the last writer who changed it in place left it (an
    * object the write left, not moved by it): followed by identity, as

@@ -100,7 +100,6 @@ export function noteInside(
   region: Region,
   patches: (() => ReadonlyMap<string, readonly Path[]>) | undefined,
   own: boolean,
-  writer?: unknown,
 ): void {
   for (const edit of edits) {
     const at = edit.at;
@@ -118,44 +117,6 @@ export function noteInside(
     }
     edit.later ??= { others: [], own: [] };
     addPaths(own ? edit.later.own : edit.later.others, tails);
-    if (!own) {
-      const by = (edit.later.by ??= new Map());
-      const key = patches === undefined ? UNDO : writer;
-      by.set(key, [...(by.get(key) ?? []), ...tails]);
-    }
-  }
-}
-
-/** Who made the paths an undo made (it is no writer that could be rolled back). */
-const UNDO = Symbol('undo');
-
-/**
- * Forgets, in `edits`, the places of later writes made by the writers
- * `rolledBack` says: their writes are undone, and stand in no other
- * undo's way. A place another writer's write or an undo made too stays,
- * and so does an element counted as replaced for good.
- */
-export function forgetWriters(
-  edits: readonly ArrayEdit[],
-  rolledBack: (writer: unknown) => boolean,
-): void {
-  for (const edit of edits) {
-    const later = edit.later;
-    if (later?.by === undefined) continue;
-    const forgotten: Path[] = [];
-    for (const [writer, paths] of later.by) {
-      if (writer === UNDO || !rolledBack(writer)) continue;
-      later.by.delete(writer);
-      forgotten.push(...paths);
-    }
-    if (forgotten.length === 0) continue;
-    if (later.others.length === 1 && later.others[0]!.length === 0) continue;
-    const kept = new Set<string>();
-    for (const paths of later.by.values()) for (const path of paths) kept.add(pathKey(path));
-    const gone = new Set(forgotten.map(pathKey).filter((key) => !kept.has(key)));
-    if (gone.size === 0) continue;
-    const others = later.others.filter((path) => !gone.has(pathKey(path)));
-    later.others.splice(0, later.others.length, ...others);
   }
 }
 

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Patch } from 'immer';
 import { type ArrayEdit, arrayEdits, changedRegion, type Region } from './array-diff.js';
-import { followEdits, forgetWriters, noteInside, undoEdits } from './array-undo.js';
+import { followEdits, noteInside, undoEdits } from './array-undo.js';
 import {
   GONE,
   outermostArrayPath,
@@ -314,14 +314,6 @@ export class CallJournal {
         continue;
       }
       if (record.kind === 'array') {
-        // A step this call took over from another: its own writes since are undone
-        // by now (newest first), unless one stays in place there.
-        const leftThere = left.some(
-          (step) => step.slice === record.slice && overlaps(step.path, record.path),
-        );
-        if (record.inherited && !leftThere) {
-          forgetWriters(record.edits, (writer) => scope.contains(writer as Writer));
-        }
         if (record.replacedBy.some((writer) => !scope.contains(writer))) {
           left.push({
             slice: record.slice,
@@ -359,13 +351,7 @@ export class CallJournal {
           )
           .flatMap((step) => step.by.filter(someoneElse));
         replaceWriters(record.overwrittenBy, someoneElse, instead);
-        if (record.kind === 'array') {
-          replaceWriters(record.replacedBy, someoneElse, instead);
-          // Where its writes changed elements no longer stands in their undos' way,
-          // unless a step of it stays in place there.
-          if (instead.length === 0)
-            forgetWriters(record.edits, (writer) => !someoneElse(writer as Writer));
-        }
+        if (record.kind === 'array') replaceWriters(record.replacedBy, someoneElse, instead);
       }
     }
     // A caller's earlier steps under one left in place are left by its rollback too.
@@ -481,15 +467,7 @@ export class CallJournal {
         }
         touched = followEdits(record.edits, was, now, region);
         const inside = patches && byElement(key, record.path);
-        noteInside(
-          record.edits,
-          was,
-          now,
-          region,
-          inside,
-          owner?.contains(writer) === true,
-          writer,
-        );
+        noteInside(record.edits, was, now, region, inside, owner?.contains(writer) === true);
       } else touched = loseAll(record.edits);
       if (touched && owner?.contains(writer) !== true && !record.overwrittenBy.includes(writer)) {
         record.overwrittenBy.push(writer);
