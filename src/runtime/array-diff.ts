@@ -51,11 +51,20 @@ export interface ArrayEdit {
   readonly edited?: true;
   /**
    * Where an edited element was changed since the write, and by whom
-   * (`others`' `[]`: another writer replaced it, for good), from the
-   * changes' patches or, for an undo, from the members it made differ
+   * (`others`' `[]`: another writer replaced it), from the changes'
+   * patches or, for an undo, from the members it made differ
    * ({@link noteInside}).
    */
-  later?: { others: Path[]; own: Path[] };
+  later?: {
+    others: Path[];
+    own: Path[];
+    /**
+     * `others` by the writer whose rollback takes them back (see
+     * `array-undo.ts` `forgetWriters`); `null` once too many places or
+     * writers were kept apart: then none is ever forgotten.
+     */
+    by?: Map<unknown, Path[]> | null;
+  };
   /**
    * The element as the last writer who changed it in place left it (an
    * object the write left, not moved by it): followed by identity, as

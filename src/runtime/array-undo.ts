@@ -13,6 +13,7 @@
  * change was ({@link noteInside}). A write's moves (a sort, a swap) are
  * undone all together, or not at all once a later change moved them again.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { isJsonRecord } from '../core/json.js';
 import { type ArrayEdit, arrayEdits, changedRegion, NONE, type Region } from './array-diff.js';
 import { type Path, pathKey, setMember, shallowCopy } from './value-paths.js';
@@ -91,7 +92,8 @@ export function followEdits(
  * the element on, read on first need: they tell a member replaced from one
  * edited; a write that changed the element and names none of it replaced
  * something above it), or, for a change without patches (an undo, which
- * puts earlier values back), the members it made differ.
+ * puts earlier values back), the members it made differ. Another writer's
+ * are kept under `by` (see {@link forgetWriters}).
  */
 export function noteInside(
   edits: readonly ArrayEdit[],
@@ -100,6 +102,7 @@ export function noteInside(
   region: Region,
   patches: (() => ReadonlyMap<string, readonly Path[]>) | undefined,
   own: boolean,
+  by: unknown,
 ): void {
   for (const edit of edits) {
     const at = edit.at;
@@ -110,33 +113,94 @@ export function noteInside(
     if (Object.is(element, edit.expected) || Object.is(element, edit.seen)) continue;
     if (Object.is(before[at], element)) continue;
     if (typeof element === 'object' && element !== null) edit.seen = element;
-    let tails: Path[];
-    if (patches === undefined) tails = changedPaths(before[at], element, [], []);
-    else {
-      tails = [...(patches().get(String(at)) ?? [[]])];
-    }
+    const tails =
+      patches === undefined
+        ? changedPaths(before[at], element, [], [])
+        : (patches().get(String(at)) ?? [[]]);
     edit.later ??= { others: [], own: [] };
-    addPaths(own ? edit.later.own : edit.later.others, tails);
+    if (own) addPaths(edit.later.own, tails);
+    else noteOthers(edit.later, tails, by);
   }
 }
 
 /**
- * Most different places of later changes kept for one element: past them
- * it counts as replaced (the undo then leaves it), so that a long call
- * under a stream of other writes keeps a bounded record.
+ * The key, among the writers of later changes, of the changes no rollback
+ * takes back: an undo of a write older than the edit's (its change stands
+ * as any other writer's would).
+ */
+export const LASTING: unique symbol = Symbol('lasting');
+
+/** Adds another writer's `tails` to `later.others`, and under `by` while writers are kept apart. */
+function noteOthers(later: NonNullable<ArrayEdit['later']>, tails: readonly Path[], by: unknown) {
+  const overflowed = addPaths(later.others, tails);
+  if (later.by === null) return;
+  if (overflowed) {
+    later.by = null;
+    return;
+  }
+  later.by ??= new Map();
+  let paths = later.by.get(by);
+  if (paths === undefined) {
+    if (later.by.size >= MAX_LATER_PATHS) {
+      later.by = null;
+      return;
+    }
+    paths = [];
+    later.by.set(by, paths);
+  }
+  addPaths(paths, tails);
+}
+
+/**
+ * Forgets, in `edits`, the places of later changes kept under the writers
+ * `rolledBack` says: their writes, and their undos of writes made after
+ * the edit's, are undone (the two cancel out), and stand in no other
+ * undo's way. A place another writer changed too stays.
+ */
+export function forgetWriters(
+  edits: readonly ArrayEdit[],
+  rolledBack: (writer: unknown) => boolean,
+): void {
+  for (const edit of edits) {
+    const by = edit.later?.by;
+    if (by === undefined || by === null) continue;
+    let forgot = false;
+    for (const writer of by.keys()) {
+      if (writer === LASTING || !rolledBack(writer)) continue;
+      by.delete(writer);
+      forgot = true;
+    }
+    if (!forgot) continue;
+    const others = edit.later!.others;
+    others.length = 0;
+    for (const paths of by.values()) addPaths(others, paths);
+  }
+}
+
+/**
+ * Most different places of later changes kept for one element, and most
+ * writers kept apart: past them it counts as replaced (the undo then
+ * leaves it), or its writers are no longer told apart, so that a long
+ * call under a stream of other writes keeps a bounded record.
  */
 const MAX_LATER_PATHS = 256;
 
-/** Adds `paths` to `list`, once each; past {@link MAX_LATER_PATHS}, `list` becomes the element itself. */
-function addPaths(list: Path[], paths: readonly Path[]): void {
-  if (list.length === 1 && list[0]!.length === 0) return;
+/**
+ * Adds `paths` to `list`, once each; one that is `[]`, or past
+ * {@link MAX_LATER_PATHS}, `list` becomes the element itself.
+ *
+ * @returns true when `list` became the element for having too many.
+ */
+function addPaths(list: Path[], paths: readonly Path[]): boolean {
+  if (list.length === 1 && list[0]!.length === 0) return false;
   for (const path of paths) {
     const key = pathKey(path);
     if (list.some((known) => known.length === path.length && pathKey(known) === key)) continue;
     list.push(path);
   }
-  if (list.length > MAX_LATER_PATHS || list.some((path) => path.length === 0))
-    list.splice(0, list.length, []);
+  const overflowed = list.length > MAX_LATER_PATHS;
+  if (overflowed || list.some((path) => path.length === 0)) list.splice(0, list.length, []);
+  return overflowed;
 }
 
 /**
@@ -309,14 +373,17 @@ export function revertValue(
   // changed since where the write did too: one whose other members differ
   // was replaced or edited elsewhere, and a member equal by chance must not
   // be taken for the write's. With them, a member another writer changed is
-  // told from one replaced by the path of its change.
+  // told from one replaced by the path of its change. A member the write did
+  // not change that holds what it held (changes since, undone, left a copy)
+  // is no other change.
   const explained = (key: string): boolean =>
     later !== undefined &&
     [...later.others, ...later.own].some((path) => path.length === 0 || String(path[0]) === key);
   for (const key of new Set([...Object.keys(current), ...Object.keys(after)])) {
     const became = member(after, key);
-    if (Object.is(member(before, key), became) && !Object.is(member(current, key), became)) {
-      if (!explained(key)) return FAILED;
+    const now = member(current, key);
+    if (Object.is(member(before, key), became) && !Object.is(now, became)) {
+      if (!explained(key) && !isDeepStrictEqual(now, became)) return FAILED;
     }
   }
   let copy: Record<string | number, unknown> | undefined;

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Patch } from 'immer';
 import { type ArrayEdit, arrayEdits, changedRegion, type Region } from './array-diff.js';
-import { followEdits, noteInside, undoEdits } from './array-undo.js';
+import { followEdits, forgetWriters, LASTING, noteInside, undoEdits } from './array-undo.js';
 import {
   GONE,
   outermostArrayPath,
@@ -309,11 +309,19 @@ export class CallJournal {
         // Untouched since this write: put the value before it back whole,
         // the very value rather than a patched copy, and skip the write's
         // other steps.
-        this.#undone(record.slice, value, record.before, scope, records, first);
+        this.#undone(record, value, record.before, scope, records, first);
         index = first;
         continue;
       }
       if (record.kind === 'array') {
+        // A step this call took over from another: its own writes since are undone
+        // by now (newest first), unless one stays in place there.
+        const leftThere = left.some(
+          (step) => step.slice === record.slice && overlaps(step.path, record.path),
+        );
+        if (record.inherited && !leftThere) {
+          forgetWriters(record.edits, (writer) => scope.contains(writer as Writer));
+        }
         if (record.replacedBy.some((writer) => !scope.contains(writer))) {
           left.push({
             slice: record.slice,
@@ -335,7 +343,7 @@ export class CallJournal {
       const reverted = withPatch(value, record.patch);
       if (reverted === GONE)
         conflicts.push({ slice: record.slice, path: [...path], reason: 'gone' });
-      else this.#undone(record.slice, value, reverted, scope, records, index);
+      else this.#undone(record, value, reverted, scope, records, index);
     }
     // Its writes are undone: they no longer overwrite anything of other calls.
     // One left in place stands as long as the writes over it do: under it,
@@ -351,7 +359,13 @@ export class CallJournal {
           )
           .flatMap((step) => step.by.filter(someoneElse));
         replaceWriters(record.overwrittenBy, someoneElse, instead);
-        if (record.kind === 'array') replaceWriters(record.replacedBy, someoneElse, instead);
+        if (record.kind === 'array') {
+          replaceWriters(record.replacedBy, someoneElse, instead);
+          // Where its writes changed elements no longer stands in their undos' way,
+          // unless a step of it stays in place there.
+          if (instead.length === 0)
+            forgetWriters(record.edits, (writer) => !someoneElse(writer as Writer));
+        }
       }
     }
     // A caller's earlier steps under one left in place are left by its rollback too.
@@ -390,7 +404,7 @@ export class CallJournal {
         : undoEdits(current as readonly unknown[], record.edits);
     const next = withValueAt(value, path, Object.freeze(undone.next));
     if (next === GONE) return gone('gone');
-    this.#undone(slice, value, next, scope, pending, end);
+    this.#undone(record, value, next, scope, pending, end);
     if (undone.missed.length === 0) return [];
     const overwritten = record.overwrittenBy.some((writer) => !scope.contains(writer));
     const left: ArrayUndo = {
@@ -409,20 +423,24 @@ export class CallJournal {
   }
 
   /**
-   * Writes an undo's result, and moves the array edits of other calls, and
-   * of the rolling back call's steps still to undo (`pending` before
-   * `end`), with the change.
+   * Writes the result of undoing `step`, and moves the array edits of
+   * other calls, and of the rolling back call's steps still to undo
+   * (`pending` before `end`), with the change.
    */
   #undone(
-    slice: string,
+    step: UndoRecord,
     before: unknown,
     after: unknown,
     scope: CallScope,
     pending: readonly UndoRecord[],
     end: number,
   ): void {
-    this.#slices.write(slice, after);
-    this.#follow({ slice, before, after }, scope, undefined, { records: pending, end });
+    this.#slices.write(step.slice, after);
+    this.#follow({ slice: step.slice, before, after }, scope, undefined, {
+      records: pending,
+      end,
+      undoing: step.seq,
+    });
   }
 
   /**
@@ -432,14 +450,19 @@ export class CallJournal {
    * (see `array-undo.ts`), those of `pending`, the steps a rollback of
    * `writer` has still to make (before `end`), included; a writer that
    * replaced or removed an element another call's edit expects is noted as
-   * having overwritten it. One pass over the steps, one comparison per
-   * array the change touched.
+   * having overwritten it. An undo (of the write numbered `undoing`) has
+   * no patches. One pass over the steps, one comparison per array the
+   * change touched.
    */
   #follow(
     change: SliceChange,
     writer: Writer,
     patches?: readonly Patch[],
-    pending?: { readonly records: readonly UndoRecord[]; readonly end: number },
+    pending?: {
+      readonly records: readonly UndoRecord[];
+      readonly end: number;
+      readonly undoing: number;
+    },
   ): void {
     let regions: Map<string, Region> | undefined;
     // The write's patches by element, once an array: read only where an edit's element changed.
@@ -467,7 +490,11 @@ export class CallJournal {
         }
         touched = followEdits(record.edits, was, now, region);
         const inside = patches && byElement(key, record.path);
-        noteInside(record.edits, was, now, region, inside, owner?.contains(writer) === true);
+        // An undo of a write made after this step's cancels that write: the
+        // rollback that made it takes both back. One of an older write stands.
+        const lasting = pending !== undefined && pending.undoing < record.seq;
+        const by = lasting ? LASTING : writer;
+        noteInside(record.edits, was, now, region, inside, owner?.contains(writer) === true, by);
       } else touched = loseAll(record.edits);
       if (touched && owner?.contains(writer) !== true && !record.overwrittenBy.includes(writer)) {
         record.overwrittenBy.push(writer);

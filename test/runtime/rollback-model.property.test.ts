@@ -544,7 +544,23 @@ describe('rollback against a model of every write, property', () => {
         ];
         expect(problems, model.report()).toEqual([]);
       }),
-      { numRuns: 2_000 },
+      {
+        numRuns: 2_000,
+        examples: [
+          // An undo of a call's write made after another call's step cancels that
+          // write: the other call's undo is not blocked by either (it left 'C2b',
+          // the first of C's two values, with a conflict).
+          [
+            [
+              { kind: 'set', by: 'A', row: 0, member: 'x', to: 0 },
+              { kind: 'setTwice', by: 'C', row: 0, member: 'y', to: 0 },
+              { kind: 'reverse', by: 'A', row: 0, member: 'x', to: 0 },
+              { kind: 'set', by: 'A', row: 5, member: 'y', to: 0 },
+            ],
+            { A: false, B: false, C: false, N: false },
+          ],
+        ],
+      },
     );
   });
 });

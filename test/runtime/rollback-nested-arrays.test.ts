@@ -182,3 +182,35 @@ describe('rollback of a row of a matrix that a call copied and moved', () => {
     expect(cells).not.toContain('B0');
   });
 });
+
+describe('rollback when a failed call replaced the member array another failed call pushed into', () => {
+  for (const add of [false, true]) {
+    for (const application of ['none', 'reverse', 'push'] as const) {
+      for (const order of ['pusher first', 'replacer first'] as const) {
+        it(`takes out both calls' entries (${add ? 'the copy adds one' : 'a plain copy'}, application ${application}, ${order})`, () => {
+          const session = new Session();
+          const table = session.slice<{ rows: { id: string; items: string[] }[] }>('t', {
+            initial: { rows: [{ id: 'r0', items: ['x'] }] },
+          });
+          const pusher = session.beginCall({ callId: 'C', toolName: 'c' });
+          const replacer = session.beginCall({ callId: 'A', toolName: 'a' });
+          pusher.run(() => table.update((draft) => void draft.rows[0]!.items.push('C0')));
+          replacer.run(() =>
+            table.update((draft) => {
+              const row = draft.rows[0]!;
+              row.items = add ? [...row.items, 'A1'] : [...row.items];
+            }),
+          );
+          if (application === 'reverse')
+            table.update((draft) => void draft.rows[0]!.items.reverse());
+          if (application === 'push')
+            table.update((draft) => void draft.rows[0]!.items.push('app'));
+          const scopes = order === 'pusher first' ? [pusher, replacer] : [replacer, pusher];
+          for (const scope of scopes) scope.rollback();
+          const items = table.get().rows[0]!.items;
+          expect([...items].sort()).toEqual(application === 'push' ? ['app', 'x'] : ['x']);
+        });
+      }
+    }
+  }
+});
