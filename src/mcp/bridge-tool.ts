@@ -31,7 +31,7 @@ import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
 import {
   callQuoteMask,
-  callSecretsOn,
+  callSecretsInFlight,
   callSecretsSent,
   callTextMask,
 } from './in-flight-secrets.js';
@@ -48,6 +48,7 @@ import {
   type McpToolDescription,
 } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
+import type { ServerTextMasker } from './server-text.js';
 import { toAnnotations } from './tool-annotations.js';
 import { bridgedDescription } from './tool-naming.js';
 
@@ -81,6 +82,12 @@ export interface BridgeContext {
    * can say so. Its word that it reaches the network still counts.
    */
   readonly listedWhilePrivate: boolean;
+  /**
+   * What masks the listing's text (names shown, descriptions, titles): the
+   * server's secrets, and the secret arguments of the calls in flight when
+   * it came (`serverTextMasker`).
+   */
+  readonly masker: ServerTextMasker;
 }
 
 /**
@@ -115,18 +122,19 @@ export function withSendCheck(tool: McpTool, check: SendCheck): McpTool {
  * secrets are masked in its description and title, in messages that name
  * it, and in what its validator says; its name and schema are identifiers
  * and data, kept as sent. A call's secret arguments (`secret-arguments.ts`)
- * are masked in every text its server writes about it or about another
- * call while it runs and for a grace after (errors, progress, quotes of
- * its data, the log), and in the text of an answer `ToolInvoked` shows.
+ * are masked in every text a server writes while it runs and for a grace
+ * after (errors, progress, quotes of its data, the log, the descriptions
+ * and titles of a listing), and in the text of an answer `ToolInvoked`
+ * shows.
  */
 export function bridgeTool(
   description: McpToolDescription,
   bridgedName: string,
   context: BridgeContext,
 ): McpTool {
-  const { route } = context;
+  const { route, masker } = context;
   const serverName = route.name;
-  const shown = route.redact(description.name);
+  const shown = masker.redact(description.name);
   const call = new BridgedCall(description, bridgedName, shown, context);
   // The name comes from bridgedToolName and the description from
   // bridgedDescription, both valid by construction. The description is
@@ -134,7 +142,7 @@ export function bridgeTool(
   // invisible characters would be joined up again by the cleaning.
   return Tool.trusted({
     name: bridgedName,
-    description: bridgedDescription(serverName, description.name, description.description, route),
+    description: bridgedDescription(serverName, description.name, description.description, masker),
     // Built on the first call: connecting to a server with many tools creates no validator.
     params: () => bridgedValidator(description.inputSchema, serverName, shown, route),
     inputSchema: description.inputSchema,
@@ -160,8 +168,8 @@ export function bridgeTool(
 /**
  * The server's answer behind each result of a call to a server with
  * secrets, of a call with secret arguments, or of one answered while a
- * call with secret arguments was in flight on its server's connections
- * (the server may echo that one's), kept for its `ToolInvoked`
+ * call with secret arguments was in flight (the server may echo that
+ * one's), kept for its `ToolInvoked`
  * (built only when someone observes it): the event shows the answer masked
  * before the result limit cuts its text, since a cut may leave a piece of
  * a secret that masking no longer finds whole (the server chooses where
@@ -250,7 +258,7 @@ class BridgedCall {
     this.#shown = shown;
     this.#bridgedName = bridgedName;
     this.#context = context;
-    this.annotations = toAnnotations(description, context.route.redactor);
+    this.annotations = toAnnotations(description, context.masker);
     const config = context.route.config;
     this.#configured = ownValue(config.permissions, this.#original);
     this.#bridgedReach = recordReach(this.#original, this.#configured, this.annotations, context);
@@ -340,7 +348,7 @@ class BridgedCall {
     const options = this.#callOptions(tool, progress);
     route.callStarted(); // a sandbox restart waits for calls in flight
     // Until the call settles, the server's log is masked for them too.
-    const unregister = secrets === undefined ? undefined : callSecretsSent(connection, secrets);
+    const unregister = secrets === undefined ? undefined : callSecretsSent(secrets);
     const settled = (): void => {
       route.callSettled();
       unregister?.();
@@ -390,7 +398,7 @@ class BridgedCall {
   /** What masks the text the server wrote back about this call (an error), if anything needs masking. */
   #textMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
     const { route } = this.#context;
-    return callTextMask(this.#secretsIfReadable(args), route.redactor, callSecretsOn(route));
+    return callTextMask(this.#secretsIfReadable(args), route.redactor, callSecretsInFlight());
   }
 
   /** The server's `text` about this call with its secrets and the call's secret arguments masked. */
@@ -530,7 +538,7 @@ class BridgedCall {
       outputSchema === undefined || leftOut
         ? undefined
         : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, () =>
-            callQuoteMask(this.#secretsIfReadable(args), route.redactor, callSecretsOn(route)),
+            callQuoteMask(this.#secretsIfReadable(args), route.redactor, callSecretsInFlight()),
           );
     let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     const mask = violation === undefined && raw.isError === true ? this.#textMask(args) : undefined;
@@ -548,7 +556,7 @@ class BridgedCall {
     // the server's own, and the call's secret arguments it may echo in its answer's text.
     // Another call's too: a server may write one call's secret into another's answer.
     // The mask is made only when an event shows the answer; the calls in flight are read now.
-    const others = callSecretsOn(route);
+    const others = callSecretsInFlight();
     if (route.redactor.hasSecrets || secrets !== undefined || others !== undefined) {
       answers.set(result, {
         raw: limitResult(raw, maxChars + MASK_MARGIN),
@@ -643,7 +651,7 @@ class BridgedCall {
     const maskNow = (): ((text: string) => string) => {
       const call = (own ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS);
       // Read for each report: the calls in flight beside this one change.
-      const others = callSecretsOn(route);
+      const others = callSecretsInFlight();
       return others === undefined ? call : (text) => others(call(text));
     };
     /** Whether a report's number is a secret's value (a PIN echoed as a total). */

@@ -1,30 +1,33 @@
 /**
  * The secret argument values (as `tools/secret-arguments.ts` finds them)
- * of the calls in flight on each connection. A server may echo a call's
- * arguments in its log (`login ada with hunter2`), which says nothing of
- * the call it belongs to: while a call is in flight, its secrets are
- * masked in every log message of its connection. Kept by connection, not
- * by route: a pooled connection is shared by sections (and sessions), and
- * its log reaches the listener of each.
+ * of the calls in flight in this process. A server may echo a call's
+ * arguments in its log (`login ada with hunter2`), in another call's
+ * answer or in a tool description it lists again, none of which says
+ * which call it came from: while a call is in flight, and for a grace
+ * after, its secrets are masked in every text a server writes. Kept for
+ * the whole process, not by connection: one backend is reached through
+ * several connections (two names for one deployment, two sections whose
+ * pool keys differ, two sessions) and shares its state between them, and
+ * masking a value of another session's in a text is no harm.
  */
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecretStarts } from '../tools/secret-text.js';
 import type { QuoteMask } from './output-check.js';
 import { SecretRedactor } from './redact.js';
-import type { Endpoint, McpServerConnection } from './server-connection.js';
+import type { ServerTextMasker } from './server-text.js';
 import { cappedLogText, logText } from './server-log.js';
 
 /**
- * How long a call's secrets stay masked in its connection's log after the
- * call settled: a server may write its log after its answer (a logger
- * that flushes on a timer, a request logged once it is done).
+ * How long a call's secrets stay masked after the call settled: a server
+ * may write its log after its answer (a logger that flushes on a timer, a
+ * request logged once it is done).
  */
 export const ECHO_GRACE_MS = 10_000;
 
 /**
- * Most settled calls whose secrets are kept for the grace: a busy shared
- * connection settles hundreds a second, and every log line is searched
- * for all of them.
+ * Most settled calls whose secrets are kept for the grace: a busy process
+ * settles hundreds a second, and every server text is searched for all of
+ * them.
  */
 export const MAX_SETTLED_CALLS = 64;
 
@@ -32,14 +35,7 @@ interface CallSecrets {
   readonly secrets: readonly string[];
 }
 
-/**
- * Calls with secret arguments in flight or within their grace, on every
- * connection of the process: while there are none, no text needs looking
- * up (a call without secrets asks on every answer).
- */
-let tracked = 0;
-
-/** The calls in flight on one connection, and the last ones settled within the grace, that have secret arguments. */
+/** The calls in flight, and the last ones settled within the grace, that have secret arguments. */
 class InFlightSecrets {
   readonly #inFlight = new Set<CallSecrets>();
   /** Oldest first (a Set keeps the order things were added in). */
@@ -50,27 +46,25 @@ class InFlightSecrets {
   add(secrets: readonly string[]): () => void {
     const call: CallSecrets = { secrets };
     this.#inFlight.add(call);
-    tracked += 1;
     this.#mask = undefined;
     return () => {
       if (!this.#inFlight.delete(call)) return;
       this.#settled.add(call);
       if (this.#settled.size > MAX_SETTLED_CALLS) {
         const oldest = this.#settled.values().next().value;
-        if (oldest !== undefined && this.#settled.delete(oldest)) tracked -= 1;
+        if (oldest !== undefined) this.#settled.delete(oldest);
         this.#mask = undefined;
       }
       // Unref'd: a process may end before the grace does.
       setTimeout(() => {
-        if (!this.#settled.delete(call)) return;
-        tracked -= 1;
-        this.#mask = undefined;
+        if (this.#settled.delete(call)) this.#mask = undefined;
       }, ECHO_GRACE_MS).unref();
     };
   }
 
   /** What masks the secrets of every call in flight or settled within the grace; undefined without any. */
   get mask(): ((text: string) => string) | undefined {
+    // While there are none, no text is searched (a call without secrets asks on every answer).
     if (this.#inFlight.size === 0 && this.#settled.size === 0) return undefined;
     if (this.#mask === undefined) {
       // One redactor over all calls' secrets, so that a longer one is masked
@@ -83,26 +77,38 @@ class InFlightSecrets {
   }
 }
 
-const byConnection = new WeakMap<McpServerConnection, InFlightSecrets>();
+const calls = new InFlightSecrets();
 
 /**
- * Records that a call with secret argument values `secrets` was sent on
- * `connection`: until {@link ECHO_GRACE_MS} after the returned function is
- * called (when the call settles), they are masked in the log messages of
- * that connection.
+ * Records that a call with secret argument values `secrets` was sent:
+ * until {@link ECHO_GRACE_MS} after the returned function is called (when
+ * the call settles), they are masked in every server's text.
  * Only for calls of a tool with secret arguments: a call without any
- * registers nothing, and a log message with none in flight is not searched.
+ * registers nothing, and a text with none in flight is not searched.
  */
-export function callSecretsSent(
-  connection: McpServerConnection,
-  secrets: readonly string[],
-): () => void {
-  let inFlight = byConnection.get(connection);
-  if (inFlight === undefined) {
-    inFlight = new InFlightSecrets();
-    byConnection.set(connection, inFlight);
-  }
-  return inFlight.add(secrets);
+export function callSecretsSent(secrets: readonly string[]): () => void {
+  return calls.add(secrets);
+}
+
+/**
+ * What masks the secret arguments of the calls in flight (or settled
+ * within the grace), if any.
+ */
+export function callSecretsInFlight(): ((text: string) => string) | undefined {
+  return calls.mask;
+}
+
+/**
+ * What masks a server's text that is about no one call (the tools it
+ * lists, why it is unavailable): the server's own secrets, then the
+ * secret arguments of the calls in flight or within the grace (a server
+ * may copy one into a tool description it lists again while the call
+ * runs). Read when the text arrives.
+ */
+export function serverTextMasker(server: SecretRedactor): ServerTextMasker {
+  const mask = calls.mask;
+  if (mask === undefined) return server;
+  return { hasSecrets: true, redact: (text) => mask(server.redact(text)) };
 }
 
 /**
@@ -121,9 +127,9 @@ export function callSecretMask(secrets: Iterable<string>): (text: string) => str
  * What masks the text a server wrote back about one call (an error, a
  * progress message, a validator's quote of a refused value): the call's
  * secret argument values first ({@link callSecretMask}), then those of the
- * other calls `others` masks (those in flight on the server's connections,
- * or settled within the grace: a server may write one call's secret into
- * another's answer), then the server's own secrets; undefined when there
+ * other calls `others` masks (those in flight or settled within the grace:
+ * a server may write one call's secret into another's answer), then the
+ * server's own secrets; undefined when there
  * is nothing to mask.
  */
 export function callTextMask(
@@ -163,29 +169,6 @@ export function callQuoteMask(
       return call === undefined ? masked : call.redactData(masked);
     },
   };
-}
-
-/** What masks the secret arguments of the calls in flight on `connection`, if any. */
-export function callSecretsOf(
-  connection: McpServerConnection,
-): ((text: string) => string) | undefined {
-  return byConnection.get(connection)?.mask;
-}
-
-/**
- * What masks the secret arguments of the calls in flight (or settled
- * within the grace) on either of a route's connections, if any.
- */
-export function callSecretsOn(route: {
-  connectionAt(endpoint: Endpoint): McpServerConnection | undefined;
-}): ((text: string) => string) | undefined {
-  if (tracked === 0) return undefined;
-  const normal = route.connectionAt('normal');
-  const isolated = route.connectionAt('isolated');
-  const first = normal === undefined ? undefined : byConnection.get(normal)?.mask;
-  const second = isolated === undefined ? undefined : byConnection.get(isolated)?.mask;
-  if (first === undefined || second === undefined) return first ?? second;
-  return (text) => second(first(text));
 }
 
 /**

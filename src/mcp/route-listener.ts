@@ -14,7 +14,7 @@ import {
   McpServerDisconnected,
   McpServerUnavailable,
 } from './events.js';
-import { callSecretsOf, withoutCallSecrets } from './in-flight-secrets.js';
+import { callSecretsInFlight, withoutCallSecrets } from './in-flight-secrets.js';
 import type { ConnectionListener, Endpoint } from './server-connection.js';
 
 /** What a route tells its group. */
@@ -112,8 +112,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
         if (!isLogged(message.level, options.serverLogLevel)) return;
         // Masked as it arrives, not as the rate publishes it: a message held
         // back is published after the call that it echoes has settled.
-        const connection = options.route().connectionAt(endpoint);
-        const calls = connection === undefined ? undefined : callSecretsOf(connection);
+        const calls = callSecretsInFlight();
         logRate.offer(calls === undefined ? message : withoutCallSecrets(message, calls));
       },
     }),

@@ -21,7 +21,7 @@ import {
 import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
-import { callSecretsOf } from './in-flight-secrets.js';
+import { callSecretsInFlight } from './in-flight-secrets.js';
 import { lostAnswerReason } from './lost-answers.js';
 import { deliverInOrder } from './ordered-delivery.js';
 import { limitServerRequests } from './server-requests-limit.js';
@@ -670,7 +670,7 @@ export class McpServerConnection {
     // A server that fails over a call's secret argument may write it as it
     // goes (`bad password hunter2`): masked as in its log while it is in
     // flight, or settled within the grace.
-    const calls = callSecretsOf(this);
+    const calls = callSecretsInFlight();
     const tail = (calls === undefined ? masked : calls(masked)).trim();
     if (tail.length === 0) return reason;
     const lastLines = tail.split('\n').slice(-5).join('\n');

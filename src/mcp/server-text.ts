@@ -18,6 +18,11 @@ export interface TextMasker {
   redact(text: string): string;
 }
 
+/** What masks a server's text, and whether it masks anything at all (a `SecretRedactor` is one). */
+export interface ServerTextMasker extends TextMasker {
+  readonly hasSecrets: boolean;
+}
+
 /**
  * Line breaks of every kind and other control characters (C0, DEL, C1)
  * become a space.

@@ -1,8 +1,7 @@
 /** The annotations of a server's tool, as a bridged tool carries them. */
 import type { ToolAnnotations } from '../tools/tool.js';
-import type { SecretRedactor } from './redact.js';
 import type { McpToolDescription } from './server-connection.js';
-import { serverTextLine } from './server-text.js';
+import { serverTextLine, type TextMasker } from './server-text.js';
 
 /** Longest tool title kept from a server: a display name, not instructions. */
 const MAX_TITLE_LENGTH = 100;
@@ -18,7 +17,7 @@ const MAX_TITLE_LENGTH = 100;
  */
 export function toAnnotations(
   description: McpToolDescription,
-  redactor: SecretRedactor,
+  masker: TextMasker,
 ): ToolAnnotations {
   const source = description.annotations ?? {};
   // MCP puts a display name on the tool (`title`), and earlier on its annotations.
@@ -37,7 +36,7 @@ export function toAnnotations(
     );
     return (SHARED[key] ??= withHints({}, hints));
   }
-  return withHints({ title: serverTextLine(title, MAX_TITLE_LENGTH, redactor) }, hints);
+  return withHints({ title: serverTextLine(title, MAX_TITLE_LENGTH, masker) }, hints);
 }
 
 /** Annotations without a display name, by the combination of their hints (see {@link toAnnotations}). */

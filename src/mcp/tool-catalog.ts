@@ -9,6 +9,7 @@ import type { Session } from '../runtime/session.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
 import { type BridgeContext, bridgeTool, type McpTool, recordReach } from './bridge-tool.js';
 import { ownValue } from '../core/own-value.js';
+import { serverTextMasker } from './in-flight-secrets.js';
 import { reachHistory } from './reach-history.js';
 import { toAnnotations } from './tool-annotations.js';
 import type { RetryOptions } from './retry-policy.js';
@@ -118,9 +119,13 @@ export class ToolCatalog {
     // A session with a store may have met this server in an earlier life or
     // on another worker: the reaches seen there are not stored.
     const seenBefore = history.seenBefore || this.#session.store !== undefined;
+    // Read once, as the listing arrives: the calls in flight may have had a server copy one's
+    // secret argument into what it lists.
+    const masker = serverTextMasker(route.redactor);
     const context: BridgeContext = {
       session: this.#session,
       route,
+      masker,
       retry: this.#retry,
       reaches: history.reaches,
       listedWhilePrivate: storeUnread || (seenBefore && this.#session.privateData.hasPrivateData),
@@ -130,15 +135,10 @@ export class ToolCatalog {
       const description = listed[index]!;
       if (!isToolSelected(config, description.name)) {
         const configured = ownValue(config.permissions, description.name);
-        recordReach(
-          description.name,
-          configured,
-          toAnnotations(description, route.redactor),
-          context,
-        );
+        recordReach(description.name, configured, toAnnotations(description, masker), context);
         continue;
       }
-      const name = bridgedToolName(prefix, description.name, route.redactor);
+      const name = bridgedToolName(prefix, description.name, masker);
       const from = previous?.get(name);
       // Reused only when the server lists it exactly as before: a changed
       // description, title, output schema or hint makes a new tool.

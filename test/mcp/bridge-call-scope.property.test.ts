@@ -69,6 +69,7 @@ describe('a bridged call and its call scope, interleaved', () => {
               retry: DEFAULT_RETRY,
               reaches: new Map(),
               listedWhilePrivate: false,
+              masker: route.redactor,
             });
             const ticks = session.slice('ticks', { initial: { n: 0 } });
             const observe = (): void =>

@@ -71,6 +71,7 @@ describe('bridged calls settling, interleaved', () => {
                 retry: { enabled: true, minDelayMs: 1, maxDelayMs: 2 },
                 reaches: new Map(),
                 listedWhilePrivate: false,
+                masker: route.redactor,
               });
               return s
                 .schedule(Promise.resolve(), `call ${index} (${kind})`)

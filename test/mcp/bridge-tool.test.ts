@@ -42,6 +42,7 @@ async function bridged(
         retry: DEFAULT_RETRY,
         reaches: new Map(),
         listedWhilePrivate: false,
+        masker: route.redactor,
       }),
     ]),
   );

@@ -28,7 +28,7 @@ import {
 } from '../../src/mcp/in-flight-secrets.js';
 import { routeListener } from '../../src/mcp/route-listener.js';
 import type { ServerRoute } from '../../src/mcp/server-route.js';
-import type { Endpoint, McpServerConnection } from '../../src/mcp/server-connection.js';
+import type { Endpoint } from '../../src/mcp/server-connection.js';
 import { Session } from '../../src/runtime/session.js';
 
 function setup() {
@@ -40,16 +40,7 @@ function setup() {
   ]);
   const calls: string[] = [];
   const redactor = new SecretRedactor(['hunter2']);
-  // Stand-ins for the route's connections: in-flight call secrets are kept by connection.
-  const connections = { normal: {}, isolated: {} } as unknown as Record<
-    Endpoint,
-    McpServerConnection
-  >;
-  const route = {
-    redact: (text: string) => redactor.redact(text),
-    redactor,
-    connectionAt: (endpoint: Endpoint) => connections[endpoint],
-  };
+  const route = { redact: (text: string) => redactor.redact(text), redactor };
   const listener = routeListener({
     session,
     config: config!,
@@ -59,7 +50,7 @@ function setup() {
     toolsChanged: (endpoint: Endpoint) => calls.push(`toolsChanged:${endpoint}`),
     isolating: () => calls.push(`isolating(after ${events.length} events)`),
   });
-  return { session, events, calls, listener, connections };
+  return { session, events, calls, listener };
 }
 
 /** The event's own fields, with createdAt checked to be a Date and left out. */
@@ -146,15 +137,16 @@ describe('routeListener', () => {
     });
   });
 
-  it('masks the secret arguments of calls in flight on the logging connection, until a grace after they settle', () => {
+  it('masks the secret arguments of calls in flight, on any connection, until a grace after they settle', () => {
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());
-    const { events, listener, connections } = setup();
+    const { events, listener } = setup();
     const log = listener.connection('normal').log!;
-    const settleFirst = callSecretsSent(connections.normal, ['pw-1234', '90210']);
-    const settleSecond = callSecretsSent(connections.normal, ['pw-1234-longer']);
-    // Another connection's call (the isolated endpoint) is not this log's.
-    const settleOther = callSecretsSent(connections.isolated, ['elsewhere']);
+    const settleFirst = callSecretsSent(['pw-1234', '90210']);
+    const settleSecond = callSecretsSent(['pw-1234-longer']);
+    // A call on another connection (one backend may share its state between
+    // connections): masked here too.
+    const settleOther = callSecretsSent(['elsewhere']);
     log({ level: 'warning', logger: 'auth pw-1234', data: 'login with pw-1234-longer, pw-1234' });
     // Structured data: a number is masked as its text, a quoted secret as JSON escapes it.
     log({ level: 'warning', data: { pin: 90210, note: 'elsewhere' } });
@@ -168,17 +160,17 @@ describe('routeListener', () => {
     const messages = events.map((event) => fields(event));
     expect(messages.map((event) => [event['logger'], event['message']])).toEqual([
       ['auth ***', 'login with ***, ***'],
-      [undefined, '{"pin":***,"note":"elsewhere"}'],
+      [undefined, '{"pin":***,"note":"***"}'],
       [undefined, 'just after: ***'],
       [undefined, 'long after: pw-1234'],
     ]);
   });
 
   it('masks a call secret the server quotes cut short', () => {
-    const { events, listener, connections } = setup();
+    const { events, listener } = setup();
     const log = listener.connection('normal').log!;
     const key = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzABCD';
-    const settle = callSecretsSent(connections.normal, [key]);
+    const settle = callSecretsSent([key]);
     log({ level: 'warning', data: `rejected api_key "${key.slice(0, 40)}…": expired` });
     settle();
     expect(fields(events.at(-1))).toMatchObject({ message: 'rejected api_key "***…": expired' });
@@ -187,10 +179,10 @@ describe('routeListener', () => {
   it('keeps the secrets of at most MAX_SETTLED_CALLS settled calls for the grace, the newest', () => {
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());
-    const { events, listener, connections } = setup();
+    const { events, listener } = setup();
     const log = listener.connection('normal').log!;
     for (let i = 0; i <= MAX_SETTLED_CALLS; i += 1) {
-      callSecretsSent(connections.normal, [`secret-${String(i).padStart(3, '0')}`])();
+      callSecretsSent([`secret-${String(i).padStart(3, '0')}`])();
     }
     log({
       level: 'warning',
@@ -202,9 +194,9 @@ describe('routeListener', () => {
   it('masks a call secret in a log message the rate held back, published after the call settled', () => {
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => 5_000);
     try {
-      const { events, listener, connections } = setup();
+      const { events, listener } = setup();
       const log = listener.connection('normal').log!;
-      const settle = callSecretsSent(connections.normal, ['pw-1234']);
+      const settle = callSecretsSent(['pw-1234']);
       for (let i = 0; i <= MAX_LOG_EVENTS_PER_SECOND; i += 1) {
         log({ level: 'warning', data: `attempt ${String(i)} with pw-1234` });
       }

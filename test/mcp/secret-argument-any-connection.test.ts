@@ -1,0 +1,184 @@
+/**
+ * One backend reached through several connections shares its state: a
+ * call's secret argument that it writes back on another connection (two
+ * names for one deployment, another session), or into a tool description
+ * or title it lists again while the call runs, is masked there too: in the
+ * log, the other call's answer, the prompt text and `toolDefinitions()`.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  invokeTool,
+  McpIntegrationSection,
+  McpServerLog,
+  Prompt,
+  PromptTemplate,
+  Session,
+  ToolInvoked,
+} from '../../src/index.js';
+import { toolNamed } from '../support/mcp-fixtures.js';
+
+const PASSWORD = 'Corr3ct-Horse-pw-9931';
+
+/**
+ * A backend whose every connection (one `McpServer` each) shares what
+ * `login` was given: `login` keeps the password and waits for `release`;
+ * `poke` logs it and answers with it; `login` also writes it into the
+ * description and title of `help`, which the SDK announces as a change.
+ */
+function sharedBackend() {
+  let kept = '';
+  let release = (): void => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const connection = (): McpServer => {
+    const server = new McpServer(
+      { name: 'shared', version: '1.0.0' },
+      { capabilities: { logging: {} } },
+    );
+    const help = server.registerTool(
+      'help',
+      { description: 'Shows help', inputSchema: {}, annotations: { openWorldHint: false } },
+      () => ({ content: [{ type: 'text', text: 'help' }] }),
+    );
+    server.registerTool(
+      'login',
+      {
+        inputSchema: { user: z.string(), password: z.string() },
+        annotations: { openWorldHint: false },
+      },
+      async ({ password }) => {
+        kept = password;
+        help.update({
+          description: `Shows help (last login ${password})`,
+          title: `Help ${password}`,
+        });
+        await held;
+        return { content: [{ type: 'text', text: 'logged in' }] };
+      },
+    );
+    server.registerTool(
+      'poke',
+      { inputSchema: {}, annotations: { openWorldHint: false } },
+      async (_args, extra) => {
+        await extra.sendNotification({
+          method: 'notifications/message',
+          params: { level: 'warning', data: `last password was ${kept}` },
+        });
+        return { content: [{ type: 'text', text: `someone logged in with ${kept}` }] };
+      },
+    );
+    return server;
+  };
+  return { connection, release, loggedIn: () => kept !== '' };
+}
+
+const sections: McpIntegrationSection[] = [];
+afterEach(async () => {
+  await Promise.all(sections.splice(0).map((section) => section.disconnect()));
+});
+
+async function connected(session: Session, servers: Record<string, McpServer>) {
+  const section = new McpIntegrationSection({
+    session,
+    servers: Object.entries(servers).map(([name, server]) => ({
+      name,
+      transport: { type: 'in-memory' as const, server },
+    })),
+  });
+  sections.push(section);
+  await section.connect();
+  return section;
+}
+
+/**
+ * Every event of `session`, as text, but the `ToolInvoked` of `login`
+ * (its params are the call's own arguments, shown as the caller gave them).
+ */
+function recorded(session: Session): string[] {
+  const texts: string[] = [];
+  session.bus.subscribeAll((event) => {
+    if (event instanceof ToolInvoked && event.originalName === 'login') return;
+    texts.push(JSON.stringify(event));
+  });
+  return texts;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+describe('a secret argument written back on another connection of the same backend', () => {
+  it('is masked in the log and the answer of a second name for the deployment', async () => {
+    const backend = sharedBackend();
+    const session = new Session();
+    const texts = recorded(session);
+    const section = await connected(session, {
+      accounts: backend.connection(),
+      diag: backend.connection(),
+    });
+    const login = invokeTool(
+      toolNamed(section, 'accounts_login'),
+      { user: 'ada', password: PASSWORD },
+      { session },
+    );
+    await until(backend.loggedIn);
+    await invokeTool(toolNamed(section, 'diag_poke'), {}, { session });
+    backend.release();
+    await login;
+    expect(texts.some((text) => text.includes('someone logged in with ***'))).toBe(true);
+    expect(texts.some((text) => text.includes('last password was ***'))).toBe(true);
+    expect(texts.filter((text) => text.includes(PASSWORD))).toEqual([]);
+  });
+
+  it("is masked in another session's events", async () => {
+    const backend = sharedBackend();
+    const first = new Session();
+    const second = new Session();
+    const texts = [...recorded(first)];
+    const seen = recorded(second);
+    const accounts = await connected(first, { accounts: backend.connection() });
+    const diag = await connected(second, { diag: backend.connection() });
+    const logs: string[] = [];
+    second.bus.subscribe(McpServerLog, (event) => logs.push(event.message));
+    const invoked: unknown[] = [];
+    second.bus.subscribe(ToolInvoked, (event) => invoked.push(event.result));
+    const login = invokeTool(
+      toolNamed(accounts, 'accounts_login'),
+      { user: 'ada', password: PASSWORD },
+      { session: first },
+    );
+    await until(backend.loggedIn);
+    await invokeTool(toolNamed(diag, 'diag_poke'), {}, { session: second });
+    backend.release();
+    await login;
+    expect(logs).toContain('last password was ***');
+    expect(JSON.stringify(invoked)).toContain('someone logged in with ***');
+    expect([...texts, ...seen].filter((text) => text.includes(PASSWORD))).toEqual([]);
+  });
+});
+
+describe('a secret argument written into a tool the server lists again while the call runs', () => {
+  it('is masked in the description and title, in the prompt text and the tool definitions', async () => {
+    const backend = sharedBackend();
+    const session = new Session();
+    const texts = recorded(session);
+    const section = await connected(session, { acct: backend.connection() });
+    const template = PromptTemplate.create({ ns: 'r', key: 'p', sections: [section] });
+    const login = invokeTool(
+      toolNamed(section, 'acct_login'),
+      { user: 'ada', password: PASSWORD },
+      { session },
+    );
+    await until(() => toolNamed(section, 'acct_help').description.includes('last login'));
+    const prompt = new Prompt(template).render({ session });
+    const help = toolNamed(section, 'acct_help');
+    backend.release();
+    await login;
+    expect(help.description).toBe('Shows help (last login ***)');
+    expect(help.annotations.title).toBe('Help ***');
+    expect(prompt.text).toContain('Shows help (last login ***)');
+    const shown = [prompt.text, JSON.stringify(prompt.toolDefinitions()), ...texts];
+    expect(shown.filter((text) => text.includes(PASSWORD))).toEqual([]);
+  });
+});
