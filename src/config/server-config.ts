@@ -395,16 +395,24 @@ function sameDeployment(
   if (a.type === 'in-memory' || b.type === 'in-memory') {
     return a.type === 'in-memory' && b.type === 'in-memory' && a.server === b.server;
   }
-  const where = (url: string): string | undefined => {
-    try {
-      const parsed = new URL(url);
-      return `${machineOrigin(parsed)}${parsed.pathname.replace(/\/+$/, '')}`;
-    } catch {
-      return undefined; // the URL's own rule reports it
-    }
-  };
-  const first = where(a.url);
-  return first !== undefined && first === where(b.url);
+  const first = httpDeployment(a.url);
+  return first !== undefined && first === httpDeployment(b.url);
+}
+
+/**
+ * Where an HTTP server at `url` is deployed: its origin as this machine
+ * reaches it ({@link machineOrigin}) and its path without trailing
+ * slashes, with no query, credentials or fragment; one deployment however
+ * a config spells it. Undefined for a URL that does not parse (the URL's
+ * own rule reports it).
+ */
+export function httpDeployment(url: string): string | undefined {
+  try {
+    const parsed = new URL(url);
+    return `${machineOrigin(parsed)}${parsed.pathname.replace(/\/+$/, '')}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

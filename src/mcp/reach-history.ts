@@ -15,7 +15,11 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { McpTransportConfig, StdioTransportConfig } from '../config/server-config.js';
+import {
+  httpDeployment,
+  type McpTransportConfig,
+  type StdioTransportConfig,
+} from '../config/server-config.js';
 import { resolveCommand } from '../isolation/bubblewrap.js';
 import { stricterReach, type ToolReach } from '../isolation/permissions.js';
 import type { Session } from '../runtime/session.js';
@@ -39,11 +43,9 @@ function transportKey(transport: McpTransportConfig): string {
     case 'stdio':
       return `\u0000stdio ${JSON.stringify(commandLineOf(transport))}`;
     case 'sse':
-    case 'streamable-http': {
-      const url = new URL(transport.url);
-      url.hash = '';
-      return `\u0000http ${url.href}`;
-    }
+    case 'streamable-http':
+      // One deployment however the URL spells it (`localhost` or `127.0.0.1`, a trailing slash).
+      return `\u0000http ${httpDeployment(transport.url) ?? transport.url}`;
     case 'in-memory': {
       const server = transport.server as object;
       let id = inProcessIds.get(server);
