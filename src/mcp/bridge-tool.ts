@@ -341,7 +341,7 @@ class BridgedCall {
       // Only an in-process server's schema can throw when read; its words are masked as its others are.
       const reason = `its input schema could not be read: ${messageOf(error)}`;
       return Promise.resolve(
-        ToolResult.error(route.redactor.redact(`tool "${this.#shown}" was not called: ${reason}`)),
+        ToolResult.error(route.redact(`tool "${this.#shown}" was not called: ${reason}`)),
       );
     }
     const progress = this.#progressRate(tool, secrets);

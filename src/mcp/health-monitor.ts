@@ -12,7 +12,6 @@ import { abortReason, untilAborted, withDeadline } from '../core/deadline.js';
 import { McpConfigError, McpTimeoutError } from '../core/errors.js';
 import { defineEvent } from '../runtime/define-event.js';
 import type { McpClientGroup } from './client-group.js';
-import { callSecretsInFlight } from './in-flight-secrets.js';
 import type { McpIntegrationSection } from './section.js';
 import { failureReason, type McpToolDescription } from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
@@ -338,12 +337,14 @@ export class McpHealthMonitor {
    */
   #reasonOf(route: ServerRoute, error: unknown): string {
     if (error instanceof McpTimeoutError && this.#isPrivate()) return error.message;
-    return this.#serverText(maskedForCalls(route.redact(failureReason(error))));
+    // Masked for the calls in flight too: a server may write one's secret argument
+    // into its answer to a ping, as into its log.
+    return this.#serverText(route.redact(failureReason(error)));
   }
 
   /** The status of a route that refuses every call, as the section's unavailable servers say it. */
   #failingClosed(route: ServerRoute): string {
-    const reason = maskedForCalls(route.failClosedReason ?? 'unknown reason');
+    const reason = route.redact(route.failClosedReason ?? 'unknown reason');
     return `calls are refused (fail closed): ${route.failClosedQuotesServer ? this.#serverText(reason) : reason}`;
   }
 
@@ -421,13 +422,3 @@ function checkDuration(field: string, value: number): number {
  */
 export const WITHHELD_HEALTH_TEXT =
   "the server's message is withheld: the session holds private data";
-
-/**
- * `text` without the secret arguments of the calls in flight (or settled
- * within the grace): a server may write one into its answer to a ping, as
- * into its log.
- */
-function maskedForCalls(text: string): string {
-  const mask = callSecretsInFlight();
-  return mask === undefined ? text : mask(text);
-}

@@ -654,8 +654,13 @@ export class McpServerConnection {
     return this.#error(`cannot connect: ${reason}`, error);
   }
 
-  #describeExit(reason: string): string {
+  #describeExit(said: string): string {
     const { redactor } = this.#options;
+    // A server that fails over a call's secret argument may write it as it
+    // goes (`bad password hunter2`), in its error or its stderr: masked as
+    // in its log while it is in flight, or settled within the grace.
+    const calls = callSecretsInFlight();
+    const reason = calls === undefined ? said : calls(said);
     // A tail cut from a longer stream may begin inside a secret, in any of
     // its forms: its cut first line is dropped (the whole tail, when it has
     // no line break), and redactTail masks what is left of a secret that
@@ -667,10 +672,6 @@ export class McpServerConnection {
     const masked = this.#stderrCut
       ? redactor.redactTail(this.#stderrTail.slice(firstBreak + 1))
       : redactor.redact(this.#stderrTail);
-    // A server that fails over a call's secret argument may write it as it
-    // goes (`bad password hunter2`): masked as in its log while it is in
-    // flight, or settled within the grace.
-    const calls = callSecretsInFlight();
     const tail = (calls === undefined ? masked : calls(masked)).trim();
     if (tail.length === 0) return reason;
     const lastLines = tail.split('\n').slice(-5).join('\n');
@@ -678,7 +679,9 @@ export class McpServerConnection {
   }
 
   #error(message: string, cause?: unknown): McpConnectionError {
-    const reason = this.#options.redactor.redact(message);
+    const calls = callSecretsInFlight();
+    const masked = this.#options.redactor.redact(message);
+    const reason = calls === undefined ? masked : calls(masked);
     return new McpConnectionError(
       this.serverName,
       this.#transportType,

@@ -16,6 +16,7 @@ import { routeConnection } from './route-connection.js';
 import type { ClientHandlers, ServerRequestRefusal } from './client-handlers.js';
 import { DEFAULT_TIMEOUT_MS, type ResolvedServerConfig } from '../config/server-config.js';
 import type { SecretRedactor } from './redact.js';
+import { callSecretsInFlight } from './in-flight-secrets.js';
 import type { CommandWrapper } from '../isolation/command-line.js';
 import type { RouteListener } from './route-listener.js';
 import type { ToolListing } from './requests.js';
@@ -156,9 +157,14 @@ export class ServerRoute {
     return this.#problemQuotesServer;
   }
 
-  /** `text` without this server's secrets. */
+  /**
+   * `text` without this server's secrets, nor the secret arguments of the
+   * calls in flight or within their grace (`in-flight-secrets.ts`).
+   */
   redact(text: string): string {
-    return this.#options.redactor.redact(text);
+    const calls = callSecretsInFlight();
+    const masked = this.#options.redactor.redact(text);
+    return calls === undefined ? masked : calls(masked);
   }
 
   /** What masks this server's secrets, for data as well as text. */
@@ -610,7 +616,7 @@ export class ServerRoute {
    */
   #failClose(reason: string, words: 'own' | 'quoting a server' = 'quoting a server'): void {
     if (this.#problem === undefined) {
-      this.#problem = this.#options.redactor.redact(reason);
+      this.#problem = this.redact(reason);
       this.#problemQuotesServer = words !== 'own';
     }
     if (this.#phase === 'isolated') this.#phase = 'fail-closed';

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseServerConfigs } from '../../src/config/parse-server-configs.js';
 import type { DataSensitivity } from '../../src/core/sensitivity.js';
+import { callSecretsSent } from '../../src/mcp/in-flight-secrets.js';
 import { SecretRedactor } from '../../src/mcp/redact.js';
 import { ServerRoute, type IsolationPhase } from '../../src/mcp/server-route.js';
 import { handMadeRoute, quietRouteListener } from '../support/quiet-route-listener.js';
@@ -105,6 +106,28 @@ describe('ServerRoute', () => {
       'calls to server "files" are refused (fail closed): the route was closed before it could switch',
     );
     expect(failed).toEqual([]);
+  });
+
+  it("masks in a server's text its own secrets and those of every call in flight, on any server", () => {
+    const [config] = parseServerConfigs([
+      { name: 'files', transport: { type: 'stdio', command: process.execPath, args: ['-e', ''] } },
+    ]);
+    const route = new ServerRoute({
+      config: config!,
+      redactor: new SecretRedactor(['own-token-123']),
+      handlers: {},
+      session: {},
+      listener: quietRouteListener(),
+    });
+    // Another server's call (a backend may share its state between connections).
+    const settle = callSecretsSent(['call-secret-456']);
+    try {
+      // Every place it quotes the server goes through it: validator errors, egress
+      // denials, unavailable and fail-closed reasons, names the pool shows.
+      expect(route.redact('own-token-123 and call-secret-456')).toBe('*** and ***');
+    } finally {
+      settle();
+    }
   });
 
   it('switches to the isolated endpoint at its threshold, at once, and never back', async () => {
