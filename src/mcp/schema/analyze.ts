@@ -74,6 +74,8 @@ export function createArgumentCheck(
       return [{ path: [], keyword: 'type', message }];
     }
     try {
+      // Flat arguments of listed scalars are JSON data as they stand: one look, no walk.
+      if (accepts?.(given, true) === true) return patternProblems(patterns, given);
       // Checked as the server will receive them.
       const sent = asSent(given);
       if ('message' in sent) return [{ path: sent.path, keyword: 'type', message: sent.message }];
@@ -222,9 +224,15 @@ const FLAT_PROPERTY = new Set(ANNOTATIONS);
  * A quick yes for arguments of a flat schema (scalar-typed properties,
  * `required`, a boolean `additionalProperties`, annotations), the most
  * common tool schema; a no sends them through the full check, which says
- * what is wrong. Undefined for any other schema.
+ * what is wrong. `asGiven`: the yes also says that they are JSON data as
+ * they stand, with no look for what JSON cannot carry (`json-data.ts`):
+ * a plain object whose every member is a listed property (each check
+ * takes JSON's scalars only: no `undefined`, `NaN`, object of a class).
+ * Undefined for any other schema.
  */
-function flatAcceptor(document: JsonRecord): ((value: JsonRecord) => boolean) | undefined {
+function flatAcceptor(
+  document: JsonRecord,
+): ((value: JsonRecord, asGiven?: boolean) => boolean) | undefined {
   const { properties = {}, required = [], additionalProperties = true } = document;
   if (Object.keys(document).some((key) => !FLAT_ROOT.has(key) && key !== '$schema')) return;
   if (!isJsonRecord(properties) || !Array.isArray(required)) return;
@@ -238,12 +246,16 @@ function flatAcceptor(document: JsonRecord): ((value: JsonRecord) => boolean) | 
     if (check === undefined) return;
     checks.set(name, check);
   }
-  return (value) => {
+  return (value, asGiven = false) => {
+    if (asGiven) {
+      const prototype: unknown = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return false;
+    }
     for (const name of required)
       if (typeof name !== 'string' || !Object.hasOwn(value, name)) return false;
     for (const key of Object.keys(value)) {
       const check = checks.get(key);
-      if (check === undefined ? !additionalProperties : !check(value[key])) return false;
+      if (check === undefined ? asGiven || !additionalProperties : !check(value[key])) return false;
     }
     return true;
   };

@@ -377,10 +377,25 @@ describe('createArgumentCheck: the flat fast path', () => {
     fc.boolean(),
     fc.constant(null),
     fc.array(fc.integer(), { maxLength: 2 }),
+    // What JSON cannot carry: refused, or (a member set to `undefined`) left out, on both paths.
+    fc.constantFrom(undefined, new Date(0), 10n, () => 1, new (class Point {})()),
   );
+  const dictionary = fc.dictionary(name, scalar, { maxKeys: 4 });
   const values = fc.array(
     fc.oneof(
-      { weight: 9, arbitrary: fc.dictionary(name, scalar, { maxKeys: 4 }) },
+      { weight: 9, arbitrary: dictionary },
+      // Arguments that are not plain objects: of a class, or with no prototype.
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(dictionary, fc.boolean())
+          .map(([members, classed]): object =>
+            Object.assign(
+              classed ? new (class Args {})() : (Object.create(null) as object),
+              members,
+            ),
+          ),
+      },
       { weight: 1, arbitrary: scalar },
     ),
     { minLength: 1, maxLength: 6 },
