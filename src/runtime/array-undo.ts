@@ -373,9 +373,9 @@ export function revertValue(
   // changed since where the write did too: one whose other members differ
   // was replaced or edited elsewhere, and a member equal by chance must not
   // be taken for the write's. With them, a member another writer changed is
-  // told from one replaced by the path of its change. A member the write did
-  // not change that holds what it held (changes since, undone, left a copy)
-  // is no other change.
+  // told from one replaced by the path of its change, and a member the write
+  // did not change that holds what it held (changes since, undone, left a
+  // copy) is no other change.
   const explained = (key: string): boolean =>
     later !== undefined &&
     [...later.others, ...later.own].some((path) => path.length === 0 || String(path[0]) === key);
@@ -383,7 +383,11 @@ export function revertValue(
     const became = member(after, key);
     const now = member(current, key);
     if (Object.is(member(before, key), became) && !Object.is(now, became)) {
-      if (!explained(key) && !isDeepStrictEqual(now, became)) return FAILED;
+      // A copy equal to it counts as no change only where later changes are known:
+      // without them, identity is the only sign that nobody replaced the member.
+      if (!explained(key) && !(later !== undefined && isDeepStrictEqual(now, became))) {
+        return FAILED;
+      }
     }
   }
   let copy: Record<string | number, unknown> | undefined;

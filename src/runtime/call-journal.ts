@@ -138,6 +138,7 @@ export class CallScope {
   /** @internal Steps of calls it started that their rollbacks left in place. */ left: LeftStep[] =
     [];
   /** @internal */ active = true;
+  /** @internal Its steps went to its caller's: it committed while the caller ran. */ merged = false;
   readonly #journal: CallJournal;
 
   /** @internal Created by {@link CallJournal.begin}. */
@@ -265,7 +266,10 @@ export class CallJournal {
         (a, b) => a.seq - b.seq,
       );
     }
-    if (parent?.active === true) parent.left.push(...scope.left);
+    if (parent?.active === true) {
+      parent.left.push(...scope.left);
+      scope.merged = true;
+    }
     scope.records = [];
     scope.left = [];
   }
@@ -320,7 +324,7 @@ export class CallJournal {
           (step) => step.slice === record.slice && overlaps(step.path, record.path),
         );
         if (record.inherited && !leftThere) {
-          forgetWriters(record.edits, (writer) => scope.contains(writer as Writer));
+          forgetWriters(record.edits, (writer) => undoneBy(scope, writer as Writer));
         }
         if (record.replacedBy.some((writer) => !scope.contains(writer))) {
           left.push({
@@ -364,7 +368,7 @@ export class CallJournal {
           // Where its writes changed elements no longer stands in their undos' way,
           // unless a step of it stays in place there.
           if (instead.length === 0)
-            forgetWriters(record.edits, (writer) => !someoneElse(writer as Writer));
+            forgetWriters(record.edits, (writer) => undoneBy(scope, writer as Writer));
         }
       }
     }
@@ -653,4 +657,18 @@ function loseAll(edits: readonly ArrayEdit[]): boolean {
     edit.at = -1;
   }
   return touched;
+}
+
+/**
+ * True when `scope`'s rollback undid `writer`'s writes: `scope` itself, or
+ * a call under it whose steps reached it (each call between committed into
+ * its caller while that one ran). A call still running, or one that
+ * committed after its caller ended, keeps its writes.
+ */
+function undoneBy(scope: CallScope, writer: Writer): boolean {
+  for (let at = writer; at !== undefined; at = at.parent) {
+    if (at === scope) return true;
+    if (at.active || !at.merged) return false;
+  }
+  return false;
 }

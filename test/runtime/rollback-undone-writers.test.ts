@@ -1,9 +1,11 @@
 /**
  * Per-call rollback where the writes standing in an undo's way were made
  * by calls that rolled back since: they stand in no other undo's way, nor
- * do their own undos, and neither call's value is left behind. Each case
- * came from a review or the model-based property
- * (`rollback-model.property.test.ts`).
+ * do their own undos, and neither call's value is left behind. And the
+ * limits of that: a kept writer's copy (equal to what a call left, under
+ * a nested array, or by a call still running when its caller rolled back)
+ * is never undone through. Each case came from a review or the
+ * model-based property (`rollback-model.property.test.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import { Session } from '../../src/index.js';
@@ -104,5 +106,113 @@ describe('a member that other calls changed and then undid, left as a copy', () 
     const conflicts = [b!, d!, a!].flatMap((scope) => scope.rollback());
     expect(table.get().rows[0]).toEqual({ id: 'r0', f: {}, items: [] });
     expect(conflicts).toEqual([]);
+  });
+});
+
+describe('a copy equal to what a call left, made by a writer that is kept', () => {
+  for (const writer of ['a call that commits', 'the application'] as const) {
+    it(`keeps a member inside a nested array that the failed call set (${writer} copied the item)`, () => {
+      // Under the outermost array, no record says who changed an element later:
+      // an equal copy is another writer's element, and stays as it is.
+      interface Item {
+        readonly id: string;
+        readonly meta: { readonly tag: string };
+        readonly x?: string;
+      }
+      const session = new Session();
+      const table = session.slice<{ rows: { id: string; items: Item[] }[] }>('t', {
+        initial: { rows: [{ id: 'r0', items: [{ id: 'i0', meta: { tag: 'a' } }] }] },
+      });
+      const q = session.beginCall({ callId: 'Q', toolName: 'q' });
+      const k = session.beginCall({ callId: 'K', toolName: 'k' });
+      q.run(() =>
+        table.update((draft) => void ((draft.rows[0]!.items[0] as { x?: string }).x = 'Q')),
+      );
+      const copy = () =>
+        table.update((draft) => {
+          draft.rows[0]!.items[0] = structuredClone(
+            JSON.parse(JSON.stringify(draft.rows[0]!.items[0])) as Item,
+          );
+        });
+      if (writer === 'the application') copy();
+      else k.run(copy);
+      k.commit();
+      q.rollback();
+      expect(table.get().rows[0]!.items[0]).toEqual({ id: 'i0', meta: { tag: 'a' }, x: 'Q' });
+    });
+  }
+
+  it('lets two failed calls take out an item one of them replaced with a copy', () => {
+    interface Item {
+      readonly id: string;
+      readonly meta: { readonly tag: string };
+      readonly x?: string;
+    }
+    const session = new Session();
+    const table = session.slice<{ rows: { id: string; items: Item[] }[] }>('t', {
+      initial: { rows: [{ id: 'r0', items: [] }] },
+    });
+    const a = session.beginCall({ callId: 'A', toolName: 'a' });
+    const c = session.beginCall({ callId: 'C', toolName: 'c' });
+    a.run(() =>
+      table.update((draft) => void draft.rows[0]!.items.unshift({ id: 'A0', meta: { tag: 'm' } })),
+    );
+    c.run(() =>
+      table.update((draft) => void ((draft.rows[0]!.items[0] as { x?: string }).x = 'C')),
+    );
+    a.run(() =>
+      table.update((draft) => {
+        draft.rows[0]!.items[0] = JSON.parse(JSON.stringify(draft.rows[0]!.items[0])) as Item;
+      }),
+    );
+    const conflicts = [...c.rollback(), ...a.rollback()];
+    expect(table.get().rows[0]!.items).toEqual([]);
+    expect(conflicts.map((conflict) => conflict.reason)).not.toContain('gone');
+  });
+});
+
+describe('a caller that ends before the call it started', () => {
+  // The child still runs when its caller rolls back: its writes are its own, and
+  // it keeps them when it commits after. No other undo goes through them.
+  it("keeps the child's copy of a row holding another failed call's entry", () => {
+    const session = new Session();
+    const table = session.slice<{ rows: { id: string; items: string[] }[] }>('t', {
+      initial: {
+        rows: [
+          { id: 'r0', items: [] },
+          { id: 'r1', items: [] },
+        ],
+      },
+    });
+    const r = session.beginCall({ callId: 'R', toolName: 'r' });
+    const d = session.beginCall({ callId: 'D', toolName: 'd' });
+    const k = r.run(() => session.beginCall({ callId: 'K', toolName: 'k' }));
+    d.run(() => table.update((draft) => void draft.rows[0]!.items.unshift('D0')));
+    k.run(() =>
+      table.update((draft) => {
+        draft.rows[0] = { ...draft.rows[0]!, items: [...draft.rows[0]!.items] };
+      }),
+    );
+    r.rollback();
+    k.commit();
+    d.rollback();
+    expect(table.get().rows[0]!.items).toEqual(['D0']);
+  });
+
+  it("keeps the child's last write of a member, equal to another failed call's", () => {
+    const session = new Session();
+    const table = session.slice<{ rows: { id: string; x?: string }[] }>('t', {
+      initial: { rows: [{ id: 'r0' }, { id: 'r1' }] },
+    });
+    const q = session.beginCall({ callId: 'Q', toolName: 'q' });
+    const r = session.beginCall({ callId: 'R', toolName: 'r' });
+    const k = r.run(() => session.beginCall({ callId: 'K', toolName: 'k' }));
+    q.run(() => table.update((draft) => void (draft.rows[0]!.x = 'Q')));
+    k.run(() => table.update((draft) => void (draft.rows[0]!.x = 'K')));
+    k.run(() => table.update((draft) => void (draft.rows[0]!.x = 'Q')));
+    r.rollback();
+    k.commit();
+    q.rollback();
+    expect(table.get().rows[0]!.x).toBe('Q');
   });
 });
