@@ -27,7 +27,6 @@ import { executeByName, type ExecuteOptions, type ExecuteRequest } from './execu
 import { checkGroupOptions, GROUP_OPTION_KEYS } from './group-options.js';
 import type { UnavailableServer } from './inventory.js';
 import { SecretRedactor } from './redact.js';
-import { serverTextMasker } from './in-flight-secrets.js';
 import { serverTextLine } from './server-text.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
 import { routeListener } from './route-listener.js';
@@ -420,9 +419,9 @@ export class McpClientGroup {
   #markUnavailable(route: ServerRoute, error: unknown): void {
     // The block already names the server, so a connection error gives its reason alone.
     // One line, masked after it is cleaned: invisible characters can split a secret.
-    // A name the server lists may quote a call's secret argument (see `serverTextMasker`).
-    const masker = serverTextMasker(route.redactor);
-    const reason = serverTextLine(failureReason(error), Number.POSITIVE_INFINITY, masker);
+    // The route masks the secret arguments of the calls in flight too: a name the
+    // server lists, quoted here, may hold one.
+    const reason = serverTextLine(failureReason(error), Number.POSITIVE_INFINITY, route);
     this.#unavailable.set(route.name, reason);
     this.session.dispatchOutsideCalls(
       new McpServerUnavailable({

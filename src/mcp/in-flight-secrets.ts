@@ -129,8 +129,7 @@ export function callSecretMask(secrets: Iterable<string>): (text: string) => str
  * secret argument values first ({@link callSecretMask}), then those of the
  * other calls `others` masks (those in flight or settled within the grace:
  * a server may write one call's secret into another's answer), then the
- * server's own secrets; undefined when there
- * is nothing to mask.
+ * server's own secrets; undefined when there is nothing to mask.
  */
 export function callTextMask(
   secrets: readonly string[] | undefined,
