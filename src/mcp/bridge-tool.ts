@@ -83,9 +83,10 @@ export interface BridgeContext {
    */
   readonly listedWhilePrivate: boolean;
   /**
-   * What masks the listing's text (names shown, descriptions, titles): the
-   * server's secrets, and the secret arguments of the calls in flight when
-   * it came (`serverTextMasker`).
+   * What masks the listing's text (descriptions, titles, what the
+   * validator quotes of a schema): the server's secrets, and the secret
+   * arguments of the session's calls in flight when it came
+   * (`serverTextMasker`).
    */
   readonly masker: ServerTextMasker;
 }
@@ -134,7 +135,8 @@ export function bridgeTool(
 ): McpTool {
   const { route, masker } = context;
   const serverName = route.name;
-  const shown = masker.redact(description.name);
+  // The name as shown is masked as the bridged name is: for the server's secrets alone.
+  const shown = route.redactor.redact(description.name);
   const call = new BridgedCall(description, bridgedName, shown, context);
   // The name comes from bridgedToolName and the description from
   // bridgedDescription, both valid by construction. The description is
@@ -144,7 +146,7 @@ export function bridgeTool(
     name: bridgedName,
     description: bridgedDescription(serverName, description.name, description.description, masker),
     // Built on the first call: connecting to a server with many tools creates no validator.
-    params: () => bridgedValidator(description.inputSchema, serverName, shown, route),
+    params: () => bridgedValidator(description.inputSchema, serverName, shown, route, masker),
     inputSchema: description.inputSchema,
     annotations: call.annotations,
     // The name is the server's identifier, as sent: lookups (the pool, policies) use it.
@@ -348,7 +350,8 @@ class BridgedCall {
     const options = this.#callOptions(tool, progress);
     route.callStarted(); // a sandbox restart waits for calls in flight
     // Until the call settles, the server's log is masked for them too.
-    const unregister = secrets === undefined ? undefined : callSecretsSent(secrets);
+    const unregister =
+      secrets === undefined ? undefined : callSecretsSent(this.#context.session, secrets);
     const settled = (): void => {
       route.callSettled();
       unregister?.();
@@ -398,7 +401,11 @@ class BridgedCall {
   /** What masks the text the server wrote back about this call (an error), if anything needs masking. */
   #textMask(args: Record<string, unknown>): ((text: string) => string) | undefined {
     const { route } = this.#context;
-    return callTextMask(this.#secretsIfReadable(args), route.redactor, callSecretsInFlight());
+    return callTextMask(
+      this.#secretsIfReadable(args),
+      route.redactor,
+      callSecretsInFlight(this.#context.session),
+    );
   }
 
   /** The server's `text` about this call with its secrets and the call's secret arguments masked. */
@@ -538,7 +545,11 @@ class BridgedCall {
       outputSchema === undefined || leftOut
         ? undefined
         : outputSchemaViolation(outputSchema, raw, { serverName, toolName: shown }, () =>
-            callQuoteMask(this.#secretsIfReadable(args), route.redactor, callSecretsInFlight()),
+            callQuoteMask(
+              this.#secretsIfReadable(args),
+              route.redactor,
+              callSecretsInFlight(this.#context.session),
+            ),
           );
     let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
     const mask = violation === undefined && raw.isError === true ? this.#textMask(args) : undefined;
@@ -556,7 +567,7 @@ class BridgedCall {
     // the server's own, and the call's secret arguments it may echo in its answer's text.
     // Another call's too: a server may write one call's secret into another's answer.
     // The mask is made only when an event shows the answer; the calls in flight are read now.
-    const others = callSecretsInFlight();
+    const others = callSecretsInFlight(this.#context.session);
     if (route.redactor.hasSecrets || secrets !== undefined || others !== undefined) {
       answers.set(result, {
         raw: limitResult(raw, maxChars + MASK_MARGIN),
@@ -651,7 +662,7 @@ class BridgedCall {
     const maskNow = (): ((text: string) => string) => {
       const call = (own ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS);
       // Read for each report: the calls in flight beside this one change.
-      const others = callSecretsInFlight();
+      const others = callSecretsInFlight(this.#context.session);
       return others === undefined ? call : (text) => others(call(text));
     };
     /** Whether a report's number is a secret's value (a PIN echoed as a total). */

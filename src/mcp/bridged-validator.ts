@@ -1,7 +1,8 @@
 /**
  * A bridged tool's argument validator: built on first use, failing closed,
- * and masked for its server's own secrets and for the call's secret
- * arguments.
+ * and masked for its server's own secrets and for the secret arguments of
+ * the call and of the session's other calls, those in flight when the
+ * schema was listed (it may quote one) and now.
  */
 import { z } from 'zod';
 import { messageOf } from '../core/errors.js';
@@ -10,25 +11,28 @@ import { declaresSecretArguments, secretArgumentValues } from '../tools/secret-a
 import { callTextMask } from './in-flight-secrets.js';
 import { createInputValidator } from './schema/index.js';
 import type { ServerRoute } from './server-route.js';
+import type { ServerTextMasker } from './server-text.js';
 
 /**
  * The validator of a bridged tool's arguments, built from the server's
  * schema on the tool's first call: the schema layer's (cached by schema
- * content), with what it says masked for the server's secrets; or, for a
- * schema that cannot be used, one that refuses every call with the reason.
+ * content), with what it says masked for the server's secrets (`listed`:
+ * as masked when the schema was listed); or, for a schema that cannot be
+ * used, one that refuses every call with the reason.
  */
 export function bridgedValidator(
   schema: unknown,
   serverName: string,
   toolName: string,
   route: ServerRoute,
+  listed: ServerTextMasker,
 ): z.ZodType<Record<string, unknown>> {
   let validator: z.ZodType<Record<string, unknown>>;
   try {
     validator = createInputValidator(schema, { serverName, toolName });
   } catch (error) {
     // Fail closed: a schema we cannot honour refuses every call, with the reason.
-    const reason = route.redact(messageOf(error));
+    const reason = route.redact(listed.redact(messageOf(error)));
     return z.record(z.string(), z.unknown()).superRefine((_value, ctx) => {
       ctx.addIssue({
         code: 'custom',
@@ -36,7 +40,7 @@ export function bridgedValidator(
       });
     });
   }
-  return maskedValidator(validator, schema, route);
+  return maskedValidator(validator, schema, route, listed);
 }
 
 /**
@@ -51,6 +55,7 @@ function maskedValidator(
   validator: z.ZodType<Record<string, unknown>>,
   schema: unknown,
   route: ServerRoute,
+  listed: ServerTextMasker,
 ): z.ZodType<Record<string, unknown>> {
   const direct = directCheckOf(validator);
   if (direct === undefined) return validator; // every validator the schema layer builds has one
@@ -59,7 +64,7 @@ function maskedValidator(
     const problems = direct(value);
     if (problems.length === 0) return problems;
     const secrets = secretArgumentValues(value, schema, declaresSecrets);
-    const mask = callTextMask(secrets, route.redactor);
+    const mask = callTextMask(secrets, listed, route.callSecrets());
     if (mask === undefined) return problems;
     return problems.map(({ path, message }) => ({ path, message: mask(message) }));
   };

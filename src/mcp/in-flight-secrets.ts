@@ -1,14 +1,15 @@
 /**
  * The secret argument values (as `tools/secret-arguments.ts` finds them)
- * of the calls in flight in this process. A server may echo a call's
- * arguments in its log (`login ada with hunter2`), in another call's
- * answer or in a tool description it lists again, none of which says
- * which call it came from: while a call is in flight, and for a grace
- * after, its secrets are masked in every text a server writes. Kept for
- * the whole process, not by connection: one backend is reached through
- * several connections (two names for one deployment, two sections whose
- * pool keys differ, two sessions) and shares its state between them, and
- * masking a value of another session's in a text is no harm.
+ * of each session's calls in flight. A server may echo a call's arguments
+ * in its log (`login ada with hunter2`), in another call's answer or in a
+ * tool description it lists again, none of which says which call it came
+ * from: while a call is in flight, and for a grace after, its secrets are
+ * masked in every text a server writes to its session, on any of the
+ * session's connections (two names for one deployment, two sections whose
+ * pool keys differ). Kept by session, never across them: masking another
+ * session's values in a session's text would tell that session, by what
+ * is masked, which values the other holds (a guess echoed back as `***`).
+ * A backend that hands one session's secret to another is beyond masking.
  */
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecretStarts } from '../tools/secret-text.js';
@@ -77,36 +78,42 @@ class InFlightSecrets {
   }
 }
 
-const calls = new InFlightSecrets();
+const bySession = new WeakMap<object, InFlightSecrets>();
 
 /**
- * Records that a call with secret argument values `secrets` was sent:
- * until {@link ECHO_GRACE_MS} after the returned function is called (when
- * the call settles), they are masked in every server's text.
+ * Records that a call of `session` with secret argument values `secrets`
+ * was sent: until {@link ECHO_GRACE_MS} after the returned function is
+ * called (when the call settles), they are masked in every server's text
+ * to that session.
  * Only for calls of a tool with secret arguments: a call without any
  * registers nothing, and a text with none in flight is not searched.
  */
-export function callSecretsSent(secrets: readonly string[]): () => void {
+export function callSecretsSent(session: object, secrets: readonly string[]): () => void {
+  let calls = bySession.get(session);
+  if (calls === undefined) {
+    calls = new InFlightSecrets();
+    bySession.set(session, calls);
+  }
   return calls.add(secrets);
 }
 
 /**
- * What masks the secret arguments of the calls in flight (or settled
- * within the grace), if any.
+ * What masks the secret arguments of `session`'s calls in flight (or
+ * settled within the grace), if any.
  */
-export function callSecretsInFlight(): ((text: string) => string) | undefined {
-  return calls.mask;
+export function callSecretsInFlight(session: object): ((text: string) => string) | undefined {
+  return bySession.get(session)?.mask;
 }
 
 /**
- * What masks a server's text that is about no one call (the tools it
- * lists, why it is unavailable): the server's own secrets, then the
- * secret arguments of the calls in flight or within the grace (a server
- * may copy one into a tool description it lists again while the call
- * runs). Read when the text arrives.
+ * What masks a server's text to `session` that is about no one call (the
+ * tools it lists): the server's own secrets, then the secret arguments of
+ * the session's calls in flight or within the grace (a server may copy
+ * one into a tool description it lists again while the call runs). Read
+ * when the text arrives.
  */
-export function serverTextMasker(server: SecretRedactor): ServerTextMasker {
-  const mask = calls.mask;
+export function serverTextMasker(session: object, server: ServerTextMasker): ServerTextMasker {
+  const mask = callSecretsInFlight(session);
   if (mask === undefined) return server;
   return { hasSecrets: true, redact: (text) => mask(server.redact(text)) };
 }
@@ -133,7 +140,7 @@ export function callSecretMask(secrets: Iterable<string>): (text: string) => str
  */
 export function callTextMask(
   secrets: readonly string[] | undefined,
-  server: SecretRedactor,
+  server: ServerTextMasker,
   others?: (text: string) => string,
 ): ((text: string) => string) | undefined {
   const call = secrets === undefined || secrets.length === 0 ? undefined : callSecretMask(secrets);

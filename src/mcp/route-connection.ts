@@ -61,6 +61,7 @@ export function routeConnection(options: RouteConnectionOptions): RouteConnectio
       transport,
       timeoutMs: options.timeoutMs,
       redactor: options.redactor,
+      session,
       handlers: options.handlers,
       ...(options.requestRefusal === undefined ? {} : { requestRefusal: options.requestRefusal }),
       ...(config.env === undefined ? {} : { env: config.env }),

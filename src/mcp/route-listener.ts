@@ -72,14 +72,12 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
   );
   // A sandboxed server may ask again and again: the refusals hold, the events are bounded.
   const denialRate = new EventRate<Denial>(MAX_DENIAL_EVENTS_PER_SECOND, (denial, dropped) => {
-    // The host is what the sandboxed server asked for: its text, masked.
-    const route = options.route();
     session.dispatchOutsideCalls(
       new McpNetworkDenied({
         ...base,
-        host: route.redact(denial.host),
+        host: denial.host,
         port: denial.port,
-        reason: route.redact(denial.reason),
+        reason: denial.reason,
         ...(dropped === 0 ? {} : { dropped }),
         createdAt: new Date(),
       }),
@@ -112,7 +110,7 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
         if (!isLogged(message.level, options.serverLogLevel)) return;
         // Masked as it arrives, not as the rate publishes it: a message held
         // back is published after the call that it echoes has settled.
-        const calls = callSecretsInFlight();
+        const calls = callSecretsInFlight(session);
         logRate.offer(calls === undefined ? message : withoutCallSecrets(message, calls));
       },
     }),
@@ -130,7 +128,12 @@ export function routeListener(options: RouteListenerOptions): RouteListener {
         }),
       );
     },
-    networkDenied: (host, port, reason) => denialRate.offer({ host, port, reason }),
+    networkDenied: (host, port, reason) => {
+      // The host is what the sandboxed server asked for: its text, masked as it
+      // arrives (a denial the rate holds back is published after the calls it may echo).
+      const route = options.route();
+      denialRate.offer({ host: route.redact(host), port, reason: route.redact(reason) });
+    },
     isolationRecovered: () => options.toolsChanged('isolated'),
     isolationFailed: (reason) => {
       options.isolating();

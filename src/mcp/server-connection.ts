@@ -61,6 +61,12 @@ export interface ServerConnectionOptions {
   readonly inheritEnv?: boolean;
   readonly timeoutMs: number;
   readonly redactor: SecretRedactor;
+  /**
+   * The session it serves (a connection is shared within one only): its
+   * calls' secret arguments are masked in the connection's errors and
+   * stderr too (`in-flight-secrets.ts`).
+   */
+  readonly session?: object;
   readonly handlers?: ClientHandlers;
   /** When `handlers` may not answer the server (see `installClientHandlers`). @default always may */
   readonly requestRefusal?: ServerRequestRefusal;
@@ -659,7 +665,7 @@ export class McpServerConnection {
     // A server that fails over a call's secret argument may write it as it
     // goes (`bad password hunter2`), in its error or its stderr: masked as
     // in its log while it is in flight, or settled within the grace.
-    const calls = callSecretsInFlight();
+    const calls = this.#callSecrets();
     const reason = calls === undefined ? said : calls(said);
     // A tail cut from a longer stream may begin inside a secret, in any of
     // its forms: its cut first line is dropped (the whole tail, when it has
@@ -678,10 +684,19 @@ export class McpServerConnection {
     return `${reason} (server stderr: ${lastLines})`;
   }
 
+  /** What masks the secret arguments of the session's calls in flight, if any. */
+  #callSecrets(): ((text: string) => string) | undefined {
+    const { session } = this.#options;
+    return session === undefined ? undefined : callSecretsInFlight(session);
+  }
+
   #error(message: string, cause?: unknown): McpConnectionError {
-    const calls = callSecretsInFlight();
-    const masked = this.#options.redactor.redact(message);
-    const reason = calls === undefined ? masked : calls(masked);
+    const calls = this.#callSecrets();
+    const mask = (text: string): string => {
+      const masked = this.#options.redactor.redact(text);
+      return calls === undefined ? masked : calls(masked);
+    };
+    const reason = mask(message);
     return new McpConnectionError(
       this.serverName,
       this.#transportType,
@@ -689,7 +704,9 @@ export class McpServerConnection {
       {
         reason,
         // The cause may hold secrets (a URL with a token, headers): keep only a redacted copy.
-        ...(cause === undefined ? {} : { cause: new Error(this.#options.redactor.message(cause)) }),
+        ...(cause === undefined
+          ? {}
+          : { cause: new Error(mask(this.#options.redactor.message(cause))) }),
       },
     );
   }

@@ -120,8 +120,8 @@ export class ToolCatalog {
     // on another worker: the reaches seen there are not stored.
     const seenBefore = history.seenBefore || this.#session.store !== undefined;
     // Read once, as the listing arrives: the calls in flight may have had a server copy one's
-    // secret argument into what it lists.
-    const masker = serverTextMasker(route.redactor);
+    // secret argument into the descriptions and titles it lists.
+    const masker = serverTextMasker(this.#session, route.redactor);
     const context: BridgeContext = {
       session: this.#session,
       route,
@@ -138,7 +138,9 @@ export class ToolCatalog {
         recordReach(description.name, configured, toAnnotations(description, masker), context);
         continue;
       }
-      const name = bridgedToolName(prefix, description.name, masker);
+      // Names are identifiers (the model calls tools by them): masked for the server's
+      // secrets alone, never renamed by what a call happens to have in flight.
+      const name = bridgedToolName(prefix, description.name, route.redactor);
       const from = previous?.get(name);
       // Reused only when the server lists it exactly as before: a changed
       // description, title, output schema or hint makes a new tool.

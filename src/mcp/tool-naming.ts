@@ -2,7 +2,8 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { McpSchemaError } from '../core/errors.js';
 import { shownOriginalName, type Tool, TOOL_NAME_PATTERN } from '../tools/tool.js';
 import type { ResolvedServerConfig } from '../config/server-config.js';
-import { type ServerTextMasker, serverTextLine, type TextMasker } from './server-text.js';
+import type { SecretRedactor } from './redact.js';
+import { serverTextLine, type TextMasker } from './server-text.js';
 
 const HASH_LENGTH = 8;
 const MAX_NAME_LENGTH = 64;
@@ -27,7 +28,7 @@ const NAME_KEY = randomBytes(32);
 export function bridgedToolName(
   prefix: string,
   original: string,
-  secrets?: ServerTextMasker,
+  secrets?: SecretRedactor,
 ): string {
   const plain = `${prefix}_${original}`;
   const masked = secrets?.hasSecrets === true ? secrets.redact(original) : original;

@@ -137,19 +137,21 @@ describe('routeListener', () => {
     });
   });
 
-  it('masks the secret arguments of calls in flight, on any connection, until a grace after they settle', () => {
+  it("masks the secret arguments of the session's calls in flight, on any connection, until a grace after they settle", () => {
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());
-    const { events, listener } = setup();
+    const { session, events, listener } = setup();
     const log = listener.connection('normal').log!;
-    const settleFirst = callSecretsSent(['pw-1234', '90210']);
-    const settleSecond = callSecretsSent(['pw-1234-longer']);
-    // A call on another connection (one backend may share its state between
-    // connections): masked here too.
-    const settleOther = callSecretsSent(['elsewhere']);
+    const settleFirst = callSecretsSent(session, ['pw-1234', '90210']);
+    const settleSecond = callSecretsSent(session, ['pw-1234-longer']);
+    // A call of the session on another connection (one backend may share its
+    // state between connections): masked here too.
+    const settleOther = callSecretsSent(session, ['elsewhere']);
+    // Another session's: never (what is masked would tell this one what it holds).
+    const settleStranger = callSecretsSent(new Session(), ['strangers-pw']);
     log({ level: 'warning', logger: 'auth pw-1234', data: 'login with pw-1234-longer, pw-1234' });
     // Structured data: a number is masked as its text, a quoted secret as JSON escapes it.
-    log({ level: 'warning', data: { pin: 90210, note: 'elsewhere' } });
+    log({ level: 'warning', data: { pin: 90210, note: 'elsewhere', guess: 'strangers-pw' } });
     settleFirst();
     settleSecond();
     // A server may log a request once it is done: still masked within the grace.
@@ -157,20 +159,21 @@ describe('routeListener', () => {
     vi.advanceTimersByTime(ECHO_GRACE_MS);
     log({ level: 'warning', data: 'long after: pw-1234' });
     settleOther();
+    settleStranger();
     const messages = events.map((event) => fields(event));
     expect(messages.map((event) => [event['logger'], event['message']])).toEqual([
       ['auth ***', 'login with ***, ***'],
-      [undefined, '{"pin":***,"note":"***"}'],
+      [undefined, '{"pin":***,"note":"***","guess":"strangers-pw"}'],
       [undefined, 'just after: ***'],
       [undefined, 'long after: pw-1234'],
     ]);
   });
 
   it('masks a call secret the server quotes cut short', () => {
-    const { events, listener } = setup();
+    const { session, events, listener } = setup();
     const log = listener.connection('normal').log!;
     const key = 'ghp_0123456789abcdefghijklmnopqrstuvwxyzABCD';
-    const settle = callSecretsSent([key]);
+    const settle = callSecretsSent(session, [key]);
     log({ level: 'warning', data: `rejected api_key "${key.slice(0, 40)}…": expired` });
     settle();
     expect(fields(events.at(-1))).toMatchObject({ message: 'rejected api_key "***…": expired' });
@@ -179,10 +182,10 @@ describe('routeListener', () => {
   it('keeps the secrets of at most MAX_SETTLED_CALLS settled calls for the grace, the newest', () => {
     vi.useFakeTimers();
     onTestFinished(() => void vi.useRealTimers());
-    const { events, listener } = setup();
+    const { session, events, listener } = setup();
     const log = listener.connection('normal').log!;
     for (let i = 0; i <= MAX_SETTLED_CALLS; i += 1) {
-      callSecretsSent([`secret-${String(i).padStart(3, '0')}`])();
+      callSecretsSent(session, [`secret-${String(i).padStart(3, '0')}`])();
     }
     log({
       level: 'warning',
@@ -194,9 +197,9 @@ describe('routeListener', () => {
   it('masks a call secret in a log message the rate held back, published after the call settled', () => {
     const clock = vi.spyOn(performance, 'now').mockImplementation(() => 5_000);
     try {
-      const { events, listener } = setup();
+      const { session, events, listener } = setup();
       const log = listener.connection('normal').log!;
-      const settle = callSecretsSent(['pw-1234']);
+      const settle = callSecretsSent(session, ['pw-1234']);
       for (let i = 0; i <= MAX_LOG_EVENTS_PER_SECOND; i += 1) {
         log({ level: 'warning', data: `attempt ${String(i)} with pw-1234` });
       }

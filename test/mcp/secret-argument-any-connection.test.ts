@@ -1,11 +1,17 @@
 /**
- * One backend reached through several connections shares its state: a
- * call's secret argument that it writes back on another connection (two
- * names for one deployment, another session), or into a tool description
- * or title it lists again while the call runs, is masked there too: in the
- * log, the other call's answer, the prompt text and `toolDefinitions()`.
+ * One backend reached through several connections of a session shares its
+ * state: a call's secret argument that it writes back on another
+ * connection (two names for one deployment), or into a tool description,
+ * title or schema it lists again while the call runs, is masked there
+ * too: in the log, the other call's answer, the prompt text,
+ * `toolDefinitions()`, what the validator says, and a connection error.
+ * Never in another session's text (it would learn the value by what is
+ * masked), and never in a tool's name (an identifier).
  */
+import { inspect } from 'node:util';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -91,6 +97,19 @@ async function connected(session: Session, servers: Record<string, McpServer>) {
   return section;
 }
 
+async function connectedRaw(session: Session, servers: Record<string, Server>) {
+  const section = new McpIntegrationSection({
+    session,
+    servers: Object.entries(servers).map(([name, server]) => ({
+      name,
+      transport: { type: 'in-memory' as const, server },
+    })),
+  });
+  sections.push(section);
+  await section.connect();
+  return section;
+}
+
 /**
  * Every event of `session`, as text, but the `ToolInvoked` of `login`
  * (its params are the call's own arguments, shown as the caller gave them).
@@ -131,30 +150,25 @@ describe('a secret argument written back on another connection of the same backe
     expect(texts.filter((text) => text.includes(PASSWORD))).toEqual([]);
   });
 
-  it("is masked in another session's events", async () => {
+  it("does not mask another session's text with it: what is masked would tell that session the value", async () => {
     const backend = sharedBackend();
     const first = new Session();
     const second = new Session();
-    const texts = [...recorded(first)];
-    const seen = recorded(second);
     const accounts = await connected(first, { accounts: backend.connection() });
     const diag = await connected(second, { diag: backend.connection() });
     const logs: string[] = [];
     second.bus.subscribe(McpServerLog, (event) => logs.push(event.message));
-    const invoked: unknown[] = [];
-    second.bus.subscribe(ToolInvoked, (event) => invoked.push(event.result));
     const login = invokeTool(
       toolNamed(accounts, 'accounts_login'),
       { user: 'ada', password: PASSWORD },
       { session: first },
     );
     await until(backend.loggedIn);
+    // The second session's guess, echoed back, reads as it was sent.
     await invokeTool(toolNamed(diag, 'diag_poke'), {}, { session: second });
     backend.release();
     await login;
-    expect(logs).toContain('last password was ***');
-    expect(JSON.stringify(invoked)).toContain('someone logged in with ***');
-    expect([...texts, ...seen].filter((text) => text.includes(PASSWORD))).toEqual([]);
+    expect(logs).toContain(`last password was ${PASSWORD}`);
   });
 });
 
@@ -180,5 +194,119 @@ describe('a secret argument written into a tool the server lists again while the
     expect(prompt.text).toContain('Shows help (last login ***)');
     const shown = [prompt.text, JSON.stringify(prompt.toolDefinitions()), ...texts];
     expect(shown.filter((text) => text.includes(PASSWORD))).toEqual([]);
+  });
+});
+
+describe('a secret argument quoted where a listing, or a refused listing, is read', () => {
+  /**
+   * A backend (one raw `Server` per connection, sharing state) whose
+   * `login` keeps its password and, while it waits for `release`, lists
+   * `search` with the password as an allowed mode; its listing fails,
+   * quoting the password, once `refuse` was called.
+   */
+  function quotingBackend() {
+    let kept = '';
+    let refuseListing = false;
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const connection = (): Server => {
+      const server = new Server(
+        { name: 'quoting', version: '1.0.0' },
+        { capabilities: { tools: { listChanged: true } } },
+      );
+      server.setRequestHandler(ListToolsRequestSchema, () => {
+        if (refuseListing) throw new Error(`listing refused: ${kept} is busy`);
+        const modes = kept === '' ? ['fast'] : ['fast', kept];
+        return {
+          tools: [
+            {
+              name: 'login',
+              annotations: { openWorldHint: false },
+              inputSchema: { type: 'object', properties: { password: { type: 'string' } } },
+            },
+            {
+              name: 'search',
+              annotations: { openWorldHint: false },
+              inputSchema: {
+                type: 'object',
+                properties: { mode: { type: 'string', enum: modes } },
+                required: ['mode'],
+              },
+            },
+            {
+              name: 'lookup_account',
+              annotations: { openWorldHint: false },
+              inputSchema: { type: 'object' },
+            },
+          ],
+        };
+      });
+      server.setRequestHandler(CallToolRequestSchema, async (request) => {
+        if (request.params.name === 'login') {
+          kept = String(request.params.arguments?.['password']);
+          await server.sendToolListChanged();
+          await held;
+        }
+        return { content: [{ type: 'text' as const, text: 'ok' }] };
+      });
+      return server;
+    };
+    return {
+      connection,
+      release,
+      loggedIn: () => kept !== '',
+      refuse: () => void (refuseListing = true),
+    };
+  }
+
+  it('masks it in what the validator quotes of a schema listed during the call, and renames no tool', async () => {
+    const quoting = quotingBackend();
+    const session = new Session();
+    const section = await connectedRaw(session, { acct: quoting.connection() });
+    const names = section.tools().map((tool) => tool.name);
+    // 'account' is a password here, and a word of a tool's name.
+    const login = invokeTool(
+      toolNamed(section, 'acct_login'),
+      { password: 'account' },
+      { session },
+    );
+    await until(() =>
+      JSON.stringify(toolNamed(section, 'acct_search').inputSchema).includes('account'),
+    );
+    const refused = await invokeTool(
+      toolNamed(section, 'acct_search'),
+      { mode: 'slow' },
+      { session },
+    );
+    quoting.release();
+    await login;
+    expect(refused.success).toBe(false);
+    expect(refused.message).toContain('"fast", "***"');
+    expect(section.tools().map((tool) => tool.name)).toEqual(names);
+  });
+
+  it("masks it in a connection error's message and its cause", async () => {
+    const quoting = quotingBackend();
+    const session = new Session();
+    const first = await connectedRaw(session, { acct: quoting.connection() });
+    const login = invokeTool(toolNamed(first, 'acct_login'), { password: PASSWORD }, { session });
+    await until(quoting.loggedIn);
+    quoting.refuse();
+    const second = new McpIntegrationSection({
+      session,
+      key: 'second',
+      onConnectError: 'throw',
+      servers: [{ name: 'acct2', transport: { type: 'in-memory', server: quoting.connection() } }],
+    });
+    sections.push(second);
+    // Another connection to the backend, which refuses its listing with the first call's password.
+    const error = await second.connect().then(
+      () => undefined,
+      (thrown: unknown) => thrown,
+    );
+    quoting.release();
+    await login;
+    expect(error).toBeInstanceOf(Error);
+    expect(inspect(error, { depth: 5 })).not.toContain(PASSWORD);
   });
 });

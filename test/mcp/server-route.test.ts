@@ -108,25 +108,31 @@ describe('ServerRoute', () => {
     expect(failed).toEqual([]);
   });
 
-  it("masks in a server's text its own secrets and those of every call in flight, on any server", () => {
+  it("masks in a server's text its own secrets and those of the session's calls in flight, on any server", () => {
     const [config] = parseServerConfigs([
       { name: 'files', transport: { type: 'stdio', command: process.execPath, args: ['-e', ''] } },
     ]);
+    const session = {};
     const route = new ServerRoute({
       config: config!,
       redactor: new SecretRedactor(['own-token-123']),
       handlers: {},
-      session: {},
+      session,
       listener: quietRouteListener(),
     });
-    // Another server's call (a backend may share its state between connections).
-    const settle = callSecretsSent(['call-secret-456']);
+    // A call of the session to another server (a backend may share its state
+    // between connections), and one of another session, which is never masked here.
+    const settle = callSecretsSent(session, ['call-secret-456']);
+    const settleStranger = callSecretsSent({}, ['strangers-pw']);
     try {
       // Every place it quotes the server goes through it: validator errors, egress
       // denials, unavailable and fail-closed reasons, names the pool shows.
-      expect(route.redact('own-token-123 and call-secret-456')).toBe('*** and ***');
+      expect(route.redact('own-token-123, call-secret-456, strangers-pw')).toBe(
+        '***, ***, strangers-pw',
+      );
     } finally {
       settle();
+      settleStranger();
     }
   });
 
