@@ -277,6 +277,21 @@ export class McpHealthMonitor {
       }
       return { name, tools: route.tools, at: new Date() };
     }
+    // A switch to isolation under way stops the normal side: checked (and, when
+    // gone, opened again) is the side it switches to.
+    if (route.phase === 'switching') {
+      try {
+        await this.#bounded(
+          route,
+          () => route.switchSettled(),
+          signal,
+          `the switch to isolation did not finish within ${this.timeoutMs} ms`,
+        );
+      } catch (error) {
+        if (signal.aborted) return { name, error: 'check cancelled', at: new Date() };
+        return { name, error: this.#reasonOf(route, error), at: new Date() };
+      }
+    }
     const connection = route.upkeep;
     if (connection === undefined)
       return { name, error: this.#failingClosed(route), at: new Date() };

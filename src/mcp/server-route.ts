@@ -190,10 +190,16 @@ export class ServerRoute {
     return this.#phase !== 'normal' && this.#isolated !== undefined ? this.#isolated : this.#normal;
   }
 
+  /** Settles when no switch to isolation is under way (at once when none is). */
+  async switchSettled(): Promise<void> {
+    await this.#switching;
+  }
+
   /**
    * The connection a health check keeps up: the one calls use, or none
    * once a sandboxed route fails closed (its normal process is stopped for
-   * good, and a sandbox that could not be made is not made again).
+   * good, and a sandbox that could not be made is not made again). Ask
+   * after {@link switchSettled}: during a switch it is the side being left.
    */
   get upkeep(): McpServerConnection | undefined {
     if (this.mode === 'sandbox' && this.#phase === 'fail-closed') return undefined;

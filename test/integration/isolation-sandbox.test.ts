@@ -15,6 +15,7 @@ import {
   McpIsolationFailed,
   McpSectionIsolated,
   McpServerConnected,
+  McpServerHealthChanged,
   Session,
   ToolInvoked,
 } from '../../src/index.js';
@@ -70,6 +71,27 @@ describe('sandboxed stdio server', () => {
     jsonOf<ProbeOutcome>(
       await call(section, 'probe_probe', { host: '127.0.0.1', port: listener.address }),
     );
+
+  it.runIf(support.available)(
+    'a health check made while the switch runs waits for it, and finds the sandboxed server healthy',
+    async () => {
+      const monitor = new McpHealthMonitor(section, { timeoutMs: 15_000 });
+      const changes = collect(session, McpServerHealthChanged);
+      try {
+        expect((await monitor.check())[0]).toMatchObject({ healthy: true });
+        session.privateData.add('x'); // the switch starts: the normal process is stopped
+        // It pinged the stopped normal connection, tried to open it again (refused:
+        // nothing unsandboxed starts) and said the server was unhealthy.
+        expect((await monitor.check())[0]).toMatchObject({ name: 'probe', healthy: true });
+        expect(changes.filter((change) => !change.healthy)).toEqual([]);
+        expect(jsonOf<WhoAmI>(await call(section, 'probe_whoami')).netns).not.toBe(
+          readlinkSync('/proc/self/ns/net'),
+        );
+      } finally {
+        monitor.stop();
+      }
+    },
+  );
 
   it.runIf(support.available)(
     'restarts the server without network and with a fresh HOME once private data arrives',
