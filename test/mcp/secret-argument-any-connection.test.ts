@@ -84,20 +84,7 @@ afterEach(async () => {
   await Promise.all(sections.splice(0).map((section) => section.disconnect()));
 });
 
-async function connected(session: Session, servers: Record<string, McpServer>) {
-  const section = new McpIntegrationSection({
-    session,
-    servers: Object.entries(servers).map(([name, server]) => ({
-      name,
-      transport: { type: 'in-memory' as const, server },
-    })),
-  });
-  sections.push(section);
-  await section.connect();
-  return section;
-}
-
-async function connectedRaw(session: Session, servers: Record<string, Server>) {
+async function connected(session: Session, servers: Record<string, McpServer | Server>) {
   const section = new McpIntegrationSection({
     session,
     servers: Object.entries(servers).map(([name, server]) => ({
@@ -262,7 +249,7 @@ describe('a secret argument quoted where a listing, or a refused listing, is rea
   it('masks it in what the validator quotes of a schema listed during the call, and renames no tool', async () => {
     const quoting = quotingBackend();
     const session = new Session();
-    const section = await connectedRaw(session, { acct: quoting.connection() });
+    const section = await connected(session, { acct: quoting.connection() });
     const names = section.tools().map((tool) => tool.name);
     // 'account' is a password here, and a word of a tool's name.
     const login = invokeTool(
@@ -288,7 +275,7 @@ describe('a secret argument quoted where a listing, or a refused listing, is rea
   it("masks it in a connection error's message and its cause", async () => {
     const quoting = quotingBackend();
     const session = new Session();
-    const first = await connectedRaw(session, { acct: quoting.connection() });
+    const first = await connected(session, { acct: quoting.connection() });
     const login = invokeTool(toolNamed(first, 'acct_login'), { password: PASSWORD }, { session });
     await until(quoting.loggedIn);
     quoting.refuse();

@@ -109,16 +109,18 @@ describe('a member that other calls changed and then undid, left as a copy', () 
   });
 });
 
+/** An item of a row's nested list. */
+interface Item {
+  readonly id: string;
+  readonly meta: { readonly tag: string };
+  readonly x?: string;
+}
+
 describe('a copy equal to what a call left, made by a writer that is kept', () => {
   for (const writer of ['a call that commits', 'the application'] as const) {
     it(`keeps a member inside a nested array that the failed call set (${writer} copied the item)`, () => {
       // Under the outermost array, no record says who changed an element later:
       // an equal copy is another writer's element, and stays as it is.
-      interface Item {
-        readonly id: string;
-        readonly meta: { readonly tag: string };
-        readonly x?: string;
-      }
       const session = new Session();
       const table = session.slice<{ rows: { id: string; items: Item[] }[] }>('t', {
         initial: { rows: [{ id: 'r0', items: [{ id: 'i0', meta: { tag: 'a' } }] }] },
@@ -143,11 +145,6 @@ describe('a copy equal to what a call left, made by a writer that is kept', () =
   }
 
   it('lets two failed calls take out an item one of them replaced with a copy', () => {
-    interface Item {
-      readonly id: string;
-      readonly meta: { readonly tag: string };
-      readonly x?: string;
-    }
     const session = new Session();
     const table = session.slice<{ rows: { id: string; items: Item[] }[] }>('t', {
       initial: { rows: [{ id: 'r0', items: [] }] },
