@@ -279,19 +279,8 @@ export class McpHealthMonitor {
     }
     // A switch to isolation under way stops the normal side: checked (and, when
     // gone, opened again) is the side it switches to.
-    if (route.phase === 'switching') {
-      try {
-        await this.#bounded(
-          route,
-          () => route.switchSettled(),
-          signal,
-          `the switch to isolation did not finish within ${this.timeoutMs} ms`,
-        );
-      } catch (error) {
-        if (signal.aborted) return { name, error: 'check cancelled', at: new Date() };
-        return { name, error: this.#reasonOf(route, error), at: new Date() };
-      }
-    }
+    const beforeSwitch = await this.#switchSettled(route, signal);
+    if (beforeSwitch !== undefined) return { name, at: new Date(), ...beforeSwitch };
     const connection = route.upkeep;
     if (connection === undefined)
       return { name, error: this.#failingClosed(route), at: new Date() };
@@ -338,11 +327,37 @@ export class McpHealthMonitor {
         `the isolated endpoint did not answer within ${this.timeoutMs} ms`,
       ).catch(() => false);
     }
+    // A switch that began while the check ran (the session escalated meanwhile)
+    // decides: one that fails closed refuses every call.
+    const duringCheck = await this.#switchSettled(route, signal);
+    if (duringCheck !== undefined) return { name, at: new Date(), ...duringCheck };
     // Reachable, but every call is refused: not healthy.
     if (route.failClosedReason !== undefined) {
       return { name, error: this.#failingClosed(route), at: new Date() };
     }
     return { name, tools: route.tools, at: new Date() };
+  }
+
+  /**
+   * Waits (within the timeout) for a switch to isolation under way on
+   * `route`; the error to report when the wait did not end it.
+   */
+  async #switchSettled(
+    route: ServerRoute,
+    signal: AbortSignal,
+  ): Promise<{ readonly error: string } | undefined> {
+    if (route.phase !== 'switching') return undefined;
+    try {
+      await this.#bounded(
+        route,
+        () => route.switchSettled(),
+        signal,
+        `the switch to isolation did not finish within ${this.timeoutMs} ms`,
+      );
+      return undefined;
+    } catch (error) {
+      return { error: signal.aborted ? 'check cancelled' : this.#reasonOf(route, error) };
+    }
   }
 
   /**
