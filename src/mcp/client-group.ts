@@ -359,7 +359,8 @@ export class McpClientGroup {
             .map((tool) =>
               tool.origin.kind === 'mcp' ? shownOriginalName(tool.origin) : tool.name,
             ),
-        masked: (text) => route.redact(text),
+        // A tool name, the caller's: masked as names are, for the server's secrets alone.
+        masked: (text) => route.redactor.redact(text),
         strictness: () => {
           if (route.switched) return 2;
           if (route.isolateAt === undefined) return 1;

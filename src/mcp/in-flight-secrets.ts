@@ -14,7 +14,7 @@
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecretStarts } from '../tools/secret-text.js';
 import type { QuoteMask } from './output-check.js';
-import { SecretRedactor } from './redact.js';
+import { maskStrings, SecretRedactor } from './redact.js';
 import type { ServerTextMasker } from './server-text.js';
 import { cappedLogText, logText } from './server-log.js';
 
@@ -36,45 +36,56 @@ interface CallSecrets {
   readonly secrets: readonly string[];
 }
 
+/** How a set of secret values is masked: in a whole text, and in one cut from a longer stream. */
+interface Masks {
+  readonly mask: (text: string) => string;
+  readonly tail: (text: string) => string;
+}
+
 /** The calls in flight, and the last ones settled within the grace, that have secret arguments. */
 class InFlightSecrets {
   readonly #inFlight = new Set<CallSecrets>();
   /** Oldest first (a Set keeps the order things were added in). */
   readonly #settled = new Set<CallSecrets>();
-  /** One masker for all of them, made when first needed after a change. */
-  #mask: ((text: string) => string) | undefined;
+  /** The masks of all of them, made when first needed after a change. */
+  #masks: Masks | undefined;
 
   add(secrets: readonly string[]): () => void {
     const call: CallSecrets = { secrets };
     this.#inFlight.add(call);
-    this.#mask = undefined;
+    this.#masks = undefined;
     return () => {
       if (!this.#inFlight.delete(call)) return;
       this.#settled.add(call);
       if (this.#settled.size > MAX_SETTLED_CALLS) {
         const oldest = this.#settled.values().next().value;
         if (oldest !== undefined) this.#settled.delete(oldest);
-        this.#mask = undefined;
+        this.#masks = undefined;
       }
       // Unref'd: a process may end before the grace does.
       setTimeout(() => {
-        if (this.#settled.delete(call)) this.#mask = undefined;
+        if (this.#settled.delete(call)) this.#masks = undefined;
       }, ECHO_GRACE_MS).unref();
     };
   }
 
-  /** What masks the secrets of every call in flight or settled within the grace; undefined without any. */
-  get mask(): ((text: string) => string) | undefined {
+  /** The masks of the secrets of every call in flight or settled within the grace; undefined without any. */
+  get masks(): Masks | undefined {
     // While there are none, no text is searched (a call without secrets asks on every answer).
     if (this.#inFlight.size === 0 && this.#settled.size === 0) return undefined;
-    if (this.#mask === undefined) {
+    if (this.#masks === undefined) {
       // One redactor over all calls' secrets, so that a longer one is masked
       // whole before a shorter one inside it (each call's alone would not know).
-      this.#mask = callSecretMask(
-        new Set([...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets)),
-      );
+      const values = [
+        ...new Set([...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets)),
+      ];
+      const redactor = new SecretRedactor(values);
+      this.#masks = {
+        mask: (text) => scrubSecretStarts(redactor.redact(text), values),
+        tail: (text) => scrubSecretStarts(redactor.redactTail(text), values),
+      };
     }
-    return this.#mask;
+    return this.#masks;
   }
 }
 
@@ -102,7 +113,15 @@ export function callSecretsSent(session: object, secrets: readonly string[]): ()
  * settled within the grace), if any.
  */
 export function callSecretsInFlight(session: object): ((text: string) => string) | undefined {
-  return bySession.get(session)?.mask;
+  return bySession.get(session)?.masks?.mask;
+}
+
+/**
+ * {@link callSecretsInFlight} for text cut from the end of a longer stream
+ * (a stderr tail), which may begin inside a secret (`SecretRedactor.redactTail`).
+ */
+export function callSecretsInFlightTail(session: object): ((text: string) => string) | undefined {
+  return bySession.get(session)?.masks?.tail;
 }
 
 /**
@@ -155,9 +174,11 @@ export function callTextMask(
 
 /**
  * What masks a message that quotes a server's data about one call (an
- * output-schema violation): the call's secret argument values and the
- * server's own secrets, in the data before it is quoted and in the text;
- * undefined when there is neither to mask.
+ * output-schema violation): the call's secret argument values, those of
+ * the other calls `others` masks, and the server's own secrets, in the
+ * data before it is quoted (the quote may cut a value, leaving too little
+ * of a secret for the text's mask to find) and in the text; undefined
+ * when there is nothing to mask.
  */
 export function callQuoteMask(
   secrets: readonly string[] | undefined,
@@ -172,7 +193,8 @@ export function callQuoteMask(
     text,
     data: (value) => {
       const masked = server.redactData(value);
-      return call === undefined ? masked : call.redactData(masked);
+      const own = call === undefined ? masked : call.redactData(masked);
+      return others === undefined ? own : maskStrings(own, others);
     },
   };
 }

@@ -21,7 +21,7 @@ import {
 import { clientSchemaValidator } from './client-schema-validator.js';
 import { ConnectionListeners, type ConnectionListener } from './connection-listeners.js';
 import { DEFAULT_RECONNECT, reconnectDelayMs, type ReconnectPolicy } from './reconnect-policy.js';
-import { callSecretsInFlight } from './in-flight-secrets.js';
+import { callSecretsInFlight, callSecretsInFlightTail } from './in-flight-secrets.js';
 import { lostAnswerReason } from './lost-answers.js';
 import { deliverInOrder } from './ordered-delivery.js';
 import { limitServerRequests } from './server-requests-limit.js';
@@ -675,10 +675,16 @@ export class McpServerConnection {
     if (this.#stderrCut && firstBreak < 0) {
       return `${reason} (server stderr: its last line is longer than ${STDERR_TAIL_CHARS} characters, not shown)`;
     }
-    const masked = this.#stderrCut
-      ? redactor.redactTail(this.#stderrTail.slice(firstBreak + 1))
-      : redactor.redact(this.#stderrTail);
-    const tail = (calls === undefined ? masked : calls(masked)).trim();
+    // The session's calls' secrets first, on the tail as it came: a multi-line
+    // one (a PEM key) may begin before the cut.
+    const { session } = this.#options;
+    const callsTail =
+      !this.#stderrCut || session === undefined ? calls : callSecretsInFlightTail(session);
+    const kept = this.#stderrCut ? this.#stderrTail.slice(firstBreak + 1) : this.#stderrTail;
+    const callsMasked = callsTail === undefined ? kept : callsTail(kept);
+    const tail = (
+      this.#stderrCut ? redactor.redactTail(callsMasked) : redactor.redact(callsMasked)
+    ).trim();
     if (tail.length === 0) return reason;
     const lastLines = tail.split('\n').slice(-5).join('\n');
     return `${reason} (server stderr: ${lastLines})`;

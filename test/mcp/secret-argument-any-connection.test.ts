@@ -16,6 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   invokeTool,
+  McpConnectionPool,
   McpIntegrationSection,
   McpServerLog,
   Prompt,
@@ -295,5 +296,90 @@ describe('a secret argument quoted where a listing, or a refused listing, is rea
     await login;
     expect(error).toBeInstanceOf(Error);
     expect(inspect(error, { depth: 5 })).not.toContain(PASSWORD);
+  });
+});
+
+describe("another call's secret argument where a quote or a refusal could cut or echo it", () => {
+  it('is masked in an output-schema violation before the quote cuts it short', async () => {
+    const token = 'tok_9fK2mQ7xL4pR8vN1zW6cB3hJ5dS0aE';
+    let kept = '';
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const server = new Server({ name: 'svc', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [
+        {
+          name: 'connect',
+          annotations: { openWorldHint: false },
+          inputSchema: { type: 'object', properties: { apiToken: { type: 'string' } } },
+        },
+        {
+          name: 'status',
+          annotations: { openWorldHint: false },
+          inputSchema: { type: 'object' },
+          outputSchema: {
+            type: 'object',
+            properties: { sessions: { type: 'number' } },
+            required: ['sessions'],
+          },
+        },
+      ],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async (request) => {
+      if (request.params.name === 'connect') {
+        kept = String(request.params.arguments?.['apiToken']);
+        await held;
+        return { content: [{ type: 'text' as const, text: 'connected' }] };
+      }
+      // A count that holds a description with the token: the violation quotes it cut at 40.
+      return {
+        content: [{ type: 'text' as const, text: 'status' }],
+        structuredContent: { sessions: `active session (token) ${kept}` },
+      };
+    });
+    const session = new Session();
+    const section = await connected(session, { svc: server });
+    const connecting = invokeTool(
+      toolNamed(section, 'svc_connect'),
+      { apiToken: token },
+      { session },
+    );
+    await until(() => kept !== '');
+    const status = await invokeTool(toolNamed(section, 'svc_status'), {}, { session });
+    release();
+    await connecting;
+    expect(status.success).toBe(false);
+    // What the cut leaves of it: 17 characters, too few for the text's mask to know.
+    expect(status.message).not.toContain(token.slice(0, 17));
+  });
+
+  it("is not masked in a pool's refusal that quotes what its caller asked for", async () => {
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const server = new McpServer({ name: 'auth', version: '1.0.0' });
+    server.registerTool(
+      'login',
+      { inputSchema: { password: z.string() }, annotations: { openWorldHint: false } },
+      async () => {
+        await held;
+        return { content: [{ type: 'text', text: 'ok' }] };
+      },
+    );
+    const pool = new McpConnectionPool();
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      pool,
+      servers: [{ name: 'auth', transport: { type: 'in-memory', server } }],
+    });
+    sections.push(section);
+    await section.connect();
+    const login = invokeTool(toolNamed(section, 'auth_login'), { password: PASSWORD }, { session });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Code outside any call guesses: a masked guess would tell it the password.
+    const refused = await pool.callTool('auth', PASSWORD, {});
+    release();
+    await login;
+    expect(JSON.stringify(refused.content)).toContain(`has no tool \\"${PASSWORD}\\"`);
   });
 });

@@ -175,10 +175,11 @@ describe('secret arguments a server echoes', () => {
 });
 
 describe("a server that writes a call's secret argument to stderr as it fails", () => {
+  const server = fileURLToPath(
+    new URL('../fixtures/hostile/password-crash-server.mjs', import.meta.url),
+  );
+
   it('shows its stderr in the disconnect, the secret masked', async () => {
-    const server = fileURLToPath(
-      new URL('../fixtures/hostile/password-crash-server.mjs', import.meta.url),
-    );
     const session = new Session();
     const section = new McpIntegrationSection({
       session,
@@ -205,6 +206,43 @@ describe("a server that writes a call's secret argument to stderr as it fails", 
       // The tail is there, its secret masked.
       expect(disconnected.reason).toContain('auth: bad password ***');
       expect(JSON.stringify(events.of(McpServerDisconnected))).not.toContain(PASSWORD);
+    } finally {
+      await section.disconnect();
+    }
+  });
+
+  it('masks a multi-line secret the kept tail begins inside (a PEM key)', async () => {
+    const lines = Array.from(
+      { length: 12 },
+      (_, i) => `K${String(i).padStart(2, '0')}${'Ab9'.repeat(20)}`,
+    );
+    const key = ['-----BEGIN PRIVATE KEY-----', ...lines, '-----END PRIVATE KEY-----'].join('\n');
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'auth',
+          // The debug line and the key's first lines are cut off: the tail starts inside it.
+          transport: { type: 'stdio', command: process.execPath, args: [server] },
+          env: { FILLER: '1800' },
+        },
+      ],
+    });
+    const events = recordEvents(session);
+    await section.connect();
+    try {
+      await invokeTool(
+        toolNamed(section, 'auth_login'),
+        { user: 'ada', password: key },
+        { session },
+      );
+      const disconnected = await waitFor(() => events.of(McpServerDisconnected)[0], {
+        timeoutMs: 10_000,
+      });
+      expect(disconnected.reason).toContain('server stderr');
+      const shown = JSON.stringify(events.of(McpServerDisconnected));
+      expect(lines.filter((line) => shown.includes(line))).toEqual([]);
     } finally {
       await section.disconnect();
     }
