@@ -13,7 +13,11 @@ import { McpConfigError, McpTimeoutError } from '../core/errors.js';
 import { defineEvent } from '../runtime/define-event.js';
 import type { McpClientGroup } from './client-group.js';
 import type { McpIntegrationSection } from './section.js';
-import { failureReason, type McpToolDescription } from './server-connection.js';
+import {
+  failureReason,
+  type McpServerConnection,
+  type McpToolDescription,
+} from './server-connection.js';
 import type { ServerRoute } from './server-route.js';
 
 /** Default {@link McpHealthMonitorOptions.intervalMs}: 15 s. */
@@ -294,28 +298,12 @@ export class McpHealthMonitor {
       );
     } catch (pingError) {
       if (signal.aborted) return { name, error: 'check cancelled', at: new Date() };
-      const pingReason = this.#reasonOf(route, pingError);
-      // A slow answer is not a lost connection: a server busy with a long call
-      // answers late, and reconnecting would kill that call. Only a connection
-      // that is really gone is opened again.
-      if (connection.state === 'connected' || route.inflight > 0) {
-        const busy = route.inflight > 0 ? ` (${route.inflight} calls in flight)` : '';
-        return {
-          name,
-          error: `${pingReason}; the connection is open${busy}, not reconnected`,
-          at: new Date(),
-        };
-      }
-      try {
-        await this.#bounded(
-          route,
-          () => connection.reconnect(),
-          signal,
-          `reconnecting did not finish within ${this.timeoutMs} ms`,
-        );
-      } catch (reconnectError) {
-        const reason = `${pingReason}; reconnecting failed: ${this.#reasonOf(route, reconnectError)}`;
-        return { name, error: reason, at: new Date() };
+      // The side pinged was left by a switch that began meanwhile (it stopped a
+      // normal process): not opened again; what the switch ends in decides, below.
+      const left = route.phase === 'switching' || route.upkeep !== connection;
+      if (!left) {
+        const outcome = await this.#pingFailed(route, connection, pingError, signal);
+        if (outcome !== undefined) return { name, at: new Date(), ...outcome };
       }
     }
     // An isolated endpoint that was down (or different) at connect() comes back here.
@@ -336,6 +324,38 @@ export class McpHealthMonitor {
       return { name, error: this.#failingClosed(route), at: new Date() };
     }
     return { name, tools: route.tools, at: new Date() };
+  }
+
+  /**
+   * After a failed ping: the error to report, or undefined once the lost
+   * connection was opened again. A slow answer is not a lost connection: a
+   * server busy with a long call answers late, and reconnecting would kill
+   * that call. Only a connection that is really gone is opened again.
+   */
+  async #pingFailed(
+    route: ServerRoute,
+    connection: McpServerConnection,
+    pingError: unknown,
+    signal: AbortSignal,
+  ): Promise<{ readonly error: string } | undefined> {
+    const pingReason = this.#reasonOf(route, pingError);
+    if (connection.state === 'connected' || route.inflight > 0) {
+      const busy = route.inflight > 0 ? ` (${route.inflight} calls in flight)` : '';
+      return { error: `${pingReason}; the connection is open${busy}, not reconnected` };
+    }
+    try {
+      await this.#bounded(
+        route,
+        () => connection.reconnect(),
+        signal,
+        `reconnecting did not finish within ${this.timeoutMs} ms`,
+      );
+      return undefined;
+    } catch (reconnectError) {
+      return {
+        error: `${pingReason}; reconnecting failed: ${this.#reasonOf(route, reconnectError)}`,
+      };
+    }
   }
 
   /**

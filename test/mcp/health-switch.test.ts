@@ -40,12 +40,47 @@ describe('a health check and a switch to isolation', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       session.privateData.add('payroll'); // the switch begins while the ping is out
       const [status] = await checking;
-      // It recorded the route healthy: the switch then failed closed, and refused every call.
+      // Not healthy: the switch failed closed, and refuses every call.
       expect(status).toMatchObject({ name: 'svc', healthy: false });
       expect(monitor.isHealthy()).toBe(false);
       await Promise.all([slow, busy]);
       await section.routes[0]!.switchSettled();
       expect(section.routes[0]!.failClosedReason).toBeDefined();
+    } finally {
+      monitor.stop();
+      await section.disconnect();
+    }
+  });
+
+  it('reports a route that switched during its ping, stopping the side pinged, as healthy', async () => {
+    const busy = (...args: string[]) => ({
+      type: 'stdio' as const,
+      command: process.execPath,
+      args: [BUSY_SERVER, ...args],
+    });
+    const session = new Session();
+    const section = new McpIntegrationSection({
+      session,
+      servers: [
+        {
+          name: 'svc',
+          transport: busy(),
+          env: { PING_DELAY_MS: '1000' },
+          // The same server, told apart by an argument: the switch succeeds.
+          isolation: { transport: busy('--isolated') },
+        },
+      ],
+    });
+    const monitor = new McpHealthMonitor(section, { timeoutMs: 10_000 });
+    try {
+      await section.connect();
+      const checking = monitor.check();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      session.privateData.add('payroll'); // the switch stops the normal process under the ping
+      const [status] = await checking;
+      // It opened the stopped side again (refused) and said the server was unhealthy.
+      expect(status).toMatchObject({ name: 'svc', healthy: true });
+      expect(section.routes[0]!.phase).toBe('isolated');
     } finally {
       monitor.stop();
       await section.disconnect();
