@@ -1,8 +1,8 @@
 /**
  * A bridged tool's argument validator: built on first use, failing closed,
  * and masked for its server's own secrets and for the secret arguments of
- * the call and of the session's other calls, those in flight when the
- * schema was listed (it may quote one) and now.
+ * the call and of the session's calls in flight when the schema was
+ * listed (it may quote one).
  */
 import { z } from 'zod';
 import { messageOf } from '../core/errors.js';
@@ -40,7 +40,7 @@ export function bridgedValidator(
       });
     });
   }
-  return maskedValidator(validator, schema, route, listed);
+  return maskedValidator(validator, schema, listed);
 }
 
 /**
@@ -54,7 +54,6 @@ export function bridgedValidator(
 function maskedValidator(
   validator: z.ZodType<Record<string, unknown>>,
   schema: unknown,
-  route: ServerRoute,
   listed: ServerTextMasker,
 ): z.ZodType<Record<string, unknown>> {
   const direct = directCheckOf(validator);
@@ -64,7 +63,9 @@ function maskedValidator(
     const problems = direct(value);
     if (problems.length === 0) return problems;
     const secrets = secretArgumentValues(value, schema, declaresSecrets);
-    const mask = callTextMask(secrets, listed, route.callSecrets());
+    // Not the other calls' secrets in flight now: a message quotes the value it
+    // refuses, the caller's own, and a guess that came back masked would be confirmed.
+    const mask = callTextMask(secrets, listed);
     if (mask === undefined) return problems;
     return problems.map(({ path, message }) => ({ path, message: mask(message) }));
   };

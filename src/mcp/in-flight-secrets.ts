@@ -26,9 +26,9 @@ import { cappedLogText, logText } from './server-log.js';
 export const ECHO_GRACE_MS = 10_000;
 
 /**
- * Most settled calls whose secrets are kept for the grace: a busy process
- * settles hundreds a second, and every server text is searched for all of
- * them.
+ * Most settled calls of a session whose secrets are kept for the grace: a
+ * busy session settles hundreds a second, and every server text is
+ * searched for all of them.
  */
 export const MAX_SETTLED_CALLS = 64;
 
@@ -143,7 +143,7 @@ export function serverTextMasker(session: object, server: ServerTextMasker): Ser
  * (`SecretRedactor`), and a long one's start where the text cuts it short,
  * as a validator quotes a refused value.
  */
-export function callSecretMask(secrets: Iterable<string>): (text: string) => string {
+function callSecretMask(secrets: Iterable<string>): (text: string) => string {
   const values = [...secrets];
   const redactor = new SecretRedactor(values);
   return (text) => scrubSecretStarts(redactor.redact(text), values);

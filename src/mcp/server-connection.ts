@@ -66,7 +66,7 @@ export interface ServerConnectionOptions {
    * calls' secret arguments are masked in the connection's errors and
    * stderr too (`in-flight-secrets.ts`).
    */
-  readonly session?: object;
+  readonly session: object;
   readonly handlers?: ClientHandlers;
   /** When `handlers` may not answer the server (see `installClientHandlers`). @default always may */
   readonly requestRefusal?: ServerRequestRefusal;
@@ -604,7 +604,7 @@ export class McpServerConnection {
     const reason =
       policy.attempts === 0
         ? 'the connection was lost, and reconnection is off (reconnect.attempts is 0)'
-        : `gave up after ${policy.attempts} reconnection attempts: ${this.#options.redactor.message(lastError)}`;
+        : `gave up after ${policy.attempts} reconnection attempts: ${this.#masked(this.#options.redactor.message(lastError))}`;
     this.#lastError = reason;
     this.#listeners.emit('failed', { reason });
     throw this.#error(reason, lastError);
@@ -677,9 +677,7 @@ export class McpServerConnection {
     }
     // The session's calls' secrets first, on the tail as it came: a multi-line
     // one (a PEM key) may begin before the cut.
-    const { session } = this.#options;
-    const callsTail =
-      !this.#stderrCut || session === undefined ? calls : callSecretsInFlightTail(session);
+    const callsTail = this.#stderrCut ? callSecretsInFlightTail(this.#options.session) : calls;
     const kept = this.#stderrCut ? this.#stderrTail.slice(firstBreak + 1) : this.#stderrTail;
     const callsMasked = callsTail === undefined ? kept : callsTail(kept);
     const tail = (
@@ -692,17 +690,18 @@ export class McpServerConnection {
 
   /** What masks the secret arguments of the session's calls in flight, if any. */
   #callSecrets(): ((text: string) => string) | undefined {
-    const { session } = this.#options;
-    return session === undefined ? undefined : callSecretsInFlight(session);
+    return callSecretsInFlight(this.#options.session);
+  }
+
+  /** `text` without the server's secrets, nor the session's calls' secret arguments. */
+  #masked(text: string): string {
+    const calls = this.#callSecrets();
+    const masked = this.#options.redactor.redact(text);
+    return calls === undefined ? masked : calls(masked);
   }
 
   #error(message: string, cause?: unknown): McpConnectionError {
-    const calls = this.#callSecrets();
-    const mask = (text: string): string => {
-      const masked = this.#options.redactor.redact(text);
-      return calls === undefined ? masked : calls(masked);
-    };
-    const reason = mask(message);
+    const reason = this.#masked(message);
     return new McpConnectionError(
       this.serverName,
       this.#transportType,
@@ -712,7 +711,7 @@ export class McpServerConnection {
         // The cause may hold secrets (a URL with a token, headers): keep only a redacted copy.
         ...(cause === undefined
           ? {}
-          : { cause: new Error(mask(this.#options.redactor.message(cause))) }),
+          : { cause: new Error(this.#masked(this.#options.redactor.message(cause))) }),
       },
     );
   }

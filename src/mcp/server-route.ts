@@ -162,14 +162,9 @@ export class ServerRoute {
    * session's calls in flight or within their grace (`in-flight-secrets.ts`).
    */
   redact(text: string): string {
-    const calls = this.callSecrets();
+    const calls = callSecretsInFlight(this.#options.session);
     const masked = this.#options.redactor.redact(text);
     return calls === undefined ? masked : calls(masked);
-  }
-
-  /** What masks the secret arguments of the session's calls in flight now, if any. */
-  callSecrets(): ((text: string) => string) | undefined {
-    return callSecretsInFlight(this.#options.session);
   }
 
   /** What masks this server's secrets, for data as well as text. */

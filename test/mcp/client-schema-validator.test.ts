@@ -58,6 +58,7 @@ describe('clientSchemaValidator', () => {
     const server = new McpServer({ name: 'unit', version: '1.0.0' });
     server.registerTool('echo', { description: 'echo' }, () => ({ content: [] }));
     const connection = new McpServerConnection({
+      session: {},
       serverName: 'srv',
       endpoint: 'normal',
       transport: { type: 'in-memory', server },

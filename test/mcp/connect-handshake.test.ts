@@ -21,6 +21,7 @@ afterEach(async () => {
 
 function connectionTo(transport: McpTransportConfig): McpServerConnection {
   const connection = new McpServerConnection({
+    session: {},
     serverName: 'slow',
     endpoint: 'normal',
     transport,

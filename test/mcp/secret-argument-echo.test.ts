@@ -162,10 +162,9 @@ describe('secret arguments a server echoes', () => {
     const first = await connected(session, servers);
     await connected(session, servers);
     // A tool without secret arguments registers nothing: its echo is the server's text.
-    // (A value of its own: an earlier test's calls with PASSWORD may be within their grace.)
-    await invokeTool(toolNamed(first, 'auth_greet'), { user: 'Plain-Name-4455' }, { session });
+    await invokeTool(toolNamed(first, 'auth_greet'), { user: PASSWORD }, { session });
     await logsSeen(events, 4);
-    expect(JSON.stringify(events.of(McpServerLog))).toContain('Plain-Name-4455');
+    expect(JSON.stringify(events.of(McpServerLog))).toContain(PASSWORD);
     await invokeTool(toolNamed(first, 'auth_login'), { password: PASSWORD }, { session });
     await logsSeen(events, 8);
     const logs = events.of(McpServerLog).slice(4);

@@ -140,8 +140,7 @@ describe('a secret argument the server echoes into data the library quotes', () 
   });
 
   it('is left as it is when no argument is secret', async () => {
-    // A value of its own: an earlier test's calls with PASSWORD may be within their grace.
-    const { result } = await callWithSecret('plain_status', { word: 'Plain-Word-77' });
-    expect(result.message).toMatch(/received "Plain-Word-77"$/);
+    const { result } = await callWithSecret('plain_status', { word: PASSWORD });
+    expect(result.message).toMatch(/received "Hunter2-pw-77"$/);
   });
 });

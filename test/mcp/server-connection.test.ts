@@ -24,6 +24,7 @@ afterEach(async () => {
 
 function connectionTo(server: McpServer | Server): McpServerConnection {
   const connection = new McpServerConnection({
+    session: {},
     serverName: 'srv',
     endpoint: 'normal',
     transport: { type: 'in-memory', server },
