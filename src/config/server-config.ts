@@ -400,11 +400,12 @@ function sameDeployment(
 }
 
 /**
- * Where an HTTP server at `url` is deployed: its origin as this machine
- * reaches it ({@link machineOrigin}) and its path without trailing
- * slashes, with no query, credentials or fragment; one deployment however
- * a config spells it. Undefined for a URL that does not parse (the URL's
- * own rule reports it).
+ * A key for where an HTTP server at `url` is deployed, to compare, not a
+ * URL to reach: its origin as this machine reaches it ({@link machineOrigin},
+ * which writes this machine's every name as one) and its path without
+ * trailing slashes, with no query, credentials or fragment; one key
+ * however a config spells the deployment. Undefined for a URL that does
+ * not parse (the URL's own rule reports it).
  */
 export function httpDeployment(url: string): string | undefined {
   try {

@@ -356,11 +356,13 @@ describe("another call's secret argument where a quote or a refusal could cut or
   it("is not masked in a pool's refusal that quotes what its caller asked for", async () => {
     let release = (): void => {};
     const held = new Promise<void>((resolve) => (release = resolve));
+    let entered = false;
     const server = new McpServer({ name: 'auth', version: '1.0.0' });
     server.registerTool(
       'login',
       { inputSchema: { password: z.string() }, annotations: { openWorldHint: false } },
       async () => {
+        entered = true;
         await held;
         return { content: [{ type: 'text', text: 'ok' }] };
       },
@@ -375,7 +377,7 @@ describe("another call's secret argument where a quote or a refusal could cut or
     sections.push(section);
     await section.connect();
     const login = invokeTool(toolNamed(section, 'auth_login'), { password: PASSWORD }, { session });
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await until(() => entered);
     // Code outside any call guesses: a masked guess would tell it the password.
     const refused = await pool.callTool('auth', PASSWORD, {});
     release();
