@@ -174,7 +174,8 @@ export class ServerRoute {
 
   /**
    * The connection of `endpoint` (the isolated one: the second deployment
-   * or the sandbox, once made), whose log a listener of that endpoint hears.
+   * or the sandbox, once made), whatever calls use now: to look at one side
+   * (its process, its state).
    */
   connectionAt(endpoint: Endpoint): McpServerConnection | undefined {
     return endpoint === 'normal' ? this.#normal : this.#isolated;
