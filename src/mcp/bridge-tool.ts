@@ -31,9 +31,9 @@ import { EventRate, MAX_PROGRESS_EVENTS_PER_SECOND } from './event-rate.js';
 import { McpToolProgress, PrivateDataMarkerMalformed } from './events.js';
 import {
   callQuoteMask,
-  callSecretsInFlight,
   callSecretsSent,
   callTextMask,
+  otherCallSecrets,
 } from './in-flight-secrets.js';
 import { outputSchemaViolation } from './output-check.js';
 import type { CallOptions } from './requests.js';
@@ -346,7 +346,7 @@ class BridgedCall {
         ToolResult.error(route.redact(`tool "${this.#shown}" was not called: ${reason}`)),
       );
     }
-    const progress = this.#progressRate(tool, secrets);
+    const progress = this.#progressRate(tool, args, secrets);
     const options = this.#callOptions(tool, progress);
     route.callStarted(); // a sandbox restart waits for calls in flight
     // Until the call settles, the server's log is masked for them too.
@@ -404,7 +404,7 @@ class BridgedCall {
     return callTextMask(
       this.#secretsIfReadable(args),
       route.redactor,
-      callSecretsInFlight(this.#context.session),
+      otherCallSecrets(this.#context.session, args),
     );
   }
 
@@ -548,7 +548,7 @@ class BridgedCall {
             callQuoteMask(
               this.#secretsIfReadable(args),
               route.redactor,
-              callSecretsInFlight(this.#context.session),
+              otherCallSecrets(this.#context.session, args),
             ),
           );
     let result = violation === undefined ? mapCallResult(limited) : ToolResult.error(violation);
@@ -566,8 +566,9 @@ class BridgedCall {
     // Kept no longer than the event can show, and a secret the cut there splits whole:
     // the server's own, and the call's secret arguments it may echo in its answer's text.
     // Another call's too: a server may write one call's secret into another's answer.
-    // The mask is made only when an event shows the answer; the calls in flight are read now.
-    const others = callSecretsInFlight(this.#context.session);
+    // The mask is made only when an event shows the answer; the calls in flight are read now
+    // (not for what this call sent itself: see `otherCallSecrets`).
+    const others = otherCallSecrets(this.#context.session, args);
     if (route.redactor.hasSecrets || secrets !== undefined || others !== undefined) {
       answers.set(result, {
         raw: limitResult(raw, maxChars + MASK_MARGIN),
@@ -653,6 +654,7 @@ class BridgedCall {
    */
   #progressRate(
     tool: ToolContext,
+    args: Record<string, unknown>,
     secrets: readonly string[] | undefined,
   ): EventRate<Progress> | undefined {
     const { route, session } = this.#context;
@@ -662,7 +664,7 @@ class BridgedCall {
     const maskNow = (): ((text: string) => string) => {
       const call = (own ??= callTextMask(secrets, route.redactor) ?? AS_IT_IS);
       // Read for each report: the calls in flight beside this one change.
-      const others = callSecretsInFlight(this.#context.session);
+      const others = otherCallSecrets(this.#context.session, args);
       return others === undefined ? call : (text) => others(call(text));
     };
     /** Whether a report's number is a secret's value (a PIN echoed as a total). */

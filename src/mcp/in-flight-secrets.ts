@@ -38,6 +38,7 @@ interface CallSecrets {
 
 /** How a set of secret values is masked: in a whole text, and in one cut from a longer stream. */
 interface Masks {
+  readonly values: readonly string[];
   readonly mask: (text: string) => string;
   readonly tail: (text: string) => string;
 }
@@ -81,6 +82,7 @@ class InFlightSecrets {
       ];
       const redactor = new SecretRedactor(values);
       this.#masks = {
+        values,
         mask: (text) => scrubSecretStarts(redactor.redact(text), values),
         tail: (text) => scrubSecretStarts(redactor.redactTail(text), values),
       };
@@ -114,6 +116,53 @@ export function callSecretsSent(session: object, secrets: readonly string[]): ()
  */
 export function callSecretsInFlight(session: object): ((text: string) => string) | undefined {
   return bySession.get(session)?.masks?.mask;
+}
+
+/**
+ * {@link callSecretsInFlight} for a text about a call that sent `sent` (its
+ * arguments), without the values the call itself sent: a server may echo
+ * what it was sent, and a value the caller sent that equals another call's
+ * secret (or holds one's start) would come back masked, telling the caller
+ * it guessed right. Another call's secret that the caller did not send is
+ * masked as ever.
+ */
+export function otherCallSecrets(
+  session: object,
+  sent: unknown,
+): ((text: string) => string) | undefined {
+  const masks = bySession.get(session)?.masks;
+  if (masks === undefined) return undefined;
+  const given = sentTexts(sent);
+  if (given.length === 0) return masks.mask;
+  // What masking would find in the caller's own text: a secret whole, or (a long
+  // one) its start, as `scrubSecretStarts` looks for it.
+  const spelled = (secret: string): boolean =>
+    given.some((text) => text.includes(secret.slice(0, MIN_GUESSED_START)));
+  const kept = masks.values.filter((secret) => !spelled(secret));
+  if (kept.length === masks.values.length) return masks.mask;
+  return kept.length === 0 ? undefined : callSecretMask(kept);
+}
+
+/** The shortest start of another call's secret that a caller's text is taken to spell it by. */
+const MIN_GUESSED_START = 24;
+
+/** Most texts read from a call's arguments (and how deep) to tell what the caller sent. */
+const MAX_SENT_TEXTS = 1_000;
+const MAX_SENT_DEPTH = 32;
+
+/** The strings and numbers (as text) in `value`, at most {@link MAX_SENT_TEXTS}. */
+function sentTexts(value: unknown, out: string[] = [], depth = 0): string[] {
+  if (out.length >= MAX_SENT_TEXTS || depth > MAX_SENT_DEPTH) return out;
+  if (typeof value === 'string') out.push(value);
+  else if (typeof value === 'number' || typeof value === 'bigint') out.push(String(value));
+  else if (Array.isArray(value)) for (const item of value) sentTexts(item, out, depth + 1);
+  else if (typeof value === 'object' && value !== null) {
+    for (const key of Object.keys(value)) {
+      out.push(key);
+      sentTexts((value as Record<string, unknown>)[key], out, depth + 1);
+    }
+  }
+  return out;
 }
 
 /**

@@ -65,6 +65,11 @@ function sharedBackend() {
       },
     );
     server.registerTool(
+      'echo',
+      { inputSchema: { note: z.string() }, annotations: { openWorldHint: false } },
+      ({ note }) => ({ isError: true, content: [{ type: 'text', text: `unknown note ${note}` }] }),
+    );
+    server.registerTool(
       'poke',
       { inputSchema: {}, annotations: { openWorldHint: false } },
       async (_args, extra) => {
@@ -136,6 +141,31 @@ describe('a secret argument written back on another connection of the same backe
     expect(texts.some((text) => text.includes('someone logged in with ***'))).toBe(true);
     expect(texts.some((text) => text.includes('last password was ***'))).toBe(true);
     expect(texts.filter((text) => text.includes(PASSWORD))).toEqual([]);
+  });
+
+  it('is not masked where the server echoes what a call sent itself: a guess is not confirmed', async () => {
+    const backend = sharedBackend();
+    const session = new Session();
+    const section = await connected(session, {
+      accounts: backend.connection(),
+      diag: backend.connection(),
+    });
+    const login = invokeTool(
+      toolNamed(section, 'accounts_login'),
+      { user: 'ada', password: PASSWORD },
+      { session },
+    );
+    await until(backend.loggedIn);
+    const guessed = await invokeTool(
+      toolNamed(section, 'diag_echo'),
+      { note: PASSWORD },
+      { session },
+    );
+    const other = await invokeTool(toolNamed(section, 'diag_echo'), { note: 'pw?' }, { session });
+    backend.release();
+    await login;
+    expect(guessed.message).toBe(`unknown note ${PASSWORD}`);
+    expect(other.message).toBe('unknown note pw?');
   });
 
   it("does not mask another session's text with it: what is masked would tell that session the value", async () => {
