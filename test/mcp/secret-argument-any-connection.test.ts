@@ -121,7 +121,11 @@ async function until(condition: () => boolean): Promise<void> {
 }
 
 describe('a secret argument written back on another connection of the same backend', () => {
-  it('is masked in the log and the answer of a second name for the deployment', async () => {
+  /**
+   * One backend under two names in a section (`accounts`, `diag`), with
+   * `accounts_login` in flight; `done` lets it end and waits for it.
+   */
+  async function loggedInUnderTwoNames() {
     const backend = sharedBackend();
     const session = new Session();
     const texts = recorded(session);
@@ -135,35 +139,31 @@ describe('a secret argument written back on another connection of the same backe
       { session },
     );
     await until(backend.loggedIn);
+    const done = async (): Promise<void> => {
+      backend.release();
+      await login;
+    };
+    return { session, section, texts, done };
+  }
+
+  it('is masked in the log and the answer of a second name for the deployment', async () => {
+    const { session, section, texts, done } = await loggedInUnderTwoNames();
     await invokeTool(toolNamed(section, 'diag_poke'), {}, { session });
-    backend.release();
-    await login;
+    await done();
     expect(texts.some((text) => text.includes('someone logged in with ***'))).toBe(true);
     expect(texts.some((text) => text.includes('last password was ***'))).toBe(true);
     expect(texts.filter((text) => text.includes(PASSWORD))).toEqual([]);
   });
 
   it('is not masked where the server echoes what a call sent itself: a guess is not confirmed', async () => {
-    const backend = sharedBackend();
-    const session = new Session();
-    const section = await connected(session, {
-      accounts: backend.connection(),
-      diag: backend.connection(),
-    });
-    const login = invokeTool(
-      toolNamed(section, 'accounts_login'),
-      { user: 'ada', password: PASSWORD },
-      { session },
-    );
-    await until(backend.loggedIn);
+    const { session, section, done } = await loggedInUnderTwoNames();
     const guessed = await invokeTool(
       toolNamed(section, 'diag_echo'),
       { note: PASSWORD },
       { session },
     );
     const other = await invokeTool(toolNamed(section, 'diag_echo'), { note: 'pw?' }, { session });
-    backend.release();
-    await login;
+    await done();
     expect(guessed.message).toBe(`unknown note ${PASSWORD}`);
     expect(other.message).toBe('unknown note pw?');
   });

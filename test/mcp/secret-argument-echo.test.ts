@@ -178,7 +178,8 @@ describe("a server that writes a call's secret argument to stderr as it fails", 
     new URL('../fixtures/hostile/password-crash-server.mjs', import.meta.url),
   );
 
-  it('shows its stderr in the disconnect, the secret masked', async () => {
+  /** A section of a new session with the crashing server (`env` its environment), connected. */
+  async function crashing(env?: Record<string, string>) {
     const session = new Session();
     const section = new McpIntegrationSection({
       session,
@@ -186,11 +187,17 @@ describe("a server that writes a call's secret argument to stderr as it fails", 
         {
           name: 'auth',
           transport: { type: 'stdio', command: process.execPath, args: [server] },
+          ...(env === undefined ? {} : { env }),
         },
       ],
     });
     const events = recordEvents(session);
     await section.connect();
+    return { session, section, events };
+  }
+
+  it('shows its stderr in the disconnect, the secret masked', async () => {
+    const { session, section, events } = await crashing();
     try {
       const result = await invokeTool(
         toolNamed(section, 'auth_login'),
@@ -216,20 +223,8 @@ describe("a server that writes a call's secret argument to stderr as it fails", 
       (_, i) => `K${String(i).padStart(2, '0')}${'Ab9'.repeat(20)}`,
     );
     const key = ['-----BEGIN PRIVATE KEY-----', ...lines, '-----END PRIVATE KEY-----'].join('\n');
-    const session = new Session();
-    const section = new McpIntegrationSection({
-      session,
-      servers: [
-        {
-          name: 'auth',
-          // The debug line and the key's first lines are cut off: the tail starts inside it.
-          transport: { type: 'stdio', command: process.execPath, args: [server] },
-          env: { FILLER: '1800' },
-        },
-      ],
-    });
-    const events = recordEvents(session);
-    await section.connect();
+    // The debug line and the key's first lines are cut off: the tail starts inside it.
+    const { session, section, events } = await crashing({ FILLER: '1800' });
     try {
       await invokeTool(
         toolNamed(section, 'auth_login'),
