@@ -168,36 +168,29 @@ export function bridgeTool(
 }
 
 /**
- * The server's answer behind each result of a call to a server with
- * secrets, of a call with secret arguments, or of one answered while a
- * call with secret arguments was in flight (the server may echo that
- * one's), kept for its `ToolInvoked`
- * (built only when someone observes it): the event shows the answer masked
- * before the result limit cuts its text, since a cut may leave a piece of
- * a secret that masking no longer finds whole (the server chooses where
- * its text is cut). Kept cut at the limit plus {@link MASK_MARGIN}: no more
- * of a large answer stays alive with the result.
+ * The server's answer behind a result, kept for its `ToolInvoked` (built
+ * only when someone observes it, see {@link setEventView}): the event shows
+ * the answer masked before the result limit cuts its text, since a cut may
+ * leave a piece of a secret that masking no longer finds whole (the server
+ * chooses where its text is cut). Kept cut at the limit plus
+ * {@link MASK_MARGIN}: no more of a large answer stays alive with the result.
  */
-const answers = new WeakMap<
-  ToolResult<unknown>,
-  {
-    raw: CallToolResult;
-    maxChars: number;
-    /** The call's secret argument values, and what masks those of the calls in flight beside it. */
-    secrets: readonly string[] | undefined;
-    others: ((text: string) => string) | undefined;
-  }
->();
+interface KeptAnswer {
+  readonly raw: CallToolResult;
+  readonly maxChars: number;
+  /** The call's secret argument values, and what masks those of the calls in flight beside it. */
+  readonly secrets: readonly string[] | undefined;
+  readonly others: ((text: string) => string) | undefined;
+}
 
 /**
  * What `ToolInvoked` shows of a bridged call's params or result: the
- * server's secrets masked and, for an answer kept in {@link answers}, the
- * secret arguments it echoed (its call's, or another's in flight) masked
- * before its cut.
+ * server's secrets masked and, for a result with its `answer`, the secret
+ * arguments it echoed (its call's, or another's in flight) masked before
+ * its cut.
  */
-function shownInEvents(data: unknown, redactor: SecretRedactor): unknown {
+function shownInEvents(data: unknown, redactor: SecretRedactor, answer?: KeptAnswer): unknown {
   if (!ToolResult.is(data)) return redactor.redactData(data);
-  const answer = answers.get(data);
   const mask =
     (answer && callTextMask(answer.secrets, redactor, answer.others)) ??
     ((text: string) => redactor.redact(text));
@@ -570,13 +563,16 @@ class BridgedCall {
     // (not for what this call sent itself: see `otherCallSecrets`).
     const others = otherCallSecrets(this.#context.session, args);
     if (route.redactor.hasSecrets || secrets !== undefined || others !== undefined) {
-      answers.set(result, {
+      const answer: KeptAnswer = {
         raw: limitResult(raw, maxChars + MASK_MARGIN),
         maxChars,
         secrets,
         others,
-      });
-      setEventView(result, () => shownInEvents(result, route.redactor) as ToolResult<unknown>);
+      };
+      setEventView(
+        result,
+        () => shownInEvents(result, route.redactor, answer) as ToolResult<unknown>,
+      );
     }
     return result;
   }

@@ -12,7 +12,7 @@
  * A backend that hands one session's secret to another is beyond masking.
  */
 import type { LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
-import { scrubSecretStarts } from '../tools/secret-text.js';
+import { MIN_SCRUBBED_START, scrubSecretStarts } from '../tools/secret-text.js';
 import type { QuoteMask } from './output-check.js';
 import { maskStrings, SecretRedactor } from './redact.js';
 import type { ServerTextMasker } from './server-text.js';
@@ -77,15 +77,9 @@ class InFlightSecrets {
     if (this.#masks === undefined) {
       // One redactor over all calls' secrets, so that a longer one is masked
       // whole before a shorter one inside it (each call's alone would not know).
-      const values = [
+      this.#masks = secretMasks([
         ...new Set([...this.#inFlight, ...this.#settled].flatMap((call) => call.secrets)),
-      ];
-      const redactor = new SecretRedactor(values);
-      this.#masks = {
-        values,
-        mask: (text) => scrubSecretStarts(redactor.redact(text), values),
-        tail: (text) => scrubSecretStarts(redactor.redactTail(text), values),
-      };
+      ]);
     }
     return this.#masks;
   }
@@ -137,14 +131,11 @@ export function otherCallSecrets(
   // What masking would find in the caller's own text: a secret whole, or (a long
   // one) its start, as `scrubSecretStarts` looks for it.
   const spelled = (secret: string): boolean =>
-    given.some((text) => text.includes(secret.slice(0, MIN_GUESSED_START)));
+    given.some((text) => text.includes(secret.slice(0, MIN_SCRUBBED_START)));
   const kept = masks.values.filter((secret) => !spelled(secret));
   if (kept.length === masks.values.length) return masks.mask;
   return kept.length === 0 ? undefined : callSecretMask(kept);
 }
-
-/** The shortest start of another call's secret that a caller's text is taken to spell it by. */
-const MIN_GUESSED_START = 24;
 
 /** Most texts read from a call's arguments (and how deep) to tell what the caller sent. */
 const MAX_SENT_TEXTS = 1_000;
@@ -193,9 +184,17 @@ export function serverTextMasker(session: object, server: ServerTextMasker): Ser
  * as a validator quotes a refused value.
  */
 function callSecretMask(secrets: Iterable<string>): (text: string) => string {
-  const values = [...secrets];
+  return secretMasks([...secrets]).mask;
+}
+
+/** The masks of secret argument values `values` (see {@link callSecretMask}). */
+function secretMasks(values: readonly string[]): Masks {
   const redactor = new SecretRedactor(values);
-  return (text) => scrubSecretStarts(redactor.redact(text), values);
+  return {
+    values,
+    mask: (text) => scrubSecretStarts(redactor.redact(text), values),
+    tail: (text) => scrubSecretStarts(redactor.redactTail(text), values),
+  };
 }
 
 /**

@@ -31,7 +31,7 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
  * value cut by a validator keeps 40 characters; shorter starts (a URL's
  * scheme and host inside a withheld credentials object) are common text.
  */
-const MIN_SCRUBBED_START = 24;
+export const MIN_SCRUBBED_START = 24;
 
 /**
  * What may end a cut-short start: anything that cannot go on a token (an
