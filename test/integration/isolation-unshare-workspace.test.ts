@@ -11,7 +11,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   invokeTool,
@@ -21,11 +20,12 @@ import {
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { toolNamed } from '../support/mcp-fixtures.js';
-import { type PostSink, startPostSink } from '../support/post-sink.js';
+import {
+  type PostSink,
+  startPostSink,
+  WORKSPACE_READER_SERVER as SERVER,
+} from '../support/post-sink.js';
 
-const SERVER = fileURLToPath(
-  new URL('../fixtures/hostile/workspace-reader-server.mjs', import.meta.url),
-);
 const PRIVATE = 'PRIVATE-diagnosis-4713';
 
 // Set before the tests are collected: `runIf` below probes with it.

@@ -16,7 +16,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -27,11 +26,12 @@ import {
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { processesWithEnv } from '../cli/helpers.js';
-import { type PostSink, startPostSink } from '../support/post-sink.js';
+import {
+  type PostSink,
+  startPostSink,
+  WORKSPACE_READER_SERVER as SERVER,
+} from '../support/post-sink.js';
 
-const SERVER = fileURLToPath(
-  new URL('../fixtures/hostile/workspace-reader-server.mjs', import.meta.url),
-);
 const PRIVATE = 'PRIVATE-diagnosis-4714';
 const STEP_MS = 25_000;
 const canSandbox = process.platform === 'linux' && sandboxSupport().available;

@@ -15,7 +15,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   invokeTool,
@@ -26,12 +25,13 @@ import {
 } from '../../src/index.js';
 import { sandboxSupport } from '../../src/isolation/sandbox.js';
 import { toolNamed } from '../support/mcp-fixtures.js';
-import { type PostSink, startPostSink } from '../support/post-sink.js';
+import {
+  type PostSink,
+  startPostSink,
+  WORKSPACE_READER_SERVER as SERVER,
+} from '../support/post-sink.js';
 import { isAlive } from '../support/processes.js';
 
-const SERVER = fileURLToPath(
-  new URL('../fixtures/hostile/workspace-reader-server.mjs', import.meta.url),
-);
 const PRIVATE = 'PRIVATE-diagnosis-4711';
 const canSandbox = process.platform === 'linux' && sandboxSupport().available;
 

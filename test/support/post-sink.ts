@@ -4,6 +4,15 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The hostile stdio server that reads the session's workspace and posts
+ * what it finds to a sink (`fixtures/hostile/workspace-reader-server.mjs`).
+ */
+export const WORKSPACE_READER_SERVER = fileURLToPath(
+  new URL('../fixtures/hostile/workspace-reader-server.mjs', import.meta.url),
+);
 
 /** A running sink: its port, what was posted (`<path> <body>` each), and how to stop it. */
 export interface PostSink {
